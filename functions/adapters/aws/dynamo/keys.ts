@@ -1,0 +1,55 @@
+/**
+ * The single table's key layout. Every PK/SK/GSI string is built here and nowhere else.
+ *
+ * Attributes: PK, SK (primary key); GSI1PK/GSI1SK and GSI2PK/GSI2SK (two overloaded indexes,
+ * projection ALL); `expiresAt` (TTL, epoch seconds) on short-lived items.
+ */
+export const TABLE_KEYS = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  gsi1: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  gsi2: { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+export const keys = {
+  account: (accountId: string): Key => ({ PK: `ACCOUNT#${accountId}`, SK: 'ACCOUNT' }),
+  /** Workspaces of an account are listed under the account's partition. */
+  workspace: (accountId: string, workspaceId: string): Key => ({
+    PK: `ACCOUNT#${accountId}`,
+    SK: `WORKSPACE#${workspaceId}`,
+  }),
+  /** An API key is found by the SHA-256 of its secret; the secret itself is never stored. */
+  apiKey: (secretHash: string): Key => ({ PK: `APIKEY#${secretHash}`, SK: 'APIKEY' }),
+  channel: (workspaceId: string, channelId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `CHANNEL#${channelId}`,
+  }),
+  channelPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'CHANNEL#' }),
+  tag: (workspaceId: string, tagId: string): Key => ({ PK: `WORKSPACE#${workspaceId}`, SK: `TAG#${tagId}` }),
+  tagPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'TAG#' }),
+  /** Guards tag-name uniqueness inside a workspace (case-insensitive). */
+  tagName: (workspaceId: string, normalisedName: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `TAGNAME#${normalisedName}`,
+  }),
+  /** One counter per key (or per client address for unauthenticated calls) per minute window. */
+  rateWindow: (subject: string, windowStartSeconds: number): Key => ({
+    PK: `RATE#${subject}`,
+    SK: `WINDOW#${windowStartSeconds}`,
+  }),
+  /** Monthly usage counters of an account; `period` is `YYYY-MM`. */
+  usagePeriod: (accountId: string, period: string): Key => ({
+    PK: `ACCOUNT#${accountId}`,
+    SK: `USAGE#${period}`,
+  }),
+  /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */
+  schedule: (name: string): Key => ({ PK: `SCHEDULE#${name}`, SK: 'SCHEDULE' }),
+  /** Due-time index entry of the local scheduler: GSI1 partition of all schedules, sorted by time. */
+  scheduleDueIndex: (fireAtIso: string, name: string) => ({ GSI1PK: 'SCHEDULES', GSI1SK: `${fireAtIso}#${name}` }),
+};

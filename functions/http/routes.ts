@@ -1,0 +1,49 @@
+/**
+ * The route manifest: every /v1 route, the module that handles it and what it may touch.
+ * The CDK stack makes one Lambda per entry (with exactly these grants) and the local HTTP
+ * server dispatches to the same modules, so the two runtimes can never disagree on routing.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** Resources a function may use; the stack turns each into a least-privilege grant. */
+export type Grant =
+  | 'table:read'
+  | 'table:write'
+  | 'bucket:read'
+  | 'bucket:write'
+  | 'publishQueue:send'
+  | 'eventQueue:send'
+  | 'deliveryQueue:send'
+  | 'scheduler:manage'
+  | 'tokenKey:decrypt'
+  | 'tokenKey:encrypt';
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** Path as API Gateway writes it, with `{param}` segments, including the /v1 prefix. */
+  path: string;
+  /** Handler module relative to the repository root; it exports `handler`. */
+  entry: string;
+  grants: Grant[];
+}
+
+// Every authenticated route reads the key and counts the request for the rate limit.
+const base: Grant[] = ['table:read', 'table:write'];
+
+export const routes: RouteDef[] = [
+  { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: base },
+  { method: 'GET', path: '/v1/channels', entry: 'functions/http/channels/list.ts', grants: base },
+  { method: 'GET', path: '/v1/tags', entry: 'functions/http/tags/list.ts', grants: base },
+  { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: base },
+];
+
+/** Answers every request no route matched (API Gateway's `$default` route): 404 or 405 in our envelope. */
+export const fallbackEntry = 'functions/http/fallback.ts';
+
+/** Liveness route outside /v1, no authentication. */
+export const healthRoute: RouteDef = {
+  method: 'GET',
+  path: '/health',
+  entry: 'functions/http/health.ts',
+  grants: [],
+};

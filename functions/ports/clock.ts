@@ -1,0 +1,6 @@
+/** Where "now" comes from, so tests can move time. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

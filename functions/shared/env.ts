@@ -1,0 +1,87 @@
+/**
+ * Every environment variable the functions read, read in this one module.
+ * On AWS the stack sets them; locally `bin/local.ts` sets them before loading any handler.
+ */
+const read = (name: string, fallback?: string): string => {
+  const value = process.env[name];
+  if (value !== undefined && value !== '') return value;
+  if (fallback !== undefined) return fallback;
+  throw new Error(`Missing environment variable ${name}`);
+};
+
+const readNumber = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive number`);
+  return value;
+};
+
+/** Names of the variables, shared with the CDK stack and the local runtime so they never drift. */
+export const ENV = {
+  runtime: 'HERALD_RUNTIME',
+  tableName: 'TABLE_NAME',
+  mediaBucket: 'MEDIA_BUCKET',
+  publishQueueUrl: 'PUBLISH_QUEUE_URL',
+  eventQueueUrl: 'EVENT_QUEUE_URL',
+  deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
+  metricsQueueUrl: 'METRICS_QUEUE_URL',
+  schedulerGroup: 'SCHEDULER_GROUP',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  schedulerTargetArn: 'SCHEDULER_TARGET_ARN',
+  tokenKmsKeyId: 'TOKEN_KMS_KEY_ID',
+  localTokenKeyFile: 'LOCAL_TOKEN_KEY_FILE',
+  rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  maxJsonBodyBytes: 'MAX_JSON_BODY_BYTES',
+} as const;
+
+export type RuntimeKind = 'aws' | 'local';
+
+export const env = {
+  get runtime(): RuntimeKind {
+    const value = read(ENV.runtime, 'aws');
+    if (value !== 'aws' && value !== 'local') throw new Error(`${ENV.runtime} must be "aws" or "local"`);
+    return value;
+  },
+  get tableName(): string {
+    return read(ENV.tableName, 'herald');
+  },
+  get mediaBucket(): string {
+    return read(ENV.mediaBucket, 'herald-media');
+  },
+  get publishQueueUrl(): string {
+    return read(ENV.publishQueueUrl);
+  },
+  get eventQueueUrl(): string {
+    return read(ENV.eventQueueUrl);
+  },
+  get deliveryQueueUrl(): string {
+    return read(ENV.deliveryQueueUrl);
+  },
+  get metricsQueueUrl(): string {
+    return read(ENV.metricsQueueUrl);
+  },
+  get schedulerGroup(): string {
+    return read(ENV.schedulerGroup, 'herald');
+  },
+  get schedulerRoleArn(): string {
+    return read(ENV.schedulerRoleArn);
+  },
+  get schedulerTargetArn(): string {
+    return read(ENV.schedulerTargetArn);
+  },
+  get tokenKmsKeyId(): string {
+    return read(ENV.tokenKmsKeyId);
+  },
+  get localTokenKeyFile(): string {
+    return read(ENV.localTokenKeyFile);
+  },
+  /** Requests allowed per API key per minute (default 300). */
+  get rateLimitPerMinute(): number {
+    return Math.floor(readNumber(ENV.rateLimitPerMinute, 300));
+  },
+  /** Largest JSON request body accepted, in bytes (default 1 MiB). */
+  get maxJsonBodyBytes(): number {
+    return Math.floor(readNumber(ENV.maxJsonBodyBytes, 1024 * 1024));
+  },
+};
