@@ -51,5 +51,8 @@ export const keys = {
   /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */
   schedule: (name: string): Key => ({ PK: `SCHEDULE#${name}`, SK: 'SCHEDULE' }),
   /** Due-time index entry of the local scheduler: GSI1 partition of all schedules, sorted by time. */
-  scheduleDueIndex: (fireAtIso: string, name: string) => ({ GSI1PK: 'SCHEDULES', GSI1SK: `${fireAtIso}#${name}` }),
+  scheduleDueIndex: (fireAtIso: string, name: string) => ({
+    GSI1PK: 'SCHEDULES',
+    GSI1SK: `${fireAtIso}#${name}`,
+  }),
 };

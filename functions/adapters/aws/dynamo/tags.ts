@@ -1,0 +1,68 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../../shared/errors.ts';
+import type { Tag } from '../../../ports/accounts.ts';
+import {
+  queryByPrefix,
+  retryOnTransactionConflict,
+  type TableRef,
+  transactionCancellation,
+} from './client.ts';
+import { keys } from './keys.ts';
+
+/** Tag names are unique per workspace regardless of case and surrounding spaces. */
+export const normaliseTagName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
+
+export const tagToItem = (t: Tag) => ({ ...keys.tag(t.workspaceId, t.tagId), type: 'Tag', ...t });
+export const tagFromItem = (item: Record<string, unknown>): Tag => ({
+  tagId: item.tagId as string,
+  workspaceId: item.workspaceId as string,
+  name: item.name as string,
+  color: (item.color as string | null | undefined) ?? null,
+  createdAt: item.createdAt as string,
+});
+
+export const createTag = async ({ doc, tableName }: TableRef, tag: Tag): Promise<void> => {
+  try {
+    await retryOnTransactionConflict(() =>
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  ...keys.tagName(tag.workspaceId, normaliseTagName(tag.name)),
+                  type: 'TagName',
+                  tagId: tag.tagId,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: tagToItem(tag),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') {
+      throw new ApiError(
+        'already_exists',
+        `A tag named "${tag.name}" already exists in this workspace.`,
+        'name',
+      );
+    }
+    throw error;
+  }
+};
+
+export const listTags = async (table: TableRef, workspaceId: string): Promise<Tag[]> => {
+  const { PK, SKPrefix } = keys.tagPrefix(workspaceId);
+  const tags = (await queryByPrefix(table, PK, SKPrefix)).map(tagFromItem);
+  return tags.sort((a, b) => a.name.localeCompare(b.name) || a.tagId.localeCompare(b.tagId));
+};

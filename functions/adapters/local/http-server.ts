@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { fallbackEntry, healthRoute, type RouteDef, routes } from '../../http/routes.ts';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway HTTP APIs accept at most 10 MB; the local server refuses the same. */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: RouteDef;
+  regex: RegExp;
+  names: string[];
+  handler: Handler;
+}
+
+const compile = (path: string) => {
+  const names: string[] = [];
+  const pattern = path.replace(/\{([^/}]+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { regex: new RegExp(`^${pattern}$`), names };
+};
+
+const load = async (root: string, entry: string): Promise<Handler> => {
+  const module = (await import(pathToFileURL(resolve(root, entry)).href)) as { handler?: Handler };
+  if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler`);
+  return module.handler;
+};
+
+const lambdaContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
+  new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolveBody(tooLarge ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+const isTextual = (contentType: string | undefined) =>
+  !contentType || /^(text\/|application\/([\w.+-]+\+)?(json|x-www-form-urlencoded|xml))/i.test(contentType);
+
+/** Builds the API Gateway v2 (HTTP API, payload 2.0) event that AWS would hand the function. */
+export const toApiGatewayEvent = (
+  req: IncomingMessage,
+  body: Buffer,
+  routeKey: string,
+  pathParameters: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (name === 'cookie') cookies.push(...String(value).split(/;\s*/));
+    else headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = query[name] ? `${query[name]},${value}` : value;
+  const now = new Date();
+  const binary = body.length > 0 && !isTextual(headers['content-type']);
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(cookies.length ? { cookies } : {}),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(pathParameters && Object.keys(pathParameters).length ? { pathParameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0
+      ? { body: binary ? body.toString('base64') : body.toString('utf8'), isBase64Encoded: binary }
+      : { isBase64Encoded: false }),
+  };
+};
+
+const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) => {
+  const headers: Record<string, string | number | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
+  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  headers['Content-Length'] = body.length;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(body);
+};
+
+export interface LocalHttpServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Plays API Gateway on this machine: matches the route manifest, builds the same v2 event and
+ * calls the very same handler module; anything unmatched goes to the fallback handler, as `$default`.
+ */
+export const startHttpServer = async (options: {
+  root: string;
+  port: number;
+  host?: string;
+  /** /health answers 503 until this says the whole runtime is up. */
+  isReady?: () => boolean;
+}): Promise<LocalHttpServer> => {
+  const compiled: CompiledRoute[] = [];
+  for (const route of routes) compiled.push({ route, ...compile(route.path), handler: await load(options.root, route.entry) });
+  const fallback = await load(options.root, fallbackEntry);
+  const health = await load(options.root, healthRoute.entry);
+
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const body = await readBody(req);
+      if (body === null) {
+        send(res, {
+          statusCode: 413,
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({
+            error: {
+              code: 'payload_too_large',
+              message: `The request body must be at most ${MAX_REQUEST_BYTES} bytes.`,
+              requestId: `req_${randomUUID()}`,
+            },
+          }),
+        });
+        return;
+      }
+      if (url.pathname === healthRoute.path && req.method === 'GET') {
+        if (options.isReady && !options.isReady()) {
+          send(res, {
+            statusCode: 503,
+            headers: { 'Content-Type': 'application/json; charset=utf-8' },
+            body: JSON.stringify({ status: 'starting' }),
+          });
+          return;
+        }
+        const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
+        send(res, await health(event, lambdaContext('health', event.requestContext.requestId)));
+        return;
+      }
+      for (const candidate of compiled) {
+        if (candidate.route.method !== req.method) continue;
+        const match = candidate.regex.exec(url.pathname);
+        if (!match) continue;
+        const params: Record<string, string> = {};
+        candidate.names.forEach((name, i) => {
+          params[name] = decodeURIComponent(match[i + 1] ?? '');
+        });
+        const routeKey = `${candidate.route.method} ${candidate.route.path}`;
+        const event = toApiGatewayEvent(req, body, routeKey, params);
+        send(res, await candidate.handler(event, lambdaContext(candidate.route.entry, event.requestContext.requestId)));
+        return;
+      }
+      const event = toApiGatewayEvent(req, body, '$default', undefined);
+      send(res, await fallback(event, lambdaContext('fallback', event.requestContext.requestId)));
+    } catch (error) {
+      // Handlers answer errors themselves; reaching here means the runtime itself failed.
+      console.error('Local HTTP server error', error);
+      if (!res.headersSent) {
+        send(res, {
+          statusCode: 500,
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({
+            error: { code: 'internal_error', message: 'Local runtime error.', requestId: `req_${randomUUID()}` },
+          }),
+        });
+      }
+    }
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => ready());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+};

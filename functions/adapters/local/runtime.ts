@@ -1,0 +1,174 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { seedDemoAccount, type SeedResult } from '../../core/admin/seed.ts';
+import { getDeps, resetDeps } from '../../runtime/container.ts';
+import { ENV } from '../../shared/env.ts';
+import { workers } from '../../workers/manifest.ts';
+import { createDocumentClient } from '../aws/dynamo/client.ts';
+import { startLocalAwsServices } from './aws-services.ts';
+import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
+import { startHttpServer } from './http-server.ts';
+import { LocalEventSourceMapping } from './queue-poller.ts';
+import { TableScheduler } from './table-scheduler.ts';
+
+export interface LocalRuntimeOptions {
+  /** Where everything persists (DynamoDB files, S3 objects, the token key, seed.json). */
+  dataDir: string;
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  /** Wipe dataDir first. */
+  fresh?: boolean;
+  /** Use a DynamoDB Local already running (tests share one) instead of starting one. */
+  dynamoEndpoint?: string;
+  tableName?: string;
+  rateLimitPerMinute?: number;
+  /** Repository root, where handler modules are found. */
+  root?: string;
+}
+
+/** What `<DATA_DIR>/seed.json` holds. */
+export interface SeedFile {
+  baseUrl: string;
+  keys: SeedResult['keys'];
+  channels: SeedResult['channels'];
+  tags: SeedResult['tags'];
+  otherWorkspace: { channels: SeedResult['otherWorkspaceChannels'] };
+  accountId: string;
+  workspaces: SeedResult['workspaces'];
+}
+
+/** Written to `<DATA_DIR>/runtime.json` while the runtime runs. */
+export interface RuntimeInfo {
+  pid: number;
+  tableName: string;
+  dynamoEndpoint: string;
+  baseUrl: string;
+}
+export const RUNTIME_INFO_FILE = 'runtime.json';
+
+export interface LocalRuntime {
+  url: string;
+  baseUrl: string;
+  port: number;
+  seed: SeedFile;
+  seededNow: boolean;
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+
+/** Starts the whole service on this machine: real AWS-compatible engines, the same handlers. */
+export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<LocalRuntime> => {
+  const dataDir = resolve(options.dataDir);
+  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => console.error('Stop failed:', error));
+    stops.length = 0;
+  };
+  let ready = false;
+  try {
+    let dynamoEndpoint = options.dynamoEndpoint;
+    if (!dynamoEndpoint) {
+      const dynamo = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
+      stops.push(dynamo.stop);
+      dynamoEndpoint = dynamo.endpoint;
+    }
+    const services = await startLocalAwsServices({ dataDir });
+    stops.push(services.stop);
+
+    const tableName = options.tableName ?? 'herald';
+    Object.assign(process.env, {
+      [ENV.runtime]: 'local',
+      [ENV.tableName]: tableName,
+      [ENV.mediaBucket]: services.bucket,
+      [ENV.publishQueueUrl]: services.queues.publish.url,
+      [ENV.eventQueueUrl]: services.queues.event.url,
+      [ENV.deliveryQueueUrl]: services.queues.delivery.url,
+      [ENV.metricsQueueUrl]: services.queues.metrics.url,
+      [ENV.schedulerTargetArn]: services.queues.publish.arn,
+      [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
+      [ENV.rateLimitPerMinute]: String(options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300),
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      AWS_ENDPOINT_URL_S3: services.s3Endpoint,
+      AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
+      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    });
+    resetDeps();
+
+    const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
+    await createTable(dynamoClient, tableName);
+
+    const http = await startHttpServer({ root: options.root ?? REPO_ROOT, port: options.port, isReady: () => ready });
+    stops.push(http.close);
+    const baseUrl = `${http.url}/v1`;
+
+    const seedPath = join(dataDir, 'seed.json');
+    let seededNow = false;
+    let seed: SeedFile;
+    if (existsSync(seedPath)) {
+      seed = { ...(JSON.parse(readFileSync(seedPath, 'utf8')) as SeedFile), baseUrl };
+    } else {
+      const result = await seedDemoAccount(getDeps());
+      seededNow = true;
+      seed = {
+        baseUrl,
+        keys: result.keys,
+        channels: result.channels,
+        tags: result.tags,
+        otherWorkspace: { channels: result.otherWorkspaceChannels },
+        accountId: result.accountId,
+        workspaces: result.workspaces,
+      };
+    }
+    writeFileSync(seedPath, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+    // Lets `npm run admin` find the running engines; removed on stop.
+    const runtimeInfo: RuntimeInfo = { pid: process.pid, tableName, dynamoEndpoint, baseUrl };
+    writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
+    stops.push(async () => rmSync(join(dataDir, RUNTIME_INFO_FILE), { force: true }));
+
+    const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
+    const scheduler = new TableScheduler({
+      table: { doc: createDocumentClient(dynamoClient), tableName },
+      sqs,
+      targetQueueUrl: services.queues.publish.url,
+    });
+    scheduler.start();
+    stops.push(async () => scheduler.stop());
+
+    for (const worker of workers) {
+      const module = (await import(pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href)) as {
+        handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+      };
+      const queue = services.queues[worker.queue];
+      const poller = new LocalEventSourceMapping({
+        sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        batchSize: worker.batchSize,
+        handler: module.handler,
+      });
+      poller.start();
+      stops.push(() => poller.stop());
+    }
+
+    ready = true;
+    return { url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+};

@@ -1,0 +1,40 @@
+import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/accounts.ts';
+import { getPlatform } from '../../platforms/catalog.ts';
+
+/** A channel as GET /v1/channels shows it (spec 2.4, values documented in the README). */
+export interface ChannelView {
+  id: string;
+  platform: string;
+  name: string;
+  status: ChannelRecord['connection'];
+  manageStatus: ManageStatus;
+  continuationStatus: ContinuationStatus;
+  metricsStatus: MetricsStatus;
+  createdAt: string;
+}
+
+/** The statuses follow from the network's rules and the channel's connection. */
+export const channelView = (channel: ChannelRecord): ChannelView => {
+  const platform = getPlatform(channel.platform);
+  if (!platform) throw new Error(`Channel ${channel.channelId} has unknown platform ${channel.platform}`);
+  const reconnect = channel.connection === 'needs_reconnect';
+  const { limits } = platform;
+  const canManage = limits.remoteEdit !== null || limits.supportsRemoteDelete;
+  return {
+    id: channel.channelId,
+    platform: channel.platform,
+    name: channel.name,
+    status: channel.connection,
+    manageStatus: reconnect ? 'needs_reconnect' : canManage ? 'available' : 'unsupported',
+    continuationStatus:
+      limits.maxBlocks <= 1
+        ? 'unsupported'
+        : reconnect
+          ? 'needs_reconnect'
+          : channel.threadsPermitted
+            ? 'available'
+            : 'missing_permission',
+    metricsStatus: !platform.supportsMetrics ? 'unsupported' : reconnect ? 'needs_reconnect' : 'available',
+    createdAt: channel.createdAt,
+  };
+};

@@ -1,0 +1,8 @@
+import { createTag, createTagBody, tagView } from '../../core/tags/tags.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** POST /v1/tags: a new label for posts (never published). */
+export const handler = httpHandler({ body: createTagBody }, async ({ deps, auth, body }) => ({
+  status: 201,
+  body: tagView(await createTag(deps, { workspaceId: auth.workspaceId, ...body })),
+}));

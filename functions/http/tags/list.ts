@@ -1,0 +1,8 @@
+import { tagView } from '../../core/tags/tags.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** GET /v1/tags: the workspace's tags, by name. */
+export const handler = httpHandler({}, async ({ deps, auth }) => ({
+  status: 200,
+  body: { data: (await deps.accounts.listTags(auth.workspaceId)).map(tagView) },
+}));

@@ -1,0 +1,67 @@
+import { KMSClient } from '@aws-sdk/client-kms';
+import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
+import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
+import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
+import { KmsTokenCipher } from '../adapters/aws/kms-token-cipher.ts';
+import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
+import type { AccountStore } from '../ports/accounts.ts';
+import { type Clock, systemClock } from '../ports/clock.ts';
+import type { RateLimiter } from '../ports/rate-limiter.ts';
+import type { TokenCipher } from '../ports/token-cipher.ts';
+import { env } from '../shared/env.ts';
+
+/** Everything the use cases depend on. The only place where adapters are chosen. */
+export interface Deps {
+  clock: Clock;
+  table: TableRef;
+  accounts: AccountStore;
+  rateLimiter: RateLimiter;
+  tokenCipher: () => TokenCipher;
+}
+
+const lazy = <T>(make: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+};
+
+/** Builds the dependencies for the runtime named by HERALD_RUNTIME (`aws` or `local`). */
+export const buildDeps = (): Deps => {
+  const table: TableRef = { doc: createDocumentClient(), tableName: env.tableName };
+  const runtime = env.runtime;
+  return {
+    clock: systemClock,
+    table,
+    accounts: dynamoAccountStore(table),
+    rateLimiter: new DynamoRateLimiter(table, env.rateLimitPerMinute),
+    tokenCipher: lazy(() =>
+      runtime === 'aws'
+        ? new KmsTokenCipher(new KMSClient({}), env.tokenKmsKeyId)
+        : new FileTokenCipher(loadOrCreateKey(env.localTokenKeyFile)),
+    ),
+  };
+};
+
+let current: Deps | undefined;
+
+/** The process-wide dependencies, built once (a Lambda cold start) and reused. */
+export const getDeps = (): Deps => {
+  current ??= buildDeps();
+  return current;
+};
+
+/** Replaces some dependencies (tests, or the local runtime's clock); returns a function that restores them. */
+export const overrideDeps = (partial: Partial<Deps>): (() => void) => {
+  const previous = getDeps();
+  current = { ...previous, ...partial };
+  return () => {
+    current = previous;
+  };
+};
+
+/** Forgets the built dependencies so the next call reads the environment again. */
+export const resetDeps = (): void => {
+  current = undefined;
+};

@@ -1,0 +1,69 @@
+/**
+ * The one error catalogue. Every error response is built from a code listed here;
+ * the README's error table is generated from the same list (see test/unit/errors.test.ts).
+ */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, message: 'The request is not valid.' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_timezone: { status: 400, message: 'The time must carry a timezone (Z or an offset such as +02:00).' },
+  invalid_date: { status: 400, message: 'The date or time does not exist.' },
+  invalid_cursor: { status: 400, message: 'The cursor is not valid; start again without it.' },
+  unauthorized: { status: 401, message: 'A valid API key is required (x-api-key or Authorization: Bearer).' },
+  quota_exceeded: { status: 402, message: 'The plan allowance for this period is used up.' },
+  forbidden: { status: 403, message: 'This API key is not allowed to do that.' },
+  not_found: { status: 404, message: 'Nothing was found at this address.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
+  conflict: { status: 409, message: 'The resource is not in a state that allows this action.' },
+  already_exists: { status: 409, message: 'A resource with this name already exists.' },
+  idempotency_in_progress: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request body.',
+  },
+  schedule_in_past: { status: 422, message: 'scheduledAt must be in the future.' },
+  content_too_long: { status: 422, message: "The text exceeds the network's limit." },
+  option_not_supported: { status: 422, message: 'The network does not have this option.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in Retry-After.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side; the request id helps us find it.' },
+  service_unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error meant for the client: a catalogue code, a message and, where an input is at fault, its path. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly field?: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'ApiError';
+    this.status = ERROR_CATALOGUE[code].status;
+    this.headers = headers;
+  }
+}
+
+export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string; requestId: string };
+}
+
+export const errorBody = (error: ApiError, requestId: string): ErrorBody => ({
+  error: {
+    code: error.code,
+    message: error.message,
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    requestId,
+  },
+});

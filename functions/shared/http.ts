@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import { type AuthContext, authenticate, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
+import type { RateLimitState } from '../ports/rate-limiter.ts';
+import { type Deps, getDeps } from '../runtime/container.ts';
+import { env } from './env.ts';
+import { ApiError, errorBody, isApiError } from './errors.ts';
+import { logger, metrics, tracer } from './powertools.ts';
+import { zodErrorToApiError } from './validation.ts';
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+/** Query parameters with repeatable keys kept apart (API Gateway joins them with commas). */
+export interface Query {
+  get(name: string): string | undefined;
+  getAll(name: string): string[];
+  has(name: string): boolean;
+}
+
+export interface HttpRequest<Body> {
+  requestId: string;
+  method: string;
+  auth: AuthContext;
+  body: Body;
+  params: Record<string, string>;
+  query: Query;
+  headers: Record<string, string | undefined>;
+  deps: Deps;
+  event: HttpEvent;
+}
+
+export interface HttpResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * `required`: a valid key is needed (every /v1 route). `optional`: a key is used for the rate
+ * limit when valid, and the client address otherwise (the not-found answer). `none`: /health.
+ */
+export type AuthMode = 'required' | 'optional' | 'none';
+
+interface State {
+  requestId: string;
+  auth?: AuthContext;
+  rate?: RateLimitState;
+  body?: unknown;
+}
+
+type HeraldContext = Context & { herald: State };
+
+const rateHeaders = (rate: RateLimitState | undefined): Record<string, string> =>
+  rate
+    ? {
+        'X-RateLimit-Limit': String(rate.limit),
+        'X-RateLimit-Remaining': String(rate.remaining),
+        'X-RateLimit-Reset': String(rate.resetSeconds),
+      }
+    : {};
+
+const json = (status: number, body: unknown, headers: Record<string, string>): HttpResult => ({
+  statusCode: status,
+  headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  body: status === 204 || body === undefined ? '' : JSON.stringify(body),
+});
+
+/** One CloudWatch metric per response class, so the 4xx/5xx rates are visible per function. */
+const countResponse = (status: number) => {
+  metrics.addMetric('Requests', MetricUnit.Count, 1);
+  metrics.addMetric(status >= 500 ? 'ServerErrors' : status >= 400 ? 'ClientErrors' : 'Successes', MetricUnit.Count, 1);
+};
+
+const sourceIp = (event: HttpEvent): string => event.requestContext?.http?.sourceIp ?? 'unknown';
+
+const countRequest = async (deps: Deps, subject: string): Promise<RateLimitState> => {
+  const rate = await deps.rateLimiter.hit(subject, deps.clock.now());
+  return rate;
+};
+
+const tooManyRequests = (rate: RateLimitState): ApiError =>
+  new ApiError('rate_limited', undefined, undefined, { 'Retry-After': String(rate.resetSeconds) });
+
+const bodyText = (event: HttpEvent): string | undefined =>
+  event.body === undefined || event.body === null
+    ? undefined
+    : event.isBase64Encoded
+      ? Buffer.from(event.body, 'base64').toString('utf8')
+      : event.body;
+
+const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
+  const text = bodyText(event);
+  if (text !== undefined && Buffer.byteLength(text, 'utf8') > env.maxJsonBodyBytes) {
+    throw new ApiError('payload_too_large', `The request body must be at most ${env.maxJsonBodyBytes} bytes.`);
+  }
+  const contentType = event.headers['content-type'] ?? '';
+  if (text !== undefined && text.trim() !== '' && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new ApiError('unsupported_media_type');
+  }
+  let value: unknown;
+  if (text === undefined || text.trim() === '') {
+    value = undefined;
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new ApiError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  if (value === undefined) throw new ApiError('validation_failed', 'A JSON request body is required.');
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw zodErrorToApiError(parsed.error);
+  return parsed.data;
+};
+
+/** Request id, authentication, rate limit, permission, JSON body and the error envelope, in that order. */
+const heraldHttp = (options: { auth: AuthMode; body?: z.ZodType }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
+  before: async (request) => {
+    const state: State = { requestId: `req_${randomUUID()}` };
+    request.context.herald = state;
+    logger.appendKeys({ requestId: state.requestId });
+    if (options.auth === 'none') return;
+    const deps = getDeps();
+    const secret = keyFromHeaders(request.event.headers ?? {});
+    try {
+      state.auth = await authenticate(deps.accounts, secret);
+    } catch (error) {
+      // Unauthenticated callers are limited by address, so guessing keys is throttled too.
+      state.rate = await countRequest(deps, `ip:${sourceIp(request.event)}`);
+      if (!state.rate.allowed) throw tooManyRequests(state.rate);
+      if (options.auth === 'required') throw error;
+      return;
+    }
+    logger.appendKeys({ keyId: state.auth.keyId });
+    state.rate = await countRequest(deps, `key:${state.auth.keyId}`);
+    if (!state.rate.allowed) throw tooManyRequests(state.rate);
+    authorize(state.auth, request.event.requestContext.http.method);
+    if (options.body) state.body = parseJsonBody(request.event, options.body);
+  },
+  after: async (request) => {
+    const state = request.context.herald;
+    countResponse((request.response as HttpResult).statusCode ?? 200);
+    const response = request.response as HttpResult;
+    response.headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId };
+  },
+  onError: async (request) => {
+    const state = request.context.herald ?? { requestId: `req_${randomUUID()}` };
+    const error = request.error;
+    let apiError: ApiError;
+    if (isApiError(error)) {
+      apiError = error;
+    } else {
+      logger.error('Unhandled error', { error: error as Error });
+      apiError = new ApiError('internal_error');
+    }
+    countResponse(apiError.status);
+    request.response = json(apiError.status, errorBody(apiError, state.requestId), {
+      ...apiError.headers,
+      ...rateHeaders(state.rate),
+      'X-Request-Id': state.requestId,
+    });
+  },
+});
+
+const splitQuery = (event: HttpEvent): Query => {
+  const search = new URLSearchParams(event.rawQueryString ?? '');
+  return {
+    get: (name) => search.get(name) ?? undefined,
+    getAll: (name) => search.getAll(name),
+    has: (name) => search.has(name),
+  };
+};
+
+/**
+ * Wraps a route's use-case call in the shared middleware. The function gets a validated body
+ * (typed by the zod schema) and returns a status and a JSON body.
+ */
+export const httpHandler = <S extends z.ZodType | undefined = undefined>(
+  options: { auth?: AuthMode; body?: S },
+  fn: (request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined>) => Promise<HttpResponse>,
+) => {
+  const auth = options.auth ?? 'required';
+  return middy<HttpEvent, HttpResult, Error, HeraldContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(captureLambdaHandler(tracer))
+    .use(logMetrics(metrics))
+    .use(heraldHttp({ auth, ...(options.body ? { body: options.body } : {}) }))
+    .handler(async (event, context) => {
+      const state = context.herald;
+      const result = await fn({
+        requestId: state.requestId,
+        method: event.requestContext.http.method,
+        auth: state.auth as AuthContext,
+        body: state.body as S extends z.ZodType ? z.output<S> : undefined,
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query: splitQuery(event),
+        headers: event.headers ?? {},
+        deps: getDeps(),
+        event,
+      });
+      return json(result.status, result.body, result.headers ?? {});
+    });
+};

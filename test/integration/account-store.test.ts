@@ -1,0 +1,120 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
+import { DynamoRateLimiter } from '../../functions/adapters/aws/dynamo/rate-limits.ts';
+import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
+import { connectChannel, createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
+import { authenticate } from '../../functions/core/auth/api-keys.ts';
+import { createTag } from '../../functions/core/tags/tags.ts';
+import { systemClock } from '../../functions/ports/clock.ts';
+import { freshTable } from '../support/table.ts';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+let deps: Parameters<typeof createAccount>[0];
+
+beforeAll(async () => {
+  table = await freshTable();
+  const cipher = new FileTokenCipher(loadOrCreateKey(join(mkdtempSync(join(tmpdir(), 'herald-')), 'k')));
+  deps = { accounts: dynamoAccountStore(table), clock: systemClock, tokenCipher: () => cipher };
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+describe('API keys in the table', () => {
+  it('authenticates by hash and never stores the secret', async () => {
+    const account = await createAccount(deps, { name: 'A', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const { secret, keyId } = await createApiKey(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      mode: 'test',
+      permission: 'read',
+      name: 'k',
+    });
+    const auth = await authenticate(deps.accounts, secret);
+    expect(auth).toEqual({
+      keyId,
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      mode: 'test',
+      permission: 'read',
+    });
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const all = await table.doc.send(new ScanCommand({ TableName: table.tableName }));
+    expect(JSON.stringify(all.Items)).not.toContain(secret);
+    await expect(authenticate(deps.accounts, `${secret.slice(0, -1)}x`)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+});
+
+describe('channel limit', () => {
+  it('lets exactly the plan limit of concurrent connects through', async () => {
+    const account = await createAccount(deps, { name: 'Small', plan: 'free' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const attempts = 20;
+    const results = await Promise.allSettled(
+      Array.from({ length: attempts }, (_, i) =>
+        connectChannel(deps, {
+          accountId: account.accountId,
+          workspaceId: ws.workspaceId,
+          platform: 'x',
+          name: `c${i}`,
+          accessToken: `t${i}`,
+        }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    const refused = results.filter((r) => r.status === 'rejected');
+    // Transactions may also be cancelled by a conflicting concurrent transaction; none may overshoot.
+    expect(ok).toBeLessThanOrEqual(13);
+    for (const r of refused) expect(['quota_exceeded', undefined]).toContain((r.reason as { code?: string }).code);
+    const channels = await deps.accounts.listChannels(ws.workspaceId);
+    expect(channels).toHaveLength(ok);
+    expect((await deps.accounts.getAccount(account.accountId))?.channelCount).toBe(ok);
+    // Filling up one at a time reaches the limit exactly, then refuses.
+    for (let i = ok; i < 13; i++) {
+      await connectChannel(deps, {
+        accountId: account.accountId,
+        workspaceId: ws.workspaceId,
+        platform: 'bluesky',
+        name: `s${i}`,
+        accessToken: 't',
+      });
+    }
+    await expect(
+      connectChannel(deps, {
+        accountId: account.accountId,
+        workspaceId: ws.workspaceId,
+        platform: 'bluesky',
+        name: 'one too many',
+        accessToken: 't',
+      }),
+    ).rejects.toMatchObject({ code: 'quota_exceeded' });
+    expect(await deps.accounts.listChannels(ws.workspaceId)).toHaveLength(13);
+  });
+});
+
+describe('tags', () => {
+  it('keeps names unique under concurrent creates', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => createTag(deps, { workspaceId: 'ws_race', name: i % 2 ? 'Race' : 'race ' })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await deps.accounts.listTags('ws_race')).toHaveLength(1);
+  });
+});
+
+describe('rate limiter', () => {
+  it('counts every concurrent hit exactly once', async () => {
+    const limiter = new DynamoRateLimiter(table, 30);
+    const now = new Date('2026-11-21T10:00:05Z');
+    const states = await Promise.all(Array.from({ length: 50 }, () => limiter.hit('key:k1', now)));
+    expect(states.filter((s) => s.allowed)).toHaveLength(30);
+    expect(new Set(states.map((s) => s.remaining)).has(0)).toBe(true);
+    expect(states[0]?.resetSeconds).toBe(55);
+    const nextWindow = await limiter.hit('key:k1', new Date('2026-11-21T10:01:00Z'));
+    expect(nextWindow).toMatchObject({ allowed: true, remaining: 29, resetSeconds: 60 });
+  });
+});
