@@ -1,0 +1,19 @@
+/** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
+import { runSpine } from './spine.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const suites: Record<string, () => Promise<void>> = { spine: runSpine };
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = wanted.length ? wanted : Object.keys(suites);
+for (const name of names) {
+  const suite = suites[name];
+  if (!suite) {
+    console.error(`Unknown suite ${name}; known: ${Object.keys(suites).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`Running ${name}...`);
+  await suite();
+}
+process.exit(0);
