@@ -39,6 +39,8 @@ export const routes: RouteDef[] = [
 
 /** Answers every request no route matched (API Gateway's `$default` route): 404 or 405 in our envelope. */
 export const fallbackEntry = 'functions/http/fallback.ts';
+/** The fallback reads an optional key and counts the rate limit too. */
+export const fallbackGrants: Grant[] = base;
 
 /** Liveness route outside /v1, no authentication. */
 export const healthRoute: RouteDef = {

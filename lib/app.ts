@@ -1,0 +1,73 @@
+import { fileURLToPath } from 'node:url';
+import type { App } from 'aws-cdk-lib';
+import * as manifest from '../functions/http/routes.ts';
+import type { RouteManifest } from './constructs/http-api.ts';
+import { StatefulStack } from './stateful-stack.ts';
+import { StatelessStack } from './stateless-stack.ts';
+
+/** The repository root (handler entries in the manifest are relative to it). */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface BuildAppOptions {
+  /** Overrides for tests; by default everything comes from CDK context and the route manifest. */
+  readonly sourceRoot?: string;
+  readonly manifest?: RouteManifest;
+}
+
+export interface HeraldStacks {
+  readonly stage: string;
+  readonly stateful: StatefulStack;
+  readonly stateless: StatelessStack;
+}
+
+const positiveInteger = (app: App, key: string, fallback: number): number => {
+  const raw: unknown = app.node.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`Context ${key} must be a positive integer, got ${raw}`);
+  return value;
+};
+
+/**
+ * Builds both stacks into `app`. Context: `stage` (default `dev`), `rateLimitPerMinute` (300),
+ * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `alarmEmail` (optional).
+ */
+export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks {
+  // Feature flags this app relies on, unless cdk.json (or -c) already says otherwise:
+  // server access logs are delivered through a bucket policy, not the legacy log-delivery ACL;
+  // cross-stack references stay CloudFormation exports, so the stateful stack cannot drop a
+  // value the stateless stack still uses.
+  const flags: Record<string, unknown> = {
+    '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy': true,
+    '@aws-cdk/core:defaultCrossStackReferences': 'strong',
+  };
+  for (const [flag, value] of Object.entries(flags)) {
+    if (app.node.tryGetContext(flag) === undefined) app.node.setContext(flag, value);
+  }
+
+  const stage = String(app.node.tryGetContext('stage') ?? 'dev');
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage))
+    throw new Error(`Context stage must be lower-case kebab, got ${stage}`);
+  const alarmEmail: unknown = app.node.tryGetContext('alarmEmail');
+
+  const stateful = new StatefulStack(app, `Herald-Stateful-${stage}`, {
+    stackName: `Herald-Stateful-${stage}`,
+    description: `Herald ${stage}: table, media bucket, queues, token key, schedule group (retained)`,
+    scheduleGroupName: `herald-${stage}`,
+  });
+  const stateless = new StatelessStack(app, `Herald-Stateless-${stage}`, {
+    stackName: `Herald-Stateless-${stage}`,
+    description: `Herald ${stage}: HTTP API, functions, alarms`,
+    stateful,
+    manifest: options.manifest ?? manifest,
+    sourceRoot: options.sourceRoot ?? REPO_ROOT,
+    rateLimitPerMinute: positiveInteger(app, 'rateLimitPerMinute', 300),
+    apiThrottle: {
+      rateLimit: positiveInteger(app, 'apiRateLimit', 100),
+      burstLimit: positiveInteger(app, 'apiBurstLimit', 200),
+    },
+    ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
+  });
+  return { stage, stateful, stateless };
+}

@@ -1,0 +1,155 @@
+import { CfnOutput, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Grant, RouteDef } from '../../functions/http/routes.ts';
+import { applyGrant, type GrantTargets } from './grants.ts';
+import { HandlerFunction } from './handler-function.ts';
+
+/** The manifest shape the API is built from (`functions/http/routes.ts` unless a test supplies one). */
+export interface RouteManifest {
+  readonly routes: readonly RouteDef[];
+  readonly fallbackEntry: string;
+  /** What the fallback may touch. */
+  readonly fallbackGrants: readonly Grant[];
+  readonly healthRoute: RouteDef;
+}
+
+/**
+ * The fallback authenticates optionally and rate-limits every caller (by key, or by address),
+ * so it reads API keys and writes rate counters: the same table access as an ordinary route.
+ */
+
+export interface HeraldHttpApiProps {
+  readonly manifest: RouteManifest;
+  readonly sourceRoot: string;
+  readonly environment: Record<string, string>;
+  readonly grantTargets: GrantTargets;
+  /** Stage-wide steady-state requests per second and burst. */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+}
+
+/** Route key of API Gateway's catch-all route. */
+export const DEFAULT_ROUTE_KEY = '$default';
+
+/** `functions/http/posts/retract.ts` -> `PostsRetract`: a stable construct id per handler module. */
+export const functionIdFor = (entry: string): string =>
+  entry
+    .replace(/^functions\/http\//, '')
+    .replace(/\.[cm]?[jt]s$/, '')
+    .split(/[/\-_.]/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+// HTTP API context variables; no headers are logged, so no credential can end up in the logs.
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+});
+
+/**
+ * The public HTTP API: one function per manifest route, the health route, and the `$default`
+ * route to the fallback function so unknown paths still answer in our JSON error envelope.
+ */
+export class HeraldHttpApi extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  /** Function serving each route key (`GET /v1/platforms`, `GET /health`, `$default`). */
+  readonly functionsByRouteKey = new Map<string, HandlerFunction>();
+
+  constructor(scope: Construct, id: string, props: HeraldHttpApiProps) {
+    super(scope, id);
+    const byEntry = new Map<
+      string,
+      { fn: HandlerFunction; integration: HttpLambdaIntegration; grants: string }
+    >();
+
+    const handlerFor = (entry: string, grants: readonly Grant[], description: string) => {
+      const grantKey = [...grants].sort().join(',');
+      const existing = byEntry.get(entry);
+      if (existing) {
+        if (existing.grants !== grantKey) {
+          throw new Error(
+            `${entry} serves several routes with different grants; give each route its own module`,
+          );
+        }
+        return existing;
+      }
+      const fnId = functionIdFor(entry);
+      const fn = new HandlerFunction(this, fnId, {
+        entry,
+        sourceRoot: props.sourceRoot,
+        description,
+        environment: props.environment,
+      });
+      for (const grant of new Set(grants)) applyGrant(fn, grant, props.grantTargets);
+      const created = {
+        fn,
+        integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
+        grants: grantKey,
+      };
+      byEntry.set(entry, created);
+      return created;
+    };
+
+    const fallback = handlerFor(
+      props.manifest.fallbackEntry,
+      props.manifest.fallbackGrants,
+      'Herald: unmatched routes (404/405 envelope)',
+    );
+    this.functionsByRouteKey.set(DEFAULT_ROUTE_KEY, fallback.fn);
+
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Herald social publishing API',
+      createDefaultStage: false,
+      defaultIntegration: fallback.integration,
+    });
+
+    for (const route of [props.manifest.healthRoute, ...props.manifest.routes]) {
+      const routeKey = `${route.method} ${route.path}`;
+      if (this.functionsByRouteKey.has(routeKey)) throw new Error(`Route ${routeKey} is listed twice`);
+      const { fn, integration } = handlerFor(route.entry, route.grants, `Herald: ${routeKey}`);
+      this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+      this.functionsByRouteKey.set(routeKey, fn);
+    }
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      // API Gateway's default stage: served at the API's root URL, no stage segment in paths.
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+      },
+    });
+
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Authorisation is done by the functions: every /v1 route checks an API key (x-api-key or Bearer) in its middleware; /health and $default are public by design.',
+    });
+
+    new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the Herald API' });
+  }
+}

@@ -1,0 +1,59 @@
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { MediaStorage } from './constructs/media-storage.ts';
+import { HeraldQueues, type QueueName, type QueueWithDlq } from './constructs/queues.ts';
+import { Scheduling } from './constructs/scheduling.ts';
+import { HeraldTable } from './constructs/table.ts';
+
+export interface StatefulStackProps extends StackProps {
+  /** Name of the EventBridge Scheduler group, e.g. `herald-dev`. */
+  readonly scheduleGroupName: string;
+}
+
+/**
+ * Everything that holds data or is named by data: the table, the media bucket, the queues, the
+ * token key and the schedule group with its role. Termination protection is on and every
+ * resource is retained, so a mistaken deploy or delete cannot replace or drop them.
+ */
+export class StatefulStack extends Stack {
+  readonly table: TableV2;
+  readonly mediaBucket: IBucket;
+  /**
+   * Name of an explicit export of the media bucket's ARN. Object grants in other stacks import it
+   * by this name, so their (unavoidable) `<arn>/*` IAM finding has an id we can acknowledge.
+   */
+  readonly mediaBucketArnExportName: string;
+  readonly queues: Record<QueueName, QueueWithDlq>;
+  readonly tokenKey: Key;
+  readonly scheduleGroupName: string;
+  readonly schedulerRole: IRole;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, { terminationProtection: true, ...props });
+
+    this.table = new HeraldTable(this, 'Data').table;
+    this.mediaBucket = new MediaStorage(this, 'MediaStorage').bucket;
+    this.mediaBucketArnExportName = `${this.stackName}-MediaBucketArn`;
+    this.exportValue(this.mediaBucket.bucketArn, { name: this.mediaBucketArnExportName });
+    this.queues = new HeraldQueues(this, 'Queues').byName;
+
+    this.tokenKey = new Key(this, 'TokenKey', {
+      description: 'Encrypts the access tokens of connected social channels',
+      enableKeyRotation: true,
+      pendingWindow: Duration.days(30),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const scheduling = new Scheduling(this, 'Scheduling', {
+      groupName: props.scheduleGroupName,
+      publishQueue: this.queues.publish.queue,
+    });
+    // The literal name (not the group's Ref) so other stacks can build ARNs from it without an import.
+    this.scheduleGroupName = props.scheduleGroupName;
+    this.schedulerRole = scheduling.role;
+  }
+}

@@ -1,0 +1,81 @@
+import { Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ENV } from '../functions/shared/env.ts';
+import { HeraldAlarms } from './constructs/alarms.ts';
+import type { GrantTargets } from './constructs/grants.ts';
+import { HeraldHttpApi, type RouteManifest } from './constructs/http-api.ts';
+import type { StatefulStack } from './stateful-stack.ts';
+
+export interface StatelessStackProps extends StackProps {
+  readonly stateful: StatefulStack;
+  readonly manifest: RouteManifest;
+  /** Repository root the handler entries are resolved from. */
+  readonly sourceRoot: string;
+  readonly rateLimitPerMinute: number;
+  readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly alarmEmail?: string;
+}
+
+/** Code and its wiring: the HTTP API, its functions and the alarms. Safe to destroy and redeploy. */
+export class StatelessStack extends Stack {
+  readonly httpApi: HeraldHttpApi;
+  readonly alarms: HeraldAlarms;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { stateful } = props;
+    // Named imports (below) do not create the dependency by themselves.
+    this.addStackDependency(stateful);
+    const { publish, event, delivery, metrics } = stateful.queues;
+
+    const grantTargets: GrantTargets = {
+      table: stateful.table,
+      mediaBucket: {
+        arn: Fn.importValue(stateful.mediaBucketArnExportName),
+        arnExportName: stateful.mediaBucketArnExportName,
+      },
+      publishQueue: publish.queue,
+      eventQueue: event.queue,
+      deliveryQueue: delivery.queue,
+      tokenKey: stateful.tokenKey,
+      scheduleGroupName: stateful.scheduleGroupName,
+      schedulerRole: stateful.schedulerRole,
+    };
+
+    // Every function gets every variable (names from the code's env module); IAM, not the
+    // environment, decides what a function may touch.
+    const environment: Record<string, string> = {
+      [ENV.runtime]: 'aws',
+      [ENV.tableName]: stateful.table.tableName,
+      [ENV.mediaBucket]: stateful.mediaBucket.bucketName,
+      [ENV.publishQueueUrl]: publish.queue.queueUrl,
+      [ENV.eventQueueUrl]: event.queue.queueUrl,
+      [ENV.deliveryQueueUrl]: delivery.queue.queueUrl,
+      [ENV.metricsQueueUrl]: metrics.queue.queueUrl,
+      [ENV.schedulerGroup]: stateful.scheduleGroupName,
+      [ENV.schedulerRoleArn]: stateful.schedulerRole.roleArn,
+      [ENV.schedulerTargetArn]: publish.queue.queueArn,
+      [ENV.tokenKmsKeyId]: stateful.tokenKey.keyArn,
+      [ENV.rateLimitPerMinute]: String(props.rateLimitPerMinute),
+    };
+
+    this.httpApi = new HeraldHttpApi(this, 'Http', {
+      manifest: props.manifest,
+      sourceRoot: props.sourceRoot,
+      environment,
+      grantTargets,
+      throttle: props.apiThrottle,
+    });
+
+    this.alarms = new HeraldAlarms(this, 'Alarms', {
+      deadLetterQueues: {
+        publish: publish.deadLetterQueue,
+        event: event.deadLetterQueue,
+        delivery: delivery.deadLetterQueue,
+        metrics: metrics.deadLetterQueue,
+      },
+      api: this.httpApi.api,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+  }
+}

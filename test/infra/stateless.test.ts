@@ -1,0 +1,330 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { AssetStaging } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import type { RouteDef } from '../../functions/http/routes.ts';
+import { ENV } from '../../functions/shared/env.ts';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/grants.ts';
+import { ESM_REQUIRE_BANNER } from '../../lib/constructs/handler-function.ts';
+import { DEFAULT_ROUTE_KEY, type RouteManifest } from '../../lib/constructs/http-api.ts';
+import {
+  actionsOf,
+  buildTestApp,
+  logicalIdOf,
+  manifest,
+  type PolicyStatementJson,
+  roleStatements,
+} from './fixture.ts';
+
+const built = buildTestApp();
+const { stateless, stateful } = built;
+const template = Template.fromStack(stateless);
+const fns = stateless.httpApi.functionsByRouteKey;
+const routeKey = (route: RouteDef) => `${route.method} ${route.path}`;
+
+const statementsFor = (key: string, t = template, s = stateless): PolicyStatementJson[] => {
+  const fn = s.httpApi.functionsByRouteKey.get(key);
+  if (!fn) throw new Error(`no function for ${key}`);
+  return roleStatements(s, t, fn);
+};
+const allActions = (statements: PolicyStatementJson[]) => statements.flatMap(actionsOf);
+
+describe('functions', () => {
+  it('has one function per manifest route plus the fallback and health functions', () => {
+    const entries = new Set([
+      manifest.fallbackEntry,
+      manifest.healthRoute.entry,
+      ...manifest.routes.map((r) => r.entry),
+    ]);
+    template.resourceCountIs('AWS::Lambda::Function', entries.size);
+    expect([...fns.keys()].sort()).toEqual(
+      [DEFAULT_ROUTE_KEY, routeKey(manifest.healthRoute), ...manifest.routes.map(routeKey)].sort(),
+    );
+  });
+
+  it('runs every function on nodejs22.x arm64 with source maps, tracing and every variable of the env module', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(2);
+    const expectedNames = [
+      ENV.runtime,
+      ENV.tableName,
+      ENV.mediaBucket,
+      ENV.publishQueueUrl,
+      ENV.eventQueueUrl,
+      ENV.deliveryQueueUrl,
+      ENV.metricsQueueUrl,
+      ENV.schedulerGroup,
+      ENV.schedulerRoleArn,
+      ENV.schedulerTargetArn,
+      ENV.tokenKmsKeyId,
+      ENV.rateLimitPerMinute,
+    ];
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 512,
+        Timeout: 10,
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+      const vars = fn.Properties.Environment.Variables;
+      expect(Object.keys(vars)).toEqual(expect.arrayContaining([...expectedNames, 'NODE_OPTIONS']));
+      expect(vars).toMatchObject({
+        [ENV.runtime]: 'aws',
+        [ENV.rateLimitPerMinute]: '300',
+        [ENV.schedulerGroup]: 'herald-dev',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      // SDK v3 reuses connections by itself; the v2-era switch would only be noise.
+      expect(vars.AWS_NODEJS_CONNECTION_REUSE_ENABLED).toBeUndefined();
+    }
+    // Each function logs to its own log group with a retention period.
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(logGroups.length).toBe(functions.length + 1);
+    for (const group of logGroups) expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('bundles with local esbuild into a minified ESM module whose CommonJS require works, with a source map', async () => {
+    // A stub that needs the banner: `require` does not exist in ESM without it.
+    const stub =
+      "export const handler = async () => ({ statusCode: 200, body: require('node:path').posix.join('a', 'b') });\n";
+    const bundled = buildTestApp({ manifest: { ...manifest, routes: [] }, bundleStub: stub });
+    bundled.app.synth();
+    const health = bundled.stateless.httpApi.functionsByRouteKey.get(routeKey(manifest.healthRoute));
+    const staging = health?.node.findAll().find((c): c is AssetStaging => c instanceof AssetStaging);
+    const assetDir = staging?.absoluteStagedPath as string;
+    expect(fs.readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    const code = fs.readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
+    expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(code.split('\n').length).toBeLessThan(5);
+    const module = (await import(pathToFileURL(path.join(assetDir, 'index.mjs')).href)) as {
+      handler: () => Promise<{ body: string }>;
+    };
+    await expect(module.handler()).resolves.toMatchObject({ body: 'a/b' });
+  });
+
+  it('sets RATE_LIMIT_PER_MINUTE from the rateLimitPerMinute context and rejects nonsense', () => {
+    const custom = buildTestApp({ context: { rateLimitPerMinute: '120' } });
+    const vars = Object.values(
+      Template.fromStack(custom.stateless).findResources('AWS::Lambda::Function'),
+    ).map((fn) => fn.Properties.Environment.Variables[ENV.rateLimitPerMinute]);
+    expect(new Set(vars)).toEqual(new Set(['120']));
+    expect(() => buildTestApp({ context: { rateLimitPerMinute: 'lots' } })).toThrow(/rateLimitPerMinute/);
+  });
+});
+
+describe('HTTP API', () => {
+  it('routes every manifest entry, /health and $default to the function built for it', () => {
+    const routes = template.findResources('AWS::ApiGatewayV2::Route');
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const keys = Object.values(routes).map((route) => route.Properties.RouteKey);
+    expect(keys.sort()).toEqual([...fns.keys()].sort());
+    expect(keys).toEqual(expect.arrayContaining(['GET /v1/platforms', 'GET /health', '$default']));
+
+    for (const route of Object.values(routes)) {
+      const key: string = route.Properties.RouteKey;
+      const target = JSON.stringify(route.Properties.Target);
+      const integrationId = Object.keys(integrations).find((id) => target.includes(`"${id}"`));
+      const fn = fns.get(key);
+      if (!integrationId || !fn) throw new Error(`${key}: no integration or no function`);
+      const integration = integrations[integrationId]?.Properties;
+      expect(integration.IntegrationUri, key).toEqual({ 'Fn::GetAtt': [logicalIdOf(stateless, fn), 'Arn'] });
+      expect(integration.PayloadFormatVersion).toBe('2.0');
+    }
+    // The fallback serves only $default.
+    expect(fns.get(DEFAULT_ROUTE_KEY)?.node.id).toBe('Fallback');
+  });
+
+  it('serves the auto-deployed $default stage with JSON access logs and throttling', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] },
+        Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+      },
+    });
+    const format = JSON.parse(
+      Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]?.Properties.AccessLogSettings
+        .Format,
+    );
+    expect(format).toMatchObject({ status: '$context.status', routeKey: '$context.routeKey' });
+  });
+});
+
+describe('least privilege', () => {
+  it('gives the health function no access to the table, bucket, queues, key or scheduler', () => {
+    const actions = allActions(statementsFor(routeKey(manifest.healthRoute)));
+    expect(actions.filter((a) => !a.startsWith('xray:'))).toEqual([]);
+  });
+
+  it('lets the fallback read keys and write rate counters (it rate-limits unknown routes too), nothing more', () => {
+    const actions = allActions(statementsFor(DEFAULT_ROUTE_KEY)).filter((a) => !a.startsWith('xray:'));
+    expect(new Set(actions)).toEqual(new Set([...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS]));
+  });
+
+  it('allows a wildcard resource to no function except for the X-Ray actions tracing needs', () => {
+    for (const key of fns.keys()) {
+      const wildcard = statementsFor(key).filter((s) => JSON.stringify(s.Resource) === '"*"');
+      expect(wildcard.flatMap(actionsOf).sort(), key).toEqual([
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+    }
+  });
+
+  it('grants table routes item access on the table and its two named indexes, never index/*', () => {
+    const route = manifest.routes.find((r) => r.grants.includes('table:read'));
+    expect(route).toBeDefined();
+    const statements = statementsFor(routeKey(route as RouteDef));
+    const read = statements.find((s) => actionsOf(s).includes('dynamodb:Query'));
+    expect(JSON.stringify(read?.Resource)).toMatch(/\/index\/GSI1"/);
+    expect(JSON.stringify(read?.Resource)).toMatch(/\/index\/GSI2"/);
+    expect(JSON.stringify(statements)).not.toContain('index/*');
+  });
+
+  it('gives no function of the manifest a scheduler or PassRole permission unless it lists scheduler:manage', () => {
+    for (const route of manifest.routes.filter((r) => !r.grants.includes('scheduler:manage'))) {
+      const actions = allActions(statementsFor(routeKey(route)));
+      expect(
+        actions.filter((a) => a.startsWith('scheduler:') || a === 'iam:PassRole'),
+        routeKey(route),
+      ).toEqual([]);
+    }
+  });
+
+  describe('maps each grant of a manifest to exactly its permission', () => {
+    const route = (
+      method: RouteDef['method'],
+      path: string,
+      entry: string,
+      grants: RouteDef['grants'],
+    ): RouteDef => ({
+      method,
+      path,
+      entry,
+      grants,
+    });
+    const custom: RouteManifest = {
+      ...manifest,
+      routes: [
+        route('POST', '/v1/posts', 'functions/http/posts/create.ts', [
+          'scheduler:manage',
+          'publishQueue:send',
+        ]),
+        route('POST', '/v1/channels', 'functions/http/channels/connect.ts', ['tokenKey:encrypt']),
+        route('POST', '/v1/media', 'functions/http/media/upload.ts', ['bucket:write']),
+        route('GET', '/v1/media/{id}', 'functions/http/media/get.ts', ['bucket:read']),
+        route('GET', '/v1/plain', 'functions/http/plain.ts', []),
+      ],
+    };
+    const other = buildTestApp({ manifest: custom });
+    const t = Template.fromStack(other.stateless);
+    const of = (key: string) => statementsFor(key, t, other.stateless);
+    const groupArnPattern = /:schedule\/herald-dev\/\*$/;
+
+    it('scheduler:manage: the four schedule actions on our group and PassRole on the scheduler role only', () => {
+      const statements = of('POST /v1/posts');
+      const schedule = statements.find((s) => actionsOf(s).some((a) => a.startsWith('scheduler:')));
+      if (!schedule) throw new Error('no scheduler statement');
+      expect(actionsOf(schedule).sort()).toEqual([
+        'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
+        'scheduler:GetSchedule',
+        'scheduler:UpdateSchedule',
+      ]);
+      const [, parts] = (schedule.Resource as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+      expect(parts.filter((p) => typeof p === 'string').join('')).toMatch(groupArnPattern);
+      const passRole = statements.find((s) => actionsOf(s).includes('iam:PassRole'));
+      expect(passRole).toMatchObject({
+        Resource: { 'Fn::ImportValue': expect.stringContaining('SchedulingRole') },
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      });
+      expect(allActions(statements)).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+      expect(allActions(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    });
+
+    it('tokenKey:encrypt: kms:Encrypt and nothing else on the key', () => {
+      expect(allActions(of('POST /v1/channels')).filter((a) => !a.startsWith('xray:'))).toEqual([
+        'kms:Encrypt',
+      ]);
+    });
+
+    it('bucket grants: object actions only, no listing and no bucket-level access', () => {
+      expect(
+        allActions(of('POST /v1/media'))
+          .filter((a) => a.startsWith('s3:'))
+          .sort(),
+      ).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:PutObject']);
+      expect(allActions(of('GET /v1/media/{id}')).filter((a) => !a.startsWith('xray:'))).toEqual([
+        's3:GetObject',
+      ]);
+    });
+
+    it('no grant: nothing but tracing', () => {
+      expect(allActions(of('GET /v1/plain')).filter((a) => !a.startsWith('xray:'))).toEqual([]);
+    });
+  });
+});
+
+describe('alarms', () => {
+  it('alarms on a single message in any dead-letter queue', () => {
+    for (const { deadLetterQueue } of Object.values(stateful.queues)) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          {
+            Name: 'QueueName',
+            Value: { 'Fn::ImportValue': Match.stringLikeRegexp(logicalIdOf(stateful, deadLetterQueue)) },
+          },
+        ],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: logicalIdOf(stateless, stateless.alarms.topic) }],
+      });
+    }
+  });
+
+  it('alarms when more than 1% of at least 20 requests in 5 minutes answer 5xx', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' }),
+        Match.objectLike({
+          Id: 'errors',
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: '5xx' }), Period: 300 }),
+        }),
+        Match.objectLike({
+          Id: 'requests',
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'Count' }) }),
+        }),
+      ]),
+    });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+  });
+
+  it('notifies an encrypted, TLS-only topic, with an email subscription only when alarmEmail is set', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const withEmail = buildTestApp({ context: { alarmEmail: 'ops@example.com' } });
+    Template.fromStack(withEmail.stateless).hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+});
