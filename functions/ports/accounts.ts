@@ -7,6 +7,8 @@ export interface Account {
   plan: PlanName;
   /** Connected channels across all workspaces (kept by the same transaction that connects one). */
   channelCount: number;
+  /** Stored media bytes across all workspaces (kept by the media capability). */
+  storageBytes?: number;
   createdAt: string;
 }
 

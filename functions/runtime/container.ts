@@ -1,4 +1,13 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
+import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
+import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
+import { TableScheduler } from '../adapters/local/table-scheduler.ts';
+import type { MediaStore } from '../ports/media.ts';
+import type { PostStore } from '../ports/posts.ts';
+import type { Scheduler } from '../ports/scheduler.ts';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
@@ -16,6 +25,10 @@ export interface Deps {
   table: TableRef;
   accounts: AccountStore;
   rateLimiter: RateLimiter;
+  posts: PostStore;
+  media: MediaStore;
+  scheduler: () => Scheduler;
+  sqs: () => SQSClient;
   tokenCipher: () => TokenCipher;
 }
 
@@ -31,7 +44,22 @@ const lazy = <T>(make: () => T): (() => T) => {
 export const buildDeps = (): Deps => {
   const table: TableRef = { doc: createDocumentClient(), tableName: env.tableName };
   const runtime = env.runtime;
+  const sqs = lazy(() => new SQSClient({}));
   return {
+    posts: new DynamoPostStore(table),
+    media: new DynamoMediaStore(table),
+    sqs,
+    scheduler: lazy(() =>
+      runtime === 'aws'
+        ? new EventBridgeScheduler({
+            client: new SchedulerClient({}),
+            groupName: env.schedulerGroup,
+            roleArn: env.schedulerRoleArn,
+            targetArn: env.schedulerTargetArn,
+          })
+        : // The local runtime's own instance runs the ticker; handlers' instances only write schedules.
+          new TableScheduler({ table, sqs: sqs(), targetQueueUrl: env.publishQueueUrl }),
+    ),
     clock: systemClock,
     table,
     accounts: dynamoAccountStore(table),

@@ -34,6 +34,7 @@ export interface HttpRequest<Body> {
   headers: Record<string, string | undefined>;
   deps: Deps;
   event: HttpEvent;
+  context: Context;
 }
 
 export interface HttpResponse {
@@ -204,6 +205,7 @@ export const httpHandler = <S extends z.ZodType | undefined = undefined>(
         headers: event.headers ?? {},
         deps: getDeps(),
         event,
+        context,
       });
       return json(result.status, result.body, result.headers ?? {});
     });

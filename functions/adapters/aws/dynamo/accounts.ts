@@ -10,6 +10,7 @@ export const accountFromItem = (item: Record<string, unknown>): Account => ({
   name: item.name as string,
   plan: item.plan as PlanName,
   channelCount: (item.channelCount as number | undefined) ?? 0,
+  storageBytes: (item.storageBytes as number | undefined) ?? 0,
   createdAt: item.createdAt as string,
 });
 

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * The document client every entity module uses. The endpoint comes from the SDK's own
@@ -69,4 +69,27 @@ export const retryOnTransactionConflict = async <T>(run: () => Promise<T>, attem
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
     }
   }
+};
+
+/** Every item among `itemKeys` that exists (any order), retrying unprocessed keys with backoff. */
+export const batchGetAll = async (
+  { doc, tableName }: TableRef,
+  itemKeys: { PK: string; SK: string }[],
+  consistentRead = false,
+): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let pending = itemKeys.slice(i, i + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const out = await doc.send(
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+        }),
+      );
+      items.push(...(out.Responses?.[tableName] ?? []));
+      pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof pending;
+    }
+  }
+  return items;
 };

@@ -48,6 +48,29 @@ export const keys = {
     PK: `ACCOUNT#${accountId}`,
     SK: `USAGE#${period}`,
   }),
+  /** A post's main item; its partition also holds the post's text chunks when the text is large. */
+  post: (postId: string): Key => ({ PK: `POST#${postId}`, SK: 'POST' }),
+  /** Overflow item holding the text of some blocks when the whole post would not fit in one item. */
+  postTextChunk: (postId: string, index: number): Key => ({
+    PK: `POST#${postId}`,
+    SK: `TEXT#${String(index).padStart(3, '0')}`,
+  }),
+  postTextChunkPrefix: (postId: string) => ({ PK: `POST#${postId}`, SKPrefix: 'TEXT#' }),
+  /**
+   * A list-index entry: one per post and per list it belongs to (all, per status, per tag, per tag
+   * and status), sorted by the post's list time then id, so GET /posts is a Query per list.
+   */
+  postIndexEntry: (workspaceId: string, list: string, listTime: string, postId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}#POSTS#${list}`,
+    SK: `${listTime}#${postId}`,
+  }),
+  postIndexPartition: (workspaceId: string, list: string): string => `WORKSPACE#${workspaceId}#POSTS#${list}`,
+  media: (workspaceId: string, mediaId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `MEDIA#${mediaId}`,
+  }),
+  /** Idempotency records (Powertools persistence layer): one static partition, the hashed key as sort key. */
+  idempotencyPartition: 'IDEMPOTENCY',
   /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */
   schedule: (name: string): Key => ({ PK: `SCHEDULE#${name}`, SK: 'SCHEDULE' }),
   /** Due-time index entry of the local scheduler: GSI1 partition of all schedules, sorted by time. */

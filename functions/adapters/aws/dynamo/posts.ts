@@ -1,0 +1,284 @@
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
+import type { PostListQuery, PostPage, PostStore, QuotaClaim } from '../../../ports/posts.ts';
+import { ApiError } from '../../../shared/errors.ts';
+import {
+  batchGetAll,
+  queryByPrefix,
+  retryOnTransactionConflict,
+  type TableRef,
+  transactionCancellation,
+} from './client.ts';
+import { type Key, keys } from './keys.ts';
+import { type TransactItem, takePostsCreated } from './usage.ts';
+
+/** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */
+const MAIN_ITEM_BUDGET = 300 * 1024;
+const CHUNK_BUDGET = 350 * 1024;
+
+/** The time a post is listed and filtered by: its scheduledAt, else its creation time. */
+export const listTime = (post: Pick<PostRecord, 'scheduledAt' | 'createdAt'>): string =>
+  post.scheduledAt ?? post.createdAt;
+
+/** Names of the index lists GET /posts reads. */
+export const lists = {
+  all: 'all',
+  status: (status: string) => `status:${status}`,
+  tag: (tagId: string) => `tag:${tagId}`,
+  tagStatus: (tagId: string, status: string) => `tag:${tagId}:status:${status}`,
+};
+
+/** The lists a post belongs to: all posts, its status, each tag, each tag with its status. */
+export const postLists = (post: Pick<PostRecord, 'status' | 'tagIds'>): string[] => [
+  lists.all,
+  lists.status(post.status),
+  ...post.tagIds.flatMap((tag) => [lists.tag(tag), lists.tagStatus(tag, post.status)]),
+];
+
+const entryKeys = (post: PostRecord): Key[] =>
+  postLists(post).map((list) => keys.postIndexEntry(post.workspaceId, list, listTime(post), post.postId));
+
+interface TextRef {
+  c: number;
+  b: number;
+  content: string;
+}
+
+const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** The main item, plus chunk items holding the block texts when they would make it too large. */
+export const postToItems = (post: PostRecord) => {
+  const main: Record<string, unknown> = { ...keys.post(post.postId), type: 'Post', ...post, textChunks: 0 };
+  if (size(main) <= MAIN_ITEM_BUDGET) return { main, chunks: [] as Record<string, unknown>[] };
+  const chunks: TextRef[][] = [[]];
+  let chunkSize = 0;
+  post.channels.forEach((channel, c) =>
+    channel.blocks.forEach((block, b) => {
+      const ref = { c, b, content: block.content };
+      const refSize = size(ref);
+      if (chunkSize + refSize > CHUNK_BUDGET && (chunks.at(-1) as TextRef[]).length > 0) {
+        chunks.push([]);
+        chunkSize = 0;
+      }
+      (chunks.at(-1) as TextRef[]).push(ref);
+      chunkSize += refSize;
+    }),
+  );
+  main.channels = post.channels.map((channel) => ({
+    ...channel,
+    blocks: channel.blocks.map((block) => ({ ...block, content: '' })),
+  }));
+  main.textChunks = chunks.length;
+  return {
+    main,
+    chunks: chunks.map((texts, i) => ({ ...keys.postTextChunk(post.postId, i), type: 'PostText', texts })),
+  };
+};
+
+export const postFromItems = (
+  main: Record<string, unknown>,
+  chunks: Record<string, unknown>[],
+): PostRecord => {
+  const { PK: _pk, SK: _sk, type: _type, ...fields } = main;
+  const post = fields as unknown as PostRecord;
+  for (const chunk of chunks) {
+    for (const ref of chunk.texts as TextRef[]) {
+      const block = post.channels[ref.c]?.blocks[ref.b] as PostBlock | undefined;
+      if (block) block.content = ref.content;
+    }
+  }
+  return post;
+};
+
+const put = (tableName: string, item: Record<string, unknown>, condition?: string): TransactItem => ({
+  Put: { TableName: tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}) },
+});
+const del = (tableName: string, key: Key): TransactItem => ({ Delete: { TableName: tableName, Key: key } });
+
+const versionCondition = (
+  tableName: string,
+  post: PostRecord,
+  action: 'put' | 'delete',
+  item?: Record<string, unknown>,
+) =>
+  action === 'put'
+    ? {
+        Put: {
+          TableName: tableName,
+          Item: item as Record<string, unknown>,
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': post.version },
+        },
+      }
+    : {
+        Delete: {
+          TableName: tableName,
+          Key: keys.post(post.postId),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': post.version },
+        },
+      };
+
+const sameKey = (a: Key, b: Key) => a.PK === b.PK && a.SK === b.SK;
+const chunkKeys = (post: PostRecord, count: number) =>
+  Array.from({ length: count }, (_, i) => keys.postTextChunk(post.postId, i));
+
+/** Index-entry bounds of a page: inclusive time range, exclusive continuation point. */
+const keyCondition = (query: PostListQuery) => {
+  const values: Record<string, string> = {};
+  const upper = query.after ?? (query.to ? `${query.to}#\uffff` : undefined);
+  const lower = query.from ? `${query.from}#` : undefined;
+  let expression = 'PK = :pk';
+  if (upper !== undefined && lower !== undefined) {
+    expression += ' AND SK BETWEEN :lower AND :upper';
+    Object.assign(values, { ':lower': lower, ':upper': upper });
+  } else if (upper !== undefined) {
+    expression += query.after ? ' AND SK < :upper' : ' AND SK <= :upper';
+    values[':upper'] = upper;
+  } else if (lower !== undefined) {
+    expression += ' AND SK >= :lower';
+    values[':lower'] = lower;
+  }
+  return { expression, values };
+};
+
+export class DynamoPostStore implements PostStore {
+  constructor(private readonly table: TableRef) {}
+
+  async create(post: PostRecord, quota: QuotaClaim): Promise<void> {
+    const { tableName } = this.table;
+    const { main, chunks } = postToItems(post);
+    const items: TransactItem[] = [
+      put(tableName, main, 'attribute_not_exists(PK)'),
+      ...chunks.map((chunk) => put(tableName, chunk)),
+      ...entryKeys(post).map((key) =>
+        put(tableName, { ...key, type: 'PostIndexEntry', postId: post.postId }),
+      ),
+      ...(quota.count ? [takePostsCreated(tableName, quota.accountId, quota.period, quota.limit)] : []),
+    ];
+    try {
+      await retryOnTransactionConflict(() =>
+        this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
+      );
+    } catch (error) {
+      if (quota.count && transactionCancellation(error)?.reasons.at(-1) === 'ConditionalCheckFailed') {
+        throw new ApiError(
+          'quota_exceeded',
+          `The plan allows ${quota.limit} posts per month and they are used up; the allowance resets at the start of next month (UTC).`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async get(postId: string): Promise<PostRecord | null> {
+    const out = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.post(postId).PK },
+        ConsistentRead: true,
+      }),
+    );
+    const items = out.Items ?? [];
+    const main = items.find((item) => item.SK === 'POST');
+    if (!main) return null;
+    let chunks = items.filter((item) => item.type === 'PostText');
+    if (out.LastEvaluatedKey && chunks.length < Number(main.textChunks ?? 0)) {
+      const { PK, SKPrefix } = keys.postTextChunkPrefix(postId);
+      chunks = await queryByPrefix(this.table, PK, SKPrefix);
+    }
+    return postFromItems(main, chunks);
+  }
+
+  async replace(previous: PostRecord, next: PostRecord): Promise<void> {
+    const { tableName } = this.table;
+    const { main, chunks } = postToItems(next);
+    const oldEntries = entryKeys(previous);
+    const newEntries = entryKeys(next);
+    const oldChunks = chunkKeys(previous, previous.textChunks ?? 0);
+    const items: TransactItem[] = [
+      versionCondition(tableName, previous, 'put', main),
+      ...chunks.map((chunk) => put(tableName, chunk)),
+      ...oldChunks.slice(chunks.length).map((key) => del(tableName, key)),
+      ...oldEntries
+        .filter((key) => !newEntries.some((k) => sameKey(k, key)))
+        .map((key) => del(tableName, key)),
+      ...newEntries
+        .filter((key) => !oldEntries.some((k) => sameKey(k, key)))
+        .map((key) => put(tableName, { ...key, type: 'PostIndexEntry', postId: next.postId })),
+    ];
+    await this.write(items);
+  }
+
+  async delete(post: PostRecord): Promise<void> {
+    const { tableName } = this.table;
+    const stored = post.textChunks ?? 0;
+    const items: TransactItem[] = [
+      versionCondition(tableName, post, 'delete'),
+      ...chunkKeys(post, stored).map((key) => del(tableName, key)),
+      ...entryKeys(post).map((key) => del(tableName, key)),
+    ];
+    await this.write(items);
+  }
+
+  private async write(items: TransactItem[]): Promise<void> {
+    try {
+      await retryOnTransactionConflict(() =>
+        this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
+      );
+    } catch (error) {
+      if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') {
+        throw new ApiError('conflict', 'The post was changed by another request; read it again and retry.');
+      }
+      throw error;
+    }
+  }
+
+  async list(query: PostListQuery): Promise<PostPage> {
+    const { expression, values } = keyCondition(query);
+    const pages = await Promise.all(
+      query.lists.map((list) =>
+        this.table.doc.send(
+          new QueryCommand({
+            TableName: this.table.tableName,
+            KeyConditionExpression: expression,
+            ExpressionAttributeValues: { ...values, ':pk': keys.postIndexPartition(query.workspaceId, list) },
+            ScanIndexForward: false,
+            // One more than a page tells whether another follows; one more again covers the
+            // continuation point itself, which BETWEEN includes.
+            Limit: query.limit + 2,
+            ProjectionExpression: 'SK, postId',
+          }),
+        ),
+      ),
+    );
+    const seen = new Map<string, string>();
+    for (const page of pages)
+      for (const item of page.Items ?? []) seen.set(item.SK as string, item.postId as string);
+    const ordered = [...seen.entries()].sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
+    const pageEntries = ordered.slice(0, query.limit);
+    const next = ordered.length > query.limit ? (pageEntries.at(-1)?.[0] ?? null) : null;
+    const posts = await this.batchGet(pageEntries.map(([, postId]) => postId));
+    return { posts, next };
+  }
+
+  private async batchGet(postIds: string[]): Promise<PostRecord[]> {
+    const items = await batchGetAll(
+      this.table,
+      postIds.map((id) => keys.post(id)),
+    );
+    const found = new Map(items.map((item) => [item.postId as string, item]));
+    const posts: PostRecord[] = [];
+    for (const postId of postIds) {
+      const main = found.get(postId);
+      // An entry whose post vanished (deleted between the two reads) is skipped.
+      if (!main) continue;
+      if (Number(main.textChunks ?? 0) > 0) {
+        const full = await this.get(postId);
+        if (full) posts.push(full);
+      } else posts.push(postFromItems(main, []));
+    }
+    return posts;
+  }
+}

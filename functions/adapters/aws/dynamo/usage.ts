@@ -1,0 +1,47 @@
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TableRef } from './client.ts';
+import { keys } from './keys.ts';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface UsageCounters {
+  postsCreated: number;
+  postsPublished: number;
+}
+
+/** The transaction part that takes one `posts.created` of the period, refused at the limit. */
+export const takePostsCreated = (
+  tableName: string,
+  accountId: string,
+  period: string,
+  limit: number | null,
+): TransactItem => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.usagePeriod(accountId, period),
+    UpdateExpression: 'ADD postsCreated :one SET accountId = :account, period = :period',
+    ...(limit === null
+      ? {}
+      : { ConditionExpression: 'attribute_not_exists(postsCreated) OR postsCreated < :limit' }),
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':account': accountId,
+      ':period': period,
+      ...(limit === null ? {} : { ':limit': limit }),
+    },
+  },
+});
+
+export const getUsageCounters = async (
+  { doc, tableName }: TableRef,
+  accountId: string,
+  period: string,
+): Promise<UsageCounters> => {
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.usagePeriod(accountId, period), ConsistentRead: true }),
+  );
+  return {
+    postsCreated: Number(out.Item?.postsCreated ?? 0),
+    postsPublished: Number(out.Item?.postsPublished ?? 0),
+  };
+};

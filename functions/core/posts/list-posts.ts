@@ -1,0 +1,91 @@
+import { lists } from '../../adapters/aws/dynamo/posts.ts';
+import type { PostPage } from '../../ports/posts.ts';
+import { ApiError } from '../../shared/errors.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import { POST_STATUSES, type PostStatus } from './model.ts';
+import type { PostDeps } from './post-context.ts';
+import { parseInstant } from './validate.ts';
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+const MAX_TAG_FILTERS = 10;
+
+export interface ListPostsInput {
+  statuses: string[];
+  tags: string[];
+  from?: string;
+  to?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A `from`/`to` bound: a date (a whole UTC day, inclusive) or a full ISO 8601 time with timezone. */
+const parseBound = (value: string, field: 'from' | 'to'): string => {
+  const date = DATE_ONLY.exec(value);
+  if (date) {
+    const [, y, m, d] = date.map(Number) as [number, number, number, number];
+    const start = new Date(Date.UTC(y, m - 1, d));
+    if (start.getUTCFullYear() !== y || start.getUTCMonth() !== m - 1 || start.getUTCDate() !== d) {
+      throw new ApiError('invalid_date', `${field}: ${value} is not a date that exists.`, field);
+    }
+    return field === 'from' ? start.toISOString() : new Date(start.getTime() + 86_400_000 - 1).toISOString();
+  }
+  return parseInstant(value, field).toISOString();
+};
+
+const encodeCursor = (after: string) => Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
+const decodeCursor = (cursor: string): string => {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; after?: unknown };
+    if (parsed.v === 1 && typeof parsed.after === 'string' && parsed.after.length < 200) return parsed.after;
+  } catch {
+    // falls through to the error below
+  }
+  throw new ApiError('invalid_cursor', undefined, 'cursor');
+};
+
+/** Which index lists answer the filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
+const listsFor = (statuses: PostStatus[], tags: string[]): string[] => {
+  if (tags.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
+  return tags.flatMap((tag) => (statuses.length ? statuses.map((s) => lists.tagStatus(tag, s)) : [lists.tag(tag)]));
+};
+
+/** GET /posts: newest list time first (scheduledAt, else creation time); the cost of a page does not depend on how many posts exist. */
+export const listPosts = async (
+  deps: Pick<PostDeps, 'posts'>,
+  auth: AuthContext,
+  input: ListPostsInput,
+): Promise<PostPage & { cursor: string | null }> => {
+  const statuses = [...new Set(input.statuses)];
+  for (const status of statuses) {
+    if (!(POST_STATUSES as readonly string[]).includes(status)) {
+      throw new ApiError('validation_failed', `status must be one of ${POST_STATUSES.join(', ')}.`, 'status');
+    }
+  }
+  const tags = [...new Set(input.tags)];
+  if (tags.length > MAX_TAG_FILTERS) {
+    throw new ApiError('validation_failed', `At most ${MAX_TAG_FILTERS} tag filters.`, 'tag');
+  }
+  let limit = DEFAULT_PAGE_SIZE;
+  if (input.limit !== undefined) {
+    if (!/^\d+$/.test(input.limit) || Number(input.limit) < 1 || Number(input.limit) > MAX_PAGE_SIZE) {
+      throw new ApiError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
+    }
+    limit = Number(input.limit);
+  }
+  const from = input.from !== undefined ? parseBound(input.from, 'from') : undefined;
+  const to = input.to !== undefined ? parseBound(input.to, 'to') : undefined;
+  if (from && to && from > to) throw new ApiError('validation_failed', 'from must not be after to.', 'from');
+  const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
+  const page = await deps.posts.list({
+    workspaceId: auth.workspaceId,
+    lists: listsFor(statuses as PostStatus[], tags),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+    ...(after ? { after } : {}),
+    limit,
+  });
+  return { ...page, cursor: page.next ? encodeCursor(page.next) : null };
+};

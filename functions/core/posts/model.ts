@@ -1,0 +1,65 @@
+import type { KeyMode } from '../../ports/accounts.ts';
+import type { PlatformId } from '../../platforms/types.ts';
+
+/** Summary status of a post (spec 3). */
+export const POST_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partially_published', 'failed'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+/** Status of one channel of a post: the post's own values except `partially_published` (top level only). */
+export type ChannelStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'failed';
+
+export type Intent = 'draft' | 'schedule' | 'now';
+
+/** An option value as spec 2.1 sends it: a string (text, url, choice, "true"/"false", media id) or a list. */
+export type OptionValue = string | string[];
+
+export interface PostBlock {
+  /** Empty string when the block carries only media. */
+  content: string;
+  mediaIds: string[];
+  mediaAltText: Record<string, string>;
+  /** The network's id of the published block; null until it is live. */
+  remoteId: string | null;
+  remoteUrl: string | null;
+}
+
+export interface PostChannel {
+  channelId: string;
+  platform: PlatformId;
+  status: ChannelStatus;
+  error: string | null;
+  remoteUrl: string | null;
+  title: string | null;
+  postType: string | null;
+  options: Record<string, OptionValue>;
+  blocks: PostBlock[];
+}
+
+/** A post as stored. */
+export interface PostRecord {
+  postId: string;
+  accountId: string;
+  workspaceId: string;
+  /** The kind of key that created it: test posts run in the sandbox and are never published. */
+  mode: KeyMode;
+  status: PostStatus;
+  scheduledAt: string | null;
+  publishedAt: string | null;
+  tagIds: string[];
+  channels: PostChannel[];
+  createdAt: string;
+  updatedAt: string;
+  /** Incremented on every write; conditional writes compare it. */
+  version: number;
+  /** Storage detail: how many text-chunk items hold this post's block texts (0 when none). */
+  textChunks?: number;
+}
+
+/** What the validator needs to know about a media file of the workspace. */
+export interface MediaInfo {
+  mediaId: string;
+  mimeType: string;
+  size: number;
+  /** Only `ready` files can be attached. */
+  status: 'pending' | 'ready';
+}

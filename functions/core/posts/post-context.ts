@@ -1,0 +1,70 @@
+import type { AccountStore } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { MediaStore } from '../../ports/media.ts';
+import type { PostStore } from '../../ports/posts.ts';
+import type { Scheduler } from '../../ports/scheduler.ts';
+import { ApiError } from '../../shared/errors.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import type { PostRecord } from './model.ts';
+import type { PostBody } from './schema.ts';
+import type { ValidationContext } from './validate.ts';
+
+/** What the post use cases need. */
+export interface PostDeps {
+  accounts: AccountStore;
+  posts: PostStore;
+  media: MediaStore;
+  scheduler: () => Scheduler;
+  clock: Clock;
+}
+
+/** Media ids a body refers to: in blocks, and as option values (media options send an id). */
+const referencedMediaIds = (body: PostBody): string[] => {
+  const ids = new Set<string>();
+  for (const channel of body.channels) {
+    for (const block of channel.blocks) for (const id of block.mediaIds ?? []) ids.add(id);
+    for (const value of Object.values(channel.options ?? {})) {
+      for (const item of Array.isArray(value) ? value : [value]) if (item.startsWith('med_')) ids.add(item);
+    }
+  }
+  return [...ids];
+};
+
+/** Loads, in parallel, what the validator checks a body against: the workspace's channels, media and tags. */
+export const loadValidationContext = async (
+  deps: PostDeps,
+  workspaceId: string,
+  body: PostBody,
+): Promise<ValidationContext> => {
+  const [channels, media, tags] = await Promise.all([
+    deps.accounts.listChannels(workspaceId),
+    deps.media.getMany(workspaceId, referencedMediaIds(body)),
+    deps.accounts.listTags(workspaceId),
+  ]);
+  return {
+    channels: new Map(channels.map((c) => [c.channelId, c])),
+    media,
+    tagIds: new Set(tags.map((t) => t.tagId)),
+    now: deps.clock.now(),
+  };
+};
+
+/** The post if it exists in the caller's workspace; another workspace's post is as absent as a missing one. */
+export const findPost = async (deps: Pick<PostDeps, 'posts'>, auth: AuthContext, postId: string): Promise<PostRecord> => {
+  const post = /^post_[0-9A-Za-z]{22}$/.test(postId) ? await deps.posts.get(postId) : null;
+  if (!post || post.workspaceId !== auth.workspaceId) {
+    throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
+  }
+  return post;
+};
+
+/** Tag names of the workspace, for the `tags` field of the post view. */
+export const tagNames = async (deps: Pick<PostDeps, 'accounts'>, workspaceId: string) =>
+  new Map((await deps.accounts.listTags(workspaceId)).map((t) => [t.tagId, t.name]));
+
+/** The first day of the UTC month `date` is in, and of the next: the usage period (`YYYY-MM`). */
+export const usagePeriod = (date: Date) => {
+  const start = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
+  return { id: start.toISOString().slice(0, 7), start, end };
+};

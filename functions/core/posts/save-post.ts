@@ -1,0 +1,124 @@
+import { newId } from '../../shared/ids.ts';
+import { ApiError } from '../../shared/errors.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import { planLimits } from '../usage/plans.ts';
+import type { ChannelStatus, PostRecord, PostStatus } from './model.ts';
+import { findPost, loadValidationContext, type PostDeps, usagePeriod } from './post-context.ts';
+import type { PostBody } from './schema.ts';
+import { type ValidatedPost, validatePost } from './validate.ts';
+
+const STATUS_OF_INTENT = { draft: 'draft', schedule: 'scheduled', now: 'publishing' } as const satisfies Record<
+  ValidatedPost['intent'],
+  PostStatus & ChannelStatus
+>;
+
+/** EventBridge schedule name of a post (post ids fit its 64-character alphabet). */
+export const scheduleName = (postId: string) => postId;
+
+const channelsOf = (valid: ValidatedPost, status: ChannelStatus): PostRecord['channels'] =>
+  valid.channels.map((channel) => ({
+    channelId: channel.channelId,
+    platform: channel.platform,
+    status,
+    error: null,
+    remoteUrl: null,
+    title: channel.title,
+    postType: channel.postType,
+    options: channel.options,
+    blocks: channel.blocks.map((block) => ({ ...block, remoteId: null, remoteUrl: null })),
+  }));
+
+/**
+ * The schedule is written before the post: a schedule without a post finds nothing to do when it
+ * fires, while a scheduled post without a schedule would never publish.
+ */
+const withSchedule = async <T>(deps: PostDeps, postId: string, at: string | null, save: () => Promise<T>) => {
+  if (at === null) return save();
+  await deps.scheduler().scheduleOnce(scheduleName(postId), new Date(at), { postId });
+  try {
+    return await save();
+  } catch (error) {
+    await deps.scheduler().cancel(scheduleName(postId));
+    throw error;
+  }
+};
+
+/** POST /posts: validates every channel, then saves the post and takes one from the monthly quota in one transaction. */
+export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBody): Promise<PostRecord> => {
+  const valid = validatePost(body, await loadValidationContext(deps, auth.workspaceId, body));
+  const account = await deps.accounts.getAccount(auth.accountId);
+  if (!account) throw new ApiError('unauthorized');
+  const now = deps.clock.now();
+  const status = STATUS_OF_INTENT[valid.intent];
+  const post: PostRecord = {
+    postId: newId('post'),
+    accountId: auth.accountId,
+    workspaceId: auth.workspaceId,
+    mode: auth.mode,
+    status,
+    scheduledAt: valid.scheduledAt,
+    publishedAt: null,
+    tagIds: valid.tagIds,
+    channels: channelsOf(valid, status),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    version: 1,
+  };
+  // Sandbox (test-key) posts are not counted against the plan.
+  const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
+  await withSchedule(deps, post.postId, post.scheduledAt, () =>
+    deps.posts.create(post, { accountId: auth.accountId, period: usagePeriod(now).id, limit, count: auth.mode === 'live' }),
+  );
+  return post;
+};
+
+/** PUT /posts/{id}: replaces a draft or scheduled post whole; moves, creates or removes its schedule. */
+export const replacePost = async (
+  deps: PostDeps,
+  auth: AuthContext,
+  postId: string,
+  body: PostBody,
+): Promise<PostRecord> => {
+  const previous = await findPost(deps, auth, postId);
+  if (previous.status !== 'draft' && previous.status !== 'scheduled') {
+    throw new ApiError('conflict', `Only draft or scheduled posts can be replaced; this post is ${previous.status}.`);
+  }
+  if (body.intent === 'now') {
+    throw new ApiError(
+      'validation_failed',
+      'PUT keeps a post a draft or scheduled; use intent draft or schedule, then POST /posts/{id}/publish.',
+      'intent',
+    );
+  }
+  const valid = validatePost(body, await loadValidationContext(deps, auth.workspaceId, body));
+  const status = STATUS_OF_INTENT[valid.intent];
+  const next: PostRecord = {
+    ...previous,
+    status,
+    scheduledAt: valid.scheduledAt,
+    tagIds: valid.tagIds,
+    channels: channelsOf(valid, status),
+    updatedAt: deps.clock.now().toISOString(),
+    version: previous.version + 1,
+  };
+  const name = scheduleName(postId);
+  try {
+    await withSchedule(deps, postId, next.scheduledAt, () => deps.posts.replace(previous, next));
+  } catch (error) {
+    // Put the schedule back in line with what is stored.
+    if (previous.scheduledAt) await deps.scheduler().scheduleOnce(name, new Date(previous.scheduledAt), { postId });
+    throw error;
+  }
+  if (next.scheduledAt === null && previous.scheduledAt !== null) await deps.scheduler().cancel(name);
+  return next;
+};
+
+/**
+ * DELETE /posts/{id}: removes the post from the service. Its schedule is removed after; should that
+ * fail, a late firing finds no post and does nothing. A published post stays live on the network.
+ */
+export const deletePost = async (deps: PostDeps, auth: AuthContext, postId: string): Promise<void> => {
+  const post = await findPost(deps, auth, postId);
+  await deps.posts.delete(post);
+  if (post.scheduledAt !== null) await deps.scheduler().cancel(scheduleName(postId));
+};

@@ -1,0 +1,30 @@
+import { getUsageCounters } from '../../adapters/aws/dynamo/usage.ts';
+import type { TableRef } from '../../adapters/aws/dynamo/client.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { ApiError } from '../../shared/errors.ts';
+import { usagePeriod } from '../posts/post-context.ts';
+import { planLimits } from './plans.ts';
+
+/** GET /usage (spec 2.8): the whole account's usage, across its workspaces. */
+export const getUsage = async (
+  deps: { accounts: AccountStore; table: TableRef; clock: Clock },
+  accountId: string,
+) => {
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account) throw new ApiError('unauthorized');
+  const period = usagePeriod(deps.clock.now());
+  const counters = await getUsageCounters(deps.table, accountId, period.id);
+  const limits = planLimits(account.plan);
+  return {
+    plan: account.plan,
+    periodStart: period.start.toISOString(),
+    periodEnd: period.end.toISOString(),
+    posts: {
+      created: { used: counters.postsCreated, limit: limits.postsPerMonth },
+      published: counters.postsPublished,
+    },
+    channels: { used: account.channelCount, limit: limits.channels },
+    storage: { bytesUsed: account.storageBytes ?? 0, bytesLimit: limits.storageBytes },
+  };
+};

@@ -1,0 +1,15 @@
+import { tagNames } from '../../core/posts/post-context.ts';
+import { postView } from '../../core/posts/post-view.ts';
+import { createPost } from '../../core/posts/save-post.ts';
+import { postBody } from '../../core/posts/schema.ts';
+import { httpHandler } from '../../shared/http.ts';
+import { idempotent } from '../../shared/idempotency.ts';
+
+/** POST /v1/posts: creates a draft, a scheduled post, or one that starts publishing now. */
+export const handler = httpHandler(
+  { body: postBody },
+  idempotent('POST /v1/posts', async ({ deps, auth, body }) => {
+    const post = await createPost(deps, auth, body);
+    return { status: 201, body: postView(post, await tagNames(deps, auth.workspaceId)) };
+  }),
+);

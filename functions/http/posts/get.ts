@@ -1,0 +1,12 @@
+import { findPost, tagNames } from '../../core/posts/post-context.ts';
+import { postView } from '../../core/posts/post-view.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** GET /v1/posts/{id}: the post with the result of every channel. */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => {
+  const [post, names] = await Promise.all([
+    findPost(deps, auth, params.id as string),
+    tagNames(deps, auth.workspaceId),
+  ]);
+  return { status: 200, body: postView(post, names) };
+});

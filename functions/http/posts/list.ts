@@ -1,0 +1,20 @@
+import { listPosts } from '../../core/posts/list-posts.ts';
+import { tagNames } from '../../core/posts/post-context.ts';
+import { postView } from '../../core/posts/post-view.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** GET /v1/posts: filtered, paginated with an opaque cursor; stop when nextCursor is null. */
+export const handler = httpHandler({}, async ({ deps, auth, query }) => {
+  const [page, names] = await Promise.all([
+    listPosts(deps, auth, {
+      statuses: query.getAll('status'),
+      tags: query.getAll('tag'),
+      from: query.get('from'),
+      to: query.get('to'),
+      limit: query.get('limit'),
+      cursor: query.get('cursor'),
+    }),
+    tagNames(deps, auth.workspaceId),
+  ]);
+  return { status: 200, body: { data: page.posts.map((post) => postView(post, names)), nextCursor: page.cursor } };
+});

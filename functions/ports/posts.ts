@@ -1,0 +1,42 @@
+import type { PostRecord } from '../core/posts/model.ts';
+
+/** The monthly `posts.created` allowance the create transaction checks and uses. */
+export interface QuotaClaim {
+  accountId: string;
+  /** `YYYY-MM` of the UTC calendar month. */
+  period: string;
+  /** null: unlimited. */
+  limit: number | null;
+  /** false for sandbox (test-key) posts, which use no quota. */
+  count: boolean;
+}
+
+export interface PostListQuery {
+  workspaceId: string;
+  /** Lists to merge (see `postLists`); a post in several of them appears once. */
+  lists: string[];
+  /** Inclusive bounds over the list time (ISO UTC). */
+  from?: string;
+  to?: string;
+  limit: number;
+  /** Position after which to continue (from a previous page's `next`). */
+  after?: string;
+}
+
+export interface PostPage {
+  posts: PostRecord[];
+  /** Position of the last post returned when more follow, else null. */
+  next: string | null;
+}
+
+/** Posts and their list indexes. Every write is one transaction. */
+export interface PostStore {
+  /** Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded` when none is left. */
+  create(post: PostRecord, quota: QuotaClaim): Promise<void>;
+  get(postId: string): Promise<PostRecord | null>;
+  /** Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise). */
+  replace(previous: PostRecord, next: PostRecord): Promise<void>;
+  /** Removes the post and its index entries if nobody wrote in between (`conflict` otherwise). */
+  delete(post: PostRecord): Promise<void>;
+  list(query: PostListQuery): Promise<PostPage>;
+}
