@@ -255,7 +255,11 @@ export class DynamoPostStore implements PostStore {
     );
     const seen = new Map<string, string>();
     for (const page of pages)
-      for (const item of page.Items ?? []) seen.set(item.SK as string, item.postId as string);
+      for (const item of page.Items ?? []) {
+        const sk = item.SK as string;
+        // BETWEEN includes the continuation point itself; it was on the previous page.
+        if (query.after === undefined || sk < query.after) seen.set(sk, item.postId as string);
+      }
     const ordered = [...seen.entries()].sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
     const pageEntries = ordered.slice(0, query.limit);
     const next = ordered.length > query.limit ? (pageEntries.at(-1)?.[0] ?? null) : null;
