@@ -1,9 +1,10 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
+import { runPosts } from './posts.ts';
 import { runSpine } from './spine.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const suites: Record<string, () => Promise<void>> = { spine: runSpine };
+const suites: Record<string, () => Promise<void>> = { spine: runSpine, posts: runPosts };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : Object.keys(suites);

@@ -39,7 +39,9 @@ const bundles = async () => {
         mainFields: ['module', 'main'],
         outfile,
         logLevel: 'silent',
-        banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+        banner: {
+          js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        },
       });
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {

@@ -37,7 +37,12 @@ import type { PostBody, PostBodyBlock, PostBodyChannel } from './schema.ts';
  *    video plus its subtitle files, and subtitles alone are `media_required`. A network that
  *    does not list a subtitle type (TikTok) refuses it as `media_type_not_accepted`.
  *  - Seconds and fractional seconds of `scheduledAt` are optional; fractions beyond milliseconds
- *    are cut, not rounded. A leap second (:60) and hour 24 are `invalid_date`.
+ *    are cut, not rounded. A leap second (:60) and hour 24 are `invalid_date`. `T` and `Z` are
+ *    upper case. A missing timezone is reported before an impossible date.
+ *  - Stories and reels (Instagram, Facebook) publish exactly one file from the first block: a
+ *    reel one video, a story one image or video; a story takes no extra blocks (comments).
+ *  - Empty text options and empty list items are `option_invalid`; a media option must name a
+ *    ready file of the right kind (thumbnails and cover images are images).
  */
 
 /** Everything the validator needs to know about the workspace, loaded by the caller. */
