@@ -135,11 +135,13 @@ const killAllSync = (): void => {
 const onExit = (): void => killAllSync();
 
 const onSignal = (signal: NodeJS.Signals): void => {
+  // Another listener means the program owns shutdown (it may still write to the table while it
+  // drains): leave the engine to its stop() and to the exit hook.
+  if (process.listenerCount(signal) > 1) return;
   killAllSync();
   uninstallHooks();
-  // Another part of the program owns shutdown if it listens for this signal; otherwise behave as
-  // if nobody had listened: die by the same signal.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  // Nobody else listens: behave as without this hook and die by the same signal.
+  process.kill(process.pid, signal);
 };
 
 let hooksInstalled = false;
