@@ -36,7 +36,12 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/tags', entry: 'functions/http/tags/list.ts', grants: base },
   { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: base },
   { method: 'GET', path: '/v1/usage', entry: 'functions/http/usage/get.ts', grants: base },
-  { method: 'POST', path: '/v1/posts', entry: 'functions/http/posts/create.ts', grants: [...base, 'scheduler:manage'] },
+  {
+    method: 'POST',
+    path: '/v1/posts',
+    entry: 'functions/http/posts/create.ts',
+    grants: [...base, 'scheduler:manage'],
+  },
   { method: 'GET', path: '/v1/posts', entry: 'functions/http/posts/list.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}', entry: 'functions/http/posts/get.ts', grants: base },
   {

@@ -1,5 +1,5 @@
-import type { PlatformId } from '../platforms/types.ts';
 import type { PlanName } from '../core/usage/plans.ts';
+import type { PlatformId } from '../platforms/types.ts';
 
 export interface Account {
   accountId: string;

@@ -1,21 +1,21 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
-import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
-import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
-import { TableScheduler } from '../adapters/local/table-scheduler.ts';
-import type { MediaStore } from '../ports/media.ts';
-import type { PostStore } from '../ports/posts.ts';
-import type { Scheduler } from '../ports/scheduler.ts';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
+import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
+import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
 import { KmsTokenCipher } from '../adapters/aws/kms-token-cipher.ts';
+import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
+import { TableScheduler } from '../adapters/local/table-scheduler.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
+import type { MediaStore } from '../ports/media.ts';
+import type { PostStore } from '../ports/posts.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
+import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
 import { env } from '../shared/env.ts';
 

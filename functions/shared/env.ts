@@ -13,7 +13,8 @@ const readNumber = (name: string, fallback: number): number => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`Environment variable ${name} must be a positive number`);
   return value;
 };
 

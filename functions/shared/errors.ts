@@ -5,7 +5,10 @@
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, message: 'The request is not valid.' },
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
-  invalid_timezone: { status: 400, message: 'The time must carry a timezone (Z or an offset such as +02:00).' },
+  invalid_timezone: {
+    status: 400,
+    message: 'The time must carry a timezone (Z or an offset such as +02:00).',
+  },
   invalid_date: { status: 400, message: 'The date or time does not exist.' },
   invalid_cursor: { status: 400, message: 'The cursor is not valid; start again without it.' },
   unauthorized: { status: 401, message: 'A valid API key is required (x-api-key or Authorization: Bearer).' },
@@ -47,8 +50,14 @@ export const ERROR_CATALOGUE = {
   option_required: { status: 422, message: 'The network requires this option.' },
   option_invalid: { status: 422, message: 'The option value is not valid for the network.' },
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
-  rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in Retry-After.' },
-  internal_error: { status: 500, message: 'Something went wrong on our side; the request id helps us find it.' },
+  rate_limited: {
+    status: 429,
+    message: 'Too many requests; retry after the number of seconds in Retry-After.',
+  },
+  internal_error: {
+    status: 500,
+    message: 'Something went wrong on our side; the request id helps us find it.',
+  },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

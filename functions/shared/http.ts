@@ -76,7 +76,11 @@ const json = (status: number, body: unknown, headers: Record<string, string>): H
 /** One CloudWatch metric per response class, so the 4xx/5xx rates are visible per function. */
 const countResponse = (status: number) => {
   metrics.addMetric('Requests', MetricUnit.Count, 1);
-  metrics.addMetric(status >= 500 ? 'ServerErrors' : status >= 400 ? 'ClientErrors' : 'Successes', MetricUnit.Count, 1);
+  metrics.addMetric(
+    status >= 500 ? 'ServerErrors' : status >= 400 ? 'ClientErrors' : 'Successes',
+    MetricUnit.Count,
+    1,
+  );
 };
 
 const sourceIp = (event: HttpEvent): string => event.requestContext?.http?.sourceIp ?? 'unknown';
@@ -99,7 +103,10 @@ const bodyText = (event: HttpEvent): string | undefined =>
 const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
   const text = bodyText(event);
   if (text !== undefined && Buffer.byteLength(text, 'utf8') > env.maxJsonBodyBytes) {
-    throw new ApiError('payload_too_large', `The request body must be at most ${env.maxJsonBodyBytes} bytes.`);
+    throw new ApiError(
+      'payload_too_large',
+      `The request body must be at most ${env.maxJsonBodyBytes} bytes.`,
+    );
   }
   const contentType = event.headers['content-type'] ?? '';
   if (text !== undefined && text.trim() !== '' && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
@@ -122,7 +129,10 @@ const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
 };
 
 /** Request id, authentication, rate limit, permission, JSON body and the error envelope, in that order. */
-const heraldHttp = (options: { auth: AuthMode; body?: z.ZodType }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
+const heraldHttp = (options: {
+  auth: AuthMode;
+  body?: z.ZodType;
+}): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
   before: async (request) => {
     const state: State = { requestId: `req_${randomUUID()}` };
     request.context.herald = state;

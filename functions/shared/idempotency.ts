@@ -65,7 +65,12 @@ export const idempotent = <B>(
     }
     wrapped ??= build();
     config?.registerLambdaContext(request.context);
-    const scope = [request.auth.workspaceId, request.auth.mode, JSON.stringify(request.params), idempotencyKey];
+    const scope = [
+      request.auth.workspaceId,
+      request.auth.mode,
+      JSON.stringify(request.params),
+      idempotencyKey,
+    ];
     try {
       return await wrapped({ key: scope.join('|'), body: request.body ?? null }, request);
     } catch (error) {

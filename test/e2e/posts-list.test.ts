@@ -28,7 +28,9 @@ const listAll = async (query: string, limit: number) => {
   let pages = 0;
   do {
     const sep = query ? '&' : '';
-    const res: any = await rt.api(`/posts?${query}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const res: any = await rt.api(`/posts?${query}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, {
+      key,
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
     seen.push(...res.body.data);
@@ -83,7 +85,12 @@ beforeAll(async () => {
     if (kind === 1) body.scheduledAt = new Date(base + Math.floor(i / 6) * 86_400_000).toISOString();
     const res = await rt.api('/posts', { method: 'POST', key, body });
     expect(res.status).toBe(201);
-    made.push({ id: res.body.id, status: res.body.status, tags, listTime: res.body.scheduledAt ?? res.body.createdAt });
+    made.push({
+      id: res.body.id,
+      status: res.body.status,
+      tags,
+      listTime: res.body.scheduledAt ?? res.body.createdAt,
+    });
   }
 }, 120_000);
 afterAll(async () => {
@@ -108,7 +115,9 @@ describe('GET /v1/posts', () => {
   });
 
   it('filters by one or several statuses', async () => {
-    expect((await listAll('status=draft', 4)).map((p) => p.id)).toEqual(expected((m) => m.status === 'draft'));
+    expect((await listAll('status=draft', 4)).map((p) => p.id)).toEqual(
+      expected((m) => m.status === 'draft'),
+    );
     expect((await listAll('status=draft&status=scheduled', 4)).map((p) => p.id)).toEqual(
       expected((m) => m.status === 'draft' || m.status === 'scheduled'),
     );
@@ -116,7 +125,9 @@ describe('GET /v1/posts', () => {
   });
 
   it('filters by tags (any of them), alone and with statuses', async () => {
-    expect((await listAll(`tag=${tagA}`, 6)).map((p) => p.id)).toEqual(expected((m) => m.tags.includes(tagA)));
+    expect((await listAll(`tag=${tagA}`, 6)).map((p) => p.id)).toEqual(
+      expected((m) => m.tags.includes(tagA)),
+    );
     expect((await listAll(`tag=${tagA}&tag=${tagB}`, 6)).map((p) => p.id)).toEqual(
       expected((m) => m.tags.includes(tagA) || m.tags.includes(tagB)),
     );
@@ -134,7 +145,11 @@ describe('GET /v1/posts', () => {
     expect((await listAll(`from=${from}&status=scheduled`, 3)).map((p) => p.id)).toEqual(
       expected((m) => m.status === 'scheduled' && m.listTime >= '2031-01-11T12:00:00.000Z'),
     );
-    expect((await listAll('to=2031-01-10', 50)).every((p) => p.scheduledAt === null || p.scheduledAt <= '2031-01-10T23:59:59.999Z')).toBe(true);
+    expect(
+      (await listAll('to=2031-01-10', 50)).every(
+        (p) => p.scheduledAt === null || p.scheduledAt <= '2031-01-10T23:59:59.999Z',
+      ),
+    ).toBe(true);
   });
 
   it.each([

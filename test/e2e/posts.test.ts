@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
-import { connectChannel, createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
+import {
+  connectChannel,
+  createAccount,
+  createApiKey,
+  createWorkspace,
+} from '../../functions/core/admin/admin.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -17,7 +22,9 @@ const xPost = (content = 'Hello from Herald', extra: Record<string, unknown> = {
 });
 const schedule = async (postId: string) => {
   const { table } = getDeps();
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.schedule(postId) }));
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.schedule(postId) }),
+  );
   return out.Item;
 };
 
@@ -68,8 +75,14 @@ describe('POST /v1/posts', () => {
   it('schedules at the given time in UTC with milliseconds and creates its schedule', async () => {
     const at = new Date(Date.now() + 3 * 3600_000);
     at.setUTCMilliseconds(0);
-    const offset = `${at.toISOString().slice(0, 19).replace(/T(\d\d)/, (_, h) => `T${String((Number(h) + 2) % 24).padStart(2, '0')}`)}+02:00`;
-    const res = await rt.api('/posts', { method: 'POST', body: xPost('Later', { intent: 'schedule', scheduledAt: offset }) });
+    const offset = `${at
+      .toISOString()
+      .slice(0, 19)
+      .replace(/T(\d\d)/, (_, h) => `T${String((Number(h) + 2) % 24).padStart(2, '0')}`)}+02:00`;
+    const res = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost('Later', { intent: 'schedule', scheduledAt: offset }),
+    });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('scheduled');
     expect(new Date(res.body.scheduledAt).getTime() % 86_400_000).toBe(at.getTime() % 86_400_000);
@@ -95,8 +108,18 @@ describe('POST /v1/posts', () => {
   });
 
   it.each([
-    ['a past schedule', { intent: 'schedule', scheduledAt: '2020-01-01T00:00:00Z' }, 'schedule_in_past', 'scheduledAt'],
-    ['no timezone', { intent: 'schedule', scheduledAt: '2030-01-01T10:00:00' }, 'invalid_timezone', 'scheduledAt'],
+    [
+      'a past schedule',
+      { intent: 'schedule', scheduledAt: '2020-01-01T00:00:00Z' },
+      'schedule_in_past',
+      'scheduledAt',
+    ],
+    [
+      'no timezone',
+      { intent: 'schedule', scheduledAt: '2030-01-01T10:00:00' },
+      'invalid_timezone',
+      'scheduledAt',
+    ],
     ['Feb 30', { intent: 'schedule', scheduledAt: '2030-02-30T10:00:00Z' }, 'invalid_date', 'scheduledAt'],
     ['a schedule on a draft', { intent: 'draft', scheduledAt: future() }, 'validation_failed', 'scheduledAt'],
   ])('refuses %s with its code and field and creates nothing', async (_, extra, code, field) => {
@@ -122,7 +145,10 @@ describe('POST /v1/posts', () => {
       },
     });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'content_too_long', field: 'channels[1].blocks[1].content' });
+    expect(res.body.error).toMatchObject({
+      code: 'content_too_long',
+      field: 'channels[1].blocks[1].content',
+    });
   });
 
   it("refuses another workspace's channel and tag", async () => {
@@ -167,7 +193,11 @@ describe('PUT /v1/posts/{id}', () => {
     const at = future(120);
     const put = await rt.api(`/posts/${id}`, {
       method: 'PUT',
-      body: { intent: 'schedule', scheduledAt: at, channels: [{ channelId: ch.bluesky, blocks: [{ content: 'edited' }] }] },
+      body: {
+        intent: 'schedule',
+        scheduledAt: at,
+        channels: [{ channelId: ch.bluesky, blocks: [{ content: 'edited' }] }],
+      },
     });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ id, status: 'scheduled', scheduledAt: new Date(at).toISOString() });
@@ -178,7 +208,11 @@ describe('PUT /v1/posts/{id}', () => {
     const later = future(240);
     await rt.api(`/posts/${id}`, {
       method: 'PUT',
-      body: { intent: 'schedule', scheduledAt: later, channels: [{ channelId: ch.bluesky, blocks: [{ content: 'moved' }] }] },
+      body: {
+        intent: 'schedule',
+        scheduledAt: later,
+        channels: [{ channelId: ch.bluesky, blocks: [{ content: 'moved' }] }],
+      },
     });
     expect((await schedule(id))?.fireAt).toBe(new Date(later).toISOString());
 
@@ -211,7 +245,10 @@ describe('PUT /v1/posts/{id}', () => {
 
 describe('DELETE /v1/posts/{id}', () => {
   it('removes the post and its schedule', async () => {
-    const created = await rt.api('/posts', { method: 'POST', body: xPost('bye', { intent: 'schedule', scheduledAt: future() }) });
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost('bye', { intent: 'schedule', scheduledAt: future() }),
+    });
     expect(await schedule(created.body.id)).toBeDefined();
     const res = await rt.api(`/posts/${created.body.id}`, { method: 'DELETE' });
     expect(res.status).toBe(200);
@@ -225,20 +262,35 @@ describe('DELETE /v1/posts/{id}', () => {
 describe('Idempotency-Key', () => {
   it('replays the first response for the same key and body, and refuses a different body', async () => {
     const key = randomUUID();
-    const first = await rt.api('/posts', { method: 'POST', body: xPost('once'), headers: { 'idempotency-key': key } });
-    const again = await rt.api('/posts', { method: 'POST', body: xPost('once'), headers: { 'idempotency-key': key } });
+    const first = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost('once'),
+      headers: { 'idempotency-key': key },
+    });
+    const again = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost('once'),
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const other = await rt.api('/posts', { method: 'POST', body: xPost('twice'), headers: { 'idempotency-key': key } });
+    const other = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost('twice'),
+      headers: { 'idempotency-key': key },
+    });
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
     // The same key from another workspace is another request.
     const theirs = await rt.api('/posts', {
       method: 'POST',
       key: rt.seed.keys.otherWorkspace,
-      body: { intent: 'draft', channels: [{ channelId: rt.seed.otherWorkspace.channels[0]?.id, blocks: [{ content: 'once' }] }] },
+      body: {
+        intent: 'draft',
+        channels: [{ channelId: rt.seed.otherWorkspace.channels[0]?.id, blocks: [{ content: 'once' }] }],
+      },
       headers: { 'idempotency-key': key },
     });
     expect(theirs.status).toBe(201);
@@ -269,7 +321,11 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses a malformed key', async () => {
-    const res = await rt.api('/posts', { method: 'POST', body: xPost(), headers: { 'idempotency-key': 'a b' } });
+    const res = await rt.api('/posts', {
+      method: 'POST',
+      body: xPost(),
+      headers: { 'idempotency-key': 'a b' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.field).toBe('Idempotency-Key');
   });
@@ -297,7 +353,10 @@ describe('quota and usage', () => {
     const usage = await rt.api('/usage', { key: secret });
     const limit = usage.body.posts.created.limit as number;
     expect(usage.body.posts.created.used).toBe(0);
-    const body = { intent: 'draft', channels: [{ channelId: channel.channelId, blocks: [{ content: 'q' }] }] };
+    const body = {
+      intent: 'draft',
+      channels: [{ channelId: channel.channelId, blocks: [{ content: 'q' }] }],
+    };
     const results = await Promise.all(
       Array.from({ length: limit + 5 }, () => rt.api('/posts', { method: 'POST', key: secret, body })),
     );

@@ -45,7 +45,10 @@ describe('health and seed', () => {
 describe('authentication', () => {
   it('accepts x-api-key and Authorization: Bearer', async () => {
     expect((await rt.api('/channels')).status).toBe(200);
-    const bearer = await rt.api('/channels', { key: null, headers: { authorization: `Bearer ${rt.seed.keys.live}` } });
+    const bearer = await rt.api('/channels', {
+      key: null,
+      headers: { authorization: `Bearer ${rt.seed.keys.live}` },
+    });
     expect(bearer.status).toBe(200);
   });
 
@@ -76,7 +79,11 @@ describe('authentication', () => {
     expect(theirs.body.data).toHaveLength(1);
     const mineIds = new Set(mine.body.data.map((c: any) => c.id));
     expect(mineIds.has(theirs.body.data[0].id)).toBe(false);
-    await rt.api('/tags', { key: rt.seed.keys.otherWorkspace, method: 'POST', body: { name: 'Only theirs' } });
+    await rt.api('/tags', {
+      key: rt.seed.keys.otherWorkspace,
+      method: 'POST',
+      body: { name: 'Only theirs' },
+    });
     const myTags = await rt.api('/tags');
     expect(myTags.body.data.map((t: any) => t.name)).not.toContain('Only theirs');
   });
@@ -108,16 +115,28 @@ describe('error envelope', () => {
   });
 
   it('answers a non-JSON body with 415', async () => {
-    const res = await rt.api('/tags', { method: 'POST', rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const res = await rt.api('/tags', {
+      method: 'POST',
+      rawBody: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectEnvelope(res.body, 'unsupported_media_type', 415, res.status);
   });
 
   it('answers a body over the JSON limit with 413, and one over the gateway limit too', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
-    const res = await rt.api('/tags', { method: 'POST', rawBody: big, headers: { 'content-type': 'application/json' } });
+    const res = await rt.api('/tags', {
+      method: 'POST',
+      rawBody: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectEnvelope(res.body, 'payload_too_large', 413, res.status);
     const huge = Buffer.alloc(11 * 1024 * 1024, 0x61);
-    const gateway = await rt.api('/tags', { method: 'POST', rawBody: huge, headers: { 'content-type': 'application/json' } });
+    const gateway = await rt.api('/tags', {
+      method: 'POST',
+      rawBody: huge,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(gateway.status).toBe(413);
     expect(gateway.body.error.code).toBe('payload_too_large');
   });
@@ -160,18 +179,34 @@ describe('reference data', () => {
   it('lists channels with their statuses', async () => {
     const res = await rt.api('/channels');
     const byPlatform = Object.fromEntries(res.body.data.map((c: any) => [c.platform, c]));
-    expect(byPlatform.x).toMatchObject({ status: 'connected', continuationStatus: 'available', manageStatus: 'available' });
+    expect(byPlatform.x).toMatchObject({
+      status: 'connected',
+      continuationStatus: 'available',
+      manageStatus: 'available',
+    });
     expect(byPlatform.tiktok.continuationStatus).toBe('unsupported');
     expect(byPlatform.instagram.manageStatus).toBe('unsupported');
     for (const c of res.body.data) {
       expect(Object.keys(c).sort()).toEqual(
-        ['continuationStatus', 'createdAt', 'id', 'manageStatus', 'metricsStatus', 'name', 'platform', 'status'].sort(),
+        [
+          'continuationStatus',
+          'createdAt',
+          'id',
+          'manageStatus',
+          'metricsStatus',
+          'name',
+          'platform',
+          'status',
+        ].sort(),
       );
     }
   });
 
   it('creates tags, unique per workspace ignoring case', async () => {
-    const created = await rt.api('/tags', { method: 'POST', body: { name: 'Spring sale', color: '#ff8800' } });
+    const created = await rt.api('/tags', {
+      method: 'POST',
+      body: { name: 'Spring sale', color: '#ff8800' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Spring sale', color: '#ff8800' });
     expect(created.body.id).toMatch(/^tag_/);
@@ -180,7 +215,11 @@ describe('reference data', () => {
     expect(again.body.error.field).toBe('name');
     const list = await rt.api('/tags');
     expect(list.body.data.filter((t: any) => t.name.toLowerCase() === 'spring sale')).toHaveLength(1);
-    const other = await rt.api('/tags', { key: rt.seed.keys.otherWorkspace, method: 'POST', body: { name: 'Spring sale' } });
+    const other = await rt.api('/tags', {
+      key: rt.seed.keys.otherWorkspace,
+      method: 'POST',
+      body: { name: 'Spring sale' },
+    });
     expect(other.status).toBe(201);
   });
 
@@ -192,7 +231,11 @@ describe('reference data', () => {
 
 describe('rate limit headers', () => {
   it('are on successes and errors alike', async () => {
-    for (const res of [await rt.api('/platforms'), await rt.api('/nope'), await rt.api('/platforms', { key: null })]) {
+    for (const res of [
+      await rt.api('/platforms'),
+      await rt.api('/nope'),
+      await rt.api('/platforms', { key: null }),
+    ]) {
       expect(Number(res.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
       expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
       expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(1);

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { DynamoRateLimiter } from '../../functions/adapters/aws/dynamo/rate-limits.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
-import { connectChannel, createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
+import {
+  connectChannel,
+  createAccount,
+  createApiKey,
+  createWorkspace,
+} from '../../functions/core/admin/admin.ts';
 import { authenticate } from '../../functions/core/auth/api-keys.ts';
 import { createTag } from '../../functions/core/tags/tags.ts';
 import { systemClock } from '../../functions/ports/clock.ts';
@@ -45,7 +50,9 @@ describe('API keys in the table', () => {
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
     const all = await table.doc.send(new ScanCommand({ TableName: table.tableName }));
     expect(JSON.stringify(all.Items)).not.toContain(secret);
-    await expect(authenticate(deps.accounts, `${secret.slice(0, -1)}x`)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(authenticate(deps.accounts, `${secret.slice(0, -1)}x`)).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
   });
 });
 
@@ -69,7 +76,8 @@ describe('channel limit', () => {
     const refused = results.filter((r) => r.status === 'rejected');
     // Transactions may also be cancelled by a conflicting concurrent transaction; none may overshoot.
     expect(ok).toBeLessThanOrEqual(13);
-    for (const r of refused) expect(['quota_exceeded', undefined]).toContain((r.reason as { code?: string }).code);
+    for (const r of refused)
+      expect(['quota_exceeded', undefined]).toContain((r.reason as { code?: string }).code);
     const channels = await deps.accounts.listChannels(ws.workspaceId);
     expect(channels).toHaveLength(ok);
     expect((await deps.accounts.getAccount(account.accountId))?.channelCount).toBe(ok);
@@ -99,7 +107,9 @@ describe('channel limit', () => {
 describe('tags', () => {
   it('keeps names unique under concurrent creates', async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => createTag(deps, { workspaceId: 'ws_race', name: i % 2 ? 'Race' : 'race ' })),
+      Array.from({ length: 10 }, (_, i) =>
+        createTag(deps, { workspaceId: 'ws_race', name: i % 2 ? 'Race' : 'race ' }),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(await deps.accounts.listTags('ws_race')).toHaveLength(1);

@@ -51,7 +51,9 @@ export const startTestRuntime = async (
       body = JSON.stringify(call.body);
       headers['content-type'] ??= 'application/json';
     }
-    const url = path.startsWith('http') ? path : `${path.startsWith('/v1') || path === '/health' ? runtime.url : runtime.baseUrl}${path}`;
+    const url = path.startsWith('http')
+      ? path
+      : `${path.startsWith('/v1') || path === '/health' ? runtime.url : runtime.baseUrl}${path}`;
     const res = await fetch(url, { method: call.method ?? 'GET', headers, body });
     const text = await res.text();
     let parsed: unknown = text;

@@ -63,7 +63,13 @@ describe('API keys', () => {
   });
 
   it('lets read keys only read', () => {
-    const auth = { keyId: 'k', accountId: 'a', workspaceId: 'w', mode: 'live' as const, permission: 'read' as const };
+    const auth = {
+      keyId: 'k',
+      accountId: 'a',
+      workspaceId: 'w',
+      mode: 'live' as const,
+      permission: 'read' as const,
+    };
     expect(() => authorize(auth, 'GET')).not.toThrow();
     expect(() => authorize(auth, 'POST')).toThrow(expect.objectContaining({ code: 'forbidden' }));
     expect(() => authorize({ ...auth, permission: 'write' }, 'DELETE')).not.toThrow();

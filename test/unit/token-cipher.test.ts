@@ -41,7 +41,9 @@ describe('KMS token cipher', () => {
       EncryptionContext: { channelId: 'ch_1' },
     });
     expect(await cipher.decrypt(sealed, { channelId: 'ch_1' })).toBe('tok');
-    expect(kms.commandCalls(DecryptCommand)[0]?.args[0].input.EncryptionContext).toEqual({ channelId: 'ch_1' });
+    expect(kms.commandCalls(DecryptCommand)[0]?.args[0].input.EncryptionContext).toEqual({
+      channelId: 'ch_1',
+    });
     kms.restore();
   });
 });

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { fallbackEntry, healthRoute, type RouteDef, routes } from '../../http/routes.ts';
+import { lambdaContext as baseContext } from './queue-poller.ts';
 
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** API Gateway HTTP APIs accept at most 10 MB; the local server refuses the same. */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -27,28 +31,23 @@ const compile = (path: string) => {
   return { regex: new RegExp(`^${pattern}$`), names };
 };
 
+/** The Lambda context of one invocation, with API Gateway's request id. */
+const lambdaContext = (functionName: string, requestId: string): Context => ({
+  ...baseContext(functionName, 'us-east-1', 30),
+  awsRequestId: requestId,
+});
+
+/** `functions/http/posts/create.ts` → `http-posts-create`, as a Lambda function name. */
+const functionNameOf = (entry: string) =>
+  entry
+    .replace(/^functions\//, '')
+    .replace(/\.ts$/, '')
+    .replaceAll('/', '-');
+
 const load = async (root: string, entry: string): Promise<Handler> => {
   const module = (await import(pathToFileURL(resolve(root, entry)).href)) as { handler?: Handler };
   if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler`);
   return module.handler;
-};
-
-const lambdaContext = (functionName: string, requestId: string): Context => {
-  const deadline = Date.now() + 30_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 };
 
 const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
@@ -124,7 +123,9 @@ const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) =>
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
-  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  const body = result.body
+    ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
+    : Buffer.alloc(0);
   headers['Content-Length'] = body.length;
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
@@ -149,7 +150,8 @@ export const startHttpServer = async (options: {
   isReady?: () => boolean;
 }): Promise<LocalHttpServer> => {
   const compiled: CompiledRoute[] = [];
-  for (const route of routes) compiled.push({ route, ...compile(route.path), handler: await load(options.root, route.entry) });
+  for (const route of routes)
+    compiled.push({ route, ...compile(route.path), handler: await load(options.root, route.entry) });
   const fallback = await load(options.root, fallbackEntry);
   const health = await load(options.root, healthRoute.entry);
 
@@ -194,7 +196,13 @@ export const startHttpServer = async (options: {
         });
         const routeKey = `${candidate.route.method} ${candidate.route.path}`;
         const event = toApiGatewayEvent(req, body, routeKey, params);
-        send(res, await candidate.handler(event, lambdaContext(candidate.route.entry, event.requestContext.requestId)));
+        send(
+          res,
+          await candidate.handler(
+            event,
+            lambdaContext(functionNameOf(candidate.route.entry), event.requestContext.requestId),
+          ),
+        );
         return;
       }
       const event = toApiGatewayEvent(req, body, '$default', undefined);
@@ -207,7 +215,11 @@ export const startHttpServer = async (options: {
           statusCode: 500,
           headers: { 'Content-Type': 'application/json; charset=utf-8' },
           body: JSON.stringify({
-            error: { code: 'internal_error', message: 'Local runtime error.', requestId: `req_${randomUUID()}` },
+            error: {
+              code: 'internal_error',
+              message: 'Local runtime error.',
+              requestId: `req_${randomUUID()}`,
+            },
           }),
         });
       }

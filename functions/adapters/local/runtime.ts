@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { seedDemoAccount, type SeedResult } from '../../core/admin/seed.ts';
+import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
 import { getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV } from '../../shared/env.ts';
 import { workers } from '../../workers/manifest.ts';
@@ -93,7 +93,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.metricsQueueUrl]: services.queues.metrics.url,
       [ENV.schedulerTargetArn]: services.queues.publish.arn,
       [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
-      [ENV.rateLimitPerMinute]: String(options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300),
+      [ENV.rateLimitPerMinute]: String(
+        options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300,
+      ),
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
@@ -112,7 +114,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
     await createTable(dynamoClient, tableName);
 
-    const http = await startHttpServer({ root: options.root ?? REPO_ROOT, port: options.port, isReady: () => ready });
+    const http = await startHttpServer({
+      root: options.root ?? REPO_ROOT,
+      port: options.port,
+      isReady: () => ready,
+    });
     stops.push(http.close);
     const baseUrl = `${http.url}/v1`;
 
@@ -151,7 +157,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     for (const worker of workers) {
       const module = (await import(pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href)) as {
-        handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+        handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
       };
       const queue = services.queues[worker.queue];
       const poller = new LocalEventSourceMapping({

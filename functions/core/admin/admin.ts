@@ -1,3 +1,4 @@
+import type { PlatformId } from '../../platforms/types.ts';
 import type {
   Account,
   AccountStore,
@@ -9,7 +10,6 @@ import type {
 } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import type { PlatformId } from '../../platforms/types.ts';
 import { newId } from '../../shared/ids.ts';
 import { generateSecret } from '../auth/api-keys.ts';
 import { createTag } from '../tags/tags.ts';
@@ -24,7 +24,10 @@ export interface AdminDeps {
 
 const notFound = (what: string, id: string) => new Error(`${what} ${id} does not exist`);
 
-export const createAccount = async (deps: AdminDeps, input: { name: string; plan: PlanName }): Promise<Account> => {
+export const createAccount = async (
+  deps: AdminDeps,
+  input: { name: string; plan: PlanName },
+): Promise<Account> => {
   const account: Account = {
     accountId: newId('acct'),
     name: input.name,
@@ -36,7 +39,10 @@ export const createAccount = async (deps: AdminDeps, input: { name: string; plan
   return account;
 };
 
-export const setPlan = async (deps: AdminDeps, input: { accountId: string; plan: PlanName }): Promise<void> => {
+export const setPlan = async (
+  deps: AdminDeps,
+  input: { accountId: string; plan: PlanName },
+): Promise<void> => {
   if (!(await deps.accounts.getAccount(input.accountId))) throw notFound('Account', input.accountId);
   await deps.accounts.setPlan(input.accountId, input.plan);
 };

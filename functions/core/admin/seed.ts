@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { PLATFORM_IDS } from '../../platforms/types.ts';
-import { type AdminDeps, addTag, connectChannel, createAccount, createApiKey, createWorkspace } from './admin.ts';
+import {
+  type AdminDeps,
+  addTag,
+  connectChannel,
+  createAccount,
+  createApiKey,
+  createWorkspace,
+} from './admin.ts';
 
 /** The demo account written to `<DATA_DIR>/seed.json` on the local runtime's first start. */
 export interface SeedResult {

@@ -7,7 +7,8 @@ export const KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk
 const KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
 
 /** SHA-256 is enough for a 190-bit random secret: nothing to brute-force, and lookups stay one GetItem. */
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const hashSecret = (secret: string): string =>
+  createHash('sha256').update(secret, 'utf8').digest('hex');
 
 /** A new secret (returned once, never stored) and what is stored of it. */
 export const generateSecret = (mode: KeyMode) => {

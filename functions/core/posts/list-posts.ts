@@ -35,10 +35,14 @@ const parseBound = (value: string, field: 'from' | 'to'): string => {
   return parseInstant(value, field).toISOString();
 };
 
-const encodeCursor = (after: string) => Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
+const encodeCursor = (after: string) =>
+  Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
 const decodeCursor = (cursor: string): string => {
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; after?: unknown };
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      after?: unknown;
+    };
     if (parsed.v === 1 && typeof parsed.after === 'string' && parsed.after.length < 200) return parsed.after;
   } catch {
     // falls through to the error below
@@ -49,7 +53,9 @@ const decodeCursor = (cursor: string): string => {
 /** Which index lists answer the filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
 const listsFor = (statuses: PostStatus[], tags: string[]): string[] => {
   if (tags.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
-  return tags.flatMap((tag) => (statuses.length ? statuses.map((s) => lists.tagStatus(tag, s)) : [lists.tag(tag)]));
+  return tags.flatMap((tag) =>
+    statuses.length ? statuses.map((s) => lists.tagStatus(tag, s)) : [lists.tag(tag)],
+  );
 };
 
 /** GET /posts: newest list time first (scheduledAt, else creation time); the cost of a page does not depend on how many posts exist. */
@@ -71,7 +77,11 @@ export const listPosts = async (
   let limit = DEFAULT_PAGE_SIZE;
   if (input.limit !== undefined) {
     if (!/^\d+$/.test(input.limit) || Number(input.limit) < 1 || Number(input.limit) > MAX_PAGE_SIZE) {
-      throw new ApiError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
+      throw new ApiError(
+        'validation_failed',
+        `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+        'limit',
+      );
     }
     limit = Number(input.limit);
   }

@@ -1,8 +1,15 @@
-import type { KeyMode } from '../../ports/accounts.ts';
 import type { PlatformId } from '../../platforms/types.ts';
+import type { KeyMode } from '../../ports/accounts.ts';
 
 /** Summary status of a post (spec 3). */
-export const POST_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partially_published', 'failed'] as const;
+export const POST_STATUSES = [
+  'draft',
+  'scheduled',
+  'publishing',
+  'published',
+  'partially_published',
+  'failed',
+] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
 /** Status of one channel of a post: the post's own values except `partially_published` (top level only). */

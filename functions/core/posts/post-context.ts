@@ -50,7 +50,11 @@ export const loadValidationContext = async (
 };
 
 /** The post if it exists in the caller's workspace; another workspace's post is as absent as a missing one. */
-export const findPost = async (deps: Pick<PostDeps, 'posts'>, auth: AuthContext, postId: string): Promise<PostRecord> => {
+export const findPost = async (
+  deps: Pick<PostDeps, 'posts'>,
+  auth: AuthContext,
+  postId: string,
+): Promise<PostRecord> => {
   const post = /^post_[0-9A-Za-z]{22}$/.test(postId) ? await deps.posts.get(postId) : null;
   if (!post || post.workspaceId !== auth.workspaceId) {
     throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);

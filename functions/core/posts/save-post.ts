@@ -1,5 +1,5 @@
-import { newId } from '../../shared/ids.ts';
 import { ApiError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import type { ChannelStatus, PostRecord, PostStatus } from './model.ts';
@@ -7,10 +7,11 @@ import { findPost, loadValidationContext, type PostDeps, usagePeriod } from './p
 import type { PostBody } from './schema.ts';
 import { type ValidatedPost, validatePost } from './validate.ts';
 
-const STATUS_OF_INTENT = { draft: 'draft', schedule: 'scheduled', now: 'publishing' } as const satisfies Record<
-  ValidatedPost['intent'],
-  PostStatus & ChannelStatus
->;
+const STATUS_OF_INTENT = {
+  draft: 'draft',
+  schedule: 'scheduled',
+  now: 'publishing',
+} as const satisfies Record<ValidatedPost['intent'], PostStatus & ChannelStatus>;
 
 /** EventBridge schedule name of a post (post ids fit its 64-character alphabet). */
 export const scheduleName = (postId: string) => postId;
@@ -67,7 +68,12 @@ export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBo
   // Sandbox (test-key) posts are not counted against the plan.
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
   await withSchedule(deps, post.postId, post.scheduledAt, () =>
-    deps.posts.create(post, { accountId: auth.accountId, period: usagePeriod(now).id, limit, count: auth.mode === 'live' }),
+    deps.posts.create(post, {
+      accountId: auth.accountId,
+      period: usagePeriod(now).id,
+      limit,
+      count: auth.mode === 'live',
+    }),
   );
   return post;
 };
@@ -81,7 +87,10 @@ export const replacePost = async (
 ): Promise<PostRecord> => {
   const previous = await findPost(deps, auth, postId);
   if (previous.status !== 'draft' && previous.status !== 'scheduled') {
-    throw new ApiError('conflict', `Only draft or scheduled posts can be replaced; this post is ${previous.status}.`);
+    throw new ApiError(
+      'conflict',
+      `Only draft or scheduled posts can be replaced; this post is ${previous.status}.`,
+    );
   }
   if (body.intent === 'now') {
     throw new ApiError(
@@ -106,7 +115,8 @@ export const replacePost = async (
     await withSchedule(deps, postId, next.scheduledAt, () => deps.posts.replace(previous, next));
   } catch (error) {
     // Put the schedule back in line with what is stored.
-    if (previous.scheduledAt) await deps.scheduler().scheduleOnce(name, new Date(previous.scheduledAt), { postId });
+    if (previous.scheduledAt)
+      await deps.scheduler().scheduleOnce(name, new Date(previous.scheduledAt), { postId });
     throw error;
   }
   if (next.scheduledAt === null && previous.scheduledAt !== null) await deps.scheduler().cancel(name);

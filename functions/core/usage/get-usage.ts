@@ -1,5 +1,5 @@
-import { getUsageCounters } from '../../adapters/aws/dynamo/usage.ts';
 import type { TableRef } from '../../adapters/aws/dynamo/client.ts';
+import { getUsageCounters } from '../../adapters/aws/dynamo/usage.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { ApiError } from '../../shared/errors.ts';

@@ -6,6 +6,9 @@ export const handler = httpHandler({}, async ({ deps, auth }) => {
   const channels = await deps.accounts.listChannels(auth.workspaceId);
   const data = channels
     .map(channelView)
-    .sort((a, b) => a.platform.localeCompare(b.platform) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    .sort(
+      (a, b) =>
+        a.platform.localeCompare(b.platform) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+    );
   return { status: 200, body: { data } };
 });

@@ -16,5 +16,8 @@ export const handler = httpHandler({}, async ({ deps, auth, query }) => {
     }),
     tagNames(deps, auth.workspaceId),
   ]);
-  return { status: 200, body: { data: page.posts.map((post) => postView(post, names)), nextCursor: page.cursor } };
+  return {
+    status: 200,
+    body: { data: page.posts.map((post) => postView(post, names)), nextCursor: page.cursor },
+  };
 });

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Account, Workspace } from '../../../ports/accounts.ts';
 import type { PlanName } from '../../../core/usage/plans.ts';
+import type { Account, Workspace } from '../../../ports/accounts.ts';
 import { queryByPrefix, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
 

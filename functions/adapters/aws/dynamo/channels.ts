@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from '../../../shared/errors.ts';
 import type { ChannelRecord } from '../../../ports/accounts.ts';
+import { ApiError } from '../../../shared/errors.ts';
 import {
   queryByPrefix,
   retryOnTransactionConflict,

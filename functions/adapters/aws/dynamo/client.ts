@@ -62,8 +62,7 @@ export const retryOnTransactionConflict = async <T>(run: () => Promise<T>, attem
     } catch (error) {
       const cancelled = transactionCancellation(error);
       const conflictOnly =
-        cancelled !== null &&
-        cancelled.reasons.includes('TransactionConflict') &&
+        cancelled?.reasons.includes('TransactionConflict') &&
         !cancelled.reasons.includes('ConditionalCheckFailed');
       if (!conflictOnly || attempt >= attempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));

@@ -52,8 +52,8 @@ export const postToItems = (post: PostRecord) => {
   if (size(main) <= MAIN_ITEM_BUDGET) return { main, chunks: [] as Record<string, unknown>[] };
   const chunks: TextRef[][] = [[]];
   let chunkSize = 0;
-  post.channels.forEach((channel, c) =>
-    channel.blocks.forEach((block, b) => {
+  for (const [c, channel] of post.channels.entries()) {
+    for (const [b, block] of channel.blocks.entries()) {
       const ref = { c, b, content: block.content };
       const refSize = size(ref);
       if (chunkSize + refSize > CHUNK_BUDGET && (chunks.at(-1) as TextRef[]).length > 0) {
@@ -62,8 +62,8 @@ export const postToItems = (post: PostRecord) => {
       }
       (chunks.at(-1) as TextRef[]).push(ref);
       chunkSize += refSize;
-    }),
-  );
+    }
+  }
   main.channels = post.channels.map((channel) => ({
     ...channel,
     blocks: channel.blocks.map((block) => ({ ...block, content: '' })),
