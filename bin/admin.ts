@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../functions/adapters/local/runtime.ts';
 import {
   addTag,
   connectChannel,
@@ -16,7 +17,6 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { seedDemoAccount } from '../functions/core/admin/seed.ts';
 import { isPlanName, PLANS } from '../functions/core/usage/plans.ts';
-import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../functions/adapters/local/runtime.ts';
 import { isPlatformId } from '../functions/platforms/catalog.ts';
 import { PLATFORM_IDS } from '../functions/platforms/types.ts';
 import { getDeps } from '../functions/runtime/container.ts';
@@ -86,7 +86,8 @@ const target = () => {
   }
   const dataDir = resolve(process.env.DATA_DIR ?? '.herald');
   const infoFile = join(dataDir, RUNTIME_INFO_FILE);
-  if (!existsSync(infoFile)) fail(`The local runtime is not running (no ${infoFile}); start it with npm start.`);
+  if (!existsSync(infoFile))
+    fail(`The local runtime is not running (no ${infoFile}); start it with npm start.`);
   const info = JSON.parse(readFileSync(infoFile, 'utf8')) as RuntimeInfo;
   Object.assign(process.env, {
     [ENV.runtime]: 'local',
@@ -123,9 +124,14 @@ const main = async () => {
     case 'list-workspaces':
       return print(await deps.accounts.listWorkspaces(need('account')));
     case 'create-key': {
-      const mode = values.mode === 'test' ? 'test' : values.mode === 'live' ? 'live' : fail('--mode is live or test');
+      const mode =
+        values.mode === 'test' ? 'test' : values.mode === 'live' ? 'live' : fail('--mode is live or test');
       const permission =
-        values.permission === 'read' ? 'read' : values.permission === 'write' ? 'write' : fail('--permission is read or write');
+        values.permission === 'read'
+          ? 'read'
+          : values.permission === 'write'
+            ? 'write'
+            : fail('--permission is read or write');
       const key = await createApiKey(deps, {
         accountId: need('account'),
         workspaceId: need('workspace'),
@@ -153,7 +159,11 @@ const main = async () => {
     }
     case 'create-tag':
       return print(
-        await addTag(deps, { workspaceId: need('workspace'), name: need('name'), color: values.color ?? null }),
+        await addTag(deps, {
+          workspaceId: need('workspace'),
+          name: need('name'),
+          color: values.color ?? null,
+        }),
       );
     case 'seed':
       return print(await seedDemoAccount(deps));

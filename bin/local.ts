@@ -8,7 +8,10 @@ import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const { values } = parseArgs({
-  options: { fresh: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  options: {
+    fresh: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
 });
 if (values.help) {
   console.log('Usage: npm start [-- --fresh]\n  PORT (default 3000), DATA_DIR (default .herald)');
@@ -32,7 +35,11 @@ const main = async () => {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   const { seed } = runtime;
-  console.log(runtime.seededNow ? `Seeded a demo account (${dataDir}/seed.json):` : `Demo account (${dataDir}/seed.json):`);
+  console.log(
+    runtime.seededNow
+      ? `Seeded a demo account (${dataDir}/seed.json):`
+      : `Demo account (${dataDir}/seed.json):`,
+  );
   console.log(`  live key (write):        ${seed.keys.live}`);
   console.log(`  test key (sandbox):      ${seed.keys.test}`);
   console.log(`  read-only key:           ${seed.keys.read}`);
