@@ -48,7 +48,25 @@ export const routes: RouteDef[] = [
     method: 'PUT',
     path: '/v1/posts/{id}',
     entry: 'functions/http/posts/replace.ts',
-    grants: [...base, 'scheduler:manage'],
+    grants: [...base, 'scheduler:manage', 'publishQueue:send'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/posts/{id}/publish',
+    entry: 'functions/http/posts/publish.ts',
+    grants: [...base, 'publishQueue:send'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/posts/{id}/revise',
+    entry: 'functions/http/posts/revise.ts',
+    grants: [...base, 'tokenKey:decrypt'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/posts/{id}/retract',
+    entry: 'functions/http/posts/retract.ts',
+    grants: [...base, 'tokenKey:decrypt'],
   },
   {
     method: 'DELETE',

@@ -83,6 +83,8 @@ export interface AccountStore {
   connectChannel(channel: ChannelRecord, channelLimit: number | null): Promise<void>;
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;
   listChannels(workspaceId: string): Promise<ChannelRecord[]>;
+  /** Marks the channel as needing reconnection (its token was refused); true if it was connected until now. */
+  markNeedsReconnect(workspaceId: string, channelId: string): Promise<boolean>;
   /** Creates a tag; fails with `already_exists` when the workspace has one of the same name. */
   createTag(tag: Tag): Promise<void>;
   listTags(workspaceId: string): Promise<Tag[]>;

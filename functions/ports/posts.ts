@@ -1,4 +1,13 @@
 import type { PostRecord } from '../core/posts/model.ts';
+import type { OutboxEvent } from './publishing.ts';
+
+/** Written in the same transaction as a post change. */
+export interface PostWriteExtras {
+  /** Outbox events the change produces (none is lost: they commit with it). */
+  events?: OutboxEvent[];
+  /** Counts the post in `posts.published` of this account and period (`YYYY-MM`). */
+  countPublished?: { accountId: string; period: string };
+}
 
 /** The monthly `posts.created` allowance the create transaction checks and uses. */
 export interface QuotaClaim {
@@ -35,7 +44,7 @@ export interface PostStore {
   create(post: PostRecord, quota: QuotaClaim): Promise<void>;
   get(postId: string): Promise<PostRecord | null>;
   /** Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise). */
-  replace(previous: PostRecord, next: PostRecord): Promise<void>;
+  replace(previous: PostRecord, next: PostRecord, extras?: PostWriteExtras): Promise<void>;
   /** Removes the post and its index entries if nobody wrote in between (`conflict` otherwise). */
   delete(post: PostRecord): Promise<void>;
   list(query: PostListQuery): Promise<PostPage>;

@@ -1,6 +1,13 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { DynamoClaimStore } from '../adapters/aws/dynamo/claims.ts';
+import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
+import { PublishingEngine, type PublishingDeps } from '../core/publishing/engine.ts';
+import { networkClients } from '../platforms/registry.ts';
+import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
 import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
@@ -29,7 +36,14 @@ export interface Deps {
   media: MediaStore;
   scheduler: () => Scheduler;
   sqs: () => SQSClient;
+  s3: () => S3Client;
   tokenCipher: () => TokenCipher;
+  claims: ClaimStore;
+  queue: () => JobQueue;
+  networks: PublishingDeps['networks'];
+  mediaUrl: PublishingDeps['mediaUrl'];
+  settings: PublishingDeps['settings'] & { scheduleLeadSeconds: number };
+  publishing: () => PublishingEngine;
 }
 
 const lazy = <T>(make: () => T): (() => T) => {
@@ -44,8 +58,25 @@ const lazy = <T>(make: () => T): (() => T) => {
 export const buildDeps = (): Deps => {
   const table: TableRef = { doc: createDocumentClient(), tableName: env.tableName };
   const runtime = env.runtime;
-  const sqs = lazy(() => new SQSClient({}));
-  return {
+  // Locally the queue URLs name a host that only the SQS stand-in's endpoint reaches.
+  const sqs = lazy(() => new SQSClient(runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {}));
+  // The local S3 stand-in serves buckets by path, not by host name.
+  const s3 = lazy(() => new S3Client(runtime === 'local' ? { forcePathStyle: true } : {}));
+  const queue = lazy(() => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }));
+  const deps: Deps = {
+    s3,
+    queue,
+    claims: new DynamoClaimStore(table),
+    networks: networkClients({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
+    mediaUrl: (record) =>
+      getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), { expiresIn: 3600 }),
+    settings: {
+      maxTransientAttempts: 5,
+      leaseSeconds: env.publishLeaseSeconds,
+      retryBaseSeconds: env.publishRetryBaseSeconds,
+      scheduleLeadSeconds: env.scheduleLeadSeconds,
+    },
+    publishing: lazy(() => new PublishingEngine(current ?? deps)),
     posts: new DynamoPostStore(table),
     media: new DynamoMediaStore(table),
     sqs,
@@ -70,6 +101,7 @@ export const buildDeps = (): Deps => {
         : new FileTokenCipher(loadOrCreateKey(env.localTokenKeyFile)),
     ),
   };
+  return deps;
 };
 
 let current: Deps | undefined;

@@ -34,6 +34,11 @@ export const ENV = {
   localTokenKeyFile: 'LOCAL_TOKEN_KEY_FILE',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   maxJsonBodyBytes: 'MAX_JSON_BODY_BYTES',
+  networkBaseUrls: 'NETWORK_BASE_URLS',
+  networkTimeoutMs: 'NETWORK_TIMEOUT_MS',
+  scheduleLeadSeconds: 'SCHEDULE_LEAD_SECONDS',
+  publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
+  publishRetryBaseSeconds: 'PUBLISH_RETRY_BASE_SECONDS',
 } as const;
 
 export type RuntimeKind = 'aws' | 'local';
@@ -80,6 +85,30 @@ export const env = {
   /** Requests allowed per API key per minute (default 300). */
   get rateLimitPerMinute(): number {
     return Math.floor(readNumber(ENV.rateLimitPerMinute, 300));
+  },
+  /** Base URL per network id, as JSON (`{"x":"http://127.0.0.1:4001"}`): the local runtime's simulators. Default: none (the networks' own). */
+  get networkBaseUrls(): Record<string, string> {
+    const raw = process.env[ENV.networkBaseUrls];
+    if (!raw) return {};
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== 'object' || parsed === null) throw new Error(`${ENV.networkBaseUrls} must be a JSON object`);
+    return parsed as Record<string, string>;
+  },
+  /** Time allowed for one network request (default 10 s). */
+  get networkTimeoutMs(): number {
+    return readNumber(ENV.networkTimeoutMs, 10_000);
+  },
+  /** How long before scheduledAt a schedule fires; the queue's delay covers the rest (default 60 s). */
+  get scheduleLeadSeconds(): number {
+    return readNumber(ENV.scheduleLeadSeconds, 60);
+  },
+  /** How long a worker holds a block claim (default 60 s). */
+  get publishLeaseSeconds(): number {
+    return readNumber(ENV.publishLeaseSeconds, 60);
+  },
+  /** First retry delay after a transient network error, doubling (default 2 s). */
+  get publishRetryBaseSeconds(): number {
+    return readNumber(ENV.publishRetryBaseSeconds, 2);
   },
   /** Largest JSON request body accepted, in bytes (default 1 MiB). */
   get maxJsonBodyBytes(): number {

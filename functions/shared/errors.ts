@@ -49,6 +49,10 @@ export const ERROR_CATALOGUE = {
   post_type_not_supported: { status: 422, message: 'The network has no such post type.' },
   option_required: { status: 422, message: 'The network requires this option.' },
   option_invalid: { status: 422, message: 'The option value is not valid for the network.' },
+  revise_mismatch: {
+    status: 422,
+    message: 'Revise takes every channel and every block of the post, in the same order, and only their text.',
+  },
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
   rate_limited: {
     status: 429,

@@ -3,6 +3,8 @@
  * Lambda event source mapping (partial batch responses on); the local runtime starts one
  * poller per entry that plays the same mapping. Later capabilities add their workers here.
  */
+import type { Grant } from '../http/routes.ts';
+
 export type QueueName = 'publish' | 'event' | 'delivery' | 'metrics';
 
 export interface WorkerDef {
@@ -10,6 +12,20 @@ export interface WorkerDef {
   /** Worker module relative to the repository root; it exports `handler(event: SQSEvent)`. */
   entry: string;
   batchSize: number;
+  /** What the worker may touch (the same grants as routes). */
+  grants: Grant[];
+  /** Lambda timeout; the queue's visibility timeout must be at least six times it. */
+  timeoutSeconds: number;
 }
 
-export const workers: WorkerDef[] = [];
+export const workers: WorkerDef[] = [
+  {
+    queue: 'publish',
+    entry: 'functions/workers/publish.ts',
+    batchSize: 10,
+    // Reads posts and channels, writes outcomes and claims; re-queues itself; hands events on;
+    // decrypts channel tokens; presigns media URLs for the networks.
+    grants: ['table:read', 'table:write', 'publishQueue:send', 'eventQueue:send', 'tokenKey:decrypt', 'bucket:read'],
+    timeoutSeconds: 60,
+  },
+];

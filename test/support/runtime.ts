@@ -30,7 +30,7 @@ let tables = 0;
 
 /** The whole local runtime on a free port, sharing the run's DynamoDB Local with a table of its own. */
 export const startTestRuntime = async (
-  options: { rateLimitPerMinute?: number; dataDir?: string; tableName?: string } = {},
+  options: { rateLimitPerMinute?: number; dataDir?: string; tableName?: string; env?: Record<string, string> } = {},
 ): Promise<TestRuntime> => {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
   const tableName = options.tableName ?? `herald-${process.pid}-${Date.now()}-${tables++}`;
@@ -40,6 +40,7 @@ export const startTestRuntime = async (
     dynamoEndpoint: inject('dynamoEndpoint'),
     tableName,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
+    ...(options.env ? { env: options.env } : {}),
   });
   const api = async (path: string, call: ApiCall = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...(call.headers ?? {}) };

@@ -1,3 +1,4 @@
+import './local-env.ts';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +13,7 @@ import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
+import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { TableScheduler } from './table-scheduler.ts';
 
@@ -28,6 +30,8 @@ export interface LocalRuntimeOptions {
   rateLimitPerMinute?: number;
   /** Repository root, where handler modules are found. */
   root?: string;
+  /** Extra environment for the functions (tests shorten timeouts and leases with it). */
+  env?: Record<string, string>;
 }
 
 /** What `<DATA_DIR>/seed.json` holds. */
@@ -51,6 +55,7 @@ export interface RuntimeInfo {
 export const RUNTIME_INFO_FILE = 'runtime.json';
 
 export interface LocalRuntime {
+  simulators: NetworkSimulators;
   url: string;
   baseUrl: string;
   port: number;
@@ -81,6 +86,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
     const services = await startLocalAwsServices({ dataDir });
     stops.push(services.stop);
+    const simulators = await startNetworkSimulators();
+    stops.push(simulators.stop);
 
     const tableName = options.tableName ?? 'herald';
     Object.assign(process.env, {
@@ -105,9 +112,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
       AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_TRACE_ENABLED: 'false',
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // Live keys' channels publish to the local network simulators.
+      [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
+      // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
+      [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
+      ...options.env,
     });
     resetDeps();
 
@@ -172,7 +181,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
 
     ready = true;
-    return { url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
+    return { simulators, url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -28,6 +28,8 @@ export interface PostBlock {
   /** The network's id of the published block; null until it is live. */
   remoteId: string | null;
   remoteUrl: string | null;
+  /** Network references kept for replies, edits and deletes (e.g. Bluesky's uri and cid). */
+  remoteMeta?: Record<string, string>;
 }
 
 export interface PostChannel {
@@ -40,6 +42,10 @@ export interface PostChannel {
   postType: string | null;
   options: Record<string, OptionValue>;
   blocks: PostBlock[];
+  /** Transient failures in the current publication round (bounded, then the channel fails). */
+  attempts?: number;
+  /** When the channel reached published. */
+  publishedAt?: string | null;
 }
 
 /** A post as stored. */
@@ -58,6 +64,12 @@ export interface PostRecord {
   updatedAt: string;
   /** Incremented on every write; conditional writes compare it. */
   version: number;
+  /** Publication rounds started: 1 on the first publication, +1 on each retry by POST /posts/{id}/publish. */
+  round?: number;
+  /** When the current publication round started (scheduling precision is measured on it). */
+  roundStartedAt?: string;
+  /** Whether the post already counted in `posts.published` (it counts once, when a channel first goes live). */
+  countedPublished?: boolean;
   /** Storage detail: how many text-chunk items hold this post's block texts (0 when none). */
   textChunks?: number;
 }

@@ -2,6 +2,7 @@ import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
 import type { PostStore } from '../../ports/posts.ts';
+import type { JobQueue } from '../../ports/publishing.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
@@ -15,7 +16,9 @@ export interface PostDeps {
   posts: PostStore;
   media: MediaStore;
   scheduler: () => Scheduler;
+  queue: () => JobQueue;
   clock: Clock;
+  settings: { scheduleLeadSeconds: number };
 }
 
 /** Media ids a body refers to: in blocks, and as option values (media options send an id). */

@@ -1,4 +1,5 @@
 import { ApiError } from '../../shared/errors.ts';
+import type { PublishJob } from '../../ports/publishing.ts';
 import { newId } from '../../shared/ids.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
@@ -29,13 +30,27 @@ const channelsOf = (valid: ValidatedPost, status: ChannelStatus): PostRecord['ch
     blocks: channel.blocks.map((block) => ({ ...block, remoteId: null, remoteUrl: null })),
   }));
 
+/** The message a firing puts on the publish queue; a firing for another time is ignored. */
+const firing = (postId: string, scheduledAt: string): PublishJob => ({ postId, kind: 'scheduled', scheduledAt });
+
 /**
- * The schedule is written before the post: a schedule without a post finds nothing to do when it
- * fires, while a scheduled post without a schedule would never publish.
+ * Saves the post with its schedule. The schedule fires `scheduleLeadSeconds` ahead (EventBridge
+ * fires within its own window) and the worker closes the gap with a queue delay, so publication
+ * starts within a second of `scheduledAt`. A schedule is written before the post: a schedule
+ * without a post finds nothing to do, while a scheduled post without a schedule would never
+ * publish. A time too close for a schedule goes straight on the queue, after the save.
  */
 const withSchedule = async <T>(deps: PostDeps, postId: string, at: string | null, save: () => Promise<T>) => {
   if (at === null) return save();
-  await deps.scheduler().scheduleOnce(scheduleName(postId), new Date(at), { postId });
+  const now = deps.clock.now().getTime();
+  const fireAt = Date.parse(at) - deps.settings.scheduleLeadSeconds * 1000;
+  if (fireAt - now < 2000) {
+    const result = await save();
+    await deps.scheduler().cancel(scheduleName(postId));
+    await deps.queue().sendPublish(firing(postId, at), Math.max(0, Math.floor((Date.parse(at) - now) / 1000) - 1));
+    return result;
+  }
+  await deps.scheduler().scheduleOnce(scheduleName(postId), new Date(fireAt), { ...firing(postId, at) });
   try {
     return await save();
   } catch (error) {
@@ -64,6 +79,7 @@ export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBo
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     version: 1,
+    ...(status === 'publishing' ? { round: 1, roundStartedAt: now.toISOString() } : {}),
   };
   // Sandbox (test-key) posts are not counted against the plan.
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;

@@ -8,7 +8,7 @@ import {
   setAccountPlan,
 } from './accounts.ts';
 import { getApiKey, putApiKey } from './api-keys.ts';
-import { connectChannel, getChannel, listChannels } from './channels.ts';
+import { connectChannel, getChannel, listChannels, markNeedsReconnect } from './channels.ts';
 import type { TableRef } from './client.ts';
 import { createTag, listTags } from './tags.ts';
 
@@ -25,6 +25,7 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
   listChannels: (workspaceId) => listChannels(table, workspaceId),
+  markNeedsReconnect: (workspaceId, channelId) => markNeedsReconnect(table, workspaceId, channelId),
   createTag: (tag) => createTag(table, tag),
   listTags: (workspaceId) => listTags(table, workspaceId),
 });

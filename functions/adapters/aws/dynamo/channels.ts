@@ -1,7 +1,8 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChannelRecord } from '../../../ports/accounts.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import {
+  isConditionFailure,
   queryByPrefix,
   retryOnTransactionConflict,
   type TableRef,
@@ -86,4 +87,27 @@ export const getChannel = async (
 export const listChannels = async (table: TableRef, workspaceId: string): Promise<ChannelRecord[]> => {
   const { PK, SKPrefix } = keys.channelPrefix(workspaceId);
   return (await queryByPrefix(table, PK, SKPrefix)).map(channelFromItem);
+};
+
+export const markNeedsReconnect = async (
+  { doc, tableName }: TableRef,
+  workspaceId: string,
+  channelId: string,
+): Promise<boolean> => {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.channel(workspaceId, channelId),
+        UpdateExpression: 'SET #connection = :reconnect',
+        ConditionExpression: 'attribute_exists(PK) AND #connection = :connected',
+        ExpressionAttributeNames: { '#connection': 'connection' },
+        ExpressionAttributeValues: { ':reconnect': 'needs_reconnect', ':connected': 'connected' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 };

@@ -65,6 +65,14 @@ export const keys = {
     SK: `${listTime}#${postId}`,
   }),
   postIndexPartition: (workspaceId: string, list: string): string => `WORKSPACE#${workspaceId}#POSTS#${list}`,
+  /** The claim on one block of one channel of a post (lives beside the post, goes with it). */
+  blockClaim: (postId: string, channelId: string, block: number): Key => ({
+    PK: `POST#${postId}`,
+    SK: `CLAIM#${channelId}#${String(block).padStart(3, '0')}`,
+  }),
+  /** An outbox event; while not yet handed to the event queue it is also in GSI1 `OUTBOX`, by time. */
+  event: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  eventPendingIndex: (createdAt: string, eventId: string) => ({ GSI1PK: 'OUTBOX', GSI1SK: `${createdAt}#${eventId}` }),
   media: (workspaceId: string, mediaId: string): Key => ({
     PK: `WORKSPACE#${workspaceId}`,
     SK: `MEDIA#${mediaId}`,

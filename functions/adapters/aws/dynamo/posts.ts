@@ -1,6 +1,6 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
-import type { PostListQuery, PostPage, PostStore, QuotaClaim } from '../../../ports/posts.ts';
+import type { PostListQuery, PostPage, PostStore, PostWriteExtras, QuotaClaim } from '../../../ports/posts.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import {
   batchGetAll,
@@ -10,7 +10,8 @@ import {
   transactionCancellation,
 } from './client.ts';
 import { type Key, keys } from './keys.ts';
-import { type TransactItem, takePostsCreated } from './usage.ts';
+import { eventToItem } from './events.ts';
+import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
 /** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */
 const MAIN_ITEM_BUDGET = 300 * 1024;
@@ -191,7 +192,7 @@ export class DynamoPostStore implements PostStore {
     return postFromItems(main, chunks);
   }
 
-  async replace(previous: PostRecord, next: PostRecord): Promise<void> {
+  async replace(previous: PostRecord, next: PostRecord, extras: PostWriteExtras = {}): Promise<void> {
     const { tableName } = this.table;
     const { main, chunks } = postToItems(next);
     const oldEntries = entryKeys(previous);
@@ -207,6 +208,10 @@ export class DynamoPostStore implements PostStore {
       ...newEntries
         .filter((key) => !oldEntries.some((k) => sameKey(k, key)))
         .map((key) => put(tableName, { ...key, type: 'PostIndexEntry', postId: next.postId })),
+      ...(extras.events ?? []).map((event) => put(tableName, eventToItem(event), 'attribute_not_exists(PK)')),
+      ...(extras.countPublished
+        ? [addPostsPublished(tableName, extras.countPublished.accountId, extras.countPublished.period)]
+        : []),
     ];
     await this.write(items);
   }

@@ -45,3 +45,13 @@ export const getUsageCounters = async (
     postsPublished: Number(out.Item?.postsPublished ?? 0),
   };
 };
+
+/** The transaction part that counts one post in `posts.published` (live posts, once each). */
+export const addPostsPublished = (tableName: string, accountId: string, period: string): TransactItem => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.usagePeriod(accountId, period),
+    UpdateExpression: 'ADD postsPublished :one SET accountId = :account, period = :period',
+    ExpressionAttributeValues: { ':one': 1, ':account': accountId, ':period': period },
+  },
+});

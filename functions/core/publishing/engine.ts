@@ -1,0 +1,538 @@
+import { randomUUID } from 'node:crypto';
+import { getPlatform } from '../../platforms/catalog.ts';
+import type { PlatformId } from '../../platforms/types.ts';
+import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { MediaRecord, MediaStore } from '../../ports/media.ts';
+import {
+  type MediaForNetwork,
+  type NetworkClient,
+  type NetworkCredentials,
+  NetworkError,
+  type PublishBlockInput,
+  type RemoteBlock,
+} from '../../ports/network-client.ts';
+import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
+import type { BlockClaim, ClaimStore, EventType, JobQueue, OutboxEvent, PublishJob } from '../../ports/publishing.ts';
+import type { TokenCipher } from '../../ports/token-cipher.ts';
+import { ApiError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { logger } from '../../shared/powertools.ts';
+import type { PostChannel, PostRecord } from '../posts/model.ts';
+import { usagePeriod } from '../posts/post-context.ts';
+import { postView } from '../posts/post-view.ts';
+
+/** What the publishing engine depends on. */
+export interface PublishingDeps {
+  clock: Clock;
+  posts: PostStore;
+  accounts: AccountStore;
+  media: MediaStore;
+  claims: ClaimStore;
+  queue: () => JobQueue;
+  /** The client for a network: the sandbox for test keys, the real API (or its simulator) for live keys. */
+  networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
+  tokenCipher: () => TokenCipher;
+  /** A temporary URL the network can fetch the file from. */
+  mediaUrl: (record: MediaRecord) => Promise<string>;
+  settings: PublishingSettings;
+}
+
+export interface PublishingSettings {
+  /** Transient failures per channel and round before the channel fails. */
+  maxTransientAttempts: number;
+  /** How long a worker holds a block claim; past it, a `sending` claim's outcome is unknown. */
+  leaseSeconds: number;
+  /** First retry delay after a transient failure; doubles each time. */
+  retryBaseSeconds: number;
+}
+
+export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
+  maxTransientAttempts: 5,
+  leaseSeconds: 60,
+  retryBaseSeconds: 2,
+};
+
+type ChannelOutcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const isTerminal = (channel: PostChannel) => channel.status === 'published' || channel.status === 'failed';
+const blocksPublished = (channel: PostChannel) => channel.blocks.filter((b) => b.remoteId !== null).length;
+const remoteOf = (block: PostChannel['blocks'][number]): RemoteBlock | null =>
+  block.remoteId && block.remoteUrl
+    ? { remoteId: block.remoteId, remoteUrl: block.remoteUrl, meta: block.remoteMeta ?? {} }
+    : null;
+
+/** The final status of a post whose channels are all done (spec 3). */
+export const finalStatus = (channels: PostChannel[]): PostRecord['status'] => {
+  const published = channels.filter((c) => c.status === 'published').length;
+  if (published === channels.length) return 'published';
+  return published > 0 || channels.some((c) => blocksPublished(c) > 0) ? 'partially_published' : 'failed';
+};
+
+/** Serialises the writes of one process to one post; other processes are kept out by the version check. */
+const postLocks = new Map<string, Promise<unknown>>();
+const withPostLock = async <T>(postId: string, run: () => Promise<T>): Promise<T> => {
+  const previous = postLocks.get(postId) ?? Promise.resolve();
+  const current = previous.catch(() => undefined).then(run);
+  postLocks.set(postId, current);
+  try {
+    return await current;
+  } finally {
+    if (postLocks.get(postId) === current) postLocks.delete(postId);
+  }
+};
+
+export class PostGoneError extends Error {
+  constructor(postId: string) {
+    super(`Post ${postId} no longer exists`);
+    this.name = 'PostGoneError';
+  }
+}
+
+/**
+ * Applies `change` to the current post and writes it if nobody wrote in between, re-reading and
+ * re-applying on a conflict. `change` returns null when there is nothing to write.
+ */
+export const mutatePost = async (
+  deps: Pick<PublishingDeps, 'posts' | 'clock'>,
+  postId: string,
+  change: (post: PostRecord) => { next: PostRecord; extras?: PostWriteExtras } | null,
+): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> =>
+  withPostLock(postId, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const current = await deps.posts.get(postId);
+      if (!current) throw new PostGoneError(postId);
+      const result = change(current);
+      if (!result) return { post: current, extras: undefined };
+      const next = { ...result.next, version: current.version + 1, updatedAt: deps.clock.now().toISOString() };
+      try {
+        await deps.posts.replace(current, next, result.extras);
+        return { post: next, extras: result.extras };
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'conflict' && attempt < 20) {
+          await sleep(Math.random() * 10 * attempt);
+          continue;
+        }
+        throw error;
+      }
+    }
+  });
+
+/** Marks the post as publishing for a new round: every channel not yet published starts again. */
+export const startRound = (post: PostRecord, now: Date): PostRecord => ({
+  ...post,
+  status: 'publishing',
+  round: (post.round ?? 0) + 1,
+  roundStartedAt: now.toISOString(),
+  channels: post.channels.map((channel) =>
+    channel.status === 'published' ? channel : { ...channel, status: 'publishing', error: null, attempts: 0 },
+  ),
+});
+
+export class PublishingEngine {
+  private readonly worker = `w-${randomUUID().slice(0, 8)}`;
+  private readonly tagNameCache = new Map<string, { at: number; names: Map<string, string> }>();
+
+  constructor(private readonly deps: PublishingDeps) {}
+
+  /** One publish-queue message. Throws only when the message should be delivered again. */
+  async handle(job: PublishJob): Promise<void> {
+    const { deps } = this;
+    let post = await deps.posts.get(job.postId);
+    if (!post) return;
+    if (job.kind === 'scheduled') {
+      if (post.status !== 'scheduled' || post.scheduledAt !== job.scheduledAt || !post.scheduledAt) return;
+      const wait = Date.parse(post.scheduledAt) - deps.clock.now().getTime();
+      // The schedule fires ahead; the queue's delay (whole seconds) and a short sleep close the gap.
+      if (wait > 1000) {
+        await deps.queue().sendPublish(job, Math.floor(wait / 1000));
+        return;
+      }
+      if (wait > 0) await sleep(wait);
+      try {
+        ({ post } = await mutatePost(deps, post.postId, (current) =>
+          current.status === 'scheduled' && current.scheduledAt === job.scheduledAt
+            ? { next: startRound(current, deps.clock.now()) }
+            : null,
+        ));
+      } catch (error) {
+        if (error instanceof PostGoneError) return;
+        throw error;
+      }
+      if (post.status !== 'publishing' || post.scheduledAt !== job.scheduledAt) return;
+    }
+    if (post.status !== 'publishing') return;
+    if (job.round !== undefined && job.round !== (post.round ?? 1)) return;
+    await this.runRound(post);
+  }
+
+  private async runRound(post: PostRecord): Promise<void> {
+    const round = post.round ?? 1;
+    const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
+    const outcomes = await Promise.all(
+      pending.map(async (channelId) => {
+        try {
+          return await this.publishChannel(post.postId, channelId);
+        } catch (error) {
+          if (error instanceof PostGoneError) return { kind: 'done' } as ChannelOutcome;
+          throw error;
+        }
+      }),
+    );
+    const retries = outcomes.filter((o): o is Extract<ChannelOutcome, { kind: 'retry' }> => o.kind === 'retry');
+    if (retries.length > 0) {
+      const delay = Math.min(...retries.map((r) => r.delaySeconds));
+      await this.deps.queue().sendPublish({ postId: post.postId, kind: 'run', round }, delay);
+    }
+  }
+
+  /** Publishes the channel's remaining blocks in order; never sends a block whose claim says it may be live. */
+  private async publishChannel(postId: string, channelId: string): Promise<ChannelOutcome> {
+    const { deps } = this;
+    const post = await deps.posts.get(postId);
+    if (!post) throw new PostGoneError(postId);
+    const channel = post.channels.find((c) => c.channelId === channelId);
+    if (!channel || channel.status !== 'publishing') return { kind: 'done' };
+    const platform = getPlatform(channel.platform);
+    if (!platform) return this.failChannel(postId, channelId, `Unknown network ${channel.platform}.`);
+
+    const record = await deps.accounts.getChannel(post.workspaceId, channelId);
+    if (!record) return this.failChannel(postId, channelId, 'The channel is no longer connected to this workspace.');
+    if (record.connection === 'needs_reconnect') {
+      return this.failChannel(postId, channelId, 'The channel must be reconnected before it can post.');
+    }
+    const client = deps.networks(channel.platform, post.mode);
+    let credentials: NetworkCredentials;
+    try {
+      credentials = {
+        accessToken:
+          post.mode === 'test'
+            ? 'sandbox'
+            : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId }),
+        remoteAccountId: record.remoteAccountId,
+      };
+    } catch (error) {
+      logger.error('Could not decrypt a channel token', { channelId, error: error as Error });
+      return this.failChannel(postId, channelId, 'The channel must be reconnected before it can post.');
+    }
+
+    const blocks = [...channel.blocks];
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as PostChannel['blocks'][number];
+      if (block.remoteId) continue;
+      const first = remoteOf(blocks[0] as PostChannel['blocks'][number]);
+      const previous = b > 0 ? remoteOf(blocks[b - 1] as PostChannel['blocks'][number]) : null;
+      if (b > 0 && (!first || !previous)) return this.failChannel(postId, channelId, 'An earlier block is missing.');
+      const parent =
+        b === 0
+          ? null
+          : platform.limits.continuation === 'reply'
+            ? { block: previous as RemoteBlock, root: first as RemoteBlock }
+            : { block: first as RemoteBlock, root: first as RemoteBlock };
+
+      const media = await this.resolveMedia(post.workspaceId, block.mediaIds, block.mediaAltText);
+      if (typeof media === 'string') return this.failChannel(postId, channelId, media);
+
+      const input: PublishBlockInput = {
+        credentials,
+        content: block.content,
+        media,
+        title: b === 0 ? channel.title : null,
+        postType: channel.postType,
+        options: b === 0 ? channel.options : {},
+        parent,
+        idempotencyKey: `${postId}.${channelId}.${b}`,
+        round: post.round ?? 1,
+      };
+      const step = await this.sendBlock(post, channel, b, client, input);
+      if (step.kind !== 'sent') return step.outcome;
+      blocks[b] = { ...block, remoteId: step.remote.remoteId, remoteUrl: step.remote.remoteUrl, remoteMeta: step.remote.meta };
+    }
+    return this.completeChannel(postId, channelId);
+  }
+
+  /** Claims, sends and records one block. */
+  private async sendBlock(
+    post: PostRecord,
+    channel: PostChannel,
+    b: number,
+    client: NetworkClient,
+    input: PublishBlockInput,
+  ): Promise<{ kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome }> {
+    const { deps } = this;
+    const now = deps.clock.now();
+    const claim: BlockClaim = {
+      postId: post.postId,
+      channelId: channel.channelId,
+      block: b,
+      state: 'sending',
+      owner: `${this.worker}-${randomUUID().slice(0, 8)}`,
+      leaseUntil: new Date(now.getTime() + deps.settings.leaseSeconds * 1000).toISOString(),
+      since: now.toISOString(),
+    };
+    const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
+    const stop = (outcome: ChannelOutcome) => ({ kind: 'stop' as const, outcome });
+
+    const acquired = await deps.claims.acquire(claim);
+    if (!acquired.acquired) {
+      const current = acquired.current;
+      if (current.state === 'sent' && current.remote) {
+        await this.recordBlock(post.postId, channel.channelId, b, current.remote);
+        return { kind: 'sent', remote: current.remote };
+      }
+      if (current.state === 'unknown') return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+      // `sending`: held by a live worker, or by one that died mid-send.
+      const leftMs = Date.parse(current.leaseUntil) - now.getTime();
+      if (leftMs > 0) return stop({ kind: 'retry', delaySeconds: Math.ceil(leftMs / 1000) + 1 });
+      if (!(await deps.claims.takeOver(current, claim))) return stop({ kind: 'retry', delaySeconds: 1 });
+      const found = await this.reconcile(client, input, new Date(current.since));
+      if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.retryBaseSeconds });
+      if (found === 'no-lookup') {
+        await deps.claims.settle(claim, 'unknown');
+        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+      }
+      if (found) {
+        await deps.claims.settle(claim, 'sent', found);
+        await this.recordBlock(post.postId, channel.channelId, b, found);
+        return { kind: 'sent', remote: found };
+      }
+      // The network certainly does not have it: sending now cannot make a duplicate.
+    }
+
+    try {
+      const remote = await client.publish(input);
+      await deps.claims.settle(claim, 'sent', remote);
+      await this.recordBlock(post.postId, channel.channelId, b, remote);
+      return { kind: 'sent', remote };
+    } catch (error) {
+      if (!(error instanceof NetworkError)) {
+        // Not the network's answer: we cannot tell whether it has the block.
+        logger.error('Unexpected error while publishing a block', { postId: post.postId, error: error as Error });
+        await deps.claims.settle(claim, 'unknown');
+        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+      }
+      if (error.kind === 'permanent') {
+        await deps.claims.settle(claim, 'not_sent');
+        return stop(await this.failChannel(post.postId, channel.channelId, `${label}${error.message}`));
+      }
+      if (error.kind === 'reconnect') {
+        await deps.claims.settle(claim, 'not_sent');
+        return stop(await this.reconnectNeeded(post, channel));
+      }
+      if (error.details.outcomeUnknown) {
+        const found = await this.reconcile(client, input, now);
+        if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.leaseSeconds + 1 });
+        if (found === 'no-lookup') {
+          await deps.claims.settle(claim, 'unknown');
+          return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+        }
+        if (found) {
+          await deps.claims.settle(claim, 'sent', found);
+          await this.recordBlock(post.postId, channel.channelId, b, found);
+          return { kind: 'sent', remote: found };
+        }
+      }
+      await deps.claims.settle(claim, 'not_sent');
+      return stop(await this.transientFailure(post.postId, channel.channelId, `${label}${error.message}`, error.details.retryAfterSeconds));
+    }
+  }
+
+  /** Asks the network whether it has the block after all: the block, null (certainly not), or why we cannot tell. */
+  private async reconcile(
+    client: NetworkClient,
+    input: PublishBlockInput,
+    since: Date,
+  ): Promise<RemoteBlock | null | 'no-lookup' | 'failed'> {
+    if (!client.lookup) return 'no-lookup';
+    try {
+      return await client.lookup({
+        credentials: input.credentials,
+        idempotencyKey: input.idempotencyKey,
+        content: input.content,
+        parent: input.parent,
+        since: new Date(since.getTime() - 60_000),
+      });
+    } catch (error) {
+      logger.warn('Lookup failed; the block stays claimed until it can be checked', { error: error as Error });
+      return 'failed';
+    }
+  }
+
+  private async resolveMedia(
+    workspaceId: string,
+    mediaIds: string[],
+    altText: Record<string, string>,
+  ): Promise<MediaForNetwork[] | string> {
+    if (mediaIds.length === 0) return [];
+    const records = await this.deps.media.getMany(workspaceId, mediaIds);
+    const media: MediaForNetwork[] = [];
+    for (const id of mediaIds) {
+      const record = records.get(id);
+      if (!record) return `The media file ${id} was deleted before publication.`;
+      media.push({
+        mediaId: id,
+        mimeType: record.mimeType,
+        size: record.size,
+        altText: altText[id] ?? record.altText ?? null,
+        url: await this.deps.mediaUrl(record),
+      });
+    }
+    return media;
+  }
+
+  private async recordBlock(postId: string, channelId: string, b: number, remote: RemoteBlock): Promise<void> {
+    await mutatePost(this.deps, postId, (post) => {
+      const c = post.channels.findIndex((ch) => ch.channelId === channelId);
+      const channel = post.channels[c];
+      const block = channel?.blocks[b];
+      if (!channel || !block || block.remoteId === remote.remoteId) return null;
+      const blocks = channel.blocks.map((bl, i) =>
+        i === b ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta } : bl,
+      );
+      const channels = post.channels.map((ch, i) =>
+        i === c ? { ...ch, blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
+      );
+      // The post counts in posts.published once, when its first block reaches a network (live keys only).
+      const count = post.mode === 'live' && !post.countedPublished;
+      return {
+        next: { ...post, channels, countedPublished: post.countedPublished || count },
+        ...(count ? { extras: { countPublished: { accountId: post.accountId, period: usagePeriod(this.deps.clock.now()).id } } } : {}),
+      };
+    });
+  }
+
+  private async transientFailure(
+    postId: string,
+    channelId: string,
+    message: string,
+    retryAfterSeconds: number | undefined,
+  ): Promise<ChannelOutcome> {
+    const { settings } = this.deps;
+    let attempts = 0;
+    await mutatePost(this.deps, postId, (post) => {
+      const channels = post.channels.map((ch) => {
+        if (ch.channelId !== channelId) return ch;
+        attempts = (ch.attempts ?? 0) + 1;
+        return { ...ch, attempts };
+      });
+      return { next: { ...post, channels } };
+    });
+    if (attempts >= settings.maxTransientAttempts) {
+      return this.failChannel(postId, channelId, `The network was unavailable after ${attempts} attempts: ${message}`);
+    }
+    const backoff = settings.retryBaseSeconds * 2 ** (attempts - 1);
+    return { kind: 'retry', delaySeconds: Math.max(backoff, retryAfterSeconds ?? 0) };
+  }
+
+  private async reconnectNeeded(post: PostRecord, channel: PostChannel): Promise<ChannelOutcome> {
+    const changed = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
+    const extraEvents: OutboxEvent[] = [];
+    if (changed) {
+      const record = await this.deps.accounts.getChannel(post.workspaceId, channel.channelId);
+      extraEvents.push(
+        this.event(post, 'channel.needs_reconnect', {
+          channelId: channel.channelId,
+          platform: channel.platform,
+          channelName: record?.name ?? channel.channelId,
+          postId: post.postId,
+          error: 'The access token expired or was revoked.',
+        }),
+      );
+    }
+    return this.failChannel(
+      post.postId,
+      channel.channelId,
+      'The access token of this channel expired or was revoked; reconnect the channel, then publish again.',
+      extraEvents,
+    );
+  }
+
+  private completeChannel(postId: string, channelId: string): Promise<ChannelOutcome> {
+    return this.finishChannel(postId, channelId, 'published', null);
+  }
+
+  private failChannel(postId: string, channelId: string, error: string, extraEvents: OutboxEvent[] = []) {
+    return this.finishChannel(postId, channelId, 'failed', error, extraEvents);
+  }
+
+  /**
+   * Moves a channel to its final status with its event (and the post to its final status when it
+   * was the last channel), in one write.
+   */
+  private async finishChannel(
+    postId: string,
+    channelId: string,
+    status: 'published' | 'failed',
+    error: string | null,
+    extraEvents: OutboxEvent[] = [],
+  ): Promise<ChannelOutcome> {
+    const now = this.deps.clock.now().toISOString();
+    const sample = await this.deps.posts.get(postId);
+    if (!sample) throw new PostGoneError(postId);
+    const names = await this.tagNames(sample.workspaceId);
+    const { extras } = await mutatePost(this.deps, postId, (post) => {
+      const channel = post.channels.find((c) => c.channelId === channelId);
+      if (!channel || channel.status !== 'publishing') return null;
+      const channels = post.channels.map((c) =>
+        c.channelId === channelId ? { ...c, status, error, publishedAt: status === 'published' ? now : null } : c,
+      );
+      let next: PostRecord = { ...post, channels };
+      if (channels.every(isTerminal)) {
+        const final = finalStatus(channels);
+        next = { ...next, status: final, publishedAt: final === 'published' ? now : null };
+      }
+      const done = channels.find((c) => c.channelId === channelId) as PostChannel;
+      const published = blocksPublished(done);
+      const type: EventType =
+        status === 'published' ? 'post.published' : published > 0 ? 'post.partially_failed' : 'post.failed';
+      const event = this.event(post, type, {
+        channelId,
+        platform: done.platform,
+        blocksPublished: published,
+        blocksTotal: done.blocks.length,
+        error,
+        post: postView({ ...next, version: post.version + 1, updatedAt: now }, names),
+      });
+      return { next, extras: { events: [...extraEvents, event] } };
+    });
+    await this.dispatch(extras?.events ?? []);
+    return { kind: 'done' };
+  }
+
+  private event(post: PostRecord, type: EventType, data: OutboxEvent['data']): OutboxEvent {
+    return {
+      id: newId('evt'),
+      type,
+      createdAt: this.deps.clock.now().toISOString(),
+      accountId: post.accountId,
+      workspaceId: post.workspaceId,
+      mode: post.mode,
+      data,
+    };
+  }
+
+  /** Hands committed live events to the event queue; one that fails here stays pending in the outbox. */
+  private async dispatch(events: OutboxEvent[]): Promise<void> {
+    for (const event of events) {
+      if (event.mode !== 'live') continue;
+      try {
+        await this.deps.queue().sendEvent(event.id);
+      } catch (error) {
+        logger.warn('Event left pending in the outbox', { eventId: event.id, error: error as Error });
+      }
+    }
+  }
+
+  private async tagNames(workspaceId: string): Promise<Map<string, string>> {
+    const cached = this.tagNameCache.get(workspaceId);
+    if (cached && Date.now() - cached.at < 10_000) return cached.names;
+    const names = new Map((await this.deps.accounts.listTags(workspaceId)).map((t) => [t.tagId, t.name]));
+    this.tagNameCache.set(workspaceId, { at: Date.now(), names });
+    return names;
+  }
+}
+
+const unknownOutcome = (b: number, channel: PostChannel) =>
+  `The network did not confirm whether ${channel.blocks.length > 1 ? `block ${b + 1}` : 'the post'} was published (the answer was lost) and offers no way to check; Herald will not send it again, so that nothing is posted twice. Check the account on the network.`;

@@ -1,0 +1,220 @@
+import { getPlatform } from '../../platforms/catalog.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { NetworkError } from '../../ports/network-client.ts';
+import type { PostStore } from '../../ports/posts.ts';
+import type { TokenCipher } from '../../ports/token-cipher.ts';
+import { ApiError } from '../../shared/errors.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import type { PostChannel, PostRecord } from '../posts/model.ts';
+import { findPost } from '../posts/post-context.ts';
+import type { ReviseBody } from '../posts/schema.ts';
+import { checkContentLength } from '../posts/validate.ts';
+import { finalStatus, mutatePost, PostGoneError, type PublishingDeps } from './engine.ts';
+
+export type ManageDeps = Pick<PublishingDeps, 'networks'> & {
+  posts: PostStore;
+  accounts: AccountStore;
+  clock: Clock;
+  tokenCipher: () => TokenCipher;
+};
+
+interface ChannelResult {
+  channelId: string;
+  platform: string;
+  reason: string | null;
+}
+
+const isLive = (post: PostRecord) => post.status === 'published' || post.status === 'partially_published';
+
+/** The channel's credentials, or why it cannot act now. */
+const credentialsFor = async (deps: ManageDeps, post: PostRecord, channel: PostChannel) => {
+  const record = await deps.accounts.getChannel(post.workspaceId, channel.channelId);
+  if (!record) return 'The channel is no longer connected to this workspace.';
+  if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';
+  return {
+    accessToken:
+      post.mode === 'test' ? 'sandbox' : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
+    remoteAccountId: record.remoteAccountId,
+  };
+};
+
+const reasonOf = (error: unknown) => (error instanceof NetworkError ? error.message : 'The network did not answer.');
+
+/**
+ * POST /posts/{id}/revise (spec 4.1 rules for revise): only the text of live posts changes; every
+ * channel and block is sent in order; unchanged blocks are not sent to the network.
+ */
+export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: string, body: ReviseBody) => {
+  const post = await findPost(deps, auth, postId);
+  if (!isLive(post)) {
+    throw new ApiError(
+      'conflict',
+      `Only live (published or partially published) posts can be revised; this post is ${post.status}${post.status === 'draft' || post.status === 'scheduled' ? ': use PUT /posts/{id}' : ''}.`,
+    );
+  }
+  if (body.channels.length !== post.channels.length) {
+    throw new ApiError('revise_mismatch', `Send all ${post.channels.length} channels of the post, in order.`, 'channels');
+  }
+  post.channels.forEach((channel, i) => {
+    const sent = body.channels[i] as ReviseBody['channels'][number];
+    if (sent.channelId !== channel.channelId) {
+      throw new ApiError('revise_mismatch', `Channel ${i + 1} of the post is ${channel.channelId}.`, `channels[${i}].channelId`);
+    }
+    if (sent.blocks.length !== channel.blocks.length) {
+      throw new ApiError('revise_mismatch', `This channel has ${channel.blocks.length} blocks.`, `channels[${i}].blocks`);
+    }
+    const platform = getPlatform(channel.platform);
+    sent.blocks.forEach((block, j) => {
+      const field = `channels[${i}].blocks[${j}].content`;
+      if (platform) checkContentLength(block.content, platform, field);
+      if (block.content.trim() === '' && (channel.blocks[j]?.mediaIds.length ?? 0) === 0) {
+        throw new ApiError('block_empty', 'A block without media needs text.', field);
+      }
+    });
+  });
+
+  const revised: (ChannelResult & { blocks: number[] })[] = [];
+  const unchanged: ChannelResult[] = [];
+  const edits = new Map<string, Map<number, string>>();
+  for (const [i, channel] of post.channels.entries()) {
+    const sent = body.channels[i] as ReviseBody['channels'][number];
+    const platform = getPlatform(channel.platform);
+    const changed = sent.blocks.flatMap((block, j) => (block.content !== channel.blocks[j]?.content ? [j] : []));
+    const keep = (reason: string) => unchanged.push({ channelId: channel.channelId, platform: channel.platform, reason });
+    if (changed.length === 0) {
+      keep('Nothing to change.');
+      continue;
+    }
+    if (!platform?.limits.remoteEdit?.includes('text')) {
+      keep(`${platform?.name ?? channel.platform} does not allow edits after publication.`);
+      continue;
+    }
+    const notLive = changed.find((j) => !channel.blocks[j]?.remoteId);
+    if (notLive !== undefined) {
+      keep(`Block ${notLive + 1} is not live on the network.`);
+      continue;
+    }
+    const credentials = await credentialsFor(deps, post, channel);
+    if (typeof credentials === 'string') {
+      keep(credentials);
+      continue;
+    }
+    const client = deps.networks(channel.platform, post.mode);
+    const done = new Map<number, string>();
+    let failure: string | null = null;
+    for (const j of changed) {
+      const block = channel.blocks[j] as PostChannel['blocks'][number];
+      const content = (sent.blocks[j] as { content: string }).content;
+      try {
+        await client.edit({
+          credentials,
+          block: { remoteId: block.remoteId as string, remoteUrl: block.remoteUrl ?? '', meta: block.remoteMeta ?? {} },
+          content,
+        });
+        done.set(j, content);
+      } catch (error) {
+        failure = `The network refused the edit of block ${j + 1}: ${reasonOf(error)}`;
+        break;
+      }
+    }
+    if (done.size > 0) edits.set(channel.channelId, done);
+    if (failure) keep(done.size > 0 ? `${failure} (blocks ${[...done.keys()].map((j) => j + 1).join(', ')} were revised)` : failure);
+    else revised.push({ channelId: channel.channelId, platform: channel.platform, reason: null, blocks: changed });
+  }
+  if (edits.size > 0) {
+    await mutatePost(deps, postId, (current) => ({
+      next: {
+        ...current,
+        channels: current.channels.map((channel) => {
+          const done = edits.get(channel.channelId);
+          return done
+            ? { ...channel, blocks: channel.blocks.map((block, j) => (done.has(j) ? { ...block, content: done.get(j) as string } : block)) }
+            : channel;
+        }),
+      },
+    }));
+  }
+  return { revised, unchanged };
+};
+
+/**
+ * POST /posts/{id}/retract: per channel, networks with remote delete lose every block and the
+ * channel leaves the post; the others remain with a reason. A post with nothing left is removed.
+ */
+export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: string) => {
+  const post = await findPost(deps, auth, postId);
+  if (!isLive(post) && post.status !== 'failed') {
+    throw new ApiError(
+      'conflict',
+      `Only published, partially published or failed posts can be retracted; this post is ${post.status}${post.status === 'publishing' ? '' : ': use DELETE /posts/{id}'}.`,
+    );
+  }
+  const removed: ChannelResult[] = [];
+  const remaining: ChannelResult[] = [];
+  const leftBlocks = new Map<string, Set<number>>();
+  for (const channel of post.channels) {
+    const platform = getPlatform(channel.platform);
+    const live = channel.blocks.flatMap((block, j) => (block.remoteId ? [j] : []));
+    const result = { channelId: channel.channelId, platform: channel.platform };
+    if (live.length === 0) {
+      removed.push({ ...result, reason: null });
+      continue;
+    }
+    if (!platform?.limits.supportsRemoteDelete) {
+      remaining.push({ ...result, reason: `${platform?.name ?? channel.platform} does not allow removing a post after publication.` });
+      continue;
+    }
+    const credentials = await credentialsFor(deps, post, channel);
+    if (typeof credentials === 'string') {
+      remaining.push({ ...result, reason: credentials });
+      continue;
+    }
+    const client = deps.networks(channel.platform, post.mode);
+    const deleted = new Set<number>();
+    let failure: string | null = null;
+    // Replies and comments first, the first block last.
+    for (const j of [...live].reverse()) {
+      const block = channel.blocks[j] as PostChannel['blocks'][number];
+      try {
+        await client.delete({
+          credentials,
+          block: { remoteId: block.remoteId as string, remoteUrl: block.remoteUrl ?? '', meta: block.remoteMeta ?? {} },
+        });
+        deleted.add(j);
+      } catch (error) {
+        failure = `The network did not remove block ${j + 1}: ${reasonOf(error)}`;
+        break;
+      }
+    }
+    if (failure) {
+      remaining.push({ ...result, reason: failure });
+      leftBlocks.set(channel.channelId, deleted);
+    } else removed.push({ ...result, reason: null });
+  }
+  const gone = new Set(removed.map((r) => r.channelId));
+  try {
+    const { post: next } = await mutatePost(deps, postId, (current) => {
+      const channels = current.channels
+        .filter((channel) => !gone.has(channel.channelId))
+        .map((channel) => {
+          const deleted = leftBlocks.get(channel.channelId);
+          return deleted
+            ? {
+                ...channel,
+                blocks: channel.blocks.map((block, j) => (deleted.has(j) ? { ...block, remoteId: null, remoteUrl: null, remoteMeta: {} } : block)),
+              }
+            : channel;
+        });
+      if (channels.length === 0) return { next: { ...current, channels } };
+      const status = finalStatus(channels);
+      return {
+        next: { ...current, channels, status, publishedAt: status === 'published' ? current.publishedAt : null },
+      };
+    });
+    if (next.channels.length === 0) await deps.posts.delete(next);
+  } catch (error) {
+    if (!(error instanceof PostGoneError)) throw error;
+  }
+  return { removed, remaining };
+};

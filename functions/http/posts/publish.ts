@@ -1,0 +1,14 @@
+import { tagNames } from '../../core/posts/post-context.ts';
+import { postView } from '../../core/posts/post-view.ts';
+import { publishPost } from '../../core/publishing/publish-post.ts';
+import { httpHandler } from '../../shared/http.ts';
+import { idempotent } from '../../shared/idempotency.ts';
+
+/** POST /v1/posts/{id}/publish: starts a draft, or retries the channels not yet published. */
+export const handler = httpHandler(
+  {},
+  idempotent('POST /v1/posts/{id}/publish', async ({ deps, auth, params }) => {
+    const post = await publishPost(deps, auth, params.id as string);
+    return { status: 200, body: postView(post, await tagNames(deps, auth.workspaceId)) };
+  }),
+);

@@ -1,0 +1,9 @@
+import { reviseBody } from '../../core/posts/schema.ts';
+import { revisePost } from '../../core/publishing/revise-retract.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** POST /v1/posts/{id}/revise: changes the words of a live post where the network allows edits. */
+export const handler = httpHandler({ body: reviseBody }, async ({ deps, auth, params, body }) => ({
+  status: 200,
+  body: await revisePost(deps, auth, params.id as string, body),
+}));
