@@ -50,7 +50,11 @@ export interface ClaimStore {
   settle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): Promise<void>;
 }
 
-export type EventType = 'post.published' | 'post.failed' | 'post.partially_failed' | 'channel.needs_reconnect';
+export type EventType =
+  | 'post.published'
+  | 'post.failed'
+  | 'post.partially_failed'
+  | 'channel.needs_reconnect';
 
 /** An event as stored in the outbox and delivered to webhooks (spec 6). */
 export interface OutboxEvent {

@@ -1,26 +1,26 @@
 import { KMSClient } from '@aws-sdk/client-kms';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { DynamoClaimStore } from '../adapters/aws/dynamo/claims.ts';
-import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
-import { PublishingEngine, type PublishingDeps } from '../core/publishing/engine.ts';
-import { networkClients } from '../platforms/registry.ts';
-import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
+import { DynamoClaimStore } from '../adapters/aws/dynamo/claims.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
 import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
 import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
 import { KmsTokenCipher } from '../adapters/aws/kms-token-cipher.ts';
 import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
+import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
 import { TableScheduler } from '../adapters/local/table-scheduler.ts';
+import { type PublishingDeps, PublishingEngine } from '../core/publishing/engine.ts';
+import { networkClients } from '../platforms/registry.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { MediaStore } from '../ports/media.ts';
 import type { PostStore } from '../ports/posts.ts';
+import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
@@ -62,14 +62,18 @@ export const buildDeps = (): Deps => {
   const sqs = lazy(() => new SQSClient(runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {}));
   // The local S3 stand-in serves buckets by path, not by host name.
   const s3 = lazy(() => new S3Client(runtime === 'local' ? { forcePathStyle: true } : {}));
-  const queue = lazy(() => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }));
+  const queue = lazy(
+    () => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }),
+  );
   const deps: Deps = {
     s3,
     queue,
     claims: new DynamoClaimStore(table),
     networks: networkClients({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
     mediaUrl: (record) =>
-      getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), { expiresIn: 3600 }),
+      getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), {
+        expiresIn: 3600,
+      }),
     settings: {
       maxTransientAttempts: 5,
       leaseSeconds: env.publishLeaseSeconds,

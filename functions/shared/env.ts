@@ -91,7 +91,8 @@ export const env = {
     const raw = process.env[ENV.networkBaseUrls];
     if (!raw) return {};
     const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== 'object' || parsed === null) throw new Error(`${ENV.networkBaseUrls} must be a JSON object`);
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new Error(`${ENV.networkBaseUrls} must be a JSON object`);
     return parsed as Record<string, string>;
   },
   /** Time allowed for one network request (default 10 s). */

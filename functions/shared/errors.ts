@@ -51,7 +51,8 @@ export const ERROR_CATALOGUE = {
   option_invalid: { status: 422, message: 'The option value is not valid for the network.' },
   revise_mismatch: {
     status: 422,
-    message: 'Revise takes every channel and every block of the post, in the same order, and only their text.',
+    message:
+      'Revise takes every channel and every block of the post, in the same order, and only their text.',
   },
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
   rate_limited: {

@@ -25,7 +25,14 @@ export const workers: WorkerDef[] = [
     batchSize: 10,
     // Reads posts and channels, writes outcomes and claims; re-queues itself; hands events on;
     // decrypts channel tokens; presigns media URLs for the networks.
-    grants: ['table:read', 'table:write', 'publishQueue:send', 'eventQueue:send', 'tokenKey:decrypt', 'bucket:read'],
+    grants: [
+      'table:read',
+      'table:write',
+      'publishQueue:send',
+      'eventQueue:send',
+      'tokenKey:decrypt',
+      'bucket:read',
+    ],
     timeoutSeconds: 60,
   },
 ];

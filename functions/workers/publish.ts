@@ -9,7 +9,8 @@ const processor = new BatchProcessor(EventType.SQS);
 const parseJob = (record: SQSRecord): PublishJob | null => {
   try {
     const job = JSON.parse(record.body) as Partial<PublishJob>;
-    if (typeof job.postId === 'string' && (job.kind === 'scheduled' || job.kind === 'run')) return job as PublishJob;
+    if (typeof job.postId === 'string' && (job.kind === 'scheduled' || job.kind === 'run'))
+      return job as PublishJob;
   } catch {
     // reported below
   }

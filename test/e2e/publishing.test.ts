@@ -47,7 +47,9 @@ describe('publishing through the simulators', () => {
     expect(xPosts.map((r) => r.text)).toEqual(['one', 'two', 'three']);
     expect(xPosts[1]?.parentId).toBe(xPosts[0]?.id);
     expect(xPosts[2]?.parentId).toBe(xPosts[1]?.id);
-    const fb = (rt.simulators.byPlatform.get('facebook')?.records() ?? []).filter((r) => r.text?.startsWith('f '));
+    const fb = (rt.simulators.byPlatform.get('facebook')?.records() ?? []).filter((r) =>
+      r.text?.startsWith('f '),
+    );
     expect(fb.map((r) => r.kind)).toEqual(['post', 'comment']);
     const usage = await rt.api('/usage');
     expect(usage.body.posts.published).toBe(1);

@@ -13,10 +13,13 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import * as routeManifest from '../../functions/http/routes.ts';
+import * as defaultWorkerManifest from '../../functions/workers/manifest.ts';
 import { buildApp, type HeraldStacks, REPO_ROOT } from '../../lib/app.ts';
 import type { RouteManifest } from '../../lib/constructs/http-api.ts';
+import type { WorkerManifest } from '../../lib/constructs/workers.ts';
 
 export const manifest: RouteManifest = routeManifest;
+export const workerManifest: WorkerManifest = defaultWorkerManifest;
 
 // Each test file imports this module once; its scratch directories go when that file is done.
 const scratchDirs: string[] = [];
@@ -32,14 +35,21 @@ const scratchDir = (prefix: string): string => {
 /**
  * NodejsFunction insists that its entry file exists even when bundling is skipped, and handler
  * modules are written independently of the stacks. The infra tests therefore build against a
- * throw-away source root holding a stub for every entry of the manifest under test.
+ * throw-away source root holding a stub for every entry of the route and worker manifests under test.
  */
 export function stubSourceRoot(
   m: RouteManifest = manifest,
   stub = 'export const handler = async () => ({ statusCode: 204 });\n',
+  w: WorkerManifest = workerManifest,
 ): string {
   const root = scratchDir('herald-infra-src-');
-  for (const entry of [m.fallbackEntry, m.healthRoute.entry, ...m.routes.map((route) => route.entry)]) {
+  const entries = [
+    m.fallbackEntry,
+    m.healthRoute.entry,
+    ...m.routes.map((route) => route.entry),
+    ...w.workers.map((worker) => worker.entry),
+  ];
+  for (const entry of entries) {
     const file = path.join(root, entry);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, stub);
@@ -54,17 +64,19 @@ export interface TestApp extends HeraldStacks {
   readonly app: App;
 }
 
-/** The same app `bin/app.ts` builds, without bundling, optionally with extra context or another manifest. */
+/** The same app `bin/app.ts` builds, without bundling, optionally with extra context or other manifests. */
 export function buildTestApp(
   options: {
     context?: Record<string, unknown>;
     manifest?: RouteManifest;
+    workerManifest?: WorkerManifest;
     nag?: boolean;
     /** Really bundle (with local esbuild), from stub handlers with this source. */
     bundleStub?: string;
   } = {},
 ): TestApp {
   const m = options.manifest ?? manifest;
+  const w = options.workerManifest ?? workerManifest;
   const bundling = options.bundleStub === undefined ? { 'aws:cdk:bundling-stacks': [] } : {};
   const app = new App({
     outdir: scratchDir('herald-infra-out-'),
@@ -75,7 +87,11 @@ export function buildTestApp(
       ...options.context,
     },
   });
-  const stacks = buildApp(app, { sourceRoot: stubSourceRoot(m, options.bundleStub), manifest: m });
+  const stacks = buildApp(app, {
+    sourceRoot: stubSourceRoot(m, options.bundleStub, w),
+    manifest: m,
+    workerManifest: w,
+  });
   if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, ...stacks };
 }

@@ -4,7 +4,8 @@ import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import type { Grant } from '../../functions/http/routes.ts';
-import { buildTestApp, manifest, nagFindings } from './fixture.ts';
+import { QUEUE_NAMES } from '../../lib/constructs/queues.ts';
+import { buildTestApp, manifest, nagFindings, workerManifest } from './fixture.ts';
 
 // Typed as a record so a new kind of grant fails to compile here until it is covered.
 const everyGrant: Record<Grant, true> = {
@@ -48,6 +49,27 @@ describe('cdk-nag AwsSolutions', () => {
         routes: [
           ...manifest.routes,
           { method: 'POST', path: '/v1/everything', entry: 'functions/http/everything.ts', grants },
+        ],
+      },
+    }).app;
+    expect(unsuppressed(app)).toEqual([]);
+  });
+
+  it('stays clean with a worker on every queue using every kind of grant', () => {
+    const grants = Object.keys(everyGrant) as Grant[];
+    const app = buildTestApp({
+      nag: true,
+      context: { stage: 'qa' },
+      workerManifest: {
+        workers: [
+          ...workerManifest.workers,
+          ...QUEUE_NAMES.map((queue) => ({
+            queue,
+            entry: `functions/workers/every-${queue}.ts`,
+            batchSize: 50,
+            grants,
+            timeoutSeconds: 60,
+          })),
         ],
       },
     }).app;

@@ -16,6 +16,7 @@ import {
   manifest,
   type PolicyStatementJson,
   roleStatements,
+  workerManifest,
 } from './fixture.ts';
 
 const built = buildTestApp();
@@ -32,13 +33,13 @@ const statementsFor = (key: string, t = template, s = stateless): PolicyStatemen
 const allActions = (statements: PolicyStatementJson[]) => statements.flatMap(actionsOf);
 
 describe('functions', () => {
-  it('has one function per manifest route plus the fallback and health functions', () => {
+  it('has one function per manifest route plus the fallback and health functions, and one per worker', () => {
     const entries = new Set([
       manifest.fallbackEntry,
       manifest.healthRoute.entry,
       ...manifest.routes.map((r) => r.entry),
     ]);
-    template.resourceCountIs('AWS::Lambda::Function', entries.size);
+    template.resourceCountIs('AWS::Lambda::Function', entries.size + workerManifest.workers.length);
     expect([...fns.keys()].sort()).toEqual(
       [DEFAULT_ROUTE_KEY, routeKey(manifest.healthRoute), ...manifest.routes.map(routeKey)].sort(),
     );
@@ -47,6 +48,11 @@ describe('functions', () => {
   it('runs every function on nodejs22.x arm64 with source maps, tracing and every variable of the env module', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
     expect(functions.length).toBeGreaterThan(2);
+    // HTTP functions answer within 10 s; each worker runs with its manifest timeout.
+    const workerTimeouts = new Map(
+      stateless.workers.workers.map(({ def, fn }) => [logicalIdOf(stateless, fn), def.timeoutSeconds]),
+    );
+    const timeoutOf = (id: string) => workerTimeouts.get(id) ?? 10;
     const expectedNames = [
       ENV.runtime,
       ENV.tableName,
@@ -61,12 +67,12 @@ describe('functions', () => {
       ENV.tokenKmsKeyId,
       ENV.rateLimitPerMinute,
     ];
-    for (const fn of functions) {
+    for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: 10,
+        Timeout: timeoutOf(id),
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
@@ -169,9 +175,15 @@ describe('least privilege', () => {
     expect(new Set(actions)).toEqual(new Set([...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS]));
   });
 
-  it('allows a wildcard resource to no function except for the X-Ray actions tracing needs', () => {
-    for (const key of fns.keys()) {
-      const wildcard = statementsFor(key).filter((s) => JSON.stringify(s.Resource) === '"*"');
+  it('allows a wildcard resource to no function, route or worker, except for the X-Ray actions tracing needs', () => {
+    const everyFunction = [
+      ...[...fns.entries()].map(([key, fn]) => ({ key, fn })),
+      ...stateless.workers.workers.map(({ def, fn }) => ({ key: def.entry, fn })),
+    ];
+    expect(everyFunction.length).toBe(fns.size + workerManifest.workers.length);
+    for (const { key, fn } of everyFunction) {
+      const statements = roleStatements(stateless, template, fn);
+      const wildcard = statements.filter((s) => JSON.stringify(s.Resource) === '"*"');
       expect(wildcard.flatMap(actionsOf).sort(), key).toEqual([
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
@@ -308,7 +320,8 @@ describe('alarms', () => {
         }),
       ]),
     });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    // Four dead-letter queues, the API, and one per worker.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5 + workerManifest.workers.length);
   });
 
   it('notifies an encrypted, TLS-only topic, with an email subscription only when alarmEmail is set', () => {

@@ -8,7 +8,8 @@ export const waitForPost = async (rt: TestRuntime, postId: string, key?: string,
   for (;;) {
     const res = await rt.api(`/posts/${postId}`, key ? { key } : {});
     if (TERMINAL.has(res.body.status)) return res.body;
-    if (Date.now() > deadline) throw new Error(`Post ${postId} still ${res.body.status} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`Post ${postId} still ${res.body.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 };

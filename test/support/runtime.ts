@@ -30,7 +30,12 @@ let tables = 0;
 
 /** The whole local runtime on a free port, sharing the run's DynamoDB Local with a table of its own. */
 export const startTestRuntime = async (
-  options: { rateLimitPerMinute?: number; dataDir?: string; tableName?: string; env?: Record<string, string> } = {},
+  options: {
+    rateLimitPerMinute?: number;
+    dataDir?: string;
+    tableName?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestRuntime> => {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
   const tableName = options.tableName ?? `herald-${process.pid}-${Date.now()}-${tables++}`;

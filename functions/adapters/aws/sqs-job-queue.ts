@@ -21,6 +21,8 @@ export class SqsJobQueue implements JobQueue {
   }
 
   async sendEvent(eventId: string): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: JSON.stringify({ eventId }) }));
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: JSON.stringify({ eventId }) }),
+    );
   }
 }

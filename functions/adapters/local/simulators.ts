@@ -1,12 +1,19 @@
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
+import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
 
 /** What the runtime and the tests need of a simulator. */
 export interface RunningSimulator {
   url: string;
-  records(): { kind: string; id: string; parentId?: string | null; rootId?: string | null; text: string | null }[];
+  records(): {
+    kind: string;
+    id: string;
+    parentId?: string | null;
+    rootId?: string | null;
+    text: string | null;
+  }[];
   reset(): void;
   setRateLimited(seconds: number): void;
   stop(): Promise<void>;
@@ -25,6 +32,9 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startXSimulator();
     case 'bluesky':
       return startBlueskySimulator();
+    case 'linkedin':
+    case 'linkedin_page':
+      return startLinkedInSimulator();
     default:
       return startGenericSimulator({ platform });
   }

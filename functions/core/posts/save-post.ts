@@ -1,5 +1,5 @@
-import { ApiError } from '../../shared/errors.ts';
 import type { PublishJob } from '../../ports/publishing.ts';
+import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
@@ -31,7 +31,11 @@ const channelsOf = (valid: ValidatedPost, status: ChannelStatus): PostRecord['ch
   }));
 
 /** The message a firing puts on the publish queue; a firing for another time is ignored. */
-const firing = (postId: string, scheduledAt: string): PublishJob => ({ postId, kind: 'scheduled', scheduledAt });
+const firing = (postId: string, scheduledAt: string): PublishJob => ({
+  postId,
+  kind: 'scheduled',
+  scheduledAt,
+});
 
 /**
  * Saves the post with its schedule. The schedule fires `scheduleLeadSeconds` ahead (EventBridge
@@ -47,7 +51,9 @@ const withSchedule = async <T>(deps: PostDeps, postId: string, at: string | null
   if (fireAt - now < 2000) {
     const result = await save();
     await deps.scheduler().cancel(scheduleName(postId));
-    await deps.queue().sendPublish(firing(postId, at), Math.max(0, Math.floor((Date.parse(at) - now) / 1000) - 1));
+    await deps
+      .queue()
+      .sendPublish(firing(postId, at), Math.max(0, Math.floor((Date.parse(at) - now) / 1000) - 1));
     return result;
   }
   await deps.scheduler().scheduleOnce(scheduleName(postId), new Date(fireAt), { ...firing(postId, at) });
@@ -91,6 +97,7 @@ export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBo
       count: auth.mode === 'live',
     }),
   );
+  if (status === 'publishing') await deps.queue().sendPublish({ postId: post.postId, kind: 'run', round: 1 });
   return post;
 };
 

@@ -13,7 +13,14 @@ import {
   type RemoteBlock,
 } from '../../ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
-import type { BlockClaim, ClaimStore, EventType, JobQueue, OutboxEvent, PublishJob } from '../../ports/publishing.ts';
+import type {
+  BlockClaim,
+  ClaimStore,
+  EventType,
+  JobQueue,
+  OutboxEvent,
+  PublishJob,
+} from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -106,7 +113,11 @@ export const mutatePost = async (
       if (!current) throw new PostGoneError(postId);
       const result = change(current);
       if (!result) return { post: current, extras: undefined };
-      const next = { ...result.next, version: current.version + 1, updatedAt: deps.clock.now().toISOString() };
+      const next = {
+        ...result.next,
+        version: current.version + 1,
+        updatedAt: deps.clock.now().toISOString(),
+      };
       try {
         await deps.posts.replace(current, next, result.extras);
         return { post: next, extras: result.extras };
@@ -181,7 +192,9 @@ export class PublishingEngine {
         }
       }),
     );
-    const retries = outcomes.filter((o): o is Extract<ChannelOutcome, { kind: 'retry' }> => o.kind === 'retry');
+    const retries = outcomes.filter(
+      (o): o is Extract<ChannelOutcome, { kind: 'retry' }> => o.kind === 'retry',
+    );
     if (retries.length > 0) {
       const delay = Math.min(...retries.map((r) => r.delaySeconds));
       await this.deps.queue().sendPublish({ postId: post.postId, kind: 'run', round }, delay);
@@ -199,7 +212,8 @@ export class PublishingEngine {
     if (!platform) return this.failChannel(postId, channelId, `Unknown network ${channel.platform}.`);
 
     const record = await deps.accounts.getChannel(post.workspaceId, channelId);
-    if (!record) return this.failChannel(postId, channelId, 'The channel is no longer connected to this workspace.');
+    if (!record)
+      return this.failChannel(postId, channelId, 'The channel is no longer connected to this workspace.');
     if (record.connection === 'needs_reconnect') {
       return this.failChannel(postId, channelId, 'The channel must be reconnected before it can post.');
     }
@@ -224,7 +238,8 @@ export class PublishingEngine {
       if (block.remoteId) continue;
       const first = remoteOf(blocks[0] as PostChannel['blocks'][number]);
       const previous = b > 0 ? remoteOf(blocks[b - 1] as PostChannel['blocks'][number]) : null;
-      if (b > 0 && (!first || !previous)) return this.failChannel(postId, channelId, 'An earlier block is missing.');
+      if (b > 0 && (!first || !previous))
+        return this.failChannel(postId, channelId, 'An earlier block is missing.');
       const parent =
         b === 0
           ? null
@@ -248,7 +263,12 @@ export class PublishingEngine {
       };
       const step = await this.sendBlock(post, channel, b, client, input);
       if (step.kind !== 'sent') return step.outcome;
-      blocks[b] = { ...block, remoteId: step.remote.remoteId, remoteUrl: step.remote.remoteUrl, remoteMeta: step.remote.meta };
+      blocks[b] = {
+        ...block,
+        remoteId: step.remote.remoteId,
+        remoteUrl: step.remote.remoteUrl,
+        remoteMeta: step.remote.meta,
+      };
     }
     return this.completeChannel(postId, channelId);
   }
@@ -282,7 +302,8 @@ export class PublishingEngine {
         await this.recordBlock(post.postId, channel.channelId, b, current.remote);
         return { kind: 'sent', remote: current.remote };
       }
-      if (current.state === 'unknown') return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+      if (current.state === 'unknown')
+        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
       // `sending`: held by a live worker, or by one that died mid-send.
       const leftMs = Date.parse(current.leaseUntil) - now.getTime();
       if (leftMs > 0) return stop({ kind: 'retry', delaySeconds: Math.ceil(leftMs / 1000) + 1 });
@@ -309,7 +330,10 @@ export class PublishingEngine {
     } catch (error) {
       if (!(error instanceof NetworkError)) {
         // Not the network's answer: we cannot tell whether it has the block.
-        logger.error('Unexpected error while publishing a block', { postId: post.postId, error: error as Error });
+        logger.error('Unexpected error while publishing a block', {
+          postId: post.postId,
+          error: error as Error,
+        });
         await deps.claims.settle(claim, 'unknown');
         return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
       }
@@ -335,7 +359,14 @@ export class PublishingEngine {
         }
       }
       await deps.claims.settle(claim, 'not_sent');
-      return stop(await this.transientFailure(post.postId, channel.channelId, `${label}${error.message}`, error.details.retryAfterSeconds));
+      return stop(
+        await this.transientFailure(
+          post.postId,
+          channel.channelId,
+          `${label}${error.message}`,
+          error.details.retryAfterSeconds,
+        ),
+      );
     }
   }
 
@@ -355,7 +386,9 @@ export class PublishingEngine {
         since: new Date(since.getTime() - 60_000),
       });
     } catch (error) {
-      logger.warn('Lookup failed; the block stays claimed until it can be checked', { error: error as Error });
+      logger.warn('Lookup failed; the block stays claimed until it can be checked', {
+        error: error as Error,
+      });
       return 'failed';
     }
   }
@@ -382,14 +415,21 @@ export class PublishingEngine {
     return media;
   }
 
-  private async recordBlock(postId: string, channelId: string, b: number, remote: RemoteBlock): Promise<void> {
+  private async recordBlock(
+    postId: string,
+    channelId: string,
+    b: number,
+    remote: RemoteBlock,
+  ): Promise<void> {
     await mutatePost(this.deps, postId, (post) => {
       const c = post.channels.findIndex((ch) => ch.channelId === channelId);
       const channel = post.channels[c];
       const block = channel?.blocks[b];
       if (!channel || !block || block.remoteId === remote.remoteId) return null;
       const blocks = channel.blocks.map((bl, i) =>
-        i === b ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta } : bl,
+        i === b
+          ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta }
+          : bl,
       );
       const channels = post.channels.map((ch, i) =>
         i === c ? { ...ch, blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
@@ -398,7 +438,13 @@ export class PublishingEngine {
       const count = post.mode === 'live' && !post.countedPublished;
       return {
         next: { ...post, channels, countedPublished: post.countedPublished || count },
-        ...(count ? { extras: { countPublished: { accountId: post.accountId, period: usagePeriod(this.deps.clock.now()).id } } } : {}),
+        ...(count
+          ? {
+              extras: {
+                countPublished: { accountId: post.accountId, period: usagePeriod(this.deps.clock.now()).id },
+              },
+            }
+          : {}),
       };
     });
   }
@@ -420,7 +466,11 @@ export class PublishingEngine {
       return { next: { ...post, channels } };
     });
     if (attempts >= settings.maxTransientAttempts) {
-      return this.failChannel(postId, channelId, `The network was unavailable after ${attempts} attempts: ${message}`);
+      return this.failChannel(
+        postId,
+        channelId,
+        `The network was unavailable after ${attempts} attempts: ${message}`,
+      );
     }
     const backoff = settings.retryBaseSeconds * 2 ** (attempts - 1);
     return { kind: 'retry', delaySeconds: Math.max(backoff, retryAfterSeconds ?? 0) };
@@ -476,7 +526,9 @@ export class PublishingEngine {
       const channel = post.channels.find((c) => c.channelId === channelId);
       if (!channel || channel.status !== 'publishing') return null;
       const channels = post.channels.map((c) =>
-        c.channelId === channelId ? { ...c, status, error, publishedAt: status === 'published' ? now : null } : c,
+        c.channelId === channelId
+          ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
+          : c,
       );
       let next: PostRecord = { ...post, channels };
       if (channels.every(isTerminal)) {

@@ -1,6 +1,6 @@
+import type { Clock } from '../../ports/clock.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
-import type { Clock } from '../../ports/clock.ts';
 import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostRecord } from '../posts/model.ts';
@@ -31,7 +31,8 @@ export const publishPost = async (
       return { next: startRound(current, deps.clock.now()) };
     }));
   } catch (error) {
-    if (error instanceof PostGoneError) throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
+    if (error instanceof PostGoneError)
+      throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
     throw error;
   }
   if (refusedStatus !== null) {

@@ -34,12 +34,15 @@ const credentialsFor = async (deps: ManageDeps, post: PostRecord, channel: PostC
   if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';
   return {
     accessToken:
-      post.mode === 'test' ? 'sandbox' : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
+      post.mode === 'test'
+        ? 'sandbox'
+        : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
     remoteAccountId: record.remoteAccountId,
   };
 };
 
-const reasonOf = (error: unknown) => (error instanceof NetworkError ? error.message : 'The network did not answer.');
+const reasonOf = (error: unknown) =>
+  error instanceof NetworkError ? error.message : 'The network did not answer.';
 
 /**
  * POST /posts/{id}/revise (spec 4.1 rules for revise): only the text of live posts changes; every
@@ -54,15 +57,27 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
     );
   }
   if (body.channels.length !== post.channels.length) {
-    throw new ApiError('revise_mismatch', `Send all ${post.channels.length} channels of the post, in order.`, 'channels');
+    throw new ApiError(
+      'revise_mismatch',
+      `Send all ${post.channels.length} channels of the post, in order.`,
+      'channels',
+    );
   }
   post.channels.forEach((channel, i) => {
     const sent = body.channels[i] as ReviseBody['channels'][number];
     if (sent.channelId !== channel.channelId) {
-      throw new ApiError('revise_mismatch', `Channel ${i + 1} of the post is ${channel.channelId}.`, `channels[${i}].channelId`);
+      throw new ApiError(
+        'revise_mismatch',
+        `Channel ${i + 1} of the post is ${channel.channelId}.`,
+        `channels[${i}].channelId`,
+      );
     }
     if (sent.blocks.length !== channel.blocks.length) {
-      throw new ApiError('revise_mismatch', `This channel has ${channel.blocks.length} blocks.`, `channels[${i}].blocks`);
+      throw new ApiError(
+        'revise_mismatch',
+        `This channel has ${channel.blocks.length} blocks.`,
+        `channels[${i}].blocks`,
+      );
     }
     const platform = getPlatform(channel.platform);
     sent.blocks.forEach((block, j) => {
@@ -80,8 +95,11 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
   for (const [i, channel] of post.channels.entries()) {
     const sent = body.channels[i] as ReviseBody['channels'][number];
     const platform = getPlatform(channel.platform);
-    const changed = sent.blocks.flatMap((block, j) => (block.content !== channel.blocks[j]?.content ? [j] : []));
-    const keep = (reason: string) => unchanged.push({ channelId: channel.channelId, platform: channel.platform, reason });
+    const changed = sent.blocks.flatMap((block, j) =>
+      block.content !== channel.blocks[j]?.content ? [j] : [],
+    );
+    const keep = (reason: string) =>
+      unchanged.push({ channelId: channel.channelId, platform: channel.platform, reason });
     if (changed.length === 0) {
       keep('Nothing to change.');
       continue;
@@ -109,7 +127,11 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
       try {
         await client.edit({
           credentials,
-          block: { remoteId: block.remoteId as string, remoteUrl: block.remoteUrl ?? '', meta: block.remoteMeta ?? {} },
+          block: {
+            remoteId: block.remoteId as string,
+            remoteUrl: block.remoteUrl ?? '',
+            meta: block.remoteMeta ?? {},
+          },
           content,
         });
         done.set(j, content);
@@ -119,8 +141,19 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
       }
     }
     if (done.size > 0) edits.set(channel.channelId, done);
-    if (failure) keep(done.size > 0 ? `${failure} (blocks ${[...done.keys()].map((j) => j + 1).join(', ')} were revised)` : failure);
-    else revised.push({ channelId: channel.channelId, platform: channel.platform, reason: null, blocks: changed });
+    if (failure)
+      keep(
+        done.size > 0
+          ? `${failure} (blocks ${[...done.keys()].map((j) => j + 1).join(', ')} were revised)`
+          : failure,
+      );
+    else
+      revised.push({
+        channelId: channel.channelId,
+        platform: channel.platform,
+        reason: null,
+        blocks: changed,
+      });
   }
   if (edits.size > 0) {
     await mutatePost(deps, postId, (current) => ({
@@ -129,7 +162,12 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
         channels: current.channels.map((channel) => {
           const done = edits.get(channel.channelId);
           return done
-            ? { ...channel, blocks: channel.blocks.map((block, j) => (done.has(j) ? { ...block, content: done.get(j) as string } : block)) }
+            ? {
+                ...channel,
+                blocks: channel.blocks.map((block, j) =>
+                  done.has(j) ? { ...block, content: done.get(j) as string } : block,
+                ),
+              }
             : channel;
         }),
       },
@@ -162,7 +200,10 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
       continue;
     }
     if (!platform?.limits.supportsRemoteDelete) {
-      remaining.push({ ...result, reason: `${platform?.name ?? channel.platform} does not allow removing a post after publication.` });
+      remaining.push({
+        ...result,
+        reason: `${platform?.name ?? channel.platform} does not allow removing a post after publication.`,
+      });
       continue;
     }
     const credentials = await credentialsFor(deps, post, channel);
@@ -179,7 +220,11 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
       try {
         await client.delete({
           credentials,
-          block: { remoteId: block.remoteId as string, remoteUrl: block.remoteUrl ?? '', meta: block.remoteMeta ?? {} },
+          block: {
+            remoteId: block.remoteId as string,
+            remoteUrl: block.remoteUrl ?? '',
+            meta: block.remoteMeta ?? {},
+          },
         });
         deleted.add(j);
       } catch (error) {
@@ -202,14 +247,21 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
           return deleted
             ? {
                 ...channel,
-                blocks: channel.blocks.map((block, j) => (deleted.has(j) ? { ...block, remoteId: null, remoteUrl: null, remoteMeta: {} } : block)),
+                blocks: channel.blocks.map((block, j) =>
+                  deleted.has(j) ? { ...block, remoteId: null, remoteUrl: null, remoteMeta: {} } : block,
+                ),
               }
             : channel;
         });
       if (channels.length === 0) return { next: { ...current, channels } };
       const status = finalStatus(channels);
       return {
-        next: { ...current, channels, status, publishedAt: status === 'published' ? current.publishedAt : null },
+        next: {
+          ...current,
+          channels,
+          status,
+          publishedAt: status === 'published' ? current.publishedAt : null,
+        },
       };
     });
     if (next.channels.length === 0) await deps.posts.delete(next);

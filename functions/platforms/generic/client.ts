@@ -47,6 +47,8 @@ export const parseRetryAfter = (
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // An HTTP date names its day and month; anything else ('-5', '1.5') is unreadable.
+  if (!/[a-z]{3}/i.test(trimmed)) return undefined;
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));

@@ -16,8 +16,11 @@ import type { Platform, PlatformId } from '../types.ts';
  * API (JSON bodies; every `/v1` route needs `Authorization: Bearer <token>`; the network-side
  * account is named by `X-Account-Id`, `me` when absent):
  * - `POST /v1/posts` `{ text, title?, postType?, options?, media?: [{ url, mimeType }], parentId?, rootId?, clientKey }`
- *   → 201 `{ id, url }`. A `parentId` makes a reply (continuation `reply`) or a comment
- *   (continuation `comment`); refused (422 `threads_unsupported`) when the network has maxBlocks 1.
+ *   → 201 `{ id, url }`. A `parentId` (with `rootId`, the first block of the thread) makes a
+ *   reply (continuation `reply`) or a comment on the first block (continuation `comment`); refused
+ *   (422 `threads_unsupported`) when the network has maxBlocks 1, and beyond maxBlocks. The first
+ *   block is also checked for required media and title, file types and count, post type and text
+ *   length (422 with a code and message).
  *   The simulator does not deduplicate by `clientKey`: like most networks, a resend is a second
  *   post; `GET /v1/posts?clientKey=` is how a lost answer is found.
  * - `PATCH /v1/posts/:id` `{ text?, title?, options? }` → 200 `{ id, url }`; 405 when the network has no remote edit.
@@ -258,9 +261,11 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
           'threads_unsupported',
           `${platform.name} takes no replies or comments to a post (maxBlocks 1).`,
         );
+      if (rootId === null)
+        throw new SimHttpError(400, 'invalid_request', '"rootId" is required with "parentId".');
       const parent = ownPost(account, parentId);
       const parentRoot = parent.rootId ?? parent.id;
-      if (rootId !== null && rootId !== parentRoot)
+      if (rootId !== parentRoot)
         throw new SimHttpError(422, 'root_mismatch', `rootId ${rootId} is not the root of ${parentId}.`);
       if (limits.continuation === 'comment' && parent.kind !== 'post')
         throw new SimHttpError(

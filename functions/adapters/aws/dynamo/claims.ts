@@ -4,7 +4,8 @@ import type { BlockClaim, ClaimState, ClaimStore } from '../../../ports/publishi
 import { isConditionFailure, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
 
-const key = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) => keys.blockClaim(c.postId, c.channelId, c.block);
+const key = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
+  keys.blockClaim(c.postId, c.channelId, c.block);
 const fromItem = (item: Record<string, unknown>): BlockClaim => {
   const { PK: _pk, SK: _sk, type: _type, ...fields } = item;
   return fields as unknown as BlockClaim;
@@ -33,8 +34,11 @@ export class DynamoClaimStore implements ClaimStore {
       const current = old
         ? fromItem(old)
         : fromItem(
-            (await this.table.doc.send(new GetCommand({ TableName: this.table.tableName, Key: key(claim), ConsistentRead: true })))
-              .Item ?? {},
+            (
+              await this.table.doc.send(
+                new GetCommand({ TableName: this.table.tableName, Key: key(claim), ConsistentRead: true }),
+              )
+            ).Item ?? {},
           );
       return { acquired: false, current };
     }
@@ -48,7 +52,11 @@ export class DynamoClaimStore implements ClaimStore {
           Item: { ...key(claim), type: 'BlockClaim', ...claim },
           ConditionExpression: '#state = :sending AND #owner = :owner AND leaseUntil = :lease',
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':sending': 'sending', ':owner': previous.owner, ':lease': previous.leaseUntil },
+          ExpressionAttributeValues: {
+            ':sending': 'sending',
+            ':owner': previous.owner,
+            ':lease': previous.leaseUntil,
+          },
         }),
       );
       return true;
@@ -58,7 +66,11 @@ export class DynamoClaimStore implements ClaimStore {
     }
   }
 
-  async settle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): Promise<void> {
+  async settle(
+    claim: BlockClaim,
+    state: Exclude<ClaimState, 'sending'>,
+    remote?: RemoteBlock,
+  ): Promise<void> {
     await this.table.doc.send(
       new UpdateCommand({
         TableName: this.table.tableName,
@@ -66,7 +78,11 @@ export class DynamoClaimStore implements ClaimStore {
         UpdateExpression: remote ? 'SET #state = :state, remote = :remote' : 'SET #state = :state',
         ConditionExpression: '#owner = :owner',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':state': state, ':owner': claim.owner, ...(remote ? { ':remote': remote } : {}) },
+        ExpressionAttributeValues: {
+          ':state': state,
+          ':owner': claim.owner,
+          ...(remote ? { ':remote': remote } : {}),
+        },
       }),
     );
   }

@@ -11,7 +11,10 @@ export const eventToItem = (event: OutboxEvent) => ({
   event,
 });
 
-export const getEvent = async ({ doc, tableName }: TableRef, eventId: string): Promise<OutboxEvent | null> => {
+export const getEvent = async (
+  { doc, tableName }: TableRef,
+  eventId: string,
+): Promise<OutboxEvent | null> => {
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.event(eventId) }));
   return (out.Item?.event as OutboxEvent | undefined) ?? null;
 };

@@ -72,7 +72,10 @@ export const keys = {
   }),
   /** An outbox event; while not yet handed to the event queue it is also in GSI1 `OUTBOX`, by time. */
   event: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
-  eventPendingIndex: (createdAt: string, eventId: string) => ({ GSI1PK: 'OUTBOX', GSI1SK: `${createdAt}#${eventId}` }),
+  eventPendingIndex: (createdAt: string, eventId: string) => ({
+    GSI1PK: 'OUTBOX',
+    GSI1SK: `${createdAt}#${eventId}`,
+  }),
   media: (workspaceId: string, mediaId: string): Key => ({
     PK: `WORKSPACE#${workspaceId}`,
     SK: `MEDIA#${mediaId}`,

@@ -1,6 +1,12 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
-import type { PostListQuery, PostPage, PostStore, PostWriteExtras, QuotaClaim } from '../../../ports/posts.ts';
+import type {
+  PostListQuery,
+  PostPage,
+  PostStore,
+  PostWriteExtras,
+  QuotaClaim,
+} from '../../../ports/posts.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import {
   batchGetAll,
@@ -9,8 +15,8 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { type Key, keys } from './keys.ts';
 import { eventToItem } from './events.ts';
+import { type Key, keys } from './keys.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
 /** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */

@@ -1,0 +1,357 @@
+import { createHash } from 'node:crypto';
+import {
+  type DeleteBlockInput,
+  type EditBlockInput,
+  type LookupBlockInput,
+  type NetworkClient,
+  type NetworkCredentials,
+  NetworkError,
+  type PublishBlockInput,
+  type RemoteBlock,
+} from '../../ports/network-client.ts';
+import {
+  baseUrlOf,
+  DEFAULT_TIMEOUT_MS,
+  details,
+  type HttpAnswer,
+  type HttpCall,
+  type HttpFailure,
+  retryAfterSeconds,
+  secondsUntilEpoch,
+  sendHttp,
+  stringField,
+  TransportError,
+  transportError,
+} from '../network-http.ts';
+
+/**
+ * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT
+ * (no `createSession` here; refreshing it with the refresh JWT via `com.atproto.server.refreshSession`
+ * belongs to the token store). Each block is an `app.bsky.feed.post` record created with
+ * `com.atproto.repo.createRecord`; replies carry strong refs (`uri` + `cid`) to the thread's root
+ * and to the previous block, so `meta` keeps both. The record key is derived from the engine's
+ * idempotency key, which makes a block whose answer was lost findable with `getRecord`.
+ *
+ * Not done here: media (a full implementation downloads each presigned URL, uploads it with
+ * `com.atproto.repo.uploadBlob` and embeds the blob refs as `app.bsky.embed.images` with alt text
+ * and aspect ratio; video goes through the video service, `app.bsky.video.uploadVideo`, and is
+ * embedded as `app.bsky.embed.video`), mention facets (they need handle-to-DID resolution) and link
+ * cards. Blocks with media are refused (permanent) rather than published without their files.
+ */
+
+export interface BlueskyClientOptions {
+  /** The PDS (or entryway) address; default `https://bsky.social`. */
+  baseUrl?: string;
+  /** Per request, default 10 s. */
+  timeoutMs?: number;
+}
+
+const NETWORK = 'Bluesky';
+const POST_COLLECTION = 'app.bsky.feed.post';
+const S32 = '234567abcdefghijklmnopqrstuvwxyz';
+/** 2023-01-01T00:00:00Z in microseconds, and one year of them. */
+const TID_BASE_MICROS = 1_672_531_200_000_000n;
+const TID_SPAN_MICROS = 365n * 24n * 3600n * 1_000_000n;
+
+/** A TID: 13 base32-sortable characters, the top bit zero. */
+export const isTid = (rkey: string) =>
+  /^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey);
+
+/**
+ * The record key of a block: a valid TID derived from a hash of the idempotency key, so every
+ * attempt of a block uses the same key. `app.bsky.feed.post` declares `key: tid` and the Bluesky
+ * AppView only indexes posts whose key is a TID, so a free-form key would be stored by the PDS but
+ * never shown. The TID's embedded time is a hashed moment in 2023, not the publication time
+ * (feeds sort by `createdAt` and indexing time, not by record key).
+ */
+export const recordKeyFor = (idempotencyKey: string): string => {
+  const hash = createHash('sha256').update(`herald:bluesky:${idempotencyKey}`).digest();
+  const micros = TID_BASE_MICROS + (hash.readBigUInt64BE(0) % TID_SPAN_MICROS);
+  const clockId = BigInt(hash.readUInt16BE(8) & 0x3ff);
+  let value = (micros << 10n) | clockId;
+  let key = '';
+  for (let i = 0; i < 13; i++) {
+    key = (S32[Number(value & 31n)] as string) + key;
+    value >>= 5n;
+  }
+  return key;
+};
+
+/** Splits `at://<repo>/<collection>/<rkey>`. */
+export const parseAtUri = (uri: string) => {
+  const match = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri);
+  if (!match) return null;
+  return { repo: match[1] as string, collection: match[2] as string, rkey: match[3] as string };
+};
+
+const RECONNECT_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthMissing', 'AuthRequired']);
+const ACCOUNT_GONE_ERRORS = new Set(['AccountTakedown', 'AccountDeactivated']);
+
+/**
+ * How the engine handles a failed XRPC call. The PDS answers an expired or unverifiable access
+ * token with HTTP 400 (`ExpiredToken`, `InvalidToken`) and a missing one with 401 (`AuthMissing`),
+ * so the error name decides, not only the status: those mean reconnect. 429 (wait from
+ * `ratelimit-reset`, epoch seconds) and 5xx are transient; other 4xx are permanent with the PDS's
+ * message; failures without an answer are transient, with `outcomeUnknown` once the request was sent.
+ */
+export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+  if (failure.type === 'transport') return transportError(NETWORK, failure);
+  const { status, headers, body } = failure;
+  const error = stringField(body, 'error');
+  const message = stringField(body, 'message') ?? error ?? `Bluesky answered HTTP ${status}`;
+  if (status === 429) {
+    const wait =
+      secondsUntilEpoch(headers['ratelimit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
+    return new NetworkError('transient', message, details(status, wait));
+  }
+  if (status >= 500) {
+    return new NetworkError(
+      'transient',
+      message,
+      details(status, retryAfterSeconds(headers['retry-after'], now)),
+    );
+  }
+  if (error !== undefined && ACCOUNT_GONE_ERRORS.has(error))
+    return new NetworkError('permanent', message, { status });
+  if ((error !== undefined && RECONNECT_ERRORS.has(error)) || status === 401) {
+    return new NetworkError('reconnect', message, { status });
+  }
+  return new NetworkError('permanent', message, { status });
+};
+
+type Facet = {
+  index: { byteStart: number; byteEnd: number };
+  features: (
+    | { $type: 'app.bsky.richtext.facet#link'; uri: string }
+    | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
+  )[];
+};
+
+const byteOffset = (text: string, index: number) => Buffer.byteLength(text.slice(0, index), 'utf8');
+
+/**
+ * Link and hashtag facets (UTF-8 byte ranges): without them Bluesky shows URLs and tags as plain
+ * text. Mentions are left out: they need the mentioned handle resolved to a DID.
+ */
+export const facetsFor = (text: string): Facet[] => {
+  const facets: Facet[] = [];
+  for (const match of text.matchAll(/(^|\s|\()(https?:\/\/[^\s]+)/gu)) {
+    let uri = match[2] as string;
+    uri = uri.replace(/[.,;:!?"']+$/u, '');
+    if (uri.endsWith(')') && !uri.includes('(')) uri = uri.slice(0, -1);
+    const start = (match.index ?? 0) + (match[1] as string).length;
+    facets.push({
+      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + uri.length) },
+      features: [{ $type: 'app.bsky.richtext.facet#link', uri }],
+    });
+  }
+  for (const match of text.matchAll(/(^|\s)[#＃]([^\s#＃]+)/gu)) {
+    const tag = (match[2] as string).replace(/\p{P}+$/u, '');
+    if (tag === '' || /^\d+$/.test(tag) || tag.length > 64) continue;
+    const start = (match.index ?? 0) + (match[1] as string).length;
+    facets.push({
+      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + 1 + tag.length) },
+      features: [{ $type: 'app.bsky.richtext.facet#tag', tag }],
+    });
+  }
+  return facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
+};
+
+interface StrongRef {
+  uri: string;
+  cid: string;
+}
+
+const strongRef = (block: RemoteBlock): StrongRef => {
+  const uri = block.meta.uri ?? block.remoteId;
+  const cid = block.meta.cid;
+  if (!parseAtUri(uri) || !cid) {
+    throw new NetworkError(
+      'permanent',
+      `Bluesky reply target ${block.remoteId} has no uri and cid to reply to`,
+    );
+  }
+  return { uri, cid };
+};
+
+interface FoundRecord {
+  block: RemoteBlock;
+  /** Same text and same reply parent as the block being looked for. */
+  matches: boolean;
+}
+
+export class BlueskyClient implements NetworkClient {
+  readonly platform = 'bluesky' as const;
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: BlueskyClientOptions = {}) {
+    this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://bsky.social');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  async publish(input: PublishBlockInput): Promise<RemoteBlock> {
+    if (input.media.length > 0) {
+      throw new NetworkError(
+        'permanent',
+        'Media upload to Bluesky is not supported yet; publish this post without media',
+      );
+    }
+    const rkey = recordKeyFor(input.idempotencyKey);
+    const record: Record<string, unknown> = {
+      $type: POST_COLLECTION,
+      text: input.content,
+      createdAt: new Date().toISOString(),
+    };
+    const languages = input.options.languages;
+    const langs = typeof languages === 'string' ? [languages] : languages;
+    if (langs && langs.length > 0) record.langs = langs;
+    const facets = facetsFor(input.content);
+    if (facets.length > 0) record.facets = facets;
+    if (input.parent) {
+      record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
+    }
+    let answer: HttpAnswer;
+    try {
+      answer = await this.call(input.credentials, {
+        method: 'POST',
+        nsid: 'com.atproto.repo.createRecord',
+        json: { repo: input.credentials.remoteAccountId, collection: POST_COLLECTION, rkey, record },
+      });
+    } catch (error) {
+      // The key is this block's own: it exists when an earlier attempt went through. That counts as
+      // published only if the record there is this block (same text, same parent).
+      if (
+        error instanceof NetworkError &&
+        error.kind === 'permanent' &&
+        /already exists/i.test(error.message)
+      ) {
+        const found = await this.find(input.credentials, rkey, input.content, input.parent);
+        if (found?.matches) return found.block;
+      }
+      throw error;
+    }
+    const uri = stringField(answer.body, 'uri');
+    const cid = stringField(answer.body, 'cid');
+    if (!uri || !cid || !parseAtUri(uri)) {
+      throw new NetworkError('transient', 'Bluesky accepted the record but its answer had no uri and cid', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return blockOf(uri, cid);
+  }
+
+  async edit(_input: EditBlockInput): Promise<void> {
+    throw new NetworkError('permanent', 'Bluesky does not allow edits');
+  }
+
+  async delete(input: DeleteBlockInput): Promise<void> {
+    const target = parseAtUri(input.block.meta.uri ?? input.block.remoteId);
+    if (!target) throw new NetworkError('permanent', `Not a Bluesky record: ${input.block.remoteId}`);
+    // Deleting a record that is already gone succeeds on a PDS.
+    await this.call(input.credentials, {
+      method: 'POST',
+      nsid: 'com.atproto.repo.deleteRecord',
+      json: target,
+    });
+  }
+
+  /**
+   * Reads the record at the block's own key. Null when there is none; the block when it holds this
+   * text and parent; a permanent error when another version of the block is there (its text
+   * changed since it was sent), which neither counts as published nor can be created again.
+   */
+  async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
+    const rkey = recordKeyFor(input.idempotencyKey);
+    const found = await this.find(input.credentials, rkey, input.content, input.parent);
+    if (!found) return null;
+    if (!found.matches) {
+      throw new NetworkError(
+        'permanent',
+        `Another version of this block is already on Bluesky (${found.block.remoteId}); delete it to publish again`,
+      );
+    }
+    return found.block;
+  }
+
+  private async find(
+    credentials: NetworkCredentials,
+    rkey: string,
+    content: string,
+    parent: PublishBlockInput['parent'],
+  ): Promise<FoundRecord | null> {
+    const query = new URLSearchParams({
+      repo: credentials.remoteAccountId,
+      collection: POST_COLLECTION,
+      rkey,
+    });
+    const answer = await this.call(
+      credentials,
+      { method: 'GET', nsid: `com.atproto.repo.getRecord?${query}` },
+      (missing) => isRecordNotFound(missing),
+    );
+    if (isRecordNotFound(answer)) return null;
+    const uri = stringField(answer.body, 'uri');
+    const cid = stringField(answer.body, 'cid');
+    if (!uri || !cid || !parseAtUri(uri)) {
+      throw new NetworkError('transient', 'Bluesky getRecord answered without uri and cid', {
+        status: answer.status,
+      });
+    }
+    const value = (answer.body as { value?: { text?: unknown; reply?: { parent?: { uri?: unknown } } } })
+      .value;
+    const parentUri = value?.reply?.parent?.uri ?? null;
+    const wantedParent = parent ? (parent.block.meta.uri ?? parent.block.remoteId) : null;
+    return { block: blockOf(uri, cid), matches: value?.text === content && parentUri === wantedParent };
+  }
+
+  private async call(
+    credentials: NetworkCredentials,
+    request: { method: HttpCall['method']; nsid: string; json?: unknown },
+    alsoFine: (answer: HttpAnswer) => boolean = () => false,
+  ): Promise<HttpAnswer> {
+    let answer: HttpAnswer;
+    try {
+      answer = await sendHttp({
+        method: request.method,
+        url: `${this.baseUrl}/xrpc/${request.nsid}`,
+        headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
+        json: request.json,
+        timeoutMs: this.timeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof TransportError) {
+        throw classifyBlueskyFailure({
+          type: 'transport',
+          sent: error.sent,
+          code: error.code,
+          message: error.message,
+        });
+      }
+      throw error;
+    }
+    if ((answer.status >= 200 && answer.status < 300) || alsoFine(answer)) return answer;
+    throw classifyBlueskyFailure({
+      type: 'answer',
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+    });
+  }
+}
+
+/** getRecord's "no such record": `RecordNotFound` (400 from a PDS, 404 through some proxies), or older PDSs' plain `InvalidRequest` "Could not locate record". */
+const isRecordNotFound = (answer: HttpAnswer) =>
+  (answer.status === 400 || answer.status === 404) &&
+  (stringField(answer.body, 'error') === 'RecordNotFound' ||
+    /^Could not locate record/.test(stringField(answer.body, 'message') ?? ''));
+
+const blockOf = (uri: string, cid: string): RemoteBlock => {
+  const parts = parseAtUri(uri) as { repo: string; rkey: string };
+  return {
+    remoteId: uri,
+    remoteUrl: `https://bsky.app/profile/${parts.repo}/post/${parts.rkey}`,
+    meta: { uri, cid },
+  };
+};

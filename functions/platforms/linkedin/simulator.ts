@@ -1,0 +1,389 @@
+import {
+  headerOf,
+  objectOf,
+  type SimContext,
+  type SimErrorBodies,
+  SimHttpError,
+  type SimResponse,
+  type Simulator,
+  snowflake,
+  startSimulator,
+} from '../simulator/framework.ts';
+
+/**
+ * A local LinkedIn Posts and Comments API (versioned REST): `POST /rest/posts` (201, URN in
+ * `x-restli-id`), PARTIAL_UPDATE and DELETE of posts, and comments under
+ * `/rest/socialActions/{post urn}/comments`. It requires the `LinkedIn-Version` and
+ * `X-Restli-Protocol-Version: 2.0.0` headers, answers with LinkedIn's error bodies
+ * (`{ status, serviceErrorCode, code, message }`; the serviceErrorCode values are indicative),
+ * refuses a member's duplicate post (422), and reads post commentary as "little text": escapes and
+ * the hashtag template are decoded, and the text is cut at the first unescaped markup character,
+ * as LinkedIn does. Records carry the text as members would see it.
+ */
+
+const VISIBILITIES = ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN'];
+
+const linkedInError = (
+  status: number,
+  code: string,
+  message: string,
+  serviceErrorCode = 100,
+  headers?: SimResponse['headers'],
+): SimResponse => ({
+  status,
+  body: { status, serviceErrorCode, code, message },
+  ...(headers ? { headers } : {}),
+});
+
+export const linkedInErrors: SimErrorBodies = {
+  unauthorized: (reason) =>
+    reason === 'missing'
+      ? linkedInError(401, 'EMPTY_ACCESS_TOKEN', 'Empty oauth2_access_token', 401)
+      : reason === 'expired'
+        ? linkedInError(401, 'EXPIRED_ACCESS_TOKEN', 'The token used in the request has expired', 65601)
+        : linkedInError(
+            401,
+            'REVOKED_ACCESS_TOKEN',
+            'The token used in the request has been revoked by the user',
+            65602,
+          ),
+  refused: () =>
+    linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /commentary :: content was rejected (sim:fail)'),
+  unavailable: () => linkedInError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 0),
+  rateLimited: (_resetAt, seconds) =>
+    linkedInError(
+      429,
+      'TOO_MANY_REQUESTS',
+      'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+      101,
+      { 'retry-after': seconds },
+    ),
+  badRequest: (message) => linkedInError(400, 'ILLEGAL_ARGUMENT', message),
+  notFound: (message) => linkedInError(404, 'NOT_FOUND', message, 0),
+};
+
+/**
+ * What members see of a little-text commentary: `\x` is x, `{hashtag|\#|tag}` is #tag,
+ * `@[Name](urn)` is Name, and an unescaped markup character ends the text.
+ */
+export const fromLittleText = (raw: string): string => {
+  const unescapeMarkup = (value: string) => value.replace(/\\(.)/gsu, '$1');
+  let out = '';
+  let i = 0;
+  while (i < raw.length) {
+    const rest = raw.slice(i);
+    const ch = raw[i] as string;
+    if (ch === '\\' && i + 1 < raw.length) {
+      const next = String.fromCodePoint(raw.codePointAt(i + 1) as number);
+      out += next;
+      i += 1 + next.length;
+      continue;
+    }
+    const hashtag = /^\{hashtag\|\\#\|((?:\\.|[^}\\])+)\}/su.exec(rest);
+    if (hashtag) {
+      out += `#${unescapeMarkup(hashtag[1] as string)}`;
+      i += hashtag[0].length;
+      continue;
+    }
+    const mention = /^@\[((?:\\.|[^\]\\])*)\]\((urn:li:[^)]+)\)/su.exec(rest);
+    if (mention) {
+      out += unescapeMarkup(mention[1] as string);
+      i += mention[0].length;
+      continue;
+    }
+    if ('()[]{}<>|@\\'.includes(ch)) break;
+    out += ch;
+    i += 1;
+  }
+  return out;
+};
+
+interface StoredComment {
+  id: string;
+  urn: string;
+  actor: string;
+  text: string;
+  deleted: boolean;
+}
+
+interface StoredPost {
+  urn: string;
+  author: string;
+  commentary: string;
+  text: string;
+  visibility: string;
+  deleted: boolean;
+  comments: Map<string, StoredComment>;
+}
+
+export interface LinkedInSimulatorOptions {
+  port?: number;
+  holdMs?: number;
+}
+
+export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
+  const posts = new Map<string, StoredPost>();
+
+  /** Versioned APIs need both headers; LinkedIn refuses the call without them. */
+  const checkHeaders = (ctx: SimContext) => {
+    const version = headerOf(ctx.headers, 'linkedin-version');
+    if (!version) {
+      throw new SimHttpError(
+        linkedInError(
+          400,
+          'VERSION_MISSING',
+          'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
+        ),
+      );
+    }
+    if (!/^\d{6}(\.\d\d)?$/.test(version)) {
+      throw new SimHttpError(
+        linkedInError(426, 'NONEXISTENT_VERSION', `Requested version ${version} is not active`),
+      );
+    }
+    if (headerOf(ctx.headers, 'x-restli-protocol-version') !== '2.0.0') {
+      throw new SimHttpError(
+        linkedInError(
+          400,
+          'ILLEGAL_ARGUMENT',
+          'X-Restli-Protocol-Version 2.0.0 is required for this resource',
+        ),
+      );
+    }
+  };
+
+  const livePost = (urn: string): StoredPost => {
+    const post = posts.get(urn);
+    if (!post || post.deleted) throw new SimHttpError(linkedInErrors.notFound(`Post ${urn} does not exist`));
+    return post;
+  };
+
+  const createPost = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    const body = objectOf(ctx.body);
+    if (!body) return linkedInErrors.badRequest('Request body must be a JSON object');
+    const author = body.author;
+    if (typeof author !== 'string' || !/^urn:li:(person|organization):[\w-]+$/.test(author)) {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /author :: "${String(author)}" is not a valid author`,
+      );
+    }
+    if (typeof body.commentary !== 'string') {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'ERROR :: /commentary :: field is required but not found',
+      );
+    }
+    const visibility = body.visibility;
+    if (typeof visibility !== 'string' || !VISIBILITIES.includes(visibility)) {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /visibility :: "${String(visibility)}" is not an enum`,
+      );
+    }
+    if (visibility === 'CONNECTIONS' && author.startsWith('urn:li:organization:')) {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'ERROR :: /visibility :: CONNECTIONS is only for member authors',
+      );
+    }
+    const distribution = objectOf(body.distribution);
+    if (distribution?.feedDistribution !== 'MAIN_FEED' && distribution?.feedDistribution !== 'NONE') {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'ERROR :: /distribution/feedDistribution :: field is required',
+      );
+    }
+    if (body.lifecycleState !== 'PUBLISHED' && body.lifecycleState !== 'DRAFT') {
+      return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /lifecycleState :: field is required');
+    }
+    const text = fromLittleText(body.commentary);
+    const outcome = ctx.screen(text, author);
+    for (const other of posts.values()) {
+      if (!other.deleted && other.author === author && other.text === text) {
+        return linkedInError(422, 'DUPLICATE_POST', `Content is a duplicate of ${other.urn}`);
+      }
+    }
+    const urn = `urn:li:share:${snowflake()}`;
+    posts.set(urn, {
+      urn,
+      author,
+      commentary: body.commentary,
+      text,
+      visibility,
+      deleted: false,
+      comments: new Map(),
+    });
+    ctx.record({ kind: 'post', id: urn, parentId: null, rootId: null, text, account: author });
+    return {
+      status: 201,
+      headers: { 'x-restli-id': urn, 'x-linkedin-id': urn },
+      hold: outcome === 'timeout',
+    };
+  };
+
+  const updatePost = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    if (headerOf(ctx.headers, 'x-restli-method')?.toUpperCase() !== 'PARTIAL_UPDATE') {
+      return linkedInErrors.badRequest('Send X-RestLi-Method: PARTIAL_UPDATE to update a post');
+    }
+    const post = livePost(ctx.params.urn as string);
+    const commentary = objectOf(objectOf(objectOf(ctx.body)?.patch)?.$set)?.commentary;
+    if (typeof commentary !== 'string') {
+      return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /patch/$set :: only commentary can be set');
+    }
+    const text = fromLittleText(commentary);
+    const outcome = ctx.screen(text, post.author);
+    post.commentary = commentary;
+    post.text = text;
+    ctx.record({ kind: 'edit', id: post.urn, parentId: null, rootId: null, text, account: post.author });
+    return { status: 204, hold: outcome === 'timeout' };
+  };
+
+  const deletePost = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    const post = livePost(ctx.params.urn as string);
+    post.deleted = true;
+    ctx.record({
+      kind: 'delete',
+      id: post.urn,
+      parentId: null,
+      rootId: null,
+      text: null,
+      account: post.author,
+    });
+    return { status: 204 };
+  };
+
+  const createComment = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    const post = livePost(ctx.params.urn as string);
+    const body = objectOf(ctx.body);
+    const actor = body?.actor;
+    const text = objectOf(body?.message)?.text;
+    if (typeof actor !== 'string' || !/^urn:li:(person|organization):[\w-]+$/.test(actor)) {
+      return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /actor :: field is required but not found');
+    }
+    if (typeof text !== 'string' || text === '') {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'ERROR :: /message/text :: field is required but not found',
+      );
+    }
+    if (body?.object !== undefined && body.object !== post.urn) {
+      return linkedInErrors.badRequest(`Comment object ${String(body.object)} does not match ${post.urn}`);
+    }
+    const outcome = ctx.screen(text, actor);
+    const id = snowflake();
+    const urn = `urn:li:comment:(${post.urn},${id})`;
+    post.comments.set(id, { id, urn, actor, text, deleted: false });
+    ctx.record({ kind: 'comment', id: urn, parentId: post.urn, rootId: post.urn, text, account: actor });
+    const created = { actor, time: Date.now() };
+    return {
+      status: 201,
+      headers: { 'x-restli-id': urn },
+      body: {
+        id,
+        commentUrn: urn,
+        actor,
+        object: post.urn,
+        message: { text },
+        created,
+        lastModified: created,
+      },
+      hold: outcome === 'timeout',
+    };
+  };
+
+  const liveComment = (ctx: SimContext) => {
+    const post = livePost(ctx.params.urn as string);
+    const comment = post.comments.get(ctx.params.id as string);
+    if (!comment || comment.deleted) {
+      throw new SimHttpError(
+        linkedInErrors.notFound(`Comment ${ctx.params.id} does not exist on ${post.urn}`),
+      );
+    }
+    const actor = ctx.query.get('actor');
+    if (actor !== null && actor !== comment.actor) {
+      throw new SimHttpError(
+        linkedInError(403, 'ACCESS_DENIED', 'Not enough permissions to modify this comment', 100),
+      );
+    }
+    return { post, comment };
+  };
+
+  const updateComment = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    if (headerOf(ctx.headers, 'x-restli-method')?.toUpperCase() !== 'PARTIAL_UPDATE') {
+      return linkedInErrors.badRequest('Send X-RestLi-Method: PARTIAL_UPDATE to update a comment');
+    }
+    const { post, comment } = liveComment(ctx);
+    const text = objectOf(objectOf(objectOf(objectOf(ctx.body)?.patch)?.message)?.$set)?.text;
+    if (typeof text !== 'string' || text === '') {
+      return linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'ERROR :: /patch/message/$set/text :: field is required',
+      );
+    }
+    const outcome = ctx.screen(text, comment.actor);
+    comment.text = text;
+    ctx.record({
+      kind: 'edit',
+      id: comment.urn,
+      parentId: post.urn,
+      rootId: post.urn,
+      text,
+      account: comment.actor,
+    });
+    return {
+      status: 200,
+      body: {
+        id: comment.id,
+        commentUrn: comment.urn,
+        actor: comment.actor,
+        object: post.urn,
+        message: { text },
+      },
+      hold: outcome === 'timeout',
+    };
+  };
+
+  const deleteComment = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    const { post, comment } = liveComment(ctx);
+    comment.deleted = true;
+    ctx.record({
+      kind: 'delete',
+      id: comment.urn,
+      parentId: post.urn,
+      rootId: post.urn,
+      text: null,
+      account: comment.actor,
+    });
+    return { status: 204 };
+  };
+
+  return startSimulator({
+    name: 'LinkedIn',
+    errors: linkedInErrors,
+    port: options.port,
+    holdMs: options.holdMs,
+    onReset: () => posts.clear(),
+    routes: [
+      { method: 'POST', path: '/rest/posts', handler: createPost },
+      { method: 'POST', path: '/rest/posts/:urn', handler: updatePost },
+      { method: 'DELETE', path: '/rest/posts/:urn', handler: deletePost },
+      { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
+      { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
+      { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
+    ],
+  });
+};

@@ -1,0 +1,60 @@
+import type { KeyMode } from '../ports/accounts.ts';
+import { type NetworkClient, NetworkError } from '../ports/network-client.ts';
+import { BlueskyClient } from './bluesky/client.ts';
+import { getPlatform } from './catalog.ts';
+import { GenericNetworkClient } from './generic/client.ts';
+import { createLinkedInClient } from './linkedin/client.ts';
+import { SandboxNetworkClient } from './sandbox/client.ts';
+import type { PlatformId } from './types.ts';
+import { XClient } from './x/client.ts';
+
+export interface NetworkConfig {
+  /** Base URL per network (the local runtime's simulators); absent: the network's own address. */
+  baseUrls: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** A network whose client has not landed yet: refuses every call clearly instead of pretending. */
+const unavailable = (platform: PlatformId): NetworkClient => {
+  const refuse = async (): Promise<never> => {
+    throw new NetworkError(
+      'permanent',
+      `Publishing to ${getPlatform(platform)?.name ?? platform} is not available yet.`,
+    );
+  };
+  return { platform, publish: refuse, edit: refuse, delete: refuse };
+};
+
+const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient => {
+  const baseUrl = config.baseUrls[platform];
+  const common = { timeoutMs: config.timeoutMs, ...(baseUrl ? { baseUrl } : {}) };
+  switch (platform) {
+    case 'x':
+      return new XClient(common);
+    case 'bluesky':
+      return new BlueskyClient(common);
+    case 'linkedin':
+    case 'linkedin_page':
+      return createLinkedInClient(platform, common);
+    default:
+      // The nine networks without a client of their own speak the generic simulated API, which
+      // exists only where the runtime runs simulators.
+      return baseUrl
+        ? new GenericNetworkClient({ platform, baseUrl, timeoutMs: config.timeoutMs })
+        : unavailable(platform);
+  }
+};
+
+/** Picks the client per network and key mode: test keys always get the sandbox, which calls no network. */
+export const networkClients = (config: NetworkConfig) => {
+  const cache = new Map<string, NetworkClient>();
+  return (platform: PlatformId, mode: KeyMode): NetworkClient => {
+    const key = `${mode}:${platform}`;
+    let client = cache.get(key);
+    if (!client) {
+      client = mode === 'test' ? new SandboxNetworkClient(platform) : liveClient(platform, config);
+      cache.set(key, client);
+    }
+    return client;
+  };
+};

@@ -1,0 +1,255 @@
+import {
+  type DeleteBlockInput,
+  type EditBlockInput,
+  type LookupBlockInput,
+  type MediaForNetwork,
+  type NetworkClient,
+  type NetworkCredentials,
+  NetworkError,
+  type PublishBlockInput,
+  type RemoteBlock,
+} from '../../ports/network-client.ts';
+import {
+  baseUrlOf,
+  DEFAULT_TIMEOUT_MS,
+  details,
+  type HttpAnswer,
+  type HttpCall,
+  type HttpFailure,
+  retryAfterSeconds,
+  secondsUntilEpoch,
+  sendHttp,
+  stringField,
+  TransportError,
+  transportError,
+} from '../network-http.ts';
+
+/**
+ * X API v2 client. Threads: each block replies to the previous one (`reply.in_reply_to_tweet_id`).
+ * X has no edit endpoint for API clients and takes no client key, so a lost answer is found by
+ * reading the account's recent tweets (`GET /2/users/:id/tweets`) and matching text and parent.
+ *
+ * Media: not uploaded here. A full implementation downloads each presigned URL and sends it
+ * through X's media upload (`POST /2/media/upload`: INIT / APPEND chunks / FINALIZE, then polling
+ * STATUS until video processing succeeds; alt text via `POST /2/media/metadata`), which needs the
+ * `media.write` scope, and puts the returned ids in `media.media_ids`. Until then a block with
+ * media is refused (permanent) unless an `uploadMedia` function is given that returns X media ids.
+ */
+
+export interface XClientOptions {
+  /** Default `https://api.x.com`. */
+  baseUrl?: string;
+  /** Per request, default 10 s. */
+  timeoutMs?: number;
+  /** Uploads one file to X and returns its `media_id`; without it, blocks with media are refused. */
+  uploadMedia?: (media: MediaForNetwork, credentials: NetworkCredentials) => Promise<string>;
+}
+
+const NETWORK = 'X';
+/** X caps a user timeline at 3,200 tweets: 32 pages of 100. */
+const MAX_TIMELINE_PAGES = 32;
+
+/** X's message from any of its error body shapes: the first of `errors[]` (the specific one), else the problem's `detail`. */
+const xMessage = (body: unknown): string | undefined => {
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  const first = Array.isArray(errors) ? (errors[0] as unknown) : undefined;
+  return (
+    stringField(first, 'message') ??
+    stringField(body, 'detail') ??
+    stringField(first, 'detail') ??
+    stringField(body, 'title')
+  );
+};
+
+/**
+ * How the engine handles a failed X call: 429 and 5xx are transient (429 with the wait from
+ * `x-rate-limit-reset`, epoch seconds), 401 means reconnect, other 4xx are permanent with X's own
+ * message; failures without an answer are transient, with `outcomeUnknown` once the request was sent.
+ */
+export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+  if (failure.type === 'transport') return transportError(NETWORK, failure);
+  const { status, headers, body } = failure;
+  const message = xMessage(body) ?? `X answered HTTP ${status}`;
+  if (status === 429) {
+    const wait =
+      secondsUntilEpoch(headers['x-rate-limit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
+    return new NetworkError('transient', message, details(status, wait));
+  }
+  if (status >= 500) {
+    return new NetworkError(
+      'transient',
+      message,
+      details(status, retryAfterSeconds(headers['retry-after'], now)),
+    );
+  }
+  if (status === 401) return new NetworkError('reconnect', message, { status });
+  return new NetworkError('permanent', message, { status });
+};
+
+interface XTweet {
+  id: string;
+  text: string;
+  referenced_tweets?: { type: string; id: string }[];
+  entities?: { urls?: { url?: string; expanded_url?: string; media_key?: string }[] };
+}
+
+const unescapeEntities = (text: string) =>
+  text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/**
+ * The text a tweet was posted with: X returns `&`, `<`, `>` as HTML entities, links as t.co
+ * (expanded from `entities.urls`) and a trailing t.co link for attached media.
+ */
+export const postedTextOf = (tweet: XTweet): string => {
+  let text = tweet.text;
+  for (const url of tweet.entities?.urls ?? []) {
+    if (!url.url) continue;
+    const isMedia = url.media_key !== undefined || /\/(photo|video)\/\d+$/.test(url.expanded_url ?? '');
+    text = text.split(url.url).join(isMedia ? '' : (url.expanded_url ?? url.url));
+  }
+  return unescapeEntities(text).normalize('NFC').trim();
+};
+
+const repliedTo = (tweet: XTweet) =>
+  tweet.referenced_tweets?.find((ref) => ref.type === 'replied_to')?.id ?? null;
+
+export class XClient implements NetworkClient {
+  readonly platform = 'x' as const;
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly uploadMedia: XClientOptions['uploadMedia'];
+  /** Numeric user ids by channel account, from `GET /2/users/me`. */
+  private readonly userIds = new Map<string, string>();
+
+  constructor(options: XClientOptions = {}) {
+    this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://api.x.com');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.uploadMedia = options.uploadMedia;
+  }
+
+  async publish(input: PublishBlockInput): Promise<RemoteBlock> {
+    const body: Record<string, unknown> = {};
+    if (input.content !== '') body.text = input.content;
+    if (input.parent) body.reply = { in_reply_to_tweet_id: input.parent.block.remoteId };
+    const replySettings = input.options.replySettings;
+    if (!input.parent && typeof replySettings === 'string') body.reply_settings = replySettings;
+    if (input.media.length > 0) {
+      const upload = this.uploadMedia;
+      if (!upload) {
+        throw new NetworkError(
+          'permanent',
+          'Media upload to X is not supported yet; publish this post without media',
+        );
+      }
+      const mediaIds: string[] = [];
+      for (const media of input.media) mediaIds.push(await upload(media, input.credentials));
+      body.media = { media_ids: mediaIds };
+    }
+    const answer = await this.call(input.credentials, { method: 'POST', path: '/2/tweets', json: body });
+    const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
+    if (!id) {
+      throw new NetworkError('transient', 'X accepted the tweet but its answer had no id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return this.block(input.credentials, id);
+  }
+
+  async edit(_input: EditBlockInput): Promise<void> {
+    throw new NetworkError('permanent', 'X does not allow edits');
+  }
+
+  async delete(input: DeleteBlockInput): Promise<void> {
+    const path = `/2/tweets/${encodeURIComponent(input.block.remoteId)}`;
+    // Already gone counts as deleted: a retried delete after a lost answer must not fail.
+    await this.call(input.credentials, { method: 'DELETE', path }, [404]);
+  }
+
+  /**
+   * Reads the account's tweets since `since` (a few seconds earlier, for clock skew) and returns the
+   * one with this text and this reply parent. X's timeline is eventually consistent: a tweet
+   * accepted a moment ago can be missing for a few seconds, so look up after a short delay.
+   */
+  async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
+    const userId = await this.userId(input.credentials);
+    const wanted = input.content.normalize('NFC').trim();
+    const parentId = input.parent?.block.remoteId ?? null;
+    const startTime = `${new Date(input.since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
+    let paginationToken: string | undefined;
+    for (let page = 0; page < MAX_TIMELINE_PAGES; page++) {
+      const query = new URLSearchParams({
+        max_results: '100',
+        start_time: startTime,
+        'tweet.fields': 'created_at,referenced_tweets,entities',
+      });
+      if (paginationToken) query.set('pagination_token', paginationToken);
+      const answer = await this.call(input.credentials, {
+        method: 'GET',
+        path: `/2/users/${encodeURIComponent(userId)}/tweets?${query}`,
+      });
+      const result = answer.body as { data?: XTweet[]; meta?: { next_token?: string } } | undefined;
+      for (const tweet of result?.data ?? []) {
+        if (postedTextOf(tweet) === wanted && repliedTo(tweet) === parentId) {
+          return this.block(input.credentials, tweet.id);
+        }
+      }
+      paginationToken = result?.meta?.next_token;
+      if (!paginationToken) return null;
+    }
+    throw new NetworkError('transient', 'X lookup did not reach the end of the timeline', {
+      outcomeUnknown: true,
+    });
+  }
+
+  private block(credentials: NetworkCredentials, id: string): RemoteBlock {
+    const handle = credentials.remoteAccountId.replace(/^@/, '');
+    const user = handle === '' || /^\d+$/.test(handle) ? 'i' : handle;
+    return { remoteId: id, remoteUrl: `https://x.com/${encodeURIComponent(user)}/status/${id}`, meta: {} };
+  }
+
+  /** The numeric user id: the channel's account when numeric, else `GET /2/users/me` (cached). */
+  private async userId(credentials: NetworkCredentials): Promise<string> {
+    if (/^\d+$/.test(credentials.remoteAccountId)) return credentials.remoteAccountId;
+    const cached = this.userIds.get(credentials.remoteAccountId);
+    if (cached) return cached;
+    const answer = await this.call(credentials, { method: 'GET', path: '/2/users/me' });
+    const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
+    if (!id) throw new NetworkError('transient', 'X did not say which user this token belongs to', {});
+    this.userIds.set(credentials.remoteAccountId, id);
+    return id;
+  }
+
+  private async call(
+    credentials: NetworkCredentials,
+    request: { method: HttpCall['method']; path: string; json?: unknown },
+    alsoFine: number[] = [],
+  ): Promise<HttpAnswer> {
+    let answer: HttpAnswer;
+    try {
+      answer = await sendHttp({
+        method: request.method,
+        url: `${this.baseUrl}${request.path}`,
+        headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
+        json: request.json,
+        timeoutMs: this.timeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof TransportError)
+        throw classifyXFailure({
+          type: 'transport',
+          sent: error.sent,
+          code: error.code,
+          message: error.message,
+        });
+      throw error;
+    }
+    if ((answer.status >= 200 && answer.status < 300) || alsoFine.includes(answer.status)) return answer;
+    throw classifyXFailure({
+      type: 'answer',
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+    });
+  }
+}

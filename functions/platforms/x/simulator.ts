@@ -1,0 +1,305 @@
+import { createHash } from 'node:crypto';
+import {
+  objectOf,
+  type SimContext,
+  type SimErrorBodies,
+  type SimResponse,
+  type Simulator,
+  snowflake,
+  startSimulator,
+} from '../simulator/framework.ts';
+
+/**
+ * A local X API v2: `POST /2/tweets`, `DELETE /2/tweets/:id`, `GET /2/tweets/:id`,
+ * `GET /2/users/me`, `GET /2/users/:id/tweets`, with X's error bodies (problem details), its
+ * duplicate-content refusal, `x-rate-limit-*` headers on 429 and snowflake ids. The user is derived
+ * from the bearer token, so any token works; one starting `revoked`/`expired` is refused.
+ */
+
+/** X's snowflake epoch (2010-11-04T01:42:54.657Z). */
+const X_EPOCH_MS = 1288834974657;
+const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'];
+
+interface StoredTweet {
+  id: string;
+  text: string;
+  authorId: string;
+  createdAt: Date;
+  inReplyTo: string | null;
+  conversationId: string;
+  replySettings: string;
+  mediaIds: string[];
+  deleted: boolean;
+}
+
+const problem = (status: number, title: string, detail: string, type = 'about:blank'): SimResponse => ({
+  status,
+  body: { title, detail, type, status },
+});
+
+const invalidRequest = (message: string, parameters?: Record<string, string[]>): SimResponse => ({
+  status: 400,
+  body: {
+    errors: [{ ...(parameters ? { parameters } : {}), message }],
+    title: 'Invalid Request',
+    detail: 'One or more parameters to your request was invalid.',
+    type: 'https://api.twitter.com/2/problems/invalid-request',
+  },
+});
+
+export const xErrors: SimErrorBodies = {
+  // X answers every bad, expired or revoked token the same way.
+  unauthorized: () => ({
+    status: 401,
+    body: { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' },
+  }),
+  refused: () => problem(403, 'Forbidden', 'You are not permitted to perform this action.'),
+  unavailable: () => problem(503, 'Service Unavailable', 'Service Unavailable'),
+  rateLimited: (resetAt) => ({
+    ...problem(429, 'Too Many Requests', 'Too Many Requests'),
+    headers: {
+      'x-rate-limit-limit': 100,
+      'x-rate-limit-remaining': 0,
+      'x-rate-limit-reset': Math.ceil(resetAt.getTime() / 1000),
+    },
+  }),
+  badRequest: (message) => invalidRequest(message),
+  notFound: () => ({
+    status: 404,
+    body: { errors: [{ message: 'Sorry, that page does not exist', code: 34 }] },
+  }),
+};
+
+/** The simulated user behind a token: a stable numeric id and handle. */
+export const xUserForToken = (token: string) => {
+  const hash = createHash('sha256').update(token).digest();
+  const id = (hash.readBigUInt64BE(0) >> 8n).toString();
+  return { id, username: `sim_${hash.toString('hex').slice(0, 8)}`, name: 'Simulated X user' };
+};
+
+/** X returns `&`, `<` and `>` in tweet text as HTML entities. */
+const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export interface XSimulatorOptions {
+  port?: number;
+  holdMs?: number;
+}
+
+export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<Simulator> => {
+  const tweets = new Map<string, StoredTweet>();
+
+  const view = (tweet: StoredTweet, fields: Set<string>) => {
+    const data: Record<string, unknown> = {
+      id: tweet.id,
+      text: escapeText(tweet.text),
+      edit_history_tweet_ids: [tweet.id],
+    };
+    if (fields.has('created_at')) data.created_at = tweet.createdAt.toISOString();
+    if (fields.has('author_id')) data.author_id = tweet.authorId;
+    if (fields.has('conversation_id')) data.conversation_id = tweet.conversationId;
+    if (fields.has('reply_settings')) data.reply_settings = tweet.replySettings;
+    if (fields.has('referenced_tweets') && tweet.inReplyTo) {
+      data.referenced_tweets = [{ type: 'replied_to', id: tweet.inReplyTo }];
+    }
+    if (fields.has('in_reply_to_user_id') && tweet.inReplyTo) {
+      const parent = tweets.get(tweet.inReplyTo);
+      if (parent) data.in_reply_to_user_id = parent.authorId;
+    }
+    if (fields.has('attachments') && tweet.mediaIds.length > 0) {
+      data.attachments = { media_keys: tweet.mediaIds.map((id) => `3_${id}`) };
+    }
+    return data;
+  };
+
+  const fieldsOf = (ctx: SimContext) =>
+    new Set(
+      (ctx.query.get('tweet.fields') ?? '')
+        .split(',')
+        .map((field) => field.trim())
+        .filter(Boolean),
+    );
+
+  const createTweet = (ctx: SimContext): SimResponse => {
+    const user = xUserForToken(ctx.token as string);
+    const body = objectOf(ctx.body);
+    if (!body) return invalidRequest('Request body must be a JSON object');
+    const text = body.text === undefined ? '' : body.text;
+    if (typeof text !== 'string') return invalidRequest('$.text: string expected');
+    const media = objectOf(body.media);
+    const mediaIds = media?.media_ids;
+    if (
+      media &&
+      (!Array.isArray(mediaIds) || !mediaIds.every((id) => typeof id === 'string' && /^\d+$/.test(id)))
+    ) {
+      return invalidRequest('$.media.media_ids: array of numeric strings expected');
+    }
+    if (text.trim() === '' && !media) return invalidRequest('Tweet needs text or media', { text: [''] });
+    const replySettings = body.reply_settings;
+    if (replySettings !== undefined && !REPLY_SETTINGS.includes(replySettings as string)) {
+      return invalidRequest(`$.reply_settings: does not have a value in the enumeration [${REPLY_SETTINGS}]`);
+    }
+    const reply = objectOf(body.reply);
+    let parent: StoredTweet | undefined;
+    if (body.reply !== undefined) {
+      const parentId = reply?.in_reply_to_tweet_id;
+      if (typeof parentId !== 'string' || !/^\d+$/.test(parentId)) {
+        return invalidRequest('$.reply.in_reply_to_tweet_id: numeric string expected');
+      }
+      parent = tweets.get(parentId);
+      if (!parent || parent.deleted) {
+        return problem(
+          403,
+          'Forbidden',
+          'You attempted to reply to a Tweet that is deleted or not visible to you.',
+        );
+      }
+    }
+    const outcome = ctx.screen(text, user.id);
+    for (const other of tweets.values()) {
+      if (!other.deleted && other.authorId === user.id && text !== '' && other.text === text) {
+        return problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+      }
+    }
+    const id = snowflake(X_EPOCH_MS);
+    const tweet: StoredTweet = {
+      id,
+      text,
+      authorId: user.id,
+      createdAt: new Date(),
+      inReplyTo: parent?.id ?? null,
+      conversationId: parent?.conversationId ?? id,
+      replySettings: typeof replySettings === 'string' ? replySettings : 'everyone',
+      mediaIds: (mediaIds as string[] | undefined) ?? [],
+      deleted: false,
+    };
+    tweets.set(id, tweet);
+    ctx.record({
+      kind: parent ? 'reply' : 'post',
+      id,
+      parentId: parent?.id ?? null,
+      rootId: parent ? tweet.conversationId : null,
+      text,
+      account: user.id,
+    });
+    return {
+      status: 201,
+      body: { data: { id, text, edit_history_tweet_ids: [id] } },
+      hold: outcome === 'timeout',
+    };
+  };
+
+  const deleteTweet = (ctx: SimContext): SimResponse => {
+    const user = xUserForToken(ctx.token as string);
+    const id = ctx.params.id as string;
+    const tweet = tweets.get(id);
+    if (!tweet || tweet.deleted) {
+      return problem(
+        404,
+        'Not Found Error',
+        `Could not find tweet with id: [${id}].`,
+        'https://api.twitter.com/2/problems/resource-not-found',
+      );
+    }
+    if (tweet.authorId !== user.id) {
+      return problem(403, 'Forbidden', 'You are not allowed to delete a Tweet you did not create.');
+    }
+    tweet.deleted = true;
+    ctx.record({
+      kind: 'delete',
+      id,
+      parentId: tweet.inReplyTo,
+      rootId: tweet.inReplyTo ? tweet.conversationId : null,
+      text: null,
+      account: user.id,
+    });
+    return { status: 200, body: { data: { deleted: true } } };
+  };
+
+  const getTweet = (ctx: SimContext): SimResponse => {
+    const id = ctx.params.id as string;
+    const tweet = tweets.get(id);
+    if (!tweet || tweet.deleted) {
+      // X answers lookups of missing tweets with 200 and an `errors` array.
+      return {
+        status: 200,
+        body: {
+          errors: [
+            {
+              value: id,
+              detail: `Could not find tweet with id: [${id}].`,
+              title: 'Not Found Error',
+              resource_type: 'tweet',
+              parameter: 'id',
+              resource_id: id,
+              type: 'https://api.twitter.com/2/problems/resource-not-found',
+            },
+          ],
+        },
+      };
+    }
+    return { status: 200, body: { data: view(tweet, fieldsOf(ctx)) } };
+  };
+
+  const userTweets = (ctx: SimContext): SimResponse => {
+    const userId = ctx.params.id as string;
+    const maxRaw = ctx.query.get('max_results') ?? '10';
+    const max = Number(maxRaw);
+    if (!/^\d+$/.test(maxRaw) || max < 5 || max > 100) {
+      return invalidRequest(
+        `The \`max_results\` query parameter value [${maxRaw}] is not between 5 and 100`,
+        {
+          max_results: [maxRaw],
+        },
+      );
+    }
+    const startRaw = ctx.query.get('start_time');
+    const start = startRaw === null ? null : Date.parse(startRaw);
+    if (startRaw !== null && (start === null || Number.isNaN(start) || !/Z$|[+-]\d\d:\d\d$/.test(startRaw))) {
+      return invalidRequest(
+        `Invalid 'start_time':'${startRaw}'. 'start_time' must be a valid RFC3339 date-time`,
+        {
+          start_time: [startRaw],
+        },
+      );
+    }
+    const all = [...tweets.values()]
+      .filter((tweet) => tweet.authorId === userId && !tweet.deleted)
+      .filter((tweet) => start === null || tweet.createdAt.getTime() >= start)
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    const token = ctx.query.get('pagination_token');
+    let offset = 0;
+    if (token !== null) {
+      offset = Number.parseInt(token, 36);
+      if (!Number.isInteger(offset) || offset < 0) return invalidRequest('Invalid pagination_token');
+    }
+    const page = all.slice(offset, offset + max);
+    if (page.length === 0) return { status: 200, body: { meta: { result_count: 0 } } };
+    const fields = fieldsOf(ctx);
+    const meta: Record<string, unknown> = {
+      result_count: page.length,
+      newest_id: page[0]?.id,
+      oldest_id: page[page.length - 1]?.id,
+    };
+    if (offset + max < all.length) meta.next_token = (offset + max).toString(36);
+    return { status: 200, body: { data: page.map((tweet) => view(tweet, fields)), meta } };
+  };
+
+  return startSimulator({
+    name: 'X',
+    errors: xErrors,
+    port: options.port,
+    holdMs: options.holdMs,
+    onReset: () => tweets.clear(),
+    routes: [
+      { method: 'POST', path: '/2/tweets', handler: createTweet },
+      { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },
+      { method: 'GET', path: '/2/tweets/:id', handler: getTweet },
+      {
+        method: 'GET',
+        path: '/2/users/me',
+        handler: (ctx) => ({ status: 200, body: { data: xUserForToken(ctx.token as string) } }),
+      },
+      { method: 'GET', path: '/2/users/:id/tweets', handler: userTweets },
+    ],
+  });
+};

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLinkedInClient,
+  type LinkedInClient,
+  toLittleText,
+} from '../../functions/platforms/linkedin/client.ts';
+import { fromLittleText, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
+import {
+  type NetworkClient,
+  NetworkError,
+  type PublishBlockInput,
+} from '../../functions/ports/network-client.ts';
+
+const credentials = { accessToken: 'li-token-alice', remoteAccountId: 'AbC123xyz' };
+const AUTHOR = 'urn:li:person:AbC123xyz';
+
+let sim: Simulator;
+let client: LinkedInClient;
+
+const input = (content: string, overrides: Partial<PublishBlockInput> = {}): PublishBlockInput => ({
+  credentials,
+  content,
+  media: [],
+  title: null,
+  postType: null,
+  options: {},
+  parent: null,
+  idempotencyKey: randomUUID(),
+  round: 1,
+  ...overrides,
+});
+
+const failureOf = async (promise: Promise<unknown>): Promise<NetworkError> => {
+  const outcome = await promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof NetworkError)) throw new Error(`expected a NetworkError, got ${String(outcome)}`);
+  return outcome;
+};
+
+const rawPost = (body: unknown, headers: Record<string, string> = {}, token = credentials.accessToken) =>
+  fetch(`${sim.url}/rest/posts`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'linkedin-version': '202510',
+      'x-restli-protocol-version': '2.0.0',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+
+const validPost = (commentary: string) => ({
+  author: AUTHOR,
+  commentary,
+  visibility: 'PUBLIC',
+  distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+  lifecycleState: 'PUBLISHED',
+  isReshareDisabledByAuthor: false,
+});
+
+beforeAll(async () => {
+  sim = await startLinkedInSimulator();
+  client = createLinkedInClient('linkedin', { baseUrl: sim.url, timeoutMs: 300 });
+});
+afterAll(async () => {
+  await sim?.stop();
+});
+beforeEach(() => {
+  sim.reset();
+});
+
+describe('LinkedIn client against the LinkedIn simulator', () => {
+  it('posts the first block and the others as comments on it', async () => {
+    const post = await client.publish(input('Main post', { options: { visibility: 'CONNECTIONS' } }));
+    const first = await client.publish(input('Comment one', { parent: { block: post, root: post } }));
+    const second = await client.publish(input('Comment two', { parent: { block: post, root: post } }));
+
+    expect(post.remoteId).toMatch(/^urn:li:share:\d{19}$/);
+    expect(post.remoteUrl).toBe(`https://www.linkedin.com/feed/update/${post.remoteId}/`);
+    expect(post.meta).toEqual({ urn: post.remoteId });
+    for (const comment of [first, second]) {
+      const id = comment.meta.commentId as string;
+      expect(comment.remoteId).toBe(`urn:li:comment:(${post.remoteId},${id})`);
+      expect(comment.meta).toEqual({ urn: comment.remoteId, postUrn: post.remoteId, commentId: id });
+      expect(comment.remoteUrl).toBe(`${post.remoteUrl}?commentUrn=${encodeURIComponent(comment.remoteId)}`);
+    }
+    expect(
+      sim.records().map(({ kind, id, parentId, rootId, text, account }) => ({
+        kind,
+        id,
+        parentId,
+        rootId,
+        text,
+        account,
+      })),
+    ).toEqual([
+      { kind: 'post', id: post.remoteId, parentId: null, rootId: null, text: 'Main post', account: AUTHOR },
+      {
+        kind: 'comment',
+        id: first.remoteId,
+        parentId: post.remoteId,
+        rootId: post.remoteId,
+        text: 'Comment one',
+        account: AUTHOR,
+      },
+      {
+        kind: 'comment',
+        id: second.remoteId,
+        parentId: post.remoteId,
+        rootId: post.remoteId,
+        text: 'Comment two',
+        account: AUTHOR,
+      },
+    ]);
+    const overHttp = await fetch(`${sim.url}/_sim/records`);
+    expect(((await overHttp.json()) as { data: unknown }).data).toEqual(sim.records());
+  });
+
+  it('escapes little-text markup so LinkedIn keeps the whole text', async () => {
+    const text = 'Launch (beta) [v2] {soon} <b> a|b @team #launch C# x_y *z* ~w \\ done';
+    await client.publish(input(text));
+    expect(sim.records()[0]?.text).toBe(text);
+    // Unescaped, LinkedIn would cut the text at the first markup character.
+    expect(fromLittleText(text)).toBe('Launch ');
+    expect(toLittleText('#launch now')).toBe('{hashtag|\\#|launch} now');
+  });
+
+  it('edits the post and a comment, then deletes both', async () => {
+    const post = await client.publish(input('Before edit'));
+    const comment = await client.publish(input('Comment before', { parent: { block: post, root: post } }));
+    await client.edit({ credentials, block: post, content: 'After edit (v2)' });
+    await client.edit({ credentials, block: comment, content: 'Comment after' });
+    await client.delete({ credentials, block: comment });
+    await client.delete({ credentials, block: post });
+    await client.delete({ credentials, block: post });
+
+    expect(sim.records().map(({ kind, id, parentId, text }) => ({ kind, id, parentId, text }))).toEqual([
+      { kind: 'post', id: post.remoteId, parentId: null, text: 'Before edit' },
+      { kind: 'comment', id: comment.remoteId, parentId: post.remoteId, text: 'Comment before' },
+      { kind: 'edit', id: post.remoteId, parentId: null, text: 'After edit (v2)' },
+      { kind: 'edit', id: comment.remoteId, parentId: post.remoteId, text: 'Comment after' },
+      { kind: 'delete', id: comment.remoteId, parentId: post.remoteId, text: null },
+      { kind: 'delete', id: post.remoteId, parentId: null, text: null },
+    ]);
+    // Editing what is gone is LinkedIn's 404: permanent.
+    const gone = await failureOf(client.edit({ credentials, block: post, content: 'Too late' }));
+    expect(gone).toMatchObject({ kind: 'permanent', details: { status: 404 } });
+  });
+
+  it('linkedin_page posts as the organization', async () => {
+    const page = createLinkedInClient('linkedin_page', { baseUrl: sim.url, timeoutMs: 300 });
+    expect(page.platform).toBe('linkedin_page');
+    const pageCredentials = { accessToken: 'li-token-page', remoteAccountId: '2414183' };
+    const post = await page.publish(input('From the page', { credentials: pageCredentials }));
+    await page.publish(
+      input('Page comment', { credentials: pageCredentials, parent: { block: post, root: post } }),
+    );
+    expect(sim.records().map((record) => record.account)).toEqual([
+      'urn:li:organization:2414183',
+      'urn:li:organization:2414183',
+    ]);
+  });
+
+  it('maps each sim token to the right NetworkError kind', async () => {
+    const fail = await failureOf(client.publish(input('Launch sim:fail')));
+    expect(fail).toMatchObject({
+      kind: 'permanent',
+      message: 'ERROR :: /commentary :: content was rejected (sim:fail)',
+    });
+    expect(fail.details).toEqual({ status: 422 });
+
+    const flaky = await failureOf(client.publish(input('Launch sim:flaky')));
+    expect(flaky).toMatchObject({
+      kind: 'transient',
+      message: 'Service Unavailable',
+      details: { status: 503 },
+    });
+    expect(flaky.details.outcomeUnknown).toBeUndefined();
+    await expect(client.publish(input('Launch sim:flaky'))).resolves.toBeDefined();
+
+    const reconnect = await failureOf(client.publish(input('Launch sim:reconnect')));
+    expect(reconnect).toMatchObject({
+      kind: 'reconnect',
+      message: 'The token used in the request has expired',
+    });
+
+    // Comments go through the same tokens.
+    const post = sim.records()[0];
+    const parent = {
+      block: { remoteId: post?.id as string, remoteUrl: '', meta: {} },
+      root: { remoteId: post?.id as string, remoteUrl: '', meta: {} },
+    };
+    const commentFail = await failureOf(client.publish(input('Comment sim:fail', { parent })));
+    expect(commentFail.kind).toBe('permanent');
+    expect(sim.records().map((record) => record.text)).toEqual(['Launch sim:flaky']);
+  });
+
+  it('sim:fail-once fails the first send and accepts the second', async () => {
+    const first = await failureOf(client.publish(input('Once sim:fail-once')));
+    expect(first.kind).toBe('permanent');
+    const block = await client.publish(input('Once sim:fail-once'));
+    expect(sim.records()).toEqual([expect.objectContaining({ kind: 'post', id: block.remoteId })]);
+  });
+
+  it('sim:timeout: the post is stored and the client gives up with outcomeUnknown; there is no lookup', async () => {
+    const started = Date.now();
+    const error = await failureOf(client.publish(input('Slow sim:timeout')));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error.kind).toBe('transient');
+    expect(error.details.outcomeUnknown).toBe(true);
+    expect(sim.records()).toEqual([expect.objectContaining({ kind: 'post', text: 'Slow sim:timeout' })]);
+    const port: NetworkClient = client;
+    expect(port.lookup).toBeUndefined();
+    // Sending it again blindly would be refused as a duplicate, which is why the engine must not.
+    const again = await failureOf(client.publish(input('Slow sim:timeout')));
+    expect(again).toMatchObject({
+      kind: 'permanent',
+      message: `Content is a duplicate of ${sim.records()[0]?.id}`,
+    });
+  });
+
+  it('answers 429 with Retry-After while rate limited: transient with retryAfterSeconds', async () => {
+    sim.setRateLimited(120);
+    const raw = await rawPost(validPost('x'));
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('retry-after')).toBe('120');
+    expect(await raw.json()).toEqual({
+      status: 429,
+      serviceErrorCode: 101,
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+    });
+    const error = await failureOf(client.publish(input('Rate limited')));
+    expect(error).toMatchObject({ kind: 'transient', details: { status: 429, retryAfterSeconds: 120 } });
+    sim.setRateLimited(0);
+    await expect(client.publish(input('Rate limited'))).resolves.toBeDefined();
+  });
+
+  it('a revoked or expired token means reconnect, with LinkedIn’s 401 bodies', async () => {
+    const cases = [
+      {
+        token: 'revoked-a',
+        code: 'REVOKED_ACCESS_TOKEN',
+        message: 'The token used in the request has been revoked by the user',
+      },
+      {
+        token: 'expired-a',
+        code: 'EXPIRED_ACCESS_TOKEN',
+        message: 'The token used in the request has expired',
+      },
+    ];
+    for (const { token, code, message } of cases) {
+      const error = await failureOf(
+        client.publish(input('Hello', { credentials: { accessToken: token, remoteAccountId: 'AbC123xyz' } })),
+      );
+      expect(error).toMatchObject({ kind: 'reconnect', message, details: { status: 401 } });
+      const raw = await rawPost(validPost('Hello'), {}, token);
+      expect(raw.status).toBe(401);
+      expect(await raw.json()).toEqual({ status: 401, serviceErrorCode: expect.any(Number), code, message });
+    }
+    expect(sim.records()).toEqual([]);
+  });
+
+  it('requires the versioned-API headers, like LinkedIn', async () => {
+    const noVersion = await rawPost(validPost('No version'), { 'linkedin-version': '' });
+    expect(noVersion.status).toBe(400);
+    expect(await noVersion.json()).toMatchObject({ status: 400, code: 'VERSION_MISSING' });
+    const accepted = await rawPost(validPost('Versioned'));
+    expect(accepted.status).toBe(201);
+    expect(accepted.headers.get('x-restli-id')).toMatch(/^urn:li:share:\d+$/);
+    const badVisibility = await rawPost({ ...validPost('Bad'), visibility: 'FRIENDS' });
+    expect(badVisibility.status).toBe(422);
+  });
+
+  it('refuses media it cannot upload', async () => {
+    const media = [
+      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: null, url: 'https://example.test/a.png' },
+    ];
+    const error = await failureOf(client.publish(input('With a picture', { media })));
+    expect(error.kind).toBe('permanent');
+    expect(sim.records()).toEqual([]);
+  });
+});

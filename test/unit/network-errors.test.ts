@@ -1,0 +1,325 @@
+import { describe, expect, it } from 'vitest';
+import { classifyBlueskyFailure } from '../../functions/platforms/bluesky/client.ts';
+import { classifyLinkedInFailure } from '../../functions/platforms/linkedin/client.ts';
+import { type HttpFailure, retryAfterSeconds } from '../../functions/platforms/network-http.ts';
+import { classifyXFailure } from '../../functions/platforms/x/client.ts';
+import type { NetworkError, NetworkErrorKind } from '../../functions/ports/network-client.ts';
+
+/** 2026-03-01T12:00:00Z: 12 hours before midnight UTC. */
+const NOW = new Date('2026-03-01T12:00:00Z');
+const NOW_EPOCH = 1772366400;
+
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}): HttpFailure => ({
+  type: 'answer',
+  status,
+  headers,
+  body,
+});
+const refused: HttpFailure = { type: 'transport', sent: false, code: 'ECONNREFUSED' };
+const dns: HttpFailure = { type: 'transport', sent: false, code: 'ENOTFOUND' };
+const timedOut: HttpFailure = { type: 'transport', sent: true, code: 'TIMEOUT' };
+const reset: HttpFailure = { type: 'transport', sent: true, code: 'ECONNRESET' };
+
+interface Row {
+  name: string;
+  failure: HttpFailure;
+  kind: NetworkErrorKind;
+  details: NetworkError['details'];
+  message?: string;
+}
+
+/** Rows every network shares: failures without an answer. */
+const transportRows = (network: string): Row[] => [
+  {
+    name: 'connection refused',
+    failure: refused,
+    kind: 'transient',
+    details: {},
+    message: `${network} could not be reached (ECONNREFUSED)`,
+  },
+  { name: 'DNS failure', failure: dns, kind: 'transient', details: {} },
+  { name: 'timeout after sending', failure: timedOut, kind: 'transient', details: { outcomeUnknown: true } },
+  { name: 'reset after sending', failure: reset, kind: 'transient', details: { outcomeUnknown: true } },
+];
+
+const xRows: Row[] = [
+  ...transportRows('X'),
+  {
+    name: '429 with x-rate-limit-reset',
+    failure: answer(
+      429,
+      { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      {
+        'x-rate-limit-reset': String(NOW_EPOCH + 900),
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 900 },
+    message: 'Too Many Requests',
+  },
+  {
+    name: '429 whose reset has passed waits at least a second',
+    failure: answer(429, {}, { 'x-rate-limit-reset': String(NOW_EPOCH - 5) }),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 1 },
+  },
+  { name: '429 without headers', failure: answer(429, {}), kind: 'transient', details: { status: 429 } },
+  {
+    name: '503',
+    failure: answer(503, {
+      title: 'Service Unavailable',
+      detail: 'Service Unavailable',
+      type: 'about:blank',
+      status: 503,
+    }),
+    kind: 'transient',
+    details: { status: 503 },
+  },
+  {
+    name: '500 with Retry-After',
+    failure: answer(500, {}, { 'retry-after': '7' }),
+    kind: 'transient',
+    details: { status: 500, retryAfterSeconds: 7 },
+  },
+  {
+    name: '401',
+    failure: answer(401, { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' }),
+    kind: 'reconnect',
+    details: { status: 401 },
+    message: 'Unauthorized',
+  },
+  {
+    name: '403 duplicate',
+    failure: answer(403, {
+      detail: 'You are not allowed to create a Tweet with duplicate content.',
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+    }),
+    kind: 'permanent',
+    details: { status: 403 },
+    message: 'You are not allowed to create a Tweet with duplicate content.',
+  },
+  {
+    name: '400 invalid request uses the first error message',
+    failure: answer(400, {
+      errors: [{ parameters: { text: [''] }, message: 'Tweet text is empty' }],
+      title: 'Invalid Request',
+      detail: 'One or more parameters to your request was invalid.',
+      type: 'https://api.twitter.com/2/problems/invalid-request',
+    }),
+    kind: 'permanent',
+    details: { status: 400 },
+    message: 'Tweet text is empty',
+  },
+  {
+    name: 'v1.1-style 404 body',
+    failure: answer(404, { errors: [{ message: 'Sorry, that page does not exist', code: 34 }] }),
+    kind: 'permanent',
+    details: { status: 404 },
+    message: 'Sorry, that page does not exist',
+  },
+  {
+    name: 'unreadable body',
+    failure: answer(400, undefined),
+    kind: 'permanent',
+    details: { status: 400 },
+    message: 'X answered HTTP 400',
+  },
+];
+
+const blueskyRows: Row[] = [
+  ...transportRows('Bluesky'),
+  {
+    name: '400 ExpiredToken (how a PDS answers an expired access JWT)',
+    failure: answer(400, { error: 'ExpiredToken', message: 'Token has expired' }),
+    kind: 'reconnect',
+    details: { status: 400 },
+    message: 'Token has expired',
+  },
+  {
+    name: '400 InvalidToken',
+    failure: answer(400, { error: 'InvalidToken', message: 'Token could not be verified' }),
+    kind: 'reconnect',
+    details: { status: 400 },
+  },
+  {
+    name: '401 AuthMissing',
+    failure: answer(401, { error: 'AuthMissing', message: 'Authentication Required' }),
+    kind: 'reconnect',
+    details: { status: 401 },
+  },
+  {
+    name: '401 ExpiredToken through an entryway',
+    failure: answer(401, { error: 'ExpiredToken', message: 'Token has expired' }),
+    kind: 'reconnect',
+    details: { status: 401 },
+  },
+  {
+    name: '401 AccountTakedown cannot be fixed by reconnecting',
+    failure: answer(401, { error: 'AccountTakedown', message: 'Account has been taken down' }),
+    kind: 'permanent',
+    details: { status: 401 },
+  },
+  {
+    name: '429 with ratelimit-reset',
+    failure: answer(
+      429,
+      { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+      {
+        'ratelimit-reset': String(NOW_EPOCH + 60),
+        'ratelimit-remaining': '0',
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 60 },
+    message: 'Rate Limit Exceeded',
+  },
+  {
+    name: '429 with only Retry-After',
+    failure: answer(
+      429,
+      { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+      { 'retry-after': '30' },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 30 },
+  },
+  {
+    name: '502 UpstreamFailure',
+    failure: answer(502, { error: 'UpstreamFailure', message: 'Upstream Failure' }),
+    kind: 'transient',
+    details: { status: 502 },
+  },
+  {
+    name: '400 InvalidRequest',
+    failure: answer(400, { error: 'InvalidRequest', message: 'Record already exists' }),
+    kind: 'permanent',
+    details: { status: 400 },
+    message: 'Record already exists',
+  },
+  {
+    name: '400 with only an error name',
+    failure: answer(400, { error: 'InvalidSwap' }),
+    kind: 'permanent',
+    details: { status: 400 },
+    message: 'InvalidSwap',
+  },
+];
+
+const linkedInRows: Row[] = [
+  ...transportRows('LinkedIn'),
+  {
+    name: '401 EXPIRED_ACCESS_TOKEN',
+    failure: answer(401, {
+      status: 401,
+      serviceErrorCode: 65601,
+      code: 'EXPIRED_ACCESS_TOKEN',
+      message: 'The token used in the request has expired',
+    }),
+    kind: 'reconnect',
+    details: { status: 401 },
+    message: 'The token used in the request has expired',
+  },
+  {
+    name: '401 REVOKED_ACCESS_TOKEN',
+    failure: answer(401, {
+      status: 401,
+      serviceErrorCode: 65602,
+      code: 'REVOKED_ACCESS_TOKEN',
+      message: 'revoked',
+    }),
+    kind: 'reconnect',
+    details: { status: 401 },
+  },
+  {
+    name: '429 with Retry-After',
+    failure: answer(
+      429,
+      { status: 429, code: 'TOO_MANY_REQUESTS', message: 'throttled' },
+      { 'retry-after': '120' },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 120 },
+  },
+  {
+    name: '429 without Retry-After waits for midnight UTC (daily limits)',
+    failure: answer(429, { status: 429, code: 'TOO_MANY_REQUESTS', message: 'throttled' }),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 12 * 3600 },
+  },
+  {
+    name: '504',
+    failure: answer(504, { status: 504, message: 'Gateway Timeout' }),
+    kind: 'transient',
+    details: { status: 504 },
+  },
+  {
+    name: '422 content problem',
+    failure: answer(422, {
+      status: 422,
+      code: 'DUPLICATE_POST',
+      message: 'Content is a duplicate of urn:li:share:1',
+    }),
+    kind: 'permanent',
+    details: { status: 422 },
+    message: 'Content is a duplicate of urn:li:share:1',
+  },
+  {
+    name: '403 ACCESS_DENIED',
+    failure: answer(403, {
+      status: 403,
+      serviceErrorCode: 100,
+      code: 'ACCESS_DENIED',
+      message: 'Not enough permissions',
+    }),
+    kind: 'permanent',
+    details: { status: 403 },
+  },
+  {
+    name: '426 sunset API version',
+    failure: answer(426, {
+      status: 426,
+      code: 'NONEXISTENT_VERSION',
+      message: 'Requested version 202301 is not active',
+    }),
+    kind: 'permanent',
+    details: { status: 426 },
+  },
+  {
+    name: 'body with only a code',
+    failure: answer(400, { status: 400, code: 'VERSION_MISSING' }),
+    kind: 'permanent',
+    details: { status: 400 },
+    message: 'VERSION_MISSING',
+  },
+];
+
+const networks = [
+  { network: 'X', classify: classifyXFailure, rows: xRows },
+  { network: 'Bluesky', classify: classifyBlueskyFailure, rows: blueskyRows },
+  { network: 'LinkedIn', classify: classifyLinkedInFailure, rows: linkedInRows },
+];
+
+describe.each(networks)('$network error classification', ({ classify, rows }) => {
+  it.each(rows)('$name → $kind', ({ failure, kind, details, message }) => {
+    const error = classify(failure, NOW);
+    expect(error.name).toBe('NetworkError');
+    expect(error.kind).toBe(kind);
+    expect(error.details).toEqual(details);
+    if (message !== undefined) expect(error.message).toBe(message);
+    expect(error.message).not.toBe('');
+  });
+});
+
+describe('Retry-After parsing', () => {
+  it.each([
+    ['120', 120],
+    ['0', 1],
+    ['Sun, 01 Mar 2026 12:01:00 GMT', 60],
+    ['soon', undefined],
+    [undefined, undefined],
+  ])('%s → %s', (value, expected) => {
+    expect(retryAfterSeconds(value, NOW)).toBe(expected);
+  });
+});
