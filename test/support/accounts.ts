@@ -1,0 +1,31 @@
+import { connectChannel, createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
+import type { KeyMode } from '../../functions/ports/accounts.ts';
+import type { PlatformId } from '../../functions/platforms/types.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+
+/** A fresh account and workspace with a key and one channel per platform asked for (in the running local runtime). */
+export const freshWorkspace = async (platforms: PlatformId[], mode: KeyMode = 'live') => {
+  const deps = getDeps();
+  const account = await createAccount(deps, { name: 'Test', plan: 'unlimited' });
+  const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'T' });
+  const { secret } = await createApiKey(deps, {
+    accountId: account.accountId,
+    workspaceId: ws.workspaceId,
+    mode,
+    permission: 'write',
+    name: 't',
+  });
+  const channels: Partial<Record<PlatformId, string>> = {};
+  for (const platform of platforms) {
+    const channel = await connectChannel(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      platform,
+      name: `${platform} ${ws.workspaceId}`,
+      remoteAccountId: `acct_${ws.workspaceId.slice(3, 13)}_${platform}`,
+      accessToken: `token-${ws.workspaceId}`,
+    });
+    channels[platform] = channel.channelId;
+  }
+  return { accountId: account.accountId, workspaceId: ws.workspaceId, key: secret, channels: channels as Record<PlatformId, string> };
+};
