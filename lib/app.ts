@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { App } from 'aws-cdk-lib';
 import * as manifest from '../functions/http/routes.ts';
+import * as workerManifest from '../functions/workers/manifest.ts';
 import type { RouteManifest } from './constructs/http-api.ts';
+import type { WorkerManifest } from './constructs/workers.ts';
 import { StatefulStack } from './stateful-stack.ts';
 import { StatelessStack } from './stateless-stack.ts';
 
@@ -9,9 +11,10 @@ import { StatelessStack } from './stateless-stack.ts';
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface BuildAppOptions {
-  /** Overrides for tests; by default everything comes from CDK context and the route manifest. */
+  /** Overrides for tests; by default everything comes from CDK context and the route and worker manifests. */
   readonly sourceRoot?: string;
   readonly manifest?: RouteManifest;
+  readonly workerManifest?: WorkerManifest;
 }
 
 export interface HeraldStacks {
@@ -58,9 +61,10 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
   });
   const stateless = new StatelessStack(app, `Herald-Stateless-${stage}`, {
     stackName: `Herald-Stateless-${stage}`,
-    description: `Herald ${stage}: HTTP API, functions, alarms`,
+    description: `Herald ${stage}: HTTP API, functions, queue workers, alarms`,
     stateful,
     manifest: options.manifest ?? manifest,
+    workerManifest: options.workerManifest ?? workerManifest,
     sourceRoot: options.sourceRoot ?? REPO_ROOT,
     rateLimitPerMinute: positiveInteger(app, 'rateLimitPerMinute', 300),
     apiThrottle: {

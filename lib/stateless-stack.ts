@@ -4,11 +4,14 @@ import { ENV } from '../functions/shared/env.ts';
 import { HeraldAlarms } from './constructs/alarms.ts';
 import type { GrantTargets } from './constructs/grants.ts';
 import { HeraldHttpApi, type RouteManifest } from './constructs/http-api.ts';
+import { HeraldWorkers, type WorkerManifest } from './constructs/workers.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
   readonly stateful: StatefulStack;
   readonly manifest: RouteManifest;
+  /** The queue workers (`functions/workers/manifest.ts` unless a test supplies its own). */
+  readonly workerManifest: WorkerManifest;
   /** Repository root the handler entries are resolved from. */
   readonly sourceRoot: string;
   readonly rateLimitPerMinute: number;
@@ -16,9 +19,13 @@ export interface StatelessStackProps extends StackProps {
   readonly alarmEmail?: string;
 }
 
-/** Code and its wiring: the HTTP API, its functions and the alarms. Safe to destroy and redeploy. */
+/**
+ * Code and its wiring: the HTTP API, its functions, the queue workers and the alarms. Safe to
+ * destroy and redeploy.
+ */
 export class StatelessStack extends Stack {
   readonly httpApi: HeraldHttpApi;
+  readonly workers: HeraldWorkers;
   readonly alarms: HeraldAlarms;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -42,8 +49,9 @@ export class StatelessStack extends Stack {
       schedulerRole: stateful.schedulerRole,
     };
 
-    // Every function gets every variable (names from the code's env module); IAM, not the
-    // environment, decides what a function may touch.
+    // Every function, route or worker, gets every variable (names from the code's env module); IAM,
+    // not the environment, decides what a function may touch. The publishing tunables
+    // (NETWORK_*, SCHEDULE_LEAD_SECONDS, PUBLISH_*) are left to the code's defaults, which suit AWS.
     const environment: Record<string, string> = {
       [ENV.runtime]: 'aws',
       [ENV.tableName]: stateful.table.tableName,
@@ -67,6 +75,14 @@ export class StatelessStack extends Stack {
       throttle: props.apiThrottle,
     });
 
+    this.workers = new HeraldWorkers(this, 'Workers', {
+      manifest: props.workerManifest,
+      sourceRoot: props.sourceRoot,
+      environment,
+      grantTargets,
+      queues: stateful.queues,
+    });
+
     this.alarms = new HeraldAlarms(this, 'Alarms', {
       deadLetterQueues: {
         publish: publish.deadLetterQueue,
@@ -75,6 +91,7 @@ export class StatelessStack extends Stack {
         metrics: metrics.deadLetterQueue,
       },
       api: this.httpApi.api,
+      workers: Object.fromEntries(this.workers.workers.map(({ fn }) => [fn.node.id, fn])),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
   }

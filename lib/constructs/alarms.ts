@@ -10,6 +10,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -19,6 +20,11 @@ export interface HeraldAlarmsProps {
   /** Dead-letter queues by work queue name; any message in one is an alarm. */
   readonly deadLetterQueues: Record<string, IQueue>;
   readonly api: IHttpApi;
+  /**
+   * Queue workers by construct id (`PublishWorker`); any error (an unhandled throw or a timeout,
+   * not a record reported as failed) is an alarm.
+   */
+  readonly workers?: Record<string, IFunction>;
   /** Where alarm notifications go, if anywhere (an email subscription needs confirming). */
   readonly alarmEmail?: string;
   /** 5xx share of requests, in percent, above which the API alarm fires. */
@@ -29,10 +35,15 @@ export interface HeraldAlarmsProps {
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-/** Alarms on every dead-letter queue and on the API's server-error rate, sent to one SNS topic. */
+/**
+ * Alarms on every dead-letter queue, on every queue worker's errors and on the API's server-error
+ * rate, sent to one SNS topic.
+ */
 export class HeraldAlarms extends Construct {
   readonly topic: Topic;
   readonly deadLetterAlarms: Alarm[] = [];
+  /** Errors alarm of each worker, by the worker's construct id. */
+  readonly workerErrorAlarms = new Map<string, Alarm>();
   readonly serverErrorAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: HeraldAlarmsProps) {
@@ -65,6 +76,20 @@ export class HeraldAlarms extends Construct {
       alarm.addAlarmAction(action);
       alarm.addOkAction(action);
       this.deadLetterAlarms.push(alarm);
+    }
+
+    for (const [name, fn] of Object.entries(props.workers ?? {})) {
+      const alarm = new Alarm(this, `${name}ErrorsAlarm`, {
+        alarmDescription: `${name} failed a whole batch (threw or timed out) at least once in 5 minutes`,
+        metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      this.workerErrorAlarms.set(name, alarm);
     }
 
     const percent = props.serverErrorPercent ?? 1;
