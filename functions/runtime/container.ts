@@ -24,7 +24,7 @@ import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
-import { env } from '../shared/env.ts';
+import { ENV, env } from '../shared/env.ts';
 
 /** Everything the use cases depend on. The only place where adapters are chosen. */
 export interface Deps {
@@ -65,6 +65,10 @@ export const buildDeps = (): Deps => {
   const queue = lazy(
     () => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }),
   );
+  // A claim must outlast any request made under it, or a live send could look abandoned.
+  if (env.publishLeaseSeconds * 1000 <= env.networkTimeoutMs * 2) {
+    throw new Error(`${ENV.publishLeaseSeconds} must be more than twice ${ENV.networkTimeoutMs}`);
+  }
   const deps: Deps = {
     s3,
     queue,

@@ -20,6 +20,8 @@ const xPost = (content = 'Hello from Herald', extra: Record<string, unknown> = {
   channels: [{ channelId: ch.x, blocks: [{ content }] }],
   ...extra,
 });
+/** Schedules fire SCHEDULE_LEAD_SECONDS (5 s locally) before the post's time; the queue closes the gap. */
+const ahead = (iso: string) => new Date(Date.parse(iso) - 5000).toISOString();
 const schedule = async (postId: string) => {
   const { table } = getDeps();
   const out = await table.doc.send(
@@ -87,7 +89,7 @@ describe('POST /v1/posts', () => {
     expect(res.body.status).toBe('scheduled');
     expect(new Date(res.body.scheduledAt).getTime() % 86_400_000).toBe(at.getTime() % 86_400_000);
     expect(res.body.scheduledAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect((await schedule(res.body.id))?.fireAt).toBe(res.body.scheduledAt);
+    expect((await schedule(res.body.id))?.fireAt).toBe(ahead(res.body.scheduledAt));
   });
 
   it('answers intent now with status publishing', async () => {
@@ -203,7 +205,7 @@ describe('PUT /v1/posts/{id}', () => {
     expect(put.body).toMatchObject({ id, status: 'scheduled', scheduledAt: new Date(at).toISOString() });
     expect(put.body.channels).toHaveLength(1);
     expect(put.body.channels[0].blocks[0].content).toBe('edited');
-    expect((await schedule(id))?.fireAt).toBe(new Date(at).toISOString());
+    expect((await schedule(id))?.fireAt).toBe(ahead(at));
 
     const later = future(240);
     await rt.api(`/posts/${id}`, {
@@ -214,7 +216,7 @@ describe('PUT /v1/posts/{id}', () => {
         channels: [{ channelId: ch.bluesky, blocks: [{ content: 'moved' }] }],
       },
     });
-    expect((await schedule(id))?.fireAt).toBe(new Date(later).toISOString());
+    expect((await schedule(id))?.fireAt).toBe(ahead(later));
 
     const back = await rt.api(`/posts/${id}`, {
       method: 'PUT',

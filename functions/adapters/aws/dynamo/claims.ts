@@ -24,22 +24,17 @@ export class DynamoClaimStore implements ClaimStore {
           ConditionExpression: 'attribute_not_exists(PK) OR #state = :notSent',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':notSent': 'not_sent' },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return { acquired: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const old = (error as { Item?: Record<string, unknown> }).Item;
-      const current = old
-        ? fromItem(old)
-        : fromItem(
-            (
-              await this.table.doc.send(
-                new GetCommand({ TableName: this.table.tableName, Key: key(claim), ConsistentRead: true }),
-              )
-            ).Item ?? {},
-          );
+      // Read it back (the document client does not unmarshal an error's item).
+      const out = await this.table.doc.send(
+        new GetCommand({ TableName: this.table.tableName, Key: key(claim), ConsistentRead: true }),
+      );
+      if (!out.Item) return this.acquire(claim);
+      const current = fromItem(out.Item);
       return { acquired: false, current };
     }
   }

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
+import type { NetworkClient } from '../../functions/ports/network-client.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { eventsOfPost } from '../support/outbox.ts';
+import { waitForPost } from '../support/publishing.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let rt: TestRuntime;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({
+    // The lease must outlast a network request (timeout), or a live request could look abandoned.
+    env: { NETWORK_TIMEOUT_MS: '1500', PUBLISH_RETRY_BASE_SECONDS: '0.2', PUBLISH_LEASE_SECONDS: '4' },
+  });
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+const posted = (platform: string, marker: string) =>
+  (rt.simulators.byPlatform.get(platform as never)?.records() ?? []).filter(
+    (r) => r.kind !== 'edit' && r.kind !== 'delete' && r.text?.includes(marker),
+  );
+const noDuplicates = (platform: string, marker: string) => {
+  const texts = posted(platform, marker).map((r) => r.text);
+  expect(new Set(texts).size).toBe(texts.length);
+  return texts.length;
+};
+
+const NETWORKS = ['x', 'bluesky', 'linkedin'] as const;
+const TOKENS = ['sim:fail', 'sim:fail-once', 'sim:flaky', 'sim:reconnect', 'sim:timeout'] as const;
+
+describe('sim tokens in every block position of a 3-block thread', () => {
+  const cases = NETWORKS.flatMap((network) =>
+    TOKENS.flatMap((token) => [0, 1, 2].map((position) => ({ network, token, position }))),
+  );
+
+  it(`never posts twice and ends in the right state (${cases.length} threads)`, async () => {
+    const results = await Promise.all(
+      cases.map(async ({ network, token, position }) => {
+        // A workspace each: a reconnect marks its channel, which must not spill into other cases.
+        const ws = await freshWorkspace([network]);
+        const marker = `${network}-${token}-${position}-${Math.random().toString(36).slice(2, 8)}`;
+        const blocks = [0, 1, 2].map((i) => ({ content: `${marker} block${i}${i === position ? ` ${token}` : ''}` }));
+        const created = await rt.api('/posts', {
+          method: 'POST',
+          key: ws.key,
+          body: { intent: 'now', channels: [{ channelId: ws.channels[network], blocks }] },
+        });
+        expect(created.status).toBe(201);
+        let post = await waitForPost(rt, created.body.id, ws.key, 30_000).catch((e) => { throw new Error(`${network} ${token} at ${position}: ${e.message}`); });
+        const firstRound = post;
+        if (token === 'sim:fail-once') {
+          await rt.api(`/posts/${post.id}/publish`, { method: 'POST', key: ws.key });
+          post = await waitForPost(rt, post.id, ws.key, 30_000);
+        }
+        return { network, token, position, marker, ws, firstRound, post, events: await eventsOfPost(post.id) };
+      }),
+    );
+
+    for (const { network, token, position, marker, ws, firstRound, post, events } of results) {
+      const label = `${network} ${token} at block ${position + 1}`;
+      const count = noDuplicates(network, marker);
+      const channel = post.channels[0];
+      const live = channel.blocks.filter((b: any) => b.remoteUrl !== null).length;
+      switch (token) {
+        case 'sim:fail':
+        case 'sim:reconnect':
+          expect(post.status, label).toBe(position === 0 ? 'failed' : 'partially_published');
+          expect(channel.status, label).toBe('failed');
+          expect(live, label).toBe(position);
+          expect(count, label).toBe(position);
+          expect(events.at(-1)?.type, label).toBe(position === 0 ? 'post.failed' : 'post.partially_failed');
+          if (token === 'sim:reconnect') {
+            expect(channel.error, label).toMatch(/reconnect/);
+            const channels = await rt.api('/channels', { key: ws.key });
+            expect(channels.body.data[0].status, label).toBe('needs_reconnect');
+            expect(events.some((e) => e.type === 'channel.needs_reconnect'), label).toBe(true);
+          }
+          break;
+        case 'sim:fail-once':
+          expect(firstRound.status, label).toBe(position === 0 ? 'failed' : 'partially_published');
+          expect(post.status, label).toBe('published');
+          expect(count, label).toBe(3);
+          break;
+        case 'sim:flaky':
+          expect(post.status, label).toBe('published');
+          expect(count, label).toBe(3);
+          break;
+        case 'sim:timeout':
+          if (network === 'linkedin') {
+            // No lookup on LinkedIn: the lost answer stops the channel; nothing is sent again.
+            expect(post.status, label).toBe(position === 0 ? 'failed' : 'partially_published');
+            expect(channel.error, label).toMatch(/did not confirm/);
+            expect(count, label).toBe(position + 1);
+          } else {
+            // The network was asked whether it had the block: it had, so it is recorded, not resent.
+            expect(post.status, label).toBe('published');
+            expect(count, label).toBe(3);
+          }
+          break;
+      }
+    }
+  }, 120_000);
+});
+
+describe('at-least-once delivery', () => {
+  it('publishes once when every message arrives three times, concurrently', async () => {
+    const ws = await freshWorkspace(['x', 'bluesky', 'linkedin']);
+    const marker = `dup-${Date.now()}`;
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      key: ws.key,
+      body: {
+        intent: 'draft',
+        channels: NETWORKS.map((n) => ({
+          channelId: ws.channels[n],
+          blocks: [{ content: `${marker} ${n} 1` }, { content: `${marker} ${n} 2` }, { content: `${marker} ${n} 3` }],
+        })),
+      },
+    });
+    const started = await rt.api(`/posts/${created.body.id}/publish`, { method: 'POST', key: ws.key });
+    const job = { postId: created.body.id, kind: 'run' as const, round: started.body.round ?? 1 };
+    const deps = getDeps();
+    await Promise.all([deps.queue().sendPublish(job), deps.queue().sendPublish(job)]);
+    // Two more deliveries handled by other "instances" at the same time.
+    await Promise.all([new PublishingEngine(deps).handle(job), new PublishingEngine(deps).handle(job)]);
+    const post = await waitForPost(rt, created.body.id, ws.key);
+    expect(post.status).toBe('published');
+    for (const n of NETWORKS) expect(noDuplicates(n, marker)).toBe(3);
+    expect((await eventsOfPost(post.id)).filter((e) => e.type === 'post.published')).toHaveLength(3);
+  });
+
+  it.each(['x', 'bluesky', 'linkedin'] as const)(
+    'a worker that dies between the send and the record on %s never causes a second send',
+    async (network) => {
+      const ws = await freshWorkspace([network]);
+      const marker = `crash-${network}-${Date.now()}`;
+      const created = await rt.api('/posts', {
+        method: 'POST',
+        key: ws.key,
+        body: {
+          intent: 'draft',
+          channels: [{ channelId: ws.channels[network], blocks: [{ content: `${marker} 1` }, { content: `${marker} 2` }] }],
+        },
+      });
+      const postId = created.body.id;
+      // The first worker sends block 2 and dies before recording it (its promise never settles).
+      const deps = getDeps();
+      let sentSecond = false;
+      const dying = new PublishingEngine({
+        ...deps,
+        networks: (platform, mode) => {
+          const real = deps.networks(platform, mode);
+          const wrapped: NetworkClient = Object.create(real);
+          wrapped.publish = async (input) => {
+            const remote = await real.publish(input);
+            if (input.content.endsWith(' 2')) {
+              sentSecond = true;
+              return new Promise(() => undefined);
+            }
+            return remote;
+          };
+          return wrapped;
+        },
+      });
+      // Start the round without a queue message: only the dying worker runs it.
+      await mutatePost(deps, postId, (post) => ({ next: startRound(post, new Date()) }));
+      void dying.handle({ postId, kind: 'run', round: 1 });
+      const deadline = Date.now() + 10_000;
+      while (!sentSecond && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // After the lease, a healthy worker takes over.
+      await new Promise((r) => setTimeout(r, 4500));
+      await new PublishingEngine(deps).handle({ postId, kind: 'run', round: 1 });
+      const post = await waitForPost(rt, postId, ws.key);
+      expect(sentSecond).toBe(true);
+      expect(noDuplicates(network, marker)).toBe(2);
+      if (network === 'linkedin') {
+        // LinkedIn has no lookup: the outcome stays unknown, so the block is not sent again.
+        expect(post.channels[0].status).toBe('failed');
+        expect(post.channels[0].error).toMatch(/did not confirm/);
+      } else {
+        // The healthy worker asked the network, found the block and recorded it.
+        expect(post.status).toBe('published');
+        expect(post.channels[0].blocks[1].remoteUrl).not.toBeNull();
+      }
+    },
+    30_000,
+  );
+});
