@@ -1,10 +1,15 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
 import { runPosts } from './posts.ts';
+import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const suites: Record<string, () => Promise<void>> = { spine: runSpine, posts: runPosts };
+const suites: Record<string, () => Promise<void>> = {
+  spine: runSpine,
+  posts: runPosts,
+  publishing: runPublishing,
+};
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : Object.keys(suites);
