@@ -1,0 +1,107 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'herald-start-'));
+let child: ChildProcess | undefined;
+
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+const admin = async (args: string[], extra: Record<string, string> = {}) => {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...env, ...extra },
+  });
+  return JSON.parse(stdout);
+};
+
+describe('npm start and npm run admin', () => {
+  it('starts the whole service, prints the keys and the listening line, serves the operator CLI, and stops every child on Ctrl-C', async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
+    });
+    const deadline = Date.now() + 60_000;
+    let match: RegExpMatchArray | null = null;
+    while (!match && Date.now() < deadline) {
+      match = /Herald listening on http:\/\/localhost:(\d+)\/v1/.exec(output);
+      if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(match, output).not.toBeNull();
+    const base = `http://localhost:${match?.[1]}`;
+    const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8'));
+    expect(output).toContain(seed.keys.live);
+    expect(output).toContain(seed.keys.test);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    const channels = await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': seed.keys.live } });
+    expect(channels.status).toBe(200);
+
+    const account = await admin(['create-account', '--name', 'Ops', '--plan', 'free']);
+    const ws = await admin(['create-workspace', '--account', account.accountId, '--name', 'Ops WS']);
+    const key = await admin([
+      'create-key',
+      '--account',
+      account.accountId,
+      '--workspace',
+      ws.workspaceId,
+      '--permission',
+      'read',
+    ]);
+    expect(key.secret).toMatch(/^sk_live_/);
+    const channel = await admin(
+      [
+        'connect-channel',
+        '--account',
+        account.accountId,
+        '--workspace',
+        ws.workspaceId,
+        '--platform',
+        'bluesky',
+        '--name',
+        'Ops Bsky',
+      ],
+      { HERALD_CHANNEL_TOKEN: 'secret-token-value' },
+    );
+    expect(JSON.stringify(channel)).not.toContain('secret-token-value');
+    await admin(['create-tag', '--workspace', ws.workspaceId, '--name', 'Ops tag']);
+    await admin(['set-plan', '--account', account.accountId, '--plan', 'growth']);
+    const listed = await (
+      await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': key.secret } })
+    ).json();
+    expect(listed.data.map((c: { name: string }) => c.name)).toEqual(['Ops Bsky']);
+    const usage = await (await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key.secret } })).json();
+    expect(usage.plan).toBe('growth');
+    const refused = await fetch(`${base}/v1/tags`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.secret, 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    expect(refused.status).toBe(403);
+
+    const runtimeInfo = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((done) => child?.once('exit', (c) => done(c)));
+    expect(code).toBe(0);
+    // DynamoDB Local (java) went with it: its port no longer answers.
+    await expect(fetch(runtimeInfo.dynamoEndpoint, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    await expect(fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 120_000);
+});
