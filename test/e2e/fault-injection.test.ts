@@ -43,20 +43,33 @@ describe('sim tokens in every block position of a 3-block thread', () => {
         // A workspace each: a reconnect marks its channel, which must not spill into other cases.
         const ws = await freshWorkspace([network]);
         const marker = `${network}-${token}-${position}-${Math.random().toString(36).slice(2, 8)}`;
-        const blocks = [0, 1, 2].map((i) => ({ content: `${marker} block${i}${i === position ? ` ${token}` : ''}` }));
+        const blocks = [0, 1, 2].map((i) => ({
+          content: `${marker} block${i}${i === position ? ` ${token}` : ''}`,
+        }));
         const created = await rt.api('/posts', {
           method: 'POST',
           key: ws.key,
           body: { intent: 'now', channels: [{ channelId: ws.channels[network], blocks }] },
         });
         expect(created.status).toBe(201);
-        let post = await waitForPost(rt, created.body.id, ws.key, 30_000).catch((e) => { throw new Error(`${network} ${token} at ${position}: ${e.message}`); });
+        let post = await waitForPost(rt, created.body.id, ws.key, 30_000).catch((e) => {
+          throw new Error(`${network} ${token} at ${position}: ${e.message}`);
+        });
         const firstRound = post;
         if (token === 'sim:fail-once') {
           await rt.api(`/posts/${post.id}/publish`, { method: 'POST', key: ws.key });
           post = await waitForPost(rt, post.id, ws.key, 30_000);
         }
-        return { network, token, position, marker, ws, firstRound, post, events: await eventsOfPost(post.id) };
+        return {
+          network,
+          token,
+          position,
+          marker,
+          ws,
+          firstRound,
+          post,
+          events: await eventsOfPost(post.id),
+        };
       }),
     );
 
@@ -77,7 +90,10 @@ describe('sim tokens in every block position of a 3-block thread', () => {
             expect(channel.error, label).toMatch(/reconnect/);
             const channels = await rt.api('/channels', { key: ws.key });
             expect(channels.body.data[0].status, label).toBe('needs_reconnect');
-            expect(events.some((e) => e.type === 'channel.needs_reconnect'), label).toBe(true);
+            expect(
+              events.some((e) => e.type === 'channel.needs_reconnect'),
+              label,
+            ).toBe(true);
           }
           break;
         case 'sim:fail-once':
@@ -117,7 +133,11 @@ describe('at-least-once delivery', () => {
         intent: 'draft',
         channels: NETWORKS.map((n) => ({
           channelId: ws.channels[n],
-          blocks: [{ content: `${marker} ${n} 1` }, { content: `${marker} ${n} 2` }, { content: `${marker} ${n} 3` }],
+          blocks: [
+            { content: `${marker} ${n} 1` },
+            { content: `${marker} ${n} 2` },
+            { content: `${marker} ${n} 3` },
+          ],
         })),
       },
     });
@@ -143,7 +163,12 @@ describe('at-least-once delivery', () => {
         key: ws.key,
         body: {
           intent: 'draft',
-          channels: [{ channelId: ws.channels[network], blocks: [{ content: `${marker} 1` }, { content: `${marker} 2` }] }],
+          channels: [
+            {
+              channelId: ws.channels[network],
+              blocks: [{ content: `${marker} 1` }, { content: `${marker} 2` }],
+            },
+          ],
         },
       });
       const postId = created.body.id;

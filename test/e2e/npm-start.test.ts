@@ -83,11 +83,13 @@ describe('npm start and npm run admin', () => {
     expect(JSON.stringify(channel)).not.toContain('secret-token-value');
     await admin(['create-tag', '--workspace', ws.workspaceId, '--name', 'Ops tag']);
     await admin(['set-plan', '--account', account.accountId, '--plan', 'growth']);
-    const listed = await (
+    const listed: any = await (
       await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': key.secret } })
     ).json();
     expect(listed.data.map((c: { name: string }) => c.name)).toEqual(['Ops Bsky']);
-    const usage = await (await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key.secret } })).json();
+    const usage: any = await (
+      await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key.secret } })
+    ).json();
     expect(usage.plan).toBe('growth');
     const refused = await fetch(`${base}/v1/tags`, {
       method: 'POST',

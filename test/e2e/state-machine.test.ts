@@ -63,7 +63,9 @@ describe('spec 3 state table, end to end', () => {
     expect(lag).toBeLessThan(1000);
     const events = await eventsOfPost(post.id);
     expect(events.map((e) => e.type)).toEqual(['post.published', 'post.published']);
-    expect(new Set(events.map((e) => e.data.channelId))).toEqual(new Set([ws.channels.x, ws.channels.bluesky]));
+    expect(new Set(events.map((e) => e.data.channelId))).toEqual(
+      new Set([ws.channels.x, ws.channels.bluesky]),
+    );
     expect(events.every((e) => e.pending)).toBe(true);
     // data.post is the post as GET shows it at that moment: the last event sees it published.
     expect(events.at(-1)?.data.post?.status).toBe('published');
@@ -84,7 +86,10 @@ describe('spec 3 state table, end to end', () => {
     expect(p.publishedAt).toBeNull();
     expect(p.channels.map((c: any) => c.status)).toEqual(['published', 'failed']);
     expect(p.channels[1].error).toMatch(/.+/);
-    expect((await eventsOfPost(partial.id)).map((e) => e.type).sort()).toEqual(['post.failed', 'post.published']);
+    expect((await eventsOfPost(partial.id)).map((e) => e.type).sort()).toEqual([
+      'post.failed',
+      'post.published',
+    ]);
 
     const failed = await create(ws.key, {
       intent: 'now',
@@ -102,7 +107,10 @@ describe('spec 3 state table, end to end', () => {
 
   it('draft → publish starts it; only draft, failed and partially published posts can be published', async () => {
     const ws = await freshWorkspace(['bluesky']);
-    const draft = await create(ws.key, { intent: 'draft', channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: 'from draft' }] }] });
+    const draft = await create(ws.key, {
+      intent: 'draft',
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: 'from draft' }] }],
+    });
     const started = await rt.api(`/posts/${draft.id}/publish`, { method: 'POST', key: ws.key });
     expect(started.status).toBe(200);
     expect(started.body.status).toBe('publishing');
@@ -115,7 +123,9 @@ describe('spec 3 state table, end to end', () => {
       scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: 'later' }] }],
     });
-    expect((await rt.api(`/posts/${scheduled.id}/publish`, { method: 'POST', key: ws.key })).status).toBe(409);
+    expect((await rt.api(`/posts/${scheduled.id}/publish`, { method: 'POST', key: ws.key })).status).toBe(
+      409,
+    );
   });
 
   it('a retry publishes only the channels not yet published and resumes a thread at the failed block', async () => {
@@ -127,7 +137,11 @@ describe('spec 3 state table, end to end', () => {
         { channelId: ws.channels.bluesky, blocks: [{ content: `${marker} fine` }] },
         {
           channelId: ws.channels.x,
-          blocks: [{ content: `${marker} 1` }, { content: `${marker} 2 sim:fail-once` }, { content: `${marker} 3` }],
+          blocks: [
+            { content: `${marker} 1` },
+            { content: `${marker} 2 sim:fail-once` },
+            { content: `${marker} 3` },
+          ],
         },
       ],
     });
@@ -164,7 +178,8 @@ describe('spec 3 state table, end to end', () => {
       ],
     });
     await waitForPost(rt, post.id, ws.key);
-    const revise = (channels: unknown) => rt.api(`/posts/${post.id}/revise`, { method: 'POST', key: ws.key, body: { channels } });
+    const revise = (channels: unknown) =>
+      rt.api(`/posts/${post.id}/revise`, { method: 'POST', key: ws.key, body: { channels } });
     const body = [
       { channelId: ws.channels.linkedin, blocks: [{ content: 'li after' }, { content: 'li comment' }] },
       { channelId: ws.channels.x, blocks: [{ content: 'x after' }] },
@@ -172,7 +187,9 @@ describe('spec 3 state table, end to end', () => {
     ];
     const res = await revise(body);
     expect(res.status).toBe(200);
-    expect(res.body.revised).toEqual([{ channelId: ws.channels.linkedin, platform: 'linkedin', reason: null, blocks: [0] }]);
+    expect(res.body.revised).toEqual([
+      { channelId: ws.channels.linkedin, platform: 'linkedin', reason: null, blocks: [0] },
+    ]);
     expect(res.body.unchanged).toEqual([
       { channelId: ws.channels.x, platform: 'x', reason: expect.stringMatching(/does not allow edits/) },
       { channelId: ws.channels.facebook, platform: 'facebook', reason: 'Nothing to change.' },
@@ -180,13 +197,25 @@ describe('spec 3 state table, end to end', () => {
     const after = await rt.api(`/posts/${post.id}`, { key: ws.key });
     expect(after.body.channels[0].blocks[0].content).toBe('li after');
     expect(after.body.channels[1].blocks[0].content).toBe('x before');
-    const edits = (rt.simulators.byPlatform.get('linkedin')?.records() ?? []).filter((r) => r.kind === 'edit');
+    const edits = (rt.simulators.byPlatform.get('linkedin')?.records() ?? []).filter(
+      (r) => r.kind === 'edit',
+    );
     expect(edits.map((r) => r.text)).toEqual(['li after']);
 
     expect((await revise(body.slice(0, 2))).body.error.code).toBe('revise_mismatch');
-    expect((await revise([body[1], body[0], body[2]])).body.error).toMatchObject({ code: 'revise_mismatch', field: 'channels[0].channelId' });
-    const tooLong = await revise([{ ...body[0], blocks: [{ content: 'a'.repeat(3001) }, { content: 'x' }] }, body[1], body[2]]);
-    expect(tooLong.body.error).toMatchObject({ code: 'content_too_long', field: 'channels[0].blocks[0].content' });
+    expect((await revise([body[1], body[0], body[2]])).body.error).toMatchObject({
+      code: 'revise_mismatch',
+      field: 'channels[0].channelId',
+    });
+    const tooLong = await revise([
+      { ...body[0], blocks: [{ content: 'a'.repeat(3001) }, { content: 'x' }] },
+      body[1],
+      body[2],
+    ]);
+    expect(tooLong.body.error).toMatchObject({
+      code: 'content_too_long',
+      field: 'channels[0].blocks[0].content',
+    });
   });
 
   it('published → retract removes what the networks allow; the rest remains; retract again; nothing left removes the post', async () => {
@@ -205,7 +234,11 @@ describe('spec 3 state table, end to end', () => {
     expect(res.status).toBe(200);
     expect(res.body.removed).toEqual([{ channelId: ws.channels.x, platform: 'x', reason: null }]);
     expect(res.body.remaining).toEqual([
-      { channelId: ws.channels.instagram, platform: 'instagram', reason: expect.stringMatching(/does not allow/) },
+      {
+        channelId: ws.channels.instagram,
+        platform: 'instagram',
+        reason: expect.stringMatching(/does not allow/),
+      },
     ]);
     const deletes = (rt.simulators.byPlatform.get('x')?.records() ?? []).filter((r) => r.kind === 'delete');
     expect(deletes.length).toBeGreaterThanOrEqual(2);
@@ -215,7 +248,10 @@ describe('spec 3 state table, end to end', () => {
     expect(again.body.removed).toEqual([]);
     expect(again.body.remaining).toHaveLength(1);
 
-    const solo = await create(ws.key, { intent: 'now', channels: [{ channelId: ws.channels.x, blocks: [{ content: `${marker} solo` }] }] });
+    const solo = await create(ws.key, {
+      intent: 'now',
+      channels: [{ channelId: ws.channels.x, blocks: [{ content: `${marker} solo` }] }],
+    });
     await waitForPost(rt, solo.id, ws.key);
     const gone = await rt.api(`/posts/${solo.id}/retract`, { method: 'POST', key: ws.key });
     expect(gone.body.removed).toHaveLength(1);
@@ -244,7 +280,10 @@ describe('test keys run in the sandbox', () => {
     const post = await create(ws.key, {
       intent: 'now',
       channels: [
-        { channelId: ws.channels.x, blocks: [{ content: `${marker} one` }, { content: `${marker} two sim:fail` }] },
+        {
+          channelId: ws.channels.x,
+          blocks: [{ content: `${marker} one` }, { content: `${marker} two sim:fail` }],
+        },
         { channelId: ws.channels.linkedin, blocks: [{ content: `${marker} ok` }] },
       ],
     });

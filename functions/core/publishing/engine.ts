@@ -156,9 +156,10 @@ export class PublishingEngine {
     if (job.kind === 'scheduled') {
       if (post.status !== 'scheduled' || post.scheduledAt !== job.scheduledAt || !post.scheduledAt) return;
       const wait = Date.parse(post.scheduledAt) - deps.clock.now().getTime();
-      // The schedule fires ahead; the queue's delay (whole seconds) and a short sleep close the gap.
-      if (wait > 1000) {
-        await deps.queue().sendPublish(job, Math.floor(wait / 1000));
+      // The schedule fires ahead; the queue's delay (whole seconds, aimed a second early to absorb
+      // its own jitter) and a short sleep close the gap.
+      if (wait > 2000) {
+        await deps.queue().sendPublish(job, Math.floor(wait / 1000) - 1);
         return;
       }
       if (wait > 0) await sleep(wait);
@@ -209,13 +210,13 @@ export class PublishingEngine {
     const channel = post.channels.find((c) => c.channelId === channelId);
     if (!channel || channel.status !== 'publishing') return { kind: 'done' };
     const platform = getPlatform(channel.platform);
-    if (!platform) return this.failChannel(postId, channelId, `Unknown network ${channel.platform}.`);
+    if (!platform) return this.failChannel(post, channelId, `Unknown network ${channel.platform}.`);
 
     const record = await deps.accounts.getChannel(post.workspaceId, channelId);
     if (!record)
-      return this.failChannel(postId, channelId, 'The channel is no longer connected to this workspace.');
+      return this.failChannel(post, channelId, 'The channel is no longer connected to this workspace.');
     if (record.connection === 'needs_reconnect') {
-      return this.failChannel(postId, channelId, 'The channel must be reconnected before it can post.');
+      return this.failChannel(post, channelId, 'The channel must be reconnected before it can post.');
     }
     const client = deps.networks(channel.platform, post.mode);
     let credentials: NetworkCredentials;
@@ -229,7 +230,7 @@ export class PublishingEngine {
       };
     } catch (error) {
       logger.error('Could not decrypt a channel token', { channelId, error: error as Error });
-      return this.failChannel(postId, channelId, 'The channel must be reconnected before it can post.');
+      return this.failChannel(post, channelId, 'The channel must be reconnected before it can post.');
     }
 
     const blocks = [...channel.blocks];
@@ -239,7 +240,7 @@ export class PublishingEngine {
       const first = remoteOf(blocks[0] as PostChannel['blocks'][number]);
       const previous = b > 0 ? remoteOf(blocks[b - 1] as PostChannel['blocks'][number]) : null;
       if (b > 0 && (!first || !previous))
-        return this.failChannel(postId, channelId, 'An earlier block is missing.');
+        return this.failChannel(post, channelId, 'An earlier block is missing.');
       const parent =
         b === 0
           ? null
@@ -248,7 +249,7 @@ export class PublishingEngine {
             : { block: first as RemoteBlock, root: first as RemoteBlock };
 
       const media = await this.resolveMedia(post.workspaceId, block.mediaIds, block.mediaAltText);
-      if (typeof media === 'string') return this.failChannel(postId, channelId, media);
+      if (typeof media === 'string') return this.failChannel(post, channelId, media);
 
       const input: PublishBlockInput = {
         credentials,
@@ -270,7 +271,7 @@ export class PublishingEngine {
         remoteMeta: step.remote.meta,
       };
     }
-    return this.completeChannel(postId, channelId);
+    return this.completeChannel(post, channelId);
   }
 
   /** Claims, sends and records one block. */
@@ -303,7 +304,7 @@ export class PublishingEngine {
         return { kind: 'sent', remote: current.remote };
       }
       if (current.state === 'unknown')
-        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
       // `sending`: held by a live worker, or by one that died mid-send.
       const leftMs = Date.parse(current.leaseUntil) - now.getTime();
       if (leftMs > 0) return stop({ kind: 'retry', delaySeconds: Math.ceil(leftMs / 1000) + 1 });
@@ -312,7 +313,7 @@ export class PublishingEngine {
       if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.retryBaseSeconds });
       if (found === 'no-lookup') {
         await deps.claims.settle(claim, 'unknown');
-        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
       }
       if (found) {
         await deps.claims.settle(claim, 'sent', found);
@@ -335,11 +336,11 @@ export class PublishingEngine {
           error: error as Error,
         });
         await deps.claims.settle(claim, 'unknown');
-        return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
       }
       if (error.kind === 'permanent') {
         await deps.claims.settle(claim, 'not_sent');
-        return stop(await this.failChannel(post.postId, channel.channelId, `${label}${error.message}`));
+        return stop(await this.failChannel(post, channel.channelId, `${label}${error.message}`));
       }
       if (error.kind === 'reconnect') {
         await deps.claims.settle(claim, 'not_sent');
@@ -350,7 +351,7 @@ export class PublishingEngine {
         if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.leaseSeconds + 1 });
         if (found === 'no-lookup') {
           await deps.claims.settle(claim, 'unknown');
-          return stop(await this.failChannel(post.postId, channel.channelId, unknownOutcome(b, channel)));
+          return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
         }
         if (found) {
           await deps.claims.settle(claim, 'sent', found);
@@ -361,7 +362,7 @@ export class PublishingEngine {
       await deps.claims.settle(claim, 'not_sent');
       return stop(
         await this.transientFailure(
-          post.postId,
+          post,
           channel.channelId,
           `${label}${error.message}`,
           error.details.retryAfterSeconds,
@@ -450,24 +451,24 @@ export class PublishingEngine {
   }
 
   private async transientFailure(
-    postId: string,
+    post: PostRecord,
     channelId: string,
     message: string,
     retryAfterSeconds: number | undefined,
   ): Promise<ChannelOutcome> {
     const { settings } = this.deps;
     let attempts = 0;
-    await mutatePost(this.deps, postId, (post) => {
-      const channels = post.channels.map((ch) => {
+    await mutatePost(this.deps, post.postId, (current) => {
+      const channels = current.channels.map((ch) => {
         if (ch.channelId !== channelId) return ch;
         attempts = (ch.attempts ?? 0) + 1;
         return { ...ch, attempts };
       });
-      return { next: { ...post, channels } };
+      return { next: { ...current, channels } };
     });
     if (attempts >= settings.maxTransientAttempts) {
       return this.failChannel(
-        postId,
+        post,
         channelId,
         `The network was unavailable after ${attempts} attempts: ${message}`,
       );
@@ -492,19 +493,19 @@ export class PublishingEngine {
       );
     }
     return this.failChannel(
-      post.postId,
+      post,
       channel.channelId,
       'The access token of this channel expired or was revoked; reconnect the channel, then publish again.',
       extraEvents,
     );
   }
 
-  private completeChannel(postId: string, channelId: string): Promise<ChannelOutcome> {
-    return this.finishChannel(postId, channelId, 'published', null);
+  private completeChannel(post: PostRecord, channelId: string): Promise<ChannelOutcome> {
+    return this.finishChannel(post.workspaceId, post.postId, channelId, 'published', null);
   }
 
-  private failChannel(postId: string, channelId: string, error: string, extraEvents: OutboxEvent[] = []) {
-    return this.finishChannel(postId, channelId, 'failed', error, extraEvents);
+  private failChannel(post: PostRecord, channelId: string, error: string, extraEvents: OutboxEvent[] = []) {
+    return this.finishChannel(post.workspaceId, post.postId, channelId, 'failed', error, extraEvents);
   }
 
   /**
@@ -512,6 +513,7 @@ export class PublishingEngine {
    * was the last channel), in one write.
    */
   private async finishChannel(
+    workspaceId: string,
     postId: string,
     channelId: string,
     status: 'published' | 'failed',
@@ -519,9 +521,7 @@ export class PublishingEngine {
     extraEvents: OutboxEvent[] = [],
   ): Promise<ChannelOutcome> {
     const now = this.deps.clock.now().toISOString();
-    const sample = await this.deps.posts.get(postId);
-    if (!sample) throw new PostGoneError(postId);
-    const names = await this.tagNames(sample.workspaceId);
+    const names = await this.tagNames(workspaceId);
     const { extras } = await mutatePost(this.deps, postId, (post) => {
       const channel = post.channels.find((c) => c.channelId === channelId);
       if (!channel || channel.status !== 'publishing') return null;
