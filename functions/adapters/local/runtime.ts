@@ -13,6 +13,7 @@ import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
+import { requeueLostJobs } from './recovery.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { TableScheduler } from './table-scheduler.ts';
@@ -174,11 +175,16 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         queueUrl: queue.url,
         queueArn: queue.arn,
         batchSize: worker.batchSize,
+        // Several batches in flight, as Lambda runs several instances of a consumer.
+        concurrency: 4,
         handler: module.handler,
       });
       poller.start();
       stops.push(() => poller.stop());
     }
+
+    // The in-memory queue lost whatever was in flight when the runtime last stopped.
+    await requeueLostJobs({ doc: createDocumentClient(dynamoClient), tableName }, getDeps().queue());
 
     ready = true;
     return { simulators, url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
