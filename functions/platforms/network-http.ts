@@ -162,3 +162,25 @@ export const stringField = (value: unknown, key: string): string | undefined => 
   const field = (value as Record<string, unknown>)[key];
   return typeof field === 'string' ? field : undefined;
 };
+
+/**
+ * Sends the call and returns the answer when it is a success (2xx, or one `accept` allows);
+ * anything else is thrown as the `NetworkError` the network's own `classify` makes of it.
+ */
+export const sendOrClassify = async (
+  call: HttpCall,
+  classify: (failure: HttpFailure) => NetworkError,
+  accept: (answer: HttpAnswer) => boolean = () => false,
+): Promise<HttpAnswer> => {
+  let answer: HttpAnswer;
+  try {
+    answer = await sendHttp(call);
+  } catch (error) {
+    if (error instanceof TransportError) {
+      throw classify({ type: 'transport', sent: error.sent, code: error.code, message: error.message });
+    }
+    throw error;
+  }
+  if ((answer.status >= 200 && answer.status < 300) || accept(answer)) return answer;
+  throw classify({ type: 'answer', status: answer.status, headers: answer.headers, body: answer.body });
+};

@@ -18,9 +18,8 @@ import {
   type HttpFailure,
   retryAfterSeconds,
   secondsUntilEpoch,
-  sendHttp,
+  sendOrClassify,
   stringField,
-  TransportError,
   transportError,
 } from '../network-http.ts';
 
@@ -311,33 +310,17 @@ export class BlueskyClient implements NetworkClient {
     request: { method: HttpCall['method']; nsid: string; json?: unknown },
     alsoFine: (answer: HttpAnswer) => boolean = () => false,
   ): Promise<HttpAnswer> {
-    let answer: HttpAnswer;
-    try {
-      answer = await sendHttp({
+    return sendOrClassify(
+      {
         method: request.method,
         url: `${this.baseUrl}/xrpc/${request.nsid}`,
         headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
         json: request.json,
         timeoutMs: this.timeoutMs,
-      });
-    } catch (error) {
-      if (error instanceof TransportError) {
-        throw classifyBlueskyFailure({
-          type: 'transport',
-          sent: error.sent,
-          code: error.code,
-          message: error.message,
-        });
-      }
-      throw error;
-    }
-    if ((answer.status >= 200 && answer.status < 300) || alsoFine(answer)) return answer;
-    throw classifyBlueskyFailure({
-      type: 'answer',
-      status: answer.status,
-      headers: answer.headers,
-      body: answer.body,
-    });
+      },
+      classifyBlueskyFailure,
+      alsoFine,
+    );
   }
 }
 

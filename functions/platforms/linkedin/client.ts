@@ -15,9 +15,8 @@ import {
   type HttpCall,
   type HttpFailure,
   retryAfterSeconds,
-  sendHttp,
+  sendOrClassify,
   stringField,
-  TransportError,
   transportError,
 } from '../network-http.ts';
 
@@ -227,9 +226,8 @@ export class LinkedInClient implements NetworkClient {
     request: { method: HttpCall['method']; path: string; json?: unknown; headers?: Record<string, string> },
     alsoFine: number[] = [],
   ): Promise<HttpAnswer> {
-    let answer: HttpAnswer;
-    try {
-      answer = await sendHttp({
+    return sendOrClassify(
+      {
         method: request.method,
         url: `${this.baseUrl}${request.path}`,
         headers: {
@@ -241,25 +239,10 @@ export class LinkedInClient implements NetworkClient {
         },
         json: request.json,
         timeoutMs: this.timeoutMs,
-      });
-    } catch (error) {
-      if (error instanceof TransportError) {
-        throw classifyLinkedInFailure({
-          type: 'transport',
-          sent: error.sent,
-          code: error.code,
-          message: error.message,
-        });
-      }
-      throw error;
-    }
-    if ((answer.status >= 200 && answer.status < 300) || alsoFine.includes(answer.status)) return answer;
-    throw classifyLinkedInFailure({
-      type: 'answer',
-      status: answer.status,
-      headers: answer.headers,
-      body: answer.body,
-    });
+      },
+      classifyLinkedInFailure,
+      (answer) => alsoFine.includes(answer.status),
+    );
   }
 }
 

@@ -18,9 +18,8 @@ import {
   type HttpFailure,
   retryAfterSeconds,
   secondsUntilEpoch,
-  sendHttp,
+  sendOrClassify,
   stringField,
-  TransportError,
   transportError,
 } from '../network-http.ts';
 
@@ -225,31 +224,16 @@ export class XClient implements NetworkClient {
     request: { method: HttpCall['method']; path: string; json?: unknown },
     alsoFine: number[] = [],
   ): Promise<HttpAnswer> {
-    let answer: HttpAnswer;
-    try {
-      answer = await sendHttp({
+    return sendOrClassify(
+      {
         method: request.method,
         url: `${this.baseUrl}${request.path}`,
         headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
         json: request.json,
         timeoutMs: this.timeoutMs,
-      });
-    } catch (error) {
-      if (error instanceof TransportError)
-        throw classifyXFailure({
-          type: 'transport',
-          sent: error.sent,
-          code: error.code,
-          message: error.message,
-        });
-      throw error;
-    }
-    if ((answer.status >= 200 && answer.status < 300) || alsoFine.includes(answer.status)) return answer;
-    throw classifyXFailure({
-      type: 'answer',
-      status: answer.status,
-      headers: answer.headers,
-      body: answer.body,
-    });
+      },
+      classifyXFailure,
+      (answer) => alsoFine.includes(answer.status),
+    );
   }
 }
