@@ -1,6 +1,11 @@
-import { connectChannel, createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
-import type { KeyMode } from '../../functions/ports/accounts.ts';
+import {
+  connectChannel,
+  createAccount,
+  createApiKey,
+  createWorkspace,
+} from '../../functions/core/admin/admin.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { KeyMode } from '../../functions/ports/accounts.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 
 /** A fresh account and workspace with a key and one channel per platform asked for (in the running local runtime). */
@@ -27,5 +32,10 @@ export const freshWorkspace = async (platforms: PlatformId[], mode: KeyMode = 'l
     });
     channels[platform] = channel.channelId;
   }
-  return { accountId: account.accountId, workspaceId: ws.workspaceId, key: secret, channels: channels as Record<PlatformId, string> };
+  return {
+    accountId: account.accountId,
+    workspaceId: ws.workspaceId,
+    key: secret,
+    channels: channels as Record<PlatformId, string>,
+  };
 };

@@ -13,8 +13,8 @@ import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
-import { requeueLostJobs } from './recovery.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
+import { requeueLostJobs } from './recovery.ts';
 import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { TableScheduler } from './table-scheduler.ts';
 

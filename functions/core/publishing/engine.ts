@@ -208,7 +208,7 @@ export class PublishingEngine {
     const post = await deps.posts.get(postId);
     if (!post) throw new PostGoneError(postId);
     const channel = post.channels.find((c) => c.channelId === channelId);
-    if (!channel || channel.status !== 'publishing') return { kind: 'done' };
+    if (channel?.status !== 'publishing') return { kind: 'done' };
     const platform = getPlatform(channel.platform);
     if (!platform) return this.failChannel(post, channelId, `Unknown network ${channel.platform}.`);
 
@@ -524,7 +524,7 @@ export class PublishingEngine {
     const names = await this.tagNames(workspaceId);
     const { extras } = await mutatePost(this.deps, postId, (post) => {
       const channel = post.channels.find((c) => c.channelId === channelId);
-      if (!channel || channel.status !== 'publishing') return null;
+      if (channel?.status !== 'publishing') return null;
       const channels = post.channels.map((c) =>
         c.channelId === channelId
           ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
