@@ -186,7 +186,7 @@ export class PublishingEngine {
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
         try {
-          return await this.publishChannel(post.postId, channelId);
+          return await this.publishChannel(post, channelId);
         } catch (error) {
           if (error instanceof PostGoneError) return { kind: 'done' } as ChannelOutcome;
           throw error;
@@ -203,10 +203,9 @@ export class PublishingEngine {
   }
 
   /** Publishes the channel's remaining blocks in order; never sends a block whose claim says it may be live. */
-  private async publishChannel(postId: string, channelId: string): Promise<ChannelOutcome> {
+  private async publishChannel(post: PostRecord, channelId: string): Promise<ChannelOutcome> {
     const { deps } = this;
-    const post = await deps.posts.get(postId);
-    if (!post) throw new PostGoneError(postId);
+    const { postId } = post;
     const channel = post.channels.find((c) => c.channelId === channelId);
     if (channel?.status !== 'publishing') return { kind: 'done' };
     const platform = getPlatform(channel.platform);
@@ -262,8 +261,11 @@ export class PublishingEngine {
         idempotencyKey: `${postId}.${channelId}.${b}`,
         round: post.round ?? 1,
       };
-      const step = await this.sendBlock(post, channel, b, client, input);
+      // The last block is recorded in the same write that completes the channel.
+      const last = b === blocks.length - 1;
+      const step = await this.sendBlock(post, channel, b, client, input, !last);
       if (step.kind !== 'sent') return step.outcome;
+      if (last) return this.completeChannel(post, channelId, { b, remote: step.remote });
       blocks[b] = {
         ...block,
         remoteId: step.remote.remoteId,
@@ -281,8 +283,12 @@ export class PublishingEngine {
     b: number,
     client: NetworkClient,
     input: PublishBlockInput,
+    record = true,
   ): Promise<{ kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome }> {
     const { deps } = this;
+    const keep = async (remote: RemoteBlock) => {
+      if (record) await this.recordBlock(post.postId, channel.channelId, b, remote);
+    };
     const now = deps.clock.now();
     const claim: BlockClaim = {
       postId: post.postId,
@@ -300,7 +306,7 @@ export class PublishingEngine {
     if (!acquired.acquired) {
       const current = acquired.current;
       if (current.state === 'sent' && current.remote) {
-        await this.recordBlock(post.postId, channel.channelId, b, current.remote);
+        await keep(current.remote);
         return { kind: 'sent', remote: current.remote };
       }
       if (current.state === 'unknown')
@@ -317,7 +323,7 @@ export class PublishingEngine {
       }
       if (found) {
         await deps.claims.settle(claim, 'sent', found);
-        await this.recordBlock(post.postId, channel.channelId, b, found);
+        await keep(found);
         return { kind: 'sent', remote: found };
       }
       // The network certainly does not have it: sending now cannot make a duplicate.
@@ -326,7 +332,7 @@ export class PublishingEngine {
     try {
       const remote = await client.publish(input);
       await deps.claims.settle(claim, 'sent', remote);
-      await this.recordBlock(post.postId, channel.channelId, b, remote);
+      await keep(remote);
       return { kind: 'sent', remote };
     } catch (error) {
       if (!(error instanceof NetworkError)) {
@@ -355,7 +361,7 @@ export class PublishingEngine {
         }
         if (found) {
           await deps.claims.settle(claim, 'sent', found);
-          await this.recordBlock(post.postId, channel.channelId, b, found);
+          await keep(found);
           return { kind: 'sent', remote: found };
         }
       }
@@ -416,38 +422,46 @@ export class PublishingEngine {
     return media;
   }
 
+  /** The post with block `b` of the channel live at `remote`, counted in posts.published if it is the post's first; null when already recorded. */
+  private applyBlock(
+    post: PostRecord,
+    channelId: string,
+    b: number,
+    remote: RemoteBlock,
+  ): { next: PostRecord; extras?: PostWriteExtras } | null {
+    const c = post.channels.findIndex((ch) => ch.channelId === channelId);
+    const channel = post.channels[c];
+    const block = channel?.blocks[b];
+    if (!channel || !block || block.remoteId === remote.remoteId) return null;
+    const blocks = channel.blocks.map((bl, i) =>
+      i === b
+        ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta }
+        : bl,
+    );
+    const channels = post.channels.map((ch, i) =>
+      i === c ? { ...ch, blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
+    );
+    // The post counts in posts.published once, when its first block reaches a network (live keys only).
+    const count = post.mode === 'live' && !post.countedPublished;
+    return {
+      next: { ...post, channels, countedPublished: post.countedPublished || count },
+      ...(count
+        ? {
+            extras: {
+              countPublished: { accountId: post.accountId, period: usagePeriod(this.deps.clock.now()).id },
+            },
+          }
+        : {}),
+    };
+  }
+
   private async recordBlock(
     postId: string,
     channelId: string,
     b: number,
     remote: RemoteBlock,
   ): Promise<void> {
-    await mutatePost(this.deps, postId, (post) => {
-      const c = post.channels.findIndex((ch) => ch.channelId === channelId);
-      const channel = post.channels[c];
-      const block = channel?.blocks[b];
-      if (!channel || !block || block.remoteId === remote.remoteId) return null;
-      const blocks = channel.blocks.map((bl, i) =>
-        i === b
-          ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta }
-          : bl,
-      );
-      const channels = post.channels.map((ch, i) =>
-        i === c ? { ...ch, blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
-      );
-      // The post counts in posts.published once, when its first block reaches a network (live keys only).
-      const count = post.mode === 'live' && !post.countedPublished;
-      return {
-        next: { ...post, channels, countedPublished: post.countedPublished || count },
-        ...(count
-          ? {
-              extras: {
-                countPublished: { accountId: post.accountId, period: usagePeriod(this.deps.clock.now()).id },
-              },
-            }
-          : {}),
-      };
-    });
+    await mutatePost(this.deps, postId, (post) => this.applyBlock(post, channelId, b, remote));
   }
 
   private async transientFailure(
@@ -500,8 +514,12 @@ export class PublishingEngine {
     );
   }
 
-  private completeChannel(post: PostRecord, channelId: string): Promise<ChannelOutcome> {
-    return this.finishChannel(post.workspaceId, post.postId, channelId, 'published', null);
+  private completeChannel(
+    post: PostRecord,
+    channelId: string,
+    lastBlock?: { b: number; remote: RemoteBlock },
+  ): Promise<ChannelOutcome> {
+    return this.finishChannel(post.workspaceId, post.postId, channelId, 'published', null, [], lastBlock);
   }
 
   private failChannel(post: PostRecord, channelId: string, error: string, extraEvents: OutboxEvent[] = []) {
@@ -519,12 +537,15 @@ export class PublishingEngine {
     status: 'published' | 'failed',
     error: string | null,
     extraEvents: OutboxEvent[] = [],
+    lastBlock?: { b: number; remote: RemoteBlock },
   ): Promise<ChannelOutcome> {
     const now = this.deps.clock.now().toISOString();
     const names = await this.tagNames(workspaceId);
-    const { extras } = await mutatePost(this.deps, postId, (post) => {
-      const channel = post.channels.find((c) => c.channelId === channelId);
+    const { extras } = await mutatePost(this.deps, postId, (current) => {
+      const channel = current.channels.find((c) => c.channelId === channelId);
       if (channel?.status !== 'publishing') return null;
+      const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;
+      const post = applied?.next ?? current;
       const channels = post.channels.map((c) =>
         c.channelId === channelId
           ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
@@ -545,9 +566,9 @@ export class PublishingEngine {
         blocksPublished: published,
         blocksTotal: done.blocks.length,
         error,
-        post: postView({ ...next, version: post.version + 1, updatedAt: now }, names),
+        post: postView({ ...next, version: current.version + 1, updatedAt: now }, names),
       });
-      return { next, extras: { events: [...extraEvents, event] } };
+      return { next, extras: { ...applied?.extras, events: [...extraEvents, event] } };
     });
     await this.dispatch(extras?.events ?? []);
     return { kind: 'done' };
