@@ -1,7 +1,9 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
+import { runMedia } from './media.ts';
 import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
+import { runWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -9,6 +11,8 @@ const suites: Record<string, () => Promise<void>> = {
   spine: runSpine,
   posts: runPosts,
   publishing: runPublishing,
+  media: runMedia,
+  webhooks: runWebhooks,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -51,6 +51,7 @@ export class StatefulStack extends Stack {
     const scheduling = new Scheduling(this, 'Scheduling', {
       groupName: props.scheduleGroupName,
       publishQueue: this.queues.publish.queue,
+      webhookSweep: { eventQueue: this.queues.event.queue },
     });
     // The literal name (not the group's Ref) so other stacks can build ARNs from it without an import.
     this.scheduleGroupName = props.scheduleGroupName;

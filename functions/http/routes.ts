@@ -74,6 +74,71 @@ export const routes: RouteDef[] = [
     entry: 'functions/http/posts/delete.ts',
     grants: [...base, 'scheduler:manage'],
   },
+  // Media: responses carry presigned GETs (signed with the function's own read permission).
+  {
+    method: 'POST',
+    path: '/v1/media',
+    entry: 'functions/http/media/upload.ts',
+    grants: [...base, 'bucket:read', 'bucket:write'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/media',
+    entry: 'functions/http/media/list.ts',
+    grants: [...base, 'bucket:read'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/media/uploads',
+    entry: 'functions/http/media/start-upload.ts',
+    grants: [...base, 'bucket:write'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/media/{id}/complete',
+    entry: 'functions/http/media/complete-upload.ts',
+    grants: [...base, 'bucket:read', 'bucket:write'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/media/{id}',
+    entry: 'functions/http/media/get.ts',
+    grants: [...base, 'bucket:read'],
+  },
+  {
+    method: 'PUT',
+    path: '/v1/media/{id}',
+    entry: 'functions/http/media/update.ts',
+    grants: [...base, 'bucket:read'],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/media/{id}',
+    entry: 'functions/http/media/delete.ts',
+    grants: [...base, 'bucket:write'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    entry: 'functions/http/webhooks/create.ts',
+    grants: [...base, 'tokenKey:encrypt'],
+  },
+  { method: 'GET', path: '/v1/webhooks', entry: 'functions/http/webhooks/list.ts', grants: base },
+  { method: 'GET', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/get.ts', grants: base },
+  { method: 'PUT', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/update.ts', grants: base },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/delete.ts', grants: base },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/roll-secret',
+    entry: 'functions/http/webhooks/roll-secret.ts',
+    grants: [...base, 'tokenKey:encrypt'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{id}/deliveries',
+    entry: 'functions/http/webhooks/deliveries.ts',
+    grants: base,
+  },
 ];
 
 /** Answers every request no route matched (API Gateway's `$default` route): 404 or 405 in our envelope. */

@@ -6,17 +6,23 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { DynamoClaimStore } from '../adapters/aws/dynamo/claims.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
+import { getEventRecord, markEventDispatched, pendingEventIdsBefore } from '../adapters/aws/dynamo/events.ts';
 import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
 import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
+import { DynamoWebhookStore } from '../adapters/aws/dynamo/webhooks.ts';
 import { KmsTokenCipher } from '../adapters/aws/kms-token-cipher.ts';
+import { S3BlobStore } from '../adapters/aws/s3-blob-store.ts';
 import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
+import { SqsDeliveryQueue } from '../adapters/aws/sqs-delivery-queue.ts';
 import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
+import { HttpsWebhookSender, systemResolver } from '../adapters/http/webhook-sender.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
 import { TableScheduler } from '../adapters/local/table-scheduler.ts';
 import { type PublishingDeps, PublishingEngine } from '../core/publishing/engine.ts';
 import { networkClients } from '../platforms/registry.ts';
 import type { AccountStore } from '../ports/accounts.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { MediaStore } from '../ports/media.ts';
 import type { PostStore } from '../ports/posts.ts';
@@ -24,6 +30,14 @@ import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
+import type {
+  DeliveryQueue,
+  EventOutbox,
+  HostResolver,
+  WebhookSender,
+  WebhookSettings,
+  WebhookStore,
+} from '../ports/webhooks.ts';
 import { ENV, env } from '../shared/env.ts';
 
 /** Everything the use cases depend on. The only place where adapters are chosen. */
@@ -34,6 +48,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   posts: PostStore;
   media: MediaStore;
+  /** Media bytes (the media bucket). */
+  blobs: () => BlobStore;
   scheduler: () => Scheduler;
   sqs: () => SQSClient;
   s3: () => S3Client;
@@ -44,7 +60,24 @@ export interface Deps {
   mediaUrl: PublishingDeps['mediaUrl'];
   settings: PublishingDeps['settings'] & { scheduleLeadSeconds: number };
   publishing: () => PublishingEngine;
+  webhooks: WebhookStore;
+  outbox: EventOutbox;
+  deliveryQueue: () => DeliveryQueue;
+  webhookSender: () => WebhookSender;
+  resolveHost: HostResolver;
+  /** Read from the environment on each call. */
+  webhookSettings: () => WebhookSettings;
 }
+
+/** The webhook settings of the environment (see env.ts); the rest are product rules. */
+export const webhookSettingsFromEnv = (): WebhookSettings => ({
+  retryBaseSeconds: env.webhookRetryBaseSeconds,
+  timeoutMs: Math.round(env.webhookTimeoutSeconds * 1000),
+  allowLoopback: env.webhookAllowLoopback,
+  sweepAfterSeconds: env.webhookSweepAfterSeconds,
+  disableAfterFailedEvents: 5,
+  maxEndpointsPerWorkspace: 20,
+});
 
 const lazy = <T>(make: () => T): (() => T) => {
   let value: T | undefined;
@@ -60,8 +93,19 @@ export const buildDeps = (): Deps => {
   const runtime = env.runtime;
   // Locally the queue URLs name a host that only the SQS stand-in's endpoint reaches.
   const sqs = lazy(() => new SQSClient(runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {}));
-  // The local S3 stand-in serves buckets by path, not by host name.
-  const s3 = lazy(() => new S3Client(runtime === 'local' ? { forcePathStyle: true } : {}));
+  // The local S3 stand-in serves buckets by path, not by host name, and knows only its own key
+  // pair (LOCAL_CREDENTIALS of adapters/local/aws-services.ts). Checksums only where S3 requires
+  // them: otherwise the SDK signs a CRC32 of the empty body into presigned PUTs and S3 refuses the upload.
+  const s3 = lazy(
+    () =>
+      new S3Client({
+        ...(runtime === 'local'
+          ? { forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
+          : {}),
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+  );
   const queue = lazy(
     () => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }),
   );
@@ -87,6 +131,7 @@ export const buildDeps = (): Deps => {
     publishing: lazy(() => new PublishingEngine(current ?? deps)),
     posts: new DynamoPostStore(table),
     media: new DynamoMediaStore(table),
+    blobs: lazy(() => new S3BlobStore(s3(), env.mediaBucket)),
     sqs,
     scheduler: lazy(() =>
       runtime === 'aws'
@@ -103,6 +148,22 @@ export const buildDeps = (): Deps => {
     table,
     accounts: dynamoAccountStore(table),
     rateLimiter: new DynamoRateLimiter(table, env.rateLimitPerMinute),
+    webhooks: new DynamoWebhookStore(table),
+    outbox: {
+      get: (eventId) => getEventRecord(table, eventId),
+      markDispatched: (eventId) => markEventDispatched(table, eventId),
+      pendingBefore: (before, limit) => pendingEventIdsBefore(table, before, limit),
+    },
+    deliveryQueue: lazy(() => new SqsDeliveryQueue(sqs(), env.deliveryQueueUrl)),
+    webhookSender: lazy(
+      () =>
+        new HttpsWebhookSender({
+          allowLoopback: () => env.webhookAllowLoopback,
+          extraCaFile: () => env.webhookExtraCaCerts,
+        }),
+    ),
+    resolveHost: systemResolver,
+    webhookSettings: webhookSettingsFromEnv,
     tokenCipher: lazy(() =>
       runtime === 'aws'
         ? new KmsTokenCipher(new KMSClient({}), env.tokenKmsKeyId)

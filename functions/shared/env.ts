@@ -39,6 +39,12 @@ export const ENV = {
   scheduleLeadSeconds: 'SCHEDULE_LEAD_SECONDS',
   publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
   publishRetryBaseSeconds: 'PUBLISH_RETRY_BASE_SECONDS',
+  webhookRetryBaseSeconds: 'WEBHOOK_RETRY_BASE_SECONDS',
+  webhookTimeoutSeconds: 'WEBHOOK_TIMEOUT_SECONDS',
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
+  webhookExtraCaCerts: 'WEBHOOK_EXTRA_CA_CERTS',
+  webhookSweepAfterSeconds: 'WEBHOOK_SWEEP_AFTER_SECONDS',
+  webhookSweepIntervalSeconds: 'WEBHOOK_SWEEP_INTERVAL_SECONDS',
 } as const;
 
 export type RuntimeKind = 'aws' | 'local';
@@ -110,6 +116,33 @@ export const env = {
   /** First retry delay after a transient network error, doubling (default 2 s). */
   get publishRetryBaseSeconds(): number {
     return readNumber(ENV.publishRetryBaseSeconds, 2);
+  },
+  /** Webhook retry schedule unit: waits of 1x, 2x, 4x ... this, at most 360x, giving up after 1800x (default 10 s). */
+  get webhookRetryBaseSeconds(): number {
+    return readNumber(ENV.webhookRetryBaseSeconds, 10);
+  },
+  /** How long a webhook receiver has to answer (default 10 s). */
+  get webhookTimeoutSeconds(): number {
+    return readNumber(ENV.webhookTimeoutSeconds, 10);
+  },
+  /** Whether webhooks may target loopback addresses: only the local runtime sets it (default false). */
+  get webhookAllowLoopback(): boolean {
+    return process.env[ENV.webhookAllowLoopback] === 'true';
+  },
+  /**
+   * A PEM file of extra CAs webhook deliveries trust besides the public ones (default: the file in
+   * NODE_EXTRA_CA_CERTS, which Node reads only at start; this one is read when first needed).
+   */
+  get webhookExtraCaCerts(): string | undefined {
+    return process.env[ENV.webhookExtraCaCerts] || process.env.NODE_EXTRA_CA_CERTS || undefined;
+  },
+  /** Outbox events and deliveries overdue by this long are sent again by the sweeper (default 60 s). */
+  get webhookSweepAfterSeconds(): number {
+    return readNumber(ENV.webhookSweepAfterSeconds, 60);
+  },
+  /** How often the local runtime runs the sweeper (default 60 s; on AWS a recurring schedule does). */
+  get webhookSweepIntervalSeconds(): number {
+    return readNumber(ENV.webhookSweepIntervalSeconds, 60);
   },
   /** Largest JSON request body accepted, in bytes (default 1 MiB). */
   get maxJsonBodyBytes(): number {

@@ -24,6 +24,10 @@ export const ERROR_CATALOGUE = {
   },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
+  media_type_unsupported: {
+    status: 415,
+    message: 'The file is not of a supported type (JPEG, PNG, WebP, GIF, MP4, MOV, PDF, VTT, SRT).',
+  },
   idempotency_key_reused: {
     status: 422,
     message: 'This Idempotency-Key was already used with a different request body.',
@@ -39,6 +43,12 @@ export const ERROR_CATALOGUE = {
   block_empty: { status: 422, message: 'A block needs content or media.' },
   media_not_found: { status: 422, message: 'The media file does not exist in this workspace.' },
   media_not_ready: { status: 422, message: 'The media upload has not been completed.' },
+  media_type_mismatch: {
+    status: 422,
+    message: "The file's content does not match its declared type or file name extension.",
+  },
+  media_size_mismatch: { status: 422, message: 'The uploaded file is not the size declared for the upload.' },
+  media_not_uploaded: { status: 409, message: 'No file has been uploaded to the upload URL yet.' },
   media_required: { status: 422, message: 'The network requires at least one media file.' },
   too_many_media: { status: 422, message: 'The network does not take that many media files.' },
   media_type_not_accepted: { status: 422, message: 'The network does not accept this type of file.' },
@@ -55,6 +65,14 @@ export const ERROR_CATALOGUE = {
       'Revise takes every channel and every block of the post, in the same order, and only their text.',
   },
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
+  url_not_allowed: {
+    status: 422,
+    message: 'Webhooks are delivered only to https:// URLs whose host resolves to public internet addresses.',
+  },
+  too_many_webhooks: {
+    status: 422,
+    message: 'The workspace already has the most webhook endpoints allowed.',
+  },
   rate_limited: {
     status: 429,
     message: 'Too many requests; retry after the number of seconds in Retry-After.',

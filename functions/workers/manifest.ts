@@ -35,4 +35,22 @@ export const workers: WorkerDef[] = [
     ],
     timeoutSeconds: 60,
   },
+  {
+    queue: 'event',
+    entry: 'functions/workers/webhook-dispatch.ts',
+    batchSize: 10,
+    // Reads events and endpoints, writes deliveries and marks events dispatched; queues deliveries.
+    // Also runs the sweep (a recurring schedule puts `{ sweep: true }` on the event queue).
+    grants: ['table:read', 'table:write', 'deliveryQueue:send'],
+    timeoutSeconds: 60,
+  },
+  {
+    queue: 'delivery',
+    entry: 'functions/workers/webhook-delivery.ts',
+    batchSize: 10,
+    // Reads deliveries, endpoints and events, records attempts; re-queues its own deliveries;
+    // decrypts endpoint signing secrets. Receivers answer within 10 s; the batch runs in parallel.
+    grants: ['table:read', 'table:write', 'deliveryQueue:send', 'tokenKey:decrypt'],
+    timeoutSeconds: 60,
+  },
 ];

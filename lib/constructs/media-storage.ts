@@ -7,6 +7,7 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { UPLOADS_PREFIX } from '../../functions/core/media/object-keys.ts';
 
 /** The media bucket (presigned uploads and downloads) and the bucket its server access logs go to. */
 export class MediaStorage extends Construct {
@@ -35,6 +36,9 @@ export class MediaStorage extends Construct {
       serverAccessLogsPrefix: 'media/',
       lifecycleRules: [
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Presigned uploads land under uploads/ and `complete` copies them into the library; what
+        // was never completed (its record expires after a day too) is removed here.
+        { id: 'expire-uncompleted-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(1) },
       ],
       // Browsers upload and download directly with presigned URLs; the signature, not CORS, is the guard.
       cors: [

@@ -1,18 +1,27 @@
 import { Aws, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface SchedulingProps {
   readonly groupName: string;
-  /** The only target schedules may deliver to. */
+  /** The target of the one-time schedules (scheduled posts). */
   readonly publishQueue: IQueue;
+  /**
+   * The webhook sweep: a recurring schedule that puts `{"sweep":true}` on the event queue every
+   * minute, so outbox events and deliveries whose queue message was lost are sent again.
+   */
+  readonly webhookSweep?: { readonly eventQueue: IQueue };
 }
 
+/** The message the sweep schedule sends; the webhook dispatcher recognises it. */
+export const WEBHOOK_SWEEP_MESSAGE = '{"sweep":true}';
+
 /**
- * The EventBridge Scheduler group holding one `at()` schedule per scheduled post, and the role the
- * scheduler assumes to deliver them: it may only send messages to the publish queue.
+ * The EventBridge Scheduler group holding one `at()` schedule per scheduled post (and the recurring
+ * webhook sweep), and the role the scheduler assumes to deliver them: it may only send messages to
+ * the publish queue (and, for the sweep, the event queue).
  */
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
@@ -43,8 +52,39 @@ export class Scheduling extends Construct {
             new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.publishQueue.queueArn] }),
           ],
         }),
+        ...(props.webhookSweep
+          ? {
+              SendSweepToEventQueue: new PolicyDocument({
+                statements: [
+                  new PolicyStatement({
+                    actions: ['sqs:SendMessage'],
+                    resources: [props.webhookSweep.eventQueue.queueArn],
+                  }),
+                ],
+              }),
+            }
+          : {}),
       },
     });
+    if (props.webhookSweep) {
+      const sweep = new CfnSchedule(this, 'WebhookSweep', {
+        name: 'webhook-sweep',
+        groupName: this.group.scheduleGroupName,
+        description: 'Every minute: re-sends webhook work whose queue message was lost',
+        scheduleExpression: 'rate(1 minute)',
+        flexibleTimeWindow: { mode: 'OFF' },
+        state: 'ENABLED',
+        target: {
+          arn: props.webhookSweep.eventQueue.queueArn,
+          roleArn: this.role.roleArn,
+          input: WEBHOOK_SWEEP_MESSAGE,
+          // A missed sweep is made up by the next one a minute later.
+          retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
+        },
+      });
+      // The group is named by its literal name, which carries no dependency by itself.
+      sweep.node.addDependency(this.group);
+    }
     // Live schedules name this role; it must outlive a stack replacement like the group does.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
   }

@@ -61,7 +61,7 @@ describe('stateful stack', () => {
     });
   });
 
-  it('keeps media in an encrypted, private, TLS-only bucket that logs access and drops stale multipart uploads', () => {
+  it('keeps media in an encrypted, private, TLS-only bucket that logs access and drops stale and uncompleted uploads', () => {
     const media = logicalIdOf(stateful, stateful.mediaBucket);
     template.hasResource('AWS::S3::Bucket', {
       DeletionPolicy: 'Retain',
@@ -82,6 +82,8 @@ describe('stateful stack', () => {
               AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
               Status: 'Enabled',
             }),
+            // Presigned uploads never completed (functions/core/media/object-keys.ts).
+            Match.objectLike({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
           ],
         },
         CorsConfiguration: {
@@ -146,7 +148,7 @@ describe('stateful stack', () => {
     });
   });
 
-  it('has a schedule group and a scheduler role that may only send messages to the publish queue', () => {
+  it('has a schedule group and a scheduler role that may only send messages to the publish queue (and the sweep to the event queue)', () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'herald-dev' });
     const roleId = logicalIdOf(stateful, stateful.schedulerRole);
     const role = template.findResources('AWS::IAM::Role')[roleId];
@@ -174,12 +176,43 @@ describe('stateful stack', () => {
           ],
         },
       },
+      {
+        PolicyName: 'SendSweepToEventQueue',
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: 'sqs:SendMessage',
+              Resource: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.event.queue), 'Arn'] },
+            },
+          ],
+        },
+      },
     ]);
     // No other policy is attached to it anywhere in the stack.
     const attached = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy.Properties.Roles).includes(roleId),
     );
     expect(attached).toEqual([]);
+  });
+
+  it('sweeps lost webhook work every minute: a recurring schedule puts {"sweep":true} on the event queue', () => {
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
+    template.hasResource('AWS::Scheduler::Schedule', { DependsOn: Match.arrayWith([groupId]) });
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'webhook-sweep',
+      GroupName: 'herald-dev',
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: {
+        Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.event.queue), 'Arn'] },
+        RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
+        Input: '{"sweep":true}',
+      },
+    });
   });
 
   it('takes its names from the stage context', () => {

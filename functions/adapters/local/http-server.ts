@@ -14,6 +14,11 @@ type Handler = (
 
 /** API Gateway HTTP APIs accept at most 10 MB; the local server refuses the same. */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda refuses a synchronous invocation whose event (JSON, with a binary body base64-encoded)
+ * is larger than 6 MiB; the local server refuses the same, so what fails on AWS fails here too.
+ */
+export const MAX_LAMBDA_EVENT_BYTES = 6 * 1024 * 1024;
 
 interface CompiledRoute {
   route: RouteDef;
@@ -119,6 +124,23 @@ export const toApiGatewayEvent = (
   };
 };
 
+const tooLarge = (limit: number, what: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: 413,
+  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({
+    error: {
+      code: 'payload_too_large',
+      message: `The ${what} must be at most ${limit} bytes.`,
+      requestId: `req_${randomUUID()}`,
+    },
+  }),
+});
+
+/** Only bodies near the limit are measured exactly (serialising every event would cost every request). */
+const exceedsLambdaLimit = (event: APIGatewayProxyEventV2): boolean =>
+  (event.body?.length ?? 0) > MAX_LAMBDA_EVENT_BYTES - 512 * 1024 &&
+  Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES;
+
 const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) => {
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
@@ -196,6 +218,10 @@ export const startHttpServer = async (options: {
         });
         const routeKey = `${candidate.route.method} ${candidate.route.path}`;
         const event = toApiGatewayEvent(req, body, routeKey, params);
+        if (exceedsLambdaLimit(event)) {
+          send(res, tooLarge(MAX_LAMBDA_EVENT_BYTES, 'Lambda request event (with the body base64-encoded)'));
+          return;
+        }
         send(
           res,
           await candidate.handler(

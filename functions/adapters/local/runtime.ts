@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
 import { getDeps, resetDeps } from '../../runtime/container.ts';
-import { ENV } from '../../shared/env.ts';
+import { ENV, env } from '../../shared/env.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
@@ -117,6 +117,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
       // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
+      // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).
+      [ENV.webhookAllowLoopback]: process.env[ENV.webhookAllowLoopback] ?? 'true',
       ...options.env,
     });
     resetDeps();
@@ -185,6 +187,16 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     // The in-memory queue lost whatever was in flight when the runtime last stopped.
     await requeueLostJobs({ doc: createDocumentClient(dynamoClient), tableName }, getDeps().queue());
+
+    // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
+    // finds what the in-memory queue lost when the runtime last stopped.
+    const sweepWebhooks = () =>
+      sqs
+        .send(new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }))
+        .catch((error: unknown) => console.error('Webhook sweep could not be queued:', error));
+    await sweepWebhooks();
+    const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(sweepTimer));
 
     ready = true;
     return { simulators, url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };

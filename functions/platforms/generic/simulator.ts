@@ -48,6 +48,8 @@ export interface SimRecord {
   /** ISO 8601 time the simulator acted. */
   at: string;
   account: string;
+  /** The files a post, reply or comment was created with, as sent (absent on edits and deletes). */
+  media?: { url: string; mimeType: string }[];
 }
 
 export interface GenericSimulator {
@@ -334,7 +336,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
       deleted: false,
     };
     posts.set(id, post);
-    record({ kind, id, parentId, rootId: root, text, account });
+    record({ kind, id, parentId, rootId: root, text, account, media });
     return { post, hold: simTokenOf(text) === 'sim:timeout' };
   };
 

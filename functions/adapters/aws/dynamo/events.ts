@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutboxEvent } from '../../../ports/publishing.ts';
 import type { TableRef } from './client.ts';
-import { keys } from './keys.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
 
 /** The outbox item of an event; sandbox (test-key) events are kept but never pending delivery. */
 export const eventToItem = (event: OutboxEvent) => ({
@@ -30,4 +30,34 @@ export const markEventDispatched = async ({ doc, tableName }: TableRef, eventId:
       ExpressionAttributeValues: { ':now': new Date().toISOString() },
     }),
   );
+};
+
+/** The event and whether the webhooks capability already took it out of the outbox. */
+export const getEventRecord = async (
+  { doc, tableName }: TableRef,
+  eventId: string,
+): Promise<{ event: OutboxEvent; dispatched: boolean } | null> => {
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.event(eventId), ConsistentRead: true }),
+  );
+  const event = out.Item?.event as OutboxEvent | undefined;
+  return event ? { event, dispatched: typeof out.Item?.dispatchedAt === 'string' } : null;
+};
+
+/** Ids of events still pending in the outbox that were created before `before`, oldest first. */
+export const pendingEventIdsBefore = async (
+  { doc, tableName }: TableRef,
+  before: string,
+  limit: number,
+): Promise<string[]> => {
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: TABLE_KEYS.gsi1.name,
+      KeyConditionExpression: 'GSI1PK = :outbox AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':outbox': keys.eventPendingIndex(before, '').GSI1PK, ':before': before },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => (item.event as OutboxEvent).id);
 };

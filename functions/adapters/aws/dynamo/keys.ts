@@ -76,10 +76,46 @@ export const keys = {
     GSI1PK: 'OUTBOX',
     GSI1SK: `${createdAt}#${eventId}`,
   }),
+  /** A webhook endpoint, listed under its workspace (the dispatcher queries them by workspace). */
+  webhook: (workspaceId: string, webhookId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `WEBHOOK#${webhookId}`,
+  }),
+  webhookPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'WEBHOOK#' }),
+  /** An endpoint's own partition: its deliveries and attempt log, deleted with it. */
+  webhookPartition: (webhookId: string): string => `WEBHOOK#${webhookId}`,
+  webhookDelivery: (webhookId: string, deliveryId: string): Key => ({
+    PK: `WEBHOOK#${webhookId}`,
+    SK: `DELIVERY#${deliveryId}`,
+  }),
+  /** One entry of the deliveries log, sorted by time (newest first when read backwards). */
+  webhookAttempt: (webhookId: string, attemptedAt: string, deliveryId: string, attempt: number): Key => ({
+    PK: `WEBHOOK#${webhookId}`,
+    SK: `ATTEMPT#${attemptedAt}#${deliveryId}#${String(attempt).padStart(3, '0')}`,
+  }),
+  webhookAttemptPrefix: 'ATTEMPT#',
+  /**
+   * While a delivery is pending it is also in GSI1 under one of a few shards of `DELIVERY_DUE`,
+   * sorted by when it is next due (or when its running attempt's lease ends), for the sweeper.
+   */
+  deliveryDueIndex: (shard: number, dueAt: string, deliveryId: string) => ({
+    GSI1PK: `DELIVERY_DUE#${shard}`,
+    GSI1SK: `${dueAt}#${deliveryId}`,
+  }),
+  deliveryDuePartition: (shard: number): string => `DELIVERY_DUE#${shard}`,
   media: (workspaceId: string, mediaId: string): Key => ({
     PK: `WORKSPACE#${workspaceId}`,
     SK: `MEDIA#${mediaId}`,
   }),
+  /**
+   * A ready media file is also in GSI1 under its workspace's library, newest first by the time it
+   * entered the library; pending uploads have no GSI1 keys (a sparse index), so they are not listed.
+   */
+  mediaLibraryIndex: (workspaceId: string, createdAt: string, mediaId: string) => ({
+    GSI1PK: `WORKSPACE#${workspaceId}#MEDIA`,
+    GSI1SK: `${createdAt}#${mediaId}`,
+  }),
+  mediaLibraryPartition: (workspaceId: string): string => `WORKSPACE#${workspaceId}#MEDIA`,
   /** Idempotency records (Powertools persistence layer): one static partition, the hashed key as sort key. */
   idempotencyPartition: 'IDEMPOTENCY',
   /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */

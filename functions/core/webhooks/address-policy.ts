@@ -1,0 +1,170 @@
+/**
+ * Which IP addresses a webhook may be delivered to: only public unicast addresses. Everything a
+ * request from inside our network could abuse (loopback, private ranges, link-local and the cloud
+ * metadata service, CGNAT, multicast, IPv6 unique-local and link-local, reserved and documentation
+ * ranges, and IPv6 forms that embed such an IPv4 address) is refused. Tables follow the IANA
+ * IPv4 and IPv6 special-purpose address registries.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+
+export type AddressClass =
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'metadata'
+  | 'cgnat'
+  | 'multicast'
+  | 'broadcast'
+  | 'unspecified'
+  | 'unique_local'
+  | 'documentation'
+  | 'benchmarking'
+  | 'reserved'
+  | 'invalid';
+
+type Range4 = [number, number, AddressClass];
+
+const v4 = (text: string): number => {
+  const parts = text.split('.').map(Number);
+  return (
+    (((parts[0] as number) << 24) |
+      ((parts[1] as number) << 16) |
+      ((parts[2] as number) << 8) |
+      (parts[3] as number)) >>>
+    0
+  );
+};
+
+// Most specific first: the first range that contains the address decides.
+const RANGES_V4: Range4[] = [
+  [v4('169.254.169.254'), 32, 'metadata'], // EC2/most clouds' instance metadata
+  [v4('169.254.170.2'), 32, 'metadata'], // ECS task metadata
+  [v4('255.255.255.255'), 32, 'broadcast'],
+  [v4('0.0.0.0'), 8, 'unspecified'],
+  [v4('10.0.0.0'), 8, 'private'],
+  [v4('100.64.0.0'), 10, 'cgnat'],
+  [v4('127.0.0.0'), 8, 'loopback'],
+  [v4('169.254.0.0'), 16, 'link_local'],
+  [v4('172.16.0.0'), 12, 'private'],
+  [v4('192.0.0.0'), 24, 'reserved'],
+  [v4('192.0.2.0'), 24, 'documentation'],
+  [v4('192.88.99.0'), 24, 'reserved'],
+  [v4('192.168.0.0'), 16, 'private'],
+  [v4('198.18.0.0'), 15, 'benchmarking'],
+  [v4('198.51.100.0'), 24, 'documentation'],
+  [v4('203.0.113.0'), 24, 'documentation'],
+  [v4('224.0.0.0'), 4, 'multicast'],
+  [v4('240.0.0.0'), 4, 'reserved'],
+];
+
+const classifyV4 = (value: number): AddressClass => {
+  for (const [base, bits, label] of RANGES_V4) {
+    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+    if ((value & mask) >>> 0 === base) return label;
+  }
+  return 'public';
+};
+
+/** An IPv6 address (no zone) as a 128-bit number, or null when it is not one. */
+const parseV6 = (text: string): bigint | null => {
+  if (!isIPv6(text)) return null;
+  let address = text;
+  // A trailing dotted IPv4 part (`::ffff:10.0.0.1`) becomes two hex groups.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (dotted) {
+    const n = v4(dotted[1] as string);
+    address = `${address.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head = '', tail] = address.split('::') as [string, string | undefined];
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const missing = 8 - headGroups.length - tailGroups.length;
+  const groups =
+    tail === undefined ? headGroups : [...headGroups, ...Array(missing).fill('0'), ...tailGroups];
+  if (groups.length !== 8) return null;
+  return groups.reduce((acc, group) => (acc << 16n) | BigInt(Number.parseInt(group, 16)), 0n);
+};
+
+const v6 = (text: string): bigint => parseV6(text) as bigint;
+const inV6 = (value: bigint, base: bigint, bits: number): boolean =>
+  value >> BigInt(128 - bits) === base >> BigInt(128 - bits);
+
+type Range6 = [bigint, number, AddressClass | 'embedded-v4-low' | 'embedded-v4-6to4'];
+
+const RANGES_V6: Range6[] = [
+  [v6('::'), 128, 'unspecified'],
+  [v6('::1'), 128, 'loopback'],
+  [v6('::ffff:0:0'), 96, 'embedded-v4-low'], // IPv4-mapped
+  [v6('::ffff:0:0:0'), 96, 'embedded-v4-low'], // IPv4-translated (RFC 2765)
+  [v6('::'), 96, 'embedded-v4-low'], // IPv4-compatible (deprecated)
+  [v6('64:ff9b::'), 96, 'embedded-v4-low'], // NAT64: the gateway connects to the embedded IPv4
+  [v6('64:ff9b:1::'), 48, 'private'], // local-use NAT64
+  [v6('100::'), 64, 'reserved'], // discard-only
+  [v6('2001:db8::'), 32, 'documentation'],
+  [v6('2001::'), 23, 'reserved'], // IETF protocol assignments, Teredo, ORCHID, benchmarking
+  [v6('2002::'), 16, 'embedded-v4-6to4'],
+  [v6('3fff::'), 20, 'documentation'],
+  [v6('5f00::'), 16, 'reserved'], // SRv6 SIDs
+  [v6('fd00:ec2::254'), 128, 'metadata'], // EC2 instance metadata over IPv6
+  [v6('fc00::'), 7, 'unique_local'],
+  [v6('fe80::'), 10, 'link_local'],
+  [v6('fec0::'), 10, 'private'], // site-local (deprecated)
+  [v6('ff00::'), 8, 'multicast'],
+];
+
+const classifyV6 = (value: bigint): AddressClass => {
+  for (const [base, bits, label] of RANGES_V6) {
+    if (!inV6(value, base, bits)) continue;
+    if (label === 'embedded-v4-low') return classifyV4(Number(value & 0xffffffffn));
+    if (label === 'embedded-v4-6to4') return classifyV4(Number((value >> 80n) & 0xffffffffn));
+    return label;
+  }
+  // Only the global unicast block 2000::/3 is routed on the internet.
+  return inV6(value, v6('2000::'), 3) ? 'public' : 'reserved';
+};
+
+/** What kind of address `ip` is (IPv4 dotted, IPv6 with or without brackets or zone). */
+export const classifyAddress = (ip: string): AddressClass => {
+  let text = ip.trim();
+  if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  if (isIPv4(text)) return classifyV4(v4(text));
+  const value = parseV6(text);
+  return value === null ? 'invalid' : classifyV6(value);
+};
+
+export interface AddressPolicy {
+  /** The local runtime allows loopback, so subscribers can be tested on the same machine. */
+  allowLoopback: boolean;
+}
+
+/** True when a webhook may be delivered to `ip`. */
+export const isAllowedAddress = (ip: string, policy: AddressPolicy): boolean => {
+  const kind = classifyAddress(ip);
+  return kind === 'public' || (kind === 'loopback' && policy.allowLoopback);
+};
+
+/** The human reason an address is refused, for the error message and the deliveries log. */
+export const refusalReason = (ip: string, host: string): string => {
+  const kind = classifyAddress(ip);
+  const what: Record<AddressClass, string> = {
+    public: 'a public address',
+    loopback: 'a loopback address',
+    private: 'a private network address',
+    link_local: 'a link-local address',
+    metadata: 'the cloud metadata service',
+    cgnat: 'a carrier-grade NAT address',
+    multicast: 'a multicast address',
+    broadcast: 'the broadcast address',
+    unspecified: 'an unspecified address',
+    unique_local: 'an IPv6 unique-local address',
+    documentation: 'a documentation-only address',
+    benchmarking: 'a benchmarking address',
+    reserved: 'a reserved address',
+    invalid: 'an invalid address',
+  };
+  const target = host === ip ? ip : `${host} resolves to ${ip},`;
+  return `${target} ${host === ip ? 'is' : 'which is'} ${what[kind]}; webhooks are delivered only to public internet addresses.`;
+};

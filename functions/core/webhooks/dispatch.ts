@@ -1,0 +1,100 @@
+import type { Clock } from '../../ports/clock.ts';
+import type {
+  Delivery,
+  DeliveryJob,
+  DeliveryQueue,
+  EventOutbox,
+  WebhookSettings,
+  WebhookStore,
+} from '../../ports/webhooks.ts';
+import { logger } from '../../shared/powertools.ts';
+import { deliveryIdFor } from './delivery-id.ts';
+
+/** What the dispatcher and the sweeper depend on. */
+export interface DispatchDeps {
+  clock: Clock;
+  webhooks: WebhookStore;
+  outbox: EventOutbox;
+  deliveryQueue: () => DeliveryQueue;
+  webhookSettings: () => WebhookSettings;
+}
+
+/**
+ * One event of the outbox: a delivery for each enabled endpoint of its workspace subscribed to its
+ * type (created once, whatever the queue redelivers), queued, then the event leaves the outbox.
+ * Test-key (sandbox) events are never delivered.
+ */
+export const dispatchEvent = async (deps: DispatchDeps, eventId: string): Promise<void> => {
+  const record = await deps.outbox.get(eventId);
+  if (!record) {
+    logger.warn('Dropped an event message whose event does not exist', { eventId });
+    return;
+  }
+  const { event, dispatched } = record;
+  if (dispatched || event.mode !== 'live') return;
+  const endpoints = (await deps.webhooks.listEndpoints(event.workspaceId)).filter(
+    (endpoint) => endpoint.enabled && endpoint.events.includes(event.type),
+  );
+  const now = deps.clock.now().toISOString();
+  const jobs: DeliveryJob[] = [];
+  await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const delivery: Delivery = {
+        deliveryId: deliveryIdFor(event.id, endpoint.webhookId),
+        webhookId: endpoint.webhookId,
+        workspaceId: event.workspaceId,
+        eventId: event.id,
+        eventType: event.type,
+        state: 'pending',
+        attempt: 0,
+        firstAttemptAt: null,
+        nextAttemptAt: now,
+        inFlightUntil: null,
+        createdAt: now,
+      };
+      // `exists`: an earlier try created it and may have died before queueing it; a second
+      // message for attempt 1 is harmless (the delivery worker ignores stale attempts).
+      if ((await deps.webhooks.createDelivery(delivery)) !== 'endpoint_unavailable') {
+        jobs.push({ deliveryId: delivery.deliveryId, attempt: 1 });
+      }
+    }),
+  );
+  if (jobs.length > 0) await deps.deliveryQueue().send(jobs);
+  await deps.outbox.markDispatched(event.id);
+};
+
+const inBatches = async <T>(items: T[], size: number, run: (item: T) => Promise<void>) => {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+};
+
+/**
+ * Finds work a lost message left behind: outbox events still pending, and deliveries whose next
+ * attempt (or whose running attempt's lease) is overdue, both by `sweepAfterSeconds`; dispatches
+ * the events and queues the deliveries again. Run every minute (a recurring schedule on AWS).
+ */
+export const sweep = async (deps: DispatchDeps): Promise<{ events: number; deliveries: number }> => {
+  const { sweepAfterSeconds } = deps.webhookSettings();
+  const before = new Date(deps.clock.now().getTime() - sweepAfterSeconds * 1000).toISOString();
+  const eventIds = await deps.outbox.pendingBefore(before, 200);
+  await inBatches(eventIds, 10, async (eventId) => {
+    try {
+      await dispatchEvent(deps, eventId);
+    } catch (error) {
+      logger.warn('Sweep could not dispatch an event; the next sweep tries again', {
+        eventId,
+        error: error as Error,
+      });
+    }
+  });
+  const overdue = await deps.webhooks.overdueDeliveries(before, 500);
+  // A dead attempt is taken over under its own number; otherwise the next attempt is due.
+  const jobs = overdue.map((d) => ({
+    deliveryId: d.deliveryId,
+    attempt: d.inFlightUntil ? d.attempt : d.attempt + 1,
+  }));
+  if (jobs.length > 0) await deps.deliveryQueue().send(jobs);
+  if (eventIds.length > 0 || jobs.length > 0) {
+    logger.info('Webhook sweep re-sent overdue work', { events: eventIds.length, deliveries: jobs.length });
+  }
+  return { events: eventIds.length, deliveries: jobs.length };
+};

@@ -1,0 +1,263 @@
+import { isIP } from 'node:net';
+import type { Clock } from '../../ports/clock.ts';
+import type { TokenCipher } from '../../ports/token-cipher.ts';
+import type {
+  DeliveryAttempt,
+  HostResolver,
+  WebhookEndpoint,
+  WebhookSettings,
+  WebhookStore,
+} from '../../ports/webhooks.ts';
+import { ApiError } from '../../shared/errors.ts';
+import { newId, randomBase62 } from '../../shared/ids.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import { isAllowedAddress, refusalReason } from './address-policy.ts';
+import type { CreateWebhookInput, UpdateWebhookInput } from './schema.ts';
+
+/** What the endpoint use cases depend on. */
+export interface EndpointDeps {
+  clock: Clock;
+  webhooks: WebhookStore;
+  tokenCipher: () => TokenCipher;
+  resolveHost: HostResolver;
+  webhookSettings: () => WebhookSettings;
+}
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+const ID_PATTERN = /^wh_[0-9A-Za-z]{1,64}$/;
+
+/** An endpoint as the API shows it (never its secret). */
+export const endpointView = (endpoint: WebhookEndpoint) => ({
+  id: endpoint.webhookId,
+  url: endpoint.url,
+  description: endpoint.description,
+  events: endpoint.events,
+  enabled: endpoint.enabled,
+  status: endpoint.enabled ? ('enabled' as const) : ('disabled' as const),
+  disabledReason: endpoint.disabledReason,
+  disabledAt: endpoint.disabledAt,
+  consecutiveFailures: endpoint.consecutiveFailures,
+  createdAt: endpoint.createdAt,
+  updatedAt: endpoint.updatedAt,
+});
+
+/** One entry of GET /webhooks/{id}/deliveries. */
+export const attemptView = (log: DeliveryAttempt) => ({
+  deliveryId: log.deliveryId,
+  eventId: log.eventId,
+  eventType: log.eventType,
+  attempt: log.attempt,
+  attemptedAt: log.attemptedAt,
+  durationMs: log.durationMs,
+  outcome: log.outcome,
+  responseStatus: log.responseStatus,
+  errorCode: log.errorCode,
+  error: log.error,
+  nextAttemptAt: log.nextAttemptAt,
+});
+
+/** A new signing secret: shown once, stored only encrypted. */
+const newSecret = () => `whsec_${randomBase62(32)}`;
+const cipherContext = (webhookId: string) => ({ channelId: webhookId });
+
+/** Webhook endpoints receive live data, so only live keys may create or change them. */
+const requireLiveKey = (auth: AuthContext) => {
+  if (auth.mode !== 'live') {
+    throw new ApiError(
+      'forbidden',
+      'Webhook endpoints are created and changed with a live key: test keys never send webhooks.',
+    );
+  }
+};
+
+/**
+ * Refuses a URL whose host is, or resolves to, an address that is not on the public internet
+ * (loopback is allowed by the local runtime). Deliveries check again before every connection.
+ */
+export const checkWebhookUrl = async (
+  deps: Pick<EndpointDeps, 'resolveHost' | 'webhookSettings'>,
+  value: string,
+): Promise<void> => {
+  const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
+  const policy = { allowLoopback: deps.webhookSettings().allowLoopback };
+  if (isIP(host)) {
+    if (!isAllowedAddress(host, policy))
+      throw new ApiError('url_not_allowed', refusalReason(host, host), 'url');
+    return;
+  }
+  let addresses: { address: string }[];
+  try {
+    addresses = await deps.resolveHost(host);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') {
+      throw new ApiError('url_not_allowed', `The host name ${host} does not resolve to any address.`, 'url');
+    }
+    throw new ApiError('service_unavailable', `The host name ${host} could not be resolved just now; retry.`);
+  }
+  const refused = addresses.find((a) => !isAllowedAddress(a.address, policy));
+  if (refused) throw new ApiError('url_not_allowed', refusalReason(refused.address, host), 'url');
+  if (addresses.length === 0)
+    throw new ApiError('url_not_allowed', `The host name ${host} does not resolve to any address.`, 'url');
+};
+
+const findEndpoint = async (deps: Pick<EndpointDeps, 'webhooks'>, auth: AuthContext, webhookId: string) => {
+  const endpoint = ID_PATTERN.test(webhookId)
+    ? await deps.webhooks.getEndpoint(auth.workspaceId, webhookId)
+    : null;
+  if (!endpoint) throw new ApiError('not_found', 'No webhook endpoint with this id in this workspace.');
+  return endpoint;
+};
+
+/**
+ * Creates an endpoint. Returns the secret sealed (encrypted as stored): the create route reveals it
+ * only in the answer, so an Idempotency-Key record never holds it in the clear.
+ */
+export const createWebhook = async (deps: EndpointDeps, auth: AuthContext, input: CreateWebhookInput) => {
+  requireLiveKey(auth);
+  await checkWebhookUrl(deps, input.url);
+  const { maxEndpointsPerWorkspace } = deps.webhookSettings();
+  if ((await deps.webhooks.listEndpoints(auth.workspaceId)).length >= maxEndpointsPerWorkspace) {
+    throw new ApiError(
+      'too_many_webhooks',
+      `A workspace has at most ${maxEndpointsPerWorkspace} webhook endpoints; delete one first.`,
+    );
+  }
+  const webhookId = newId('wh');
+  const secret = newSecret();
+  const now = deps.clock.now().toISOString();
+  const endpoint: WebhookEndpoint = {
+    webhookId,
+    workspaceId: auth.workspaceId,
+    accountId: auth.accountId,
+    url: input.url,
+    description: input.description ?? null,
+    events: input.events,
+    enabled: true,
+    consecutiveFailures: 0,
+    disabledReason: null,
+    disabledAt: null,
+    secretCiphertext: await deps.tokenCipher().encrypt(secret, cipherContext(webhookId)),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.webhooks.createEndpoint(endpoint);
+  return { sealedSecret: endpoint.secretCiphertext, endpoint: endpointView(endpoint) };
+};
+
+/** The answer of POST /webhooks: the sealed secret opened. */
+export const revealSecret = async (
+  deps: Pick<EndpointDeps, 'tokenCipher'>,
+  created: { sealedSecret: string; endpoint: { id: string } },
+) => ({
+  secret: await deps.tokenCipher().decrypt(created.sealedSecret, cipherContext(created.endpoint.id)),
+  endpoint: created.endpoint,
+});
+
+export const listWebhooks = async (deps: Pick<EndpointDeps, 'webhooks'>, auth: AuthContext) =>
+  (await deps.webhooks.listEndpoints(auth.workspaceId))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.webhookId.localeCompare(b.webhookId))
+    .map(endpointView);
+
+export const getWebhook = async (
+  deps: Pick<EndpointDeps, 'webhooks'>,
+  auth: AuthContext,
+  webhookId: string,
+) => endpointView(await findEndpoint(deps, auth, webhookId));
+
+/** Changes only the fields sent; `enabled: true` also clears the count of failed events. */
+export const updateWebhook = async (
+  deps: EndpointDeps,
+  auth: AuthContext,
+  webhookId: string,
+  input: UpdateWebhookInput,
+) => {
+  requireLiveKey(auth);
+  await findEndpoint(deps, auth, webhookId);
+  if (input.url !== undefined) await checkWebhookUrl(deps, input.url);
+  const now = deps.clock.now().toISOString();
+  const changes: Parameters<WebhookStore['updateEndpoint']>[2] = { updatedAt: now };
+  if (input.url !== undefined) changes.url = input.url;
+  if (input.events !== undefined) changes.events = input.events;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.enabled === true) {
+    Object.assign(changes, { enabled: true, consecutiveFailures: 0, disabledReason: null, disabledAt: null });
+  } else if (input.enabled === false) {
+    Object.assign(changes, { enabled: false, disabledReason: 'request', disabledAt: now });
+  }
+  const updated = await deps.webhooks.updateEndpoint(auth.workspaceId, webhookId, changes);
+  if (!updated) throw new ApiError('not_found', 'No webhook endpoint with this id in this workspace.');
+  return endpointView(updated);
+};
+
+/** Deletes the endpoint with its delivery history; its pending retries stop. */
+export const deleteWebhook = async (
+  deps: Pick<EndpointDeps, 'webhooks'>,
+  auth: AuthContext,
+  webhookId: string,
+) => {
+  requireLiveKey(auth);
+  await findEndpoint(deps, auth, webhookId);
+  if (!(await deps.webhooks.deleteEndpoint(auth.workspaceId, webhookId))) {
+    throw new ApiError('not_found', 'No webhook endpoint with this id in this workspace.');
+  }
+};
+
+/** Replaces the signing secret; the next attempt is signed with the new one. */
+export const rollWebhookSecret = async (deps: EndpointDeps, auth: AuthContext, webhookId: string) => {
+  requireLiveKey(auth);
+  await findEndpoint(deps, auth, webhookId);
+  const secret = newSecret();
+  const updated = await deps.webhooks.updateEndpoint(auth.workspaceId, webhookId, {
+    secretCiphertext: await deps.tokenCipher().encrypt(secret, cipherContext(webhookId)),
+    updatedAt: deps.clock.now().toISOString(),
+  });
+  if (!updated) throw new ApiError('not_found', 'No webhook endpoint with this id in this workspace.');
+  return { secret, endpoint: endpointView(updated) };
+};
+
+const encodeCursor = (after: string) =>
+  Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
+const decodeCursor = (cursor: string): string => {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      after?: unknown;
+    };
+    if (
+      parsed.v === 1 &&
+      typeof parsed.after === 'string' &&
+      parsed.after.startsWith('ATTEMPT#') &&
+      parsed.after.length < 300
+    )
+      return parsed.after;
+  } catch {
+    // falls through to the error below
+  }
+  throw new ApiError('invalid_cursor', undefined, 'cursor');
+};
+
+/** Every attempt to deliver to the endpoint, newest first, a page at a time. */
+export const listDeliveries = async (
+  deps: Pick<EndpointDeps, 'webhooks'>,
+  auth: AuthContext,
+  webhookId: string,
+  input: { limit?: string; cursor?: string },
+) => {
+  let limit = DEFAULT_PAGE_SIZE;
+  if (input.limit !== undefined) {
+    if (!/^\d+$/.test(input.limit) || Number(input.limit) < 1 || Number(input.limit) > MAX_PAGE_SIZE) {
+      throw new ApiError(
+        'validation_failed',
+        `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+        'limit',
+      );
+    }
+    limit = Number(input.limit);
+  }
+  const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
+  await findEndpoint(deps, auth, webhookId);
+  const page = await deps.webhooks.listAttempts(webhookId, limit, after);
+  return { data: page.attempts.map(attemptView), nextCursor: page.next ? encodeCursor(page.next) : null };
+};

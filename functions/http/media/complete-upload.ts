@@ -1,0 +1,8 @@
+import { completeUpload } from '../../core/media/presigned-upload.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** POST /v1/media/{id}/complete: checks the uploaded bytes and adds the file to the library. */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
+  status: 200,
+  body: await completeUpload(deps, auth, params.id as string),
+}));

@@ -1,0 +1,8 @@
+import { deleteMedia } from '../../core/media/delete-media.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** DELETE /v1/media/{id}: removes the file and frees its storage at once (a pending upload is cancelled). */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
+  status: 200,
+  body: await deleteMedia(deps, auth, params.id as string),
+}));

@@ -1,0 +1,8 @@
+import { updateMedia, updateMediaBody } from '../../core/media/update-media.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** PUT /v1/media/{id}: sets the file's alt text (`{ altText }`, null removes it). */
+export const handler = httpHandler({ body: updateMediaBody }, async ({ deps, auth, params, body }) => ({
+  status: 200,
+  body: await updateMedia(deps, auth, params.id as string, body),
+}));

@@ -1,0 +1,8 @@
+import { getWebhook } from '../../core/webhooks/endpoints.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** GET /v1/webhooks/{id}: one endpoint. */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
+  status: 200,
+  body: await getWebhook(deps, auth, params.id as string),
+}));

@@ -1,0 +1,9 @@
+import { updateWebhook } from '../../core/webhooks/endpoints.ts';
+import { updateWebhookBody } from '../../core/webhooks/schema.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** PUT /v1/webhooks/{id}: changes only the fields sent (url, events, enabled, description). */
+export const handler = httpHandler({ body: updateWebhookBody }, async ({ deps, auth, params, body }) => ({
+  status: 200,
+  body: await updateWebhook(deps, auth, params.id as string, body),
+}));
