@@ -26,6 +26,10 @@ const webhookEnv = {
   WEBHOOK_RETRY_BASE_SECONDS: '0.5',
   WEBHOOK_SWEEP_AFTER_SECONDS: '1',
   WEBHOOK_SWEEP_INTERVAL_SECONDS: '1',
+  // The kill may also interrupt a block being sent to a network: its claim must expire quickly
+  // for publishing (and so the post.published events) to finish after the restart.
+  NETWORK_TIMEOUT_MS: '2000',
+  PUBLISH_LEASE_SECONDS: '5',
 };
 
 const startChild = async (): Promise<string> => {
@@ -104,7 +108,7 @@ describe('no webhook event is lost when the process dies mid-delivery', () => {
       restarted = await startTestRuntime({ dataDir, tableName, env: webhookEnv });
       for (const postId of postIds) {
         // Posts whose publishing the kill interrupted finish now (their jobs are requeued on start).
-        const deadline = Date.now() + 20_000;
+        const deadline = Date.now() + 40_000;
         while (
           (await restarted.api(`/posts/${postId}`)).body.status === 'publishing' &&
           Date.now() < deadline

@@ -105,18 +105,20 @@ export class PostGoneError extends Error {
 export const mutatePost = async (
   deps: Pick<PublishingDeps, 'posts' | 'clock'>,
   postId: string,
-  change: (post: PostRecord) => { next: PostRecord; extras?: PostWriteExtras } | null,
+  /** `at` is the time the write will carry as `updatedAt`. */
+  change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
 ): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> =>
   withPostLock(postId, async () => {
     for (let attempt = 1; ; attempt++) {
       const current = await deps.posts.get(postId);
       if (!current) throw new PostGoneError(postId);
-      const result = change(current);
+      const at = deps.clock.now().toISOString();
+      const result = change(current, at);
       if (!result) return { post: current, extras: undefined };
       const next = {
         ...result.next,
         version: current.version + 1,
-        updatedAt: deps.clock.now().toISOString(),
+        updatedAt: at,
       };
       try {
         await deps.posts.replace(current, next, result.extras);
@@ -539,9 +541,9 @@ export class PublishingEngine {
     extraEvents: OutboxEvent[] = [],
     lastBlock?: { b: number; remote: RemoteBlock },
   ): Promise<ChannelOutcome> {
-    const now = this.deps.clock.now().toISOString();
     const names = await this.tagNames(workspaceId);
-    const { extras } = await mutatePost(this.deps, postId, (current) => {
+    // The event's snapshot carries the same time as the write, so it equals GET /posts/{id} to the letter.
+    const { extras } = await mutatePost(this.deps, postId, (current, now) => {
       const channel = current.channels.find((c) => c.channelId === channelId);
       if (channel?.status !== 'publishing') return null;
       const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;
