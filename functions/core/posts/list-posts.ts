@@ -1,13 +1,12 @@
 import { lists } from '../../adapters/aws/dynamo/posts.ts';
 import type { PostPage } from '../../ports/posts.ts';
 import { ApiError } from '../../shared/errors.ts';
+import { decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { POST_STATUSES, type PostStatus } from './model.ts';
 import type { PostDeps } from './post-context.ts';
 import { parseInstant } from './validate.ts';
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
 const MAX_TAG_FILTERS = 10;
 
 export interface ListPostsInput {
@@ -35,21 +34,6 @@ const parseBound = (value: string, field: 'from' | 'to'): string => {
   return parseInstant(value, field).toISOString();
 };
 
-const encodeCursor = (after: string) =>
-  Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
-const decodeCursor = (cursor: string): string => {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      v?: unknown;
-      after?: unknown;
-    };
-    if (parsed.v === 1 && typeof parsed.after === 'string' && parsed.after.length < 200) return parsed.after;
-  } catch {
-    // falls through to the error below
-  }
-  throw new ApiError('invalid_cursor', undefined, 'cursor');
-};
-
 /** Which index lists answer the filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
 const listsFor = (statuses: PostStatus[], tags: string[]): string[] => {
   if (tags.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
@@ -74,17 +58,7 @@ export const listPosts = async (
   if (tags.length > MAX_TAG_FILTERS) {
     throw new ApiError('validation_failed', `At most ${MAX_TAG_FILTERS} tag filters.`, 'tag');
   }
-  let limit = DEFAULT_PAGE_SIZE;
-  if (input.limit !== undefined) {
-    if (!/^\d+$/.test(input.limit) || Number(input.limit) < 1 || Number(input.limit) > MAX_PAGE_SIZE) {
-      throw new ApiError(
-        'validation_failed',
-        `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
-        'limit',
-      );
-    }
-    limit = Number(input.limit);
-  }
+  const limit = parsePageLimit(input.limit);
   const from = input.from !== undefined ? parseBound(input.from, 'from') : undefined;
   const to = input.to !== undefined ? parseBound(input.to, 'to') : undefined;
   if (from && to && from > to) throw new ApiError('validation_failed', 'from must not be after to.', 'from');

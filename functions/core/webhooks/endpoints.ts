@@ -10,6 +10,7 @@ import type {
 } from '../../ports/webhooks.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
+import { decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { isAllowedAddress, refusalReason } from './address-policy.ts';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schema.ts';
@@ -23,8 +24,6 @@ export interface EndpointDeps {
   webhookSettings: () => WebhookSettings;
 }
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
 const ID_PATTERN = /^wh_[0-9A-Za-z]{1,64}$/;
 
 /** An endpoint as the API shows it (never its secret). */
@@ -217,27 +216,6 @@ export const rollWebhookSecret = async (deps: EndpointDeps, auth: AuthContext, w
   return { secret, endpoint: endpointView(updated) };
 };
 
-const encodeCursor = (after: string) =>
-  Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
-const decodeCursor = (cursor: string): string => {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      v?: unknown;
-      after?: unknown;
-    };
-    if (
-      parsed.v === 1 &&
-      typeof parsed.after === 'string' &&
-      parsed.after.startsWith('ATTEMPT#') &&
-      parsed.after.length < 300
-    )
-      return parsed.after;
-  } catch {
-    // falls through to the error below
-  }
-  throw new ApiError('invalid_cursor', undefined, 'cursor');
-};
-
 /** Every attempt to deliver to the endpoint, newest first, a page at a time. */
 export const listDeliveries = async (
   deps: Pick<EndpointDeps, 'webhooks'>,
@@ -245,18 +223,11 @@ export const listDeliveries = async (
   webhookId: string,
   input: { limit?: string; cursor?: string },
 ) => {
-  let limit = DEFAULT_PAGE_SIZE;
-  if (input.limit !== undefined) {
-    if (!/^\d+$/.test(input.limit) || Number(input.limit) < 1 || Number(input.limit) > MAX_PAGE_SIZE) {
-      throw new ApiError(
-        'validation_failed',
-        `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
-        'limit',
-      );
-    }
-    limit = Number(input.limit);
-  }
-  const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
+  const limit = parsePageLimit(input.limit);
+  const after =
+    input.cursor !== undefined
+      ? decodeCursor(input.cursor, (after) => after.startsWith('ATTEMPT#'))
+      : undefined;
   await findEndpoint(deps, auth, webhookId);
   const page = await deps.webhooks.listAttempts(webhookId, limit, after);
   return { data: page.attempts.map(attemptView), nextCursor: page.next ? encodeCursor(page.next) : null };
