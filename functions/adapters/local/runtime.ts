@@ -178,7 +178,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         queueArn: queue.arn,
         batchSize: worker.batchSize,
         // Several batches in flight, as Lambda runs several instances of a consumer.
-        concurrency: 4,
+        concurrency: 8,
         handler: module.handler,
       });
       poller.start();
