@@ -156,7 +156,7 @@ Command: \`npm run bench -- webhooks\` (${EVENTS.toLocaleString('en')} events pe
 answering 200 at once). Each event is written to the outbox and put on the event queue as the publishing
 engine does; latency runs from that write to the signed POST reaching the receiver, through the event
 queue, the dispatcher, the delivery queue and the delivery worker (DynamoDB Local and the SQS stand-in;
-four pollers per queue, as the local runtime runs them). ${machineLine()}
+the local runtime's pollers). ${machineLine()}
 
 | run | latency p50 | latency p99 | max | deliveries/s | duplicates |
 |---|---|---|---|---|---|
