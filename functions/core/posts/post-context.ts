@@ -33,12 +33,15 @@ const referencedMediaIds = (body: PostBody): string[] => {
   return [...ids];
 };
 
-/** Loads, in parallel, what the validator checks a body against: the workspace's channels, media and tags. */
+/**
+ * Loads, in parallel, what the validator checks a body against: the workspace's channels, media
+ * and tags (whose names the answer shows too, so they are read once).
+ */
 export const loadValidationContext = async (
   deps: PostDeps,
   workspaceId: string,
   body: PostBody,
-): Promise<ValidationContext> => {
+): Promise<ValidationContext & { tagNames: Map<string, string> }> => {
   const [channels, media, tags] = await Promise.all([
     deps.accounts.listChannels(workspaceId),
     deps.media.getMany(workspaceId, referencedMediaIds(body)),
@@ -48,6 +51,7 @@ export const loadValidationContext = async (
     channels: new Map(channels.map((c) => [c.channelId, c])),
     media,
     tagIds: new Set(tags.map((t) => t.tagId)),
+    tagNames: new Map(tags.map((t) => [t.tagId, t.name])),
     now: deps.clock.now(),
   };
 };

@@ -66,9 +66,16 @@ const withSchedule = async <T>(deps: PostDeps, postId: string, at: string | null
 };
 
 /** POST /posts: validates every channel, then saves the post and takes one from the monthly quota in one transaction. */
-export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBody): Promise<PostRecord> => {
-  const valid = validatePost(body, await loadValidationContext(deps, auth.workspaceId, body));
-  const account = await deps.accounts.getAccount(auth.accountId);
+export const createPost = async (
+  deps: PostDeps,
+  auth: AuthContext,
+  body: PostBody,
+): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
+  const [context, account] = await Promise.all([
+    loadValidationContext(deps, auth.workspaceId, body),
+    deps.accounts.getAccount(auth.accountId),
+  ]);
+  const valid = validatePost(body, context);
   if (!account) throw new ApiError('unauthorized');
   const now = deps.clock.now();
   const status = STATUS_OF_INTENT[valid.intent];
@@ -98,7 +105,7 @@ export const createPost = async (deps: PostDeps, auth: AuthContext, body: PostBo
     }),
   );
   if (status === 'publishing') await deps.queue().sendPublish({ postId: post.postId, kind: 'run', round: 1 });
-  return post;
+  return { post, tagNames: context.tagNames };
 };
 
 /** PUT /posts/{id}: replaces a draft or scheduled post whole; moves, creates or removes its schedule. */
@@ -107,7 +114,7 @@ export const replacePost = async (
   auth: AuthContext,
   postId: string,
   body: PostBody,
-): Promise<PostRecord> => {
+): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
   const previous = await findPost(deps, auth, postId);
   if (previous.status !== 'draft' && previous.status !== 'scheduled') {
     throw new ApiError(
@@ -122,7 +129,8 @@ export const replacePost = async (
       'intent',
     );
   }
-  const valid = validatePost(body, await loadValidationContext(deps, auth.workspaceId, body));
+  const context = await loadValidationContext(deps, auth.workspaceId, body);
+  const valid = validatePost(body, context);
   const status = STATUS_OF_INTENT[valid.intent];
   const next: PostRecord = {
     ...previous,
@@ -143,7 +151,7 @@ export const replacePost = async (
     throw error;
   }
   if (next.scheduledAt === null && previous.scheduledAt !== null) await deps.scheduler().cancel(name);
-  return next;
+  return { post: next, tagNames: context.tagNames };
 };
 
 /**

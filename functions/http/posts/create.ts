@@ -1,4 +1,3 @@
-import { tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../core/posts/post-view.ts';
 import { createPost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
@@ -9,7 +8,7 @@ import { idempotent } from '../../shared/idempotency.ts';
 export const handler = httpHandler(
   { body: postBody },
   idempotent('POST /v1/posts', async ({ deps, auth, body }) => {
-    const post = await createPost(deps, auth, body);
-    return { status: 201, body: postView(post, await tagNames(deps, auth.workspaceId)) };
+    const { post, tagNames } = await createPost(deps, auth, body);
+    return { status: 201, body: postView(post, tagNames) };
   }),
 );

@@ -1,4 +1,3 @@
-import { tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../core/posts/post-view.ts';
 import { replacePost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
@@ -9,7 +8,7 @@ import { idempotent } from '../../shared/idempotency.ts';
 export const handler = httpHandler(
   { body: postBody },
   idempotent('PUT /v1/posts/{id}', async ({ deps, auth, body, params }) => {
-    const post = await replacePost(deps, auth, params.id as string, body);
-    return { status: 200, body: postView(post, await tagNames(deps, auth.workspaceId)) };
+    const { post, tagNames } = await replacePost(deps, auth, params.id as string, body);
+    return { status: 200, body: postView(post, tagNames) };
   }),
 );
