@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlueskyClient, isTid, recordKeyFor } from '../../functions/platforms/bluesky/client.ts';
 import { simDidForHandle, startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import { NetworkError, type PublishBlockInput } from '../../functions/ports/network-client.ts';
+import { blockInput, failureOf } from '../support/network.ts';
 
 const DID = 'did:plc:alice2345abcdefghijklmno';
 const credentials = { accessToken: 'bsky-access-jwt-alice', remoteAccountId: DID };
@@ -11,27 +11,7 @@ const credentials = { accessToken: 'bsky-access-jwt-alice', remoteAccountId: DID
 let sim: Simulator;
 let client: BlueskyClient;
 
-const input = (content: string, overrides: Partial<PublishBlockInput> = {}): PublishBlockInput => ({
-  credentials,
-  content,
-  media: [],
-  title: null,
-  postType: null,
-  options: {},
-  parent: null,
-  idempotencyKey: randomUUID(),
-  round: 1,
-  ...overrides,
-});
-
-const failureOf = async (promise: Promise<unknown>): Promise<NetworkError> => {
-  const outcome = await promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof NetworkError)) throw new Error(`expected a NetworkError, got ${String(outcome)}`);
-  return outcome;
-};
+const input = blockInput(credentials);
 
 const xrpc = async (
   nsid: string,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLinkedInClient,
@@ -7,11 +6,8 @@ import {
 } from '../../functions/platforms/linkedin/client.ts';
 import { fromLittleText, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import {
-  type NetworkClient,
-  NetworkError,
-  type PublishBlockInput,
-} from '../../functions/ports/network-client.ts';
+import type { NetworkClient } from '../../functions/ports/network-client.ts';
+import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'li-token-alice', remoteAccountId: 'AbC123xyz' };
 const AUTHOR = 'urn:li:person:AbC123xyz';
@@ -19,27 +15,7 @@ const AUTHOR = 'urn:li:person:AbC123xyz';
 let sim: Simulator;
 let client: LinkedInClient;
 
-const input = (content: string, overrides: Partial<PublishBlockInput> = {}): PublishBlockInput => ({
-  credentials,
-  content,
-  media: [],
-  title: null,
-  postType: null,
-  options: {},
-  parent: null,
-  idempotencyKey: randomUUID(),
-  round: 1,
-  ...overrides,
-});
-
-const failureOf = async (promise: Promise<unknown>): Promise<NetworkError> => {
-  const outcome = await promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof NetworkError)) throw new Error(`expected a NetworkError, got ${String(outcome)}`);
-  return outcome;
-};
+const input = blockInput(credentials);
 
 const rawPost = (body: unknown, headers: Record<string, string> = {}, token = credentials.accessToken) =>
   fetch(`${sim.url}/rest/posts`, {

@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { startXSimulator, xUserForToken } from '../../functions/platforms/x/simulator.ts';
-import {
-  NetworkError,
-  type PublishBlockInput,
-  type RemoteBlock,
-} from '../../functions/ports/network-client.ts';
+import type { RemoteBlock } from '../../functions/ports/network-client.ts';
+import { blockInput, failureOf } from '../support/network.ts';
 
 const TOKEN = 'x-token-alice';
 const credentials = { accessToken: TOKEN, remoteAccountId: 'alice' };
@@ -15,28 +11,7 @@ const credentials = { accessToken: TOKEN, remoteAccountId: 'alice' };
 let sim: Simulator;
 let client: XClient;
 
-const input = (content: string, overrides: Partial<PublishBlockInput> = {}): PublishBlockInput => ({
-  credentials,
-  content,
-  media: [],
-  title: null,
-  postType: null,
-  options: {},
-  parent: null,
-  idempotencyKey: randomUUID(),
-  round: 1,
-  ...overrides,
-});
-
-/** The NetworkError a promise rejects with (fails the test when it resolves or throws something else). */
-const failureOf = async (promise: Promise<unknown>): Promise<NetworkError> => {
-  const outcome = await promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof NetworkError)) throw new Error(`expected a NetworkError, got ${String(outcome)}`);
-  return outcome;
-};
+const input = blockInput(credentials);
 
 const getJson = async (path: string, token = TOKEN) => {
   const response = await fetch(`${sim.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
