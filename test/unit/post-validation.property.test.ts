@@ -11,32 +11,16 @@ import {
 import { getPlatform } from '../../functions/platforms/catalog.ts';
 import { textLength } from '../../functions/platforms/text-length.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
-import type { ChannelRecord } from '../../functions/ports/accounts.ts';
 import { ApiError } from '../../functions/shared/errors.ts';
 import { zodErrorToApiError } from '../../functions/shared/validation.ts';
+import { channelRecord } from '../support/fixtures.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures (a workspace with one channel per network, a few special ones, media of every type)
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-const record = (
-  channelId: string,
-  platform: PlatformId,
-  extra: Partial<ChannelRecord> = {},
-): ChannelRecord => ({
-  channelId,
-  accountId: 'acct_1',
-  workspaceId: 'ws_1',
-  platform,
-  name: channelId,
-  remoteAccountId: channelId,
-  connection: 'connected',
-  threadsPermitted: true,
-  tokenCiphertext: 'cipher',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  ...extra,
-});
+const record = channelRecord;
 
 const CHANNELS = [
   ...PLATFORM_IDS.map((p) => record(`ch_${p}`, p)),

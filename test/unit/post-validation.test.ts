@@ -7,48 +7,20 @@ import {
   type ValidationContext,
   validatePost,
 } from '../../functions/core/posts/validate.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
 import type { ChannelRecord } from '../../functions/ports/accounts.ts';
 import { ApiError, type ErrorCode } from '../../functions/shared/errors.ts';
 import { zodErrorToApiError } from '../../functions/shared/validation.ts';
+import { channelRecord } from '../support/fixtures.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: one connected channel per network, a few special channels, media of every type.
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-const channel = (
-  channelId: string,
-  platform: PlatformId,
-  extra: Partial<ChannelRecord> = {},
-): ChannelRecord => ({
-  channelId,
-  accountId: 'acct_1',
-  workspaceId: 'ws_1',
-  platform,
-  name: channelId,
-  remoteAccountId: `remote_${channelId}`,
-  connection: 'connected',
-  threadsPermitted: true,
-  tokenCiphertext: 'cipher',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  ...extra,
-});
+const channel = channelRecord;
 
-const PLATFORMS: PlatformId[] = [
-  'x',
-  'linkedin',
-  'linkedin_page',
-  'instagram',
-  'facebook',
-  'threads',
-  'tiktok',
-  'youtube',
-  'vimeo',
-  'pinterest',
-  'bluesky',
-  'reddit',
-];
+const PLATFORMS: readonly PlatformId[] = PLATFORM_IDS;
 
 const channelRecords: ChannelRecord[] = [
   ...PLATFORMS.map((p) => channel(`ch_${p}`, p)),
