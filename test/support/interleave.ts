@@ -1,0 +1,119 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { PostRecord } from '../../functions/core/posts/model.ts';
+import type { NetworkClient } from '../../functions/ports/network-client.ts';
+import type { PostStore } from '../../functions/ports/posts.ts';
+import { type Deps, getDeps, overrideDeps } from '../../functions/runtime/container.ts';
+import type { TestRuntime } from './runtime.ts';
+
+/** A point where a request is held: `reached` settles when one gets there, `release()` lets it go on. */
+export interface Gate {
+  reached: Promise<void>;
+  release(): void;
+  /** Called by the held request. */
+  hold(): Promise<void>;
+}
+
+export const gate = (): Gate => {
+  let reach = () => {};
+  let release = () => {};
+  const reached = new Promise<void>((r) => {
+    reach = r;
+  });
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  return {
+    reached,
+    release,
+    hold: async () => {
+      reach();
+      await released;
+    },
+  };
+};
+
+/**
+ * Runs the handlers (which take `getDeps()` per request) with the post store wrapped, so a test
+ * forces an interleaving between a read and a write. The publishing engine keeps the deps it
+ * was built with, so a test should have published something before wrapping. Returns the restore.
+ */
+export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() => void) => {
+  const real = getDeps().posts;
+  const base: PostStore = {
+    create: (post, quota) => real.create(post, quota),
+    get: (postId) => real.get(postId),
+    replace: (previous, next, extras) => real.replace(previous, next, extras),
+    delete: (post) => real.delete(post),
+    list: (query) => real.list(query),
+  };
+  return overrideDeps({ posts: { ...base, ...wrap(real) } });
+};
+
+/** The same for network clients: `wrap` may replace methods of the client of any platform and mode. */
+export const wrapNetworks = (
+  wrap: (client: NetworkClient) => Partial<Pick<NetworkClient, 'publish' | 'edit' | 'delete'>>,
+): (() => void) => {
+  const real: Deps['networks'] = getDeps().networks;
+  return overrideDeps({
+    networks: (platform, mode) => {
+      const client = real(platform, mode);
+      const overrides = wrap(client);
+      return new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop in overrides) return overrides[prop as keyof typeof overrides];
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+  });
+};
+
+/** Every schedule (local scheduler items) whose firing names the post. */
+export const schedulesOf = async (postId: string) => {
+  const { table } = getDeps();
+  const found: { name: string; fireAt: string; payload: Record<string, unknown> }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        FilterExpression: '#type = :schedule',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':schedule': 'Schedule' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const payload = JSON.parse(item.input as string) as Record<string, unknown>;
+      if (payload.postId === postId)
+        found.push({ name: item.name as string, fireAt: item.fireAt as string, payload });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found;
+};
+
+/** The stored post, as the store holds it (fields the API does not show included). */
+export const storedPost = async (postId: string): Promise<PostRecord | null> => getDeps().posts.get(postId);
+
+/**
+ * Blocks of posts whose text carries `marker` that are live on a network right now (created and
+ * not deleted since), as the simulator's inspection log tells.
+ */
+export const liveOnNetwork = (rt: TestRuntime, platform: string, marker: string): string[] => {
+  const records = rt.simulators.byPlatform.get(platform as never)?.records() ?? [];
+  const deleted = new Set(records.filter((r) => r.kind === 'delete').map((r) => r.id));
+  return records
+    .filter((r) => r.kind !== 'delete' && r.kind !== 'edit' && r.text?.includes(marker))
+    .map((r) => r.id)
+    .filter((id) => !deleted.has(id));
+};
+
+/** The text a network shows for a post now: its last edit, else what was first published. */
+export const textOnNetwork = (rt: TestRuntime, platform: string, remoteId: string): string | null => {
+  const records = (rt.simulators.byPlatform.get(platform as never)?.records() ?? []).filter(
+    (r) => r.id === remoteId && r.kind !== 'delete',
+  );
+  return records.at(-1)?.text ?? null;
+};
