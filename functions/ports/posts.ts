@@ -1,4 +1,5 @@
 import type { PostRecord } from '../core/posts/model.ts';
+import type { KeyMode } from './accounts.ts';
 import type { OutboxEvent } from './publishing.ts';
 
 /** Written in the same transaction as a post change. */
@@ -22,6 +23,8 @@ export interface QuotaClaim {
 
 export interface PostListQuery {
   workspaceId: string;
+  /** Only posts of this mode: a key lists the posts of its own mode. */
+  mode: KeyMode;
   /** Lists to merge (see `postLists`); a post in several of them appears once. */
   lists: string[];
   /** Inclusive bounds over the list time (ISO UTC). */

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import {
   connectChannel,
   createAccount,
@@ -9,6 +7,7 @@ import {
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import { schedulesOf } from '../support/interleave.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
@@ -22,12 +21,11 @@ const xPost = (content = 'Hello from Herald', extra: Record<string, unknown> = {
 });
 /** Schedules fire SCHEDULE_LEAD_SECONDS (5 s locally) before the post's time; the queue closes the gap. */
 const ahead = (iso: string) => new Date(Date.parse(iso) - 5000).toISOString();
+/** The post's schedule (each save writes one of its own; at most one is left once a request is done). */
 const schedule = async (postId: string) => {
-  const { table } = getDeps();
-  const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: keys.schedule(postId) }),
-  );
-  return out.Item;
+  const found = await schedulesOf(postId);
+  expect(found.length).toBeLessThanOrEqual(1);
+  return found[0];
 };
 
 beforeAll(async () => {

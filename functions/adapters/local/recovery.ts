@@ -23,7 +23,7 @@ export const requeueLostJobs = async (table: TableRef, queue: JobQueue): Promise
           ':publishing': 'publishing',
           ':scheduled': 'scheduled',
         },
-        ProjectionExpression: 'postId, #status, scheduledAt, round',
+        ProjectionExpression: 'postId, #status, scheduledAt, scheduleName, round',
         ExclusiveStartKey: start,
       }),
     );
@@ -34,9 +34,11 @@ export const requeueLostJobs = async (table: TableRef, queue: JobQueue): Promise
         requeued++;
         continue;
       }
-      const schedule = await table.doc.send(
-        new GetCommand({ TableName: table.tableName, Key: keys.schedule(postId) }),
-      );
+      // The post names its schedule (posts saved before schedules had names of their own: the post id).
+      const name = item.scheduleName === undefined ? postId : (item.scheduleName as string | null);
+      const schedule = name
+        ? await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.schedule(name) }))
+        : { Item: undefined };
       if (!schedule.Item && typeof item.scheduledAt === 'string') {
         const wait = Math.max(0, Math.floor((Date.parse(item.scheduledAt) - Date.now()) / 1000) - 1);
         await queue.sendPublish({ postId, kind: 'scheduled', scheduledAt: item.scheduledAt }, wait);

@@ -65,6 +65,7 @@ export const listPosts = async (
   const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
   const page = await deps.posts.list({
     workspaceId: auth.workspaceId,
+    mode: auth.mode,
     lists: listsFor(statuses as PostStatus[], tags),
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),

@@ -72,6 +72,20 @@ export interface PostRecord {
   countedPublished?: boolean;
   /** Storage detail: how many text-chunk items hold this post's block texts (0 when none). */
   textChunks?: number;
+  /**
+   * The schedule that fires this post at `scheduledAt`: a name of its own per save, written before
+   * the post refers to it (see save-post.ts). null when none; absent on posts saved before schedules
+   * had their own names, whose schedule is named after the post.
+   */
+  scheduleName?: string | null;
+  /** Held by a revise or retract in progress, which acts on the networks (see post-hold.ts). */
+  hold?: PostHold | null;
+}
+
+/** A request's hold on a post while it acts on the networks; past `until` it is void. */
+export interface PostHold {
+  action: 'revise' | 'retract';
+  until: string;
 }
 
 /** What the validator needs to know about a media file of the workspace. */

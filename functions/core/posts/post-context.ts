@@ -56,14 +56,18 @@ export const loadValidationContext = async (
   };
 };
 
-/** The post if it exists in the caller's workspace; another workspace's post is as absent as a missing one. */
+/**
+ * The post if it exists in the caller's workspace and mode: another workspace's post, and a post
+ * of the other mode (a sandbox post for a live key, a live post for a test key), is as absent as
+ * a missing one. Every request that reads or changes one post finds it here.
+ */
 export const findPost = async (
   deps: Pick<PostDeps, 'posts'>,
   auth: AuthContext,
   postId: string,
 ): Promise<PostRecord> => {
   const post = /^post_[0-9A-Za-z]{22}$/.test(postId) ? await deps.posts.get(postId) : null;
-  if (!post || post.workspaceId !== auth.workspaceId) {
+  if (!post || post.workspaceId !== auth.workspaceId || post.mode !== auth.mode) {
     throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
   }
   return post;

@@ -1,10 +1,12 @@
 import type { PublishJob } from '../../ports/publishing.ts';
 import { ApiError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
+import { newId, randomBase62 } from '../../shared/ids.ts';
+import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import type { ChannelStatus, PostRecord, PostStatus } from './model.ts';
 import { findPost, loadValidationContext, type PostDeps, usagePeriod } from './post-context.ts';
+import { assertNotHeld, unheld } from './post-hold.ts';
 import type { PostBody } from './schema.ts';
 import { type ValidatedPost, validatePost } from './validate.ts';
 
@@ -13,9 +15,6 @@ const STATUS_OF_INTENT = {
   schedule: 'scheduled',
   now: 'publishing',
 } as const satisfies Record<ValidatedPost['intent'], PostStatus & ChannelStatus>;
-
-/** EventBridge schedule name of a post (post ids fit its 64-character alphabet). */
-export const scheduleName = (postId: string) => postId;
 
 const channelsOf = (valid: ValidatedPost, status: ChannelStatus): PostRecord['channels'] =>
   valid.channels.map((channel) => ({
@@ -30,38 +29,84 @@ const channelsOf = (valid: ValidatedPost, status: ChannelStatus): PostRecord['ch
     blocks: channel.blocks.map((block) => ({ ...block, remoteId: null, remoteUrl: null })),
   }));
 
-/** The message a firing puts on the publish queue; a firing for another time is ignored. */
+/** The message a firing puts on the publish queue; the worker ignores one for another time than the post's. */
 const firing = (postId: string, scheduledAt: string): PublishJob => ({
   postId,
   kind: 'scheduled',
   scheduledAt,
 });
 
+/** A schedule written for one save of a post, before the save. */
+interface Armed {
+  name: string;
+  scheduledAt: string;
+  /** Too close for the scheduler: the queue takes the firing after the save. */
+  direct: boolean;
+}
+
 /**
- * Saves the post with its schedule. The schedule fires `scheduleLeadSeconds` ahead (EventBridge
- * fires within its own window) and the worker closes the gap with a queue delay, so publication
- * starts within a second of `scheduledAt`. A schedule is written before the post: a schedule
- * without a post finds nothing to do, while a scheduled post without a schedule would never
- * publish. A time too close for a schedule goes straight on the queue, after the save.
+ * The schedule a stored post relies on. Posts saved before schedules had names of their own
+ * (no `scheduleName` field) have one named after the post.
  */
-const withSchedule = async <T>(deps: PostDeps, postId: string, at: string | null, save: () => Promise<T>) => {
-  if (at === null) return save();
+export const scheduleOf = (post: PostRecord): string | null =>
+  post.scheduleName !== undefined ? post.scheduleName : post.scheduledAt !== null ? post.postId : null;
+
+/**
+ * Writes the schedule of a save, before the save. Each save has a schedule of its own (the post id
+ * plus a random suffix) that the post names once the save wins, so:
+ * - a save that loses the race (409) or fails removes only its own schedule, never the one the
+ *   stored post relies on;
+ * - a crash after this write and before the save leaves a schedule whose firing the worker checks
+ *   against the stored post (status and scheduledAt) and ignores;
+ * - a crash after the save leaves the previous schedule, ignored the same way.
+ * The schedule fires `scheduleLeadSeconds` ahead (EventBridge fires within its own window) and the
+ * worker closes the gap with a queue delay. A time too close for that goes on the queue after the
+ * save; its schedule, a lead later, is the safety net should that message never be sent.
+ */
+const armSchedule = async (deps: PostDeps, postId: string, at: string | null): Promise<Armed | null> => {
+  if (at === null) return null;
   const now = deps.clock.now().getTime();
-  const fireAt = Date.parse(at) - deps.settings.scheduleLeadSeconds * 1000;
-  if (fireAt - now < 2000) {
-    const result = await save();
-    await deps.scheduler().cancel(scheduleName(postId));
-    await deps
-      .queue()
-      .sendPublish(firing(postId, at), Math.max(0, Math.floor((Date.parse(at) - now) / 1000) - 1));
-    return result;
-  }
-  await deps.scheduler().scheduleOnce(scheduleName(postId), new Date(fireAt), { ...firing(postId, at) });
+  const lead = deps.settings.scheduleLeadSeconds * 1000;
+  const fireAt = Date.parse(at) - lead;
+  const direct = fireAt - now < 2000;
+  const name = `${postId}.${randomBase62(12)}`;
+  const when = direct ? Math.max(Date.parse(at), now + lead, now + 2000) : fireAt;
+  await deps.scheduler().scheduleOnce(name, new Date(when), { ...firing(postId, at) });
+  return { name, scheduledAt: at, direct };
+};
+
+/** Removes a schedule nothing relies on; one left behind fires, is checked against the post, and is ignored. */
+const dropSchedule = async (deps: PostDeps, name: string | null) => {
+  if (name === null) return;
   try {
-    return await save();
+    await deps.scheduler().cancel(name);
   } catch (error) {
-    await deps.scheduler().cancel(scheduleName(postId));
+    logger.warn('Could not remove a schedule; its firing will be ignored', { name, error: error as Error });
+  }
+};
+
+/** Runs `save` (a conditional write) with the save's schedule written first and tidied after. */
+const saveWithSchedule = async (
+  deps: PostDeps,
+  postId: string,
+  previous: string | null,
+  armed: Armed | null,
+  save: () => Promise<void>,
+): Promise<void> => {
+  try {
+    await save();
+  } catch (error) {
+    await dropSchedule(deps, armed?.name ?? null);
     throw error;
+  }
+  if (previous !== armed?.name) await dropSchedule(deps, previous);
+  if (armed?.direct) {
+    const delay = Math.max(0, Math.floor((Date.parse(armed.scheduledAt) - deps.clock.now().getTime()) / 1000) - 1);
+    try {
+      await deps.queue().sendPublish(firing(postId, armed.scheduledAt), delay);
+    } catch (error) {
+      logger.warn('Could not queue a close firing; its schedule fires it', { postId, error: error as Error });
+    }
   }
 };
 
@@ -79,13 +124,16 @@ export const createPost = async (
   if (!account) throw new ApiError('unauthorized');
   const now = deps.clock.now();
   const status = STATUS_OF_INTENT[valid.intent];
+  const postId = newId('post');
+  const armed = await armSchedule(deps, postId, valid.scheduledAt);
   const post: PostRecord = {
-    postId: newId('post'),
+    postId,
     accountId: auth.accountId,
     workspaceId: auth.workspaceId,
     mode: auth.mode,
     status,
     scheduledAt: valid.scheduledAt,
+    scheduleName: armed?.name ?? null,
     publishedAt: null,
     tagIds: valid.tagIds,
     channels: channelsOf(valid, status),
@@ -96,7 +144,7 @@ export const createPost = async (
   };
   // Sandbox (test-key) posts are not counted against the plan.
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
-  await withSchedule(deps, post.postId, post.scheduledAt, () =>
+  await saveWithSchedule(deps, postId, null, armed, () =>
     deps.posts.create(post, {
       accountId: auth.accountId,
       period: usagePeriod(now).id,
@@ -104,11 +152,15 @@ export const createPost = async (
       count: auth.mode === 'live',
     }),
   );
-  if (status === 'publishing') await deps.queue().sendPublish({ postId: post.postId, kind: 'run', round: 1 });
+  if (status === 'publishing') await deps.queue().sendPublish({ postId, kind: 'run', round: 1 });
   return { post, tagNames: context.tagNames };
 };
 
-/** PUT /posts/{id}: replaces a draft or scheduled post whole; moves, creates or removes its schedule. */
+/**
+ * PUT /posts/{id}: replaces a draft or scheduled post whole; moves, creates or removes its
+ * schedule. The write is conditional on the version read: a request that loses a race gets 409
+ * and the stored post keeps its schedule.
+ */
 export const replacePost = async (
   deps: PostDeps,
   auth: AuthContext,
@@ -122,6 +174,7 @@ export const replacePost = async (
       `Only draft or scheduled posts can be replaced; this post is ${previous.status}.`,
     );
   }
+  assertNotHeld(previous, deps.clock.now());
   if (body.intent === 'now') {
     throw new ApiError(
       'validation_failed',
@@ -132,34 +185,37 @@ export const replacePost = async (
   const context = await loadValidationContext(deps, auth.workspaceId, body);
   const valid = validatePost(body, context);
   const status = STATUS_OF_INTENT[valid.intent];
+  const armed = await armSchedule(deps, postId, valid.scheduledAt);
   const next: PostRecord = {
-    ...previous,
+    ...unheld(previous),
     status,
     scheduledAt: valid.scheduledAt,
+    scheduleName: armed?.name ?? null,
     tagIds: valid.tagIds,
     channels: channelsOf(valid, status),
     updatedAt: deps.clock.now().toISOString(),
     version: previous.version + 1,
   };
-  const name = scheduleName(postId);
-  try {
-    await withSchedule(deps, postId, next.scheduledAt, () => deps.posts.replace(previous, next));
-  } catch (error) {
-    // Put the schedule back in line with what is stored.
-    if (previous.scheduledAt)
-      await deps.scheduler().scheduleOnce(name, new Date(previous.scheduledAt), { postId });
-    throw error;
-  }
-  if (next.scheduledAt === null && previous.scheduledAt !== null) await deps.scheduler().cancel(name);
+  await saveWithSchedule(deps, postId, scheduleOf(previous), armed, () => deps.posts.replace(previous, next));
   return { post: next, tagNames: context.tagNames };
 };
 
 /**
- * DELETE /posts/{id}: removes the post from the service. Its schedule is removed after; should that
- * fail, a late firing finds no post and does nothing. A published post stays live on the network.
+ * DELETE /posts/{id}: removes the post from the service, by a delete conditional on the version
+ * read. Refused (409) while the post is publishing, when blocks may reach a network at any moment
+ * and would stay there with nothing tracking them, and while a revise or retract holds it. Its
+ * schedule is removed after; should that fail, a late firing finds no post and does nothing. A
+ * published post stays live on the network.
  */
 export const deletePost = async (deps: PostDeps, auth: AuthContext, postId: string): Promise<void> => {
   const post = await findPost(deps, auth, postId);
+  if (post.status === 'publishing') {
+    throw new ApiError(
+      'conflict',
+      'This post is publishing: its blocks are being sent to the networks. Delete it once it is published, partially published or failed (follow GET /posts/{id} or the webhooks).',
+    );
+  }
+  assertNotHeld(post, deps.clock.now());
   await deps.posts.delete(post);
-  if (post.scheduledAt !== null) await deps.scheduler().cancel(scheduleName(postId));
+  await dropSchedule(deps, scheduleOf(post));
 };

@@ -5,42 +5,38 @@ import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
-import { mutatePost, PostGoneError, startRound } from './engine.ts';
+import { assertNotHeld, unheld } from '../posts/post-hold.ts';
+import { startRound } from './engine.ts';
+
+const PUBLISHABLE = ['draft', 'failed', 'partially_published'];
 
 /**
  * POST /posts/{id}/publish: a draft starts publishing; a failed or partially published post
  * publishes again the channels that are not published (a thread resumes at its first missing
- * block). The answer is the post, now `publishing`; anything else is 409 `conflict`.
+ * block). The answer is the post, now `publishing`; anything else is 409 `conflict`, and so is a
+ * post that changed since it was read (the write is conditional on its version) or one a revise
+ * or retract holds.
  */
 export const publishPost = async (
   deps: { posts: PostStore; queue: () => JobQueue; clock: Clock },
   auth: AuthContext,
   postId: string,
 ): Promise<PostRecord> => {
-  await findPost(deps, auth, postId);
-  const allowed = ['draft', 'failed', 'partially_published'];
-  let refusedStatus: string | null = null;
-  let post: PostRecord;
-  try {
-    ({ post } = await mutatePost(deps, postId, (current) => {
-      if (!allowed.includes(current.status)) {
-        refusedStatus = current.status;
-        return null;
-      }
-      refusedStatus = null;
-      return { next: startRound(current, deps.clock.now()) };
-    }));
-  } catch (error) {
-    if (error instanceof PostGoneError)
-      throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
-    throw error;
-  }
-  if (refusedStatus !== null) {
+  const post = await findPost(deps, auth, postId);
+  if (!PUBLISHABLE.includes(post.status)) {
     throw new ApiError(
       'conflict',
-      `Only draft, failed or partially published posts can be published; this post is ${refusedStatus}.`,
+      `Only draft, failed or partially published posts can be published; this post is ${post.status}.`,
     );
   }
-  await deps.queue().sendPublish({ postId, kind: 'run', round: post.round ?? 1 });
-  return post;
+  const now = deps.clock.now();
+  assertNotHeld(post, now);
+  const next: PostRecord = {
+    ...startRound(unheld(post), now),
+    version: post.version + 1,
+    updatedAt: now.toISOString(),
+  };
+  await deps.posts.replace(post, next);
+  await deps.queue().sendPublish({ postId, kind: 'run', round: next.round ?? 1 });
+  return next;
 };

@@ -10,7 +10,8 @@ import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import type { ReviseBody } from '../posts/schema.ts';
 import { checkContentLength } from '../posts/validate.ts';
-import { finalStatus, mutatePost, PostGoneError, type PublishingDeps } from './engine.ts';
+import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
+import { finalStatus, type PublishingDeps } from './engine.ts';
 
 export type ManageDeps = Pick<PublishingDeps, 'networks'> & {
   posts: PostStore;
@@ -46,7 +47,9 @@ const reasonOf = (error: unknown) =>
 
 /**
  * POST /posts/{id}/revise (spec 4.1 rules for revise): only the text of live posts changes; every
- * channel and block is sent in order; unchanged blocks are not sent to the network.
+ * channel and block is sent in order; unchanged blocks are not sent to the network. When there is
+ * something to send, the post is held first (a write conditional on the version read): a revise
+ * that loses a race gets 409 having sent nothing, so what is stored is what the networks show.
  */
 export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: string, body: ReviseBody) => {
   const post = await findPost(deps, auth, postId);
@@ -89,96 +92,111 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
     });
   });
 
-  const revised: (ChannelResult & { blocks: number[] })[] = [];
-  const unchanged: ChannelResult[] = [];
-  const edits = new Map<string, Map<number, string>>();
-  for (const [i, channel] of post.channels.entries()) {
+  // What each channel needs, decided on the post as read; a reason when it needs nothing of the network.
+  const plans = post.channels.map((channel, i) => {
     const sent = body.channels[i] as ReviseBody['channels'][number];
     const platform = getPlatform(channel.platform);
     const changed = sent.blocks.flatMap((block, j) =>
       block.content !== channel.blocks[j]?.content ? [j] : [],
     );
-    const keep = (reason: string) =>
-      unchanged.push({ channelId: channel.channelId, platform: channel.platform, reason });
-    if (changed.length === 0) {
-      keep('Nothing to change.');
-      continue;
-    }
-    if (!platform?.limits.remoteEdit?.includes('text')) {
-      keep(`${platform?.name ?? channel.platform} does not allow edits after publication.`);
-      continue;
-    }
+    if (changed.length === 0) return { channel, reason: 'Nothing to change.' };
+    if (!platform?.limits.remoteEdit?.includes('text'))
+      return { channel, reason: `${platform?.name ?? channel.platform} does not allow edits after publication.` };
     const notLive = changed.find((j) => !channel.blocks[j]?.remoteId);
-    if (notLive !== undefined) {
-      keep(`Block ${notLive + 1} is not live on the network.`);
-      continue;
-    }
-    const credentials = await credentialsFor(deps, post, channel);
-    if (typeof credentials === 'string') {
-      keep(credentials);
-      continue;
-    }
-    const client = deps.networks(channel.platform, post.mode);
-    const done = new Map<number, string>();
-    let failure: string | null = null;
-    for (const j of changed) {
-      const block = channel.blocks[j] as PostChannel['blocks'][number];
-      const content = (sent.blocks[j] as { content: string }).content;
-      try {
-        await client.edit({
-          credentials,
-          block: {
-            remoteId: block.remoteId as string,
-            remoteUrl: block.remoteUrl ?? '',
-            meta: block.remoteMeta ?? {},
-          },
-          content,
-        });
-        done.set(j, content);
-      } catch (error) {
-        failure = `The network refused the edit of block ${j + 1}: ${reasonOf(error)}`;
-        break;
-      }
-    }
-    if (done.size > 0) edits.set(channel.channelId, done);
-    if (failure)
-      keep(
-        done.size > 0
-          ? `${failure} (blocks ${[...done.keys()].map((j) => j + 1).join(', ')} were revised)`
-          : failure,
-      );
-    else
-      revised.push({
-        channelId: channel.channelId,
-        platform: channel.platform,
-        reason: null,
-        blocks: changed,
-      });
+    if (notLive !== undefined) return { channel, reason: `Block ${notLive + 1} is not live on the network.` };
+    return { channel, changed, contents: sent.blocks.map((block) => block.content) };
+  });
+  const revised: (ChannelResult & { blocks: number[] })[] = [];
+  const unchanged: ChannelResult[] = [];
+  const keep = (channel: PostChannel, reason: string) =>
+    unchanged.push({ channelId: channel.channelId, platform: channel.platform, reason });
+  if (plans.every((plan) => plan.reason !== undefined)) {
+    for (const plan of plans) keep(plan.channel, plan.reason as string);
+    return { revised, unchanged };
   }
-  if (edits.size > 0) {
-    await mutatePost(deps, postId, (current) => ({
-      next: {
-        ...current,
-        channels: current.channels.map((channel) => {
-          const done = edits.get(channel.channelId);
-          return done
-            ? {
-                ...channel,
-                blocks: channel.blocks.map((block, j) =>
-                  done.has(j) ? { ...block, content: done.get(j) as string } : block,
-                ),
-              }
-            : channel;
-        }),
-      },
-    }));
+
+  const held = await holdPost(deps, post, 'revise');
+  const edits = new Map<string, Map<number, string>>();
+  try {
+    for (const plan of plans) {
+      const { channel } = plan;
+      if (plan.reason !== undefined) {
+        keep(channel, plan.reason);
+        continue;
+      }
+      const credentials = await credentialsFor(deps, post, channel);
+      if (typeof credentials === 'string') {
+        keep(channel, credentials);
+        continue;
+      }
+      const client = deps.networks(channel.platform, post.mode);
+      const done = new Map<number, string>();
+      let failure: string | null = null;
+      for (const j of plan.changed) {
+        const block = channel.blocks[j] as PostChannel['blocks'][number];
+        const content = plan.contents[j] as string;
+        try {
+          await client.edit({
+            credentials,
+            block: {
+              remoteId: block.remoteId as string,
+              remoteUrl: block.remoteUrl ?? '',
+              meta: block.remoteMeta ?? {},
+            },
+            content,
+          });
+          done.set(j, content);
+        } catch (error) {
+          failure = `The network refused the edit of block ${j + 1}: ${reasonOf(error)}`;
+          break;
+        }
+      }
+      if (done.size > 0) edits.set(channel.channelId, done);
+      if (failure)
+        keep(
+          channel,
+          done.size > 0
+            ? `${failure} (blocks ${[...done.keys()].map((j) => j + 1).join(', ')} were revised)`
+            : failure,
+        );
+      else
+        revised.push({
+          channelId: channel.channelId,
+          platform: channel.platform,
+          reason: null,
+          blocks: plan.changed,
+        });
+    }
+  } finally {
+    // Also when an edit threw: the edits that went through are recorded all the same.
+    if (edits.size === 0) await release(deps, held);
+    else await writeAndRelease(deps, held, withEdits(held, edits));
   }
   return { revised, unchanged };
 };
 
+/** The post with the texts the networks accepted. */
+const withEdits = (post: PostRecord, edits: Map<string, Map<number, string>>): PostRecord => ({
+  ...post,
+  channels: post.channels.map((channel) => {
+    const done = edits.get(channel.channelId);
+    return done
+      ? {
+          ...channel,
+          blocks: channel.blocks.map((block, j) =>
+            done.has(j) ? { ...block, content: done.get(j) as string } : block,
+          ),
+        }
+      : channel;
+  }),
+});
+
 /**
  * POST /posts/{id}/retract: per channel, networks with remote delete lose every block and the
  * channel leaves the post; the others remain with a reason. A post with nothing left is removed.
+ * The post is held first (a write conditional on the version read), so nothing can start
+ * publishing it while its blocks are deleted, and the final write cannot drop a channel that
+ * changed since it was read; a retract that loses a race gets 409 having deleted nothing.
  */
 export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: string) => {
   const post = await findPost(deps, auth, postId);
@@ -188,85 +206,85 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
       `Only published, partially published or failed posts can be retracted; this post is ${post.status}${post.status === 'publishing' ? '' : ': use DELETE /posts/{id}'}.`,
     );
   }
+  const held = await holdPost(deps, post, 'retract');
   const removed: ChannelResult[] = [];
   const remaining: ChannelResult[] = [];
   const leftBlocks = new Map<string, Set<number>>();
-  for (const channel of post.channels) {
-    const platform = getPlatform(channel.platform);
-    const live = channel.blocks.flatMap((block, j) => (block.remoteId ? [j] : []));
-    const result = { channelId: channel.channelId, platform: channel.platform };
-    if (live.length === 0) {
-      removed.push({ ...result, reason: null });
-      continue;
-    }
-    if (!platform?.limits.supportsRemoteDelete) {
-      remaining.push({
-        ...result,
-        reason: `${platform?.name ?? channel.platform} does not allow removing a post after publication.`,
-      });
-      continue;
-    }
-    const credentials = await credentialsFor(deps, post, channel);
-    if (typeof credentials === 'string') {
-      remaining.push({ ...result, reason: credentials });
-      continue;
-    }
-    const client = deps.networks(channel.platform, post.mode);
-    const deleted = new Set<number>();
-    let failure: string | null = null;
-    // Replies and comments first, the first block last.
-    for (const j of [...live].reverse()) {
-      const block = channel.blocks[j] as PostChannel['blocks'][number];
-      try {
-        await client.delete({
-          credentials,
-          block: {
-            remoteId: block.remoteId as string,
-            remoteUrl: block.remoteUrl ?? '',
-            meta: block.remoteMeta ?? {},
-          },
-        });
-        deleted.add(j);
-      } catch (error) {
-        failure = `The network did not remove block ${j + 1}: ${reasonOf(error)}`;
-        break;
-      }
-    }
-    if (failure) {
-      remaining.push({ ...result, reason: failure });
-      leftBlocks.set(channel.channelId, deleted);
-    } else removed.push({ ...result, reason: null });
-  }
-  const gone = new Set(removed.map((r) => r.channelId));
   try {
-    const { post: next } = await mutatePost(deps, postId, (current) => {
-      const channels = current.channels
-        .filter((channel) => !gone.has(channel.channelId))
-        .map((channel) => {
-          const deleted = leftBlocks.get(channel.channelId);
-          return deleted
-            ? {
-                ...channel,
-                blocks: channel.blocks.map((block, j) =>
-                  deleted.has(j) ? { ...block, remoteId: null, remoteUrl: null, remoteMeta: {} } : block,
-                ),
-              }
-            : channel;
+    for (const channel of held.channels) {
+      const platform = getPlatform(channel.platform);
+      const live = channel.blocks.flatMap((block, j) => (block.remoteId ? [j] : []));
+      const result = { channelId: channel.channelId, platform: channel.platform };
+      if (live.length === 0) {
+        removed.push({ ...result, reason: null });
+        continue;
+      }
+      if (!platform?.limits.supportsRemoteDelete) {
+        remaining.push({
+          ...result,
+          reason: `${platform?.name ?? channel.platform} does not allow removing a post after publication.`,
         });
-      if (channels.length === 0) return { next: { ...current, channels } };
-      const status = finalStatus(channels);
-      return {
-        next: {
-          ...current,
-          channels,
-          status,
-          publishedAt: status === 'published' ? current.publishedAt : null,
-        },
-      };
-    });
-    if (next.channels.length === 0) await deps.posts.delete(next);
-  } catch (error) {
-    if (!(error instanceof PostGoneError)) throw error;
+        continue;
+      }
+      const credentials = await credentialsFor(deps, held, channel);
+      if (typeof credentials === 'string') {
+        remaining.push({ ...result, reason: credentials });
+        continue;
+      }
+      const client = deps.networks(channel.platform, held.mode);
+      const deleted = new Set<number>();
+      leftBlocks.set(channel.channelId, deleted);
+      let failure: string | null = null;
+      // Replies and comments first, the first block last.
+      for (const j of [...live].reverse()) {
+        const block = channel.blocks[j] as PostChannel['blocks'][number];
+        try {
+          await client.delete({
+            credentials,
+            block: {
+              remoteId: block.remoteId as string,
+              remoteUrl: block.remoteUrl ?? '',
+              meta: block.remoteMeta ?? {},
+            },
+          });
+          deleted.add(j);
+        } catch (error) {
+          failure = `The network did not remove block ${j + 1}: ${reasonOf(error)}`;
+          break;
+        }
+      }
+      if (failure) remaining.push({ ...result, reason: failure });
+      else removed.push({ ...result, reason: null });
+    }
+  } finally {
+    // Also when something threw midway: what was deleted from the networks is recorded.
+    const next = afterRetract(held, new Set(removed.map((r) => r.channelId)), leftBlocks);
+    if (next.channels.length === 0) await deps.posts.delete(held);
+    else await writeAndRelease(deps, held, next);
   }
   return { removed, remaining };
+};
+
+/** The post without the channels retracted, and without the blocks deleted from those that remain. */
+const afterRetract = (
+  post: PostRecord,
+  gone: Set<string>,
+  deletedBlocks: Map<string, Set<number>>,
+): PostRecord => {
+  const channels = post.channels
+    .filter((channel) => !gone.has(channel.channelId))
+    .map((channel) => {
+      const deleted = deletedBlocks.get(channel.channelId);
+      return deleted?.size
+        ? {
+            ...channel,
+            blocks: channel.blocks.map((block, j) =>
+              deleted.has(j) ? { ...block, remoteId: null, remoteUrl: null, remoteMeta: {} } : block,
+            ),
+          }
+        : channel;
+    });
+  if (channels.length === 0) return { ...post, channels };
+  const status = finalStatus(channels);
+  return { ...post, channels, status, publishedAt: status === 'published' ? post.publishedAt : null };
 };

@@ -1,5 +1,6 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
+import type { KeyMode } from '../../../ports/accounts.ts';
 import type {
   PostListQuery,
   PostPage,
@@ -27,7 +28,7 @@ const CHUNK_BUDGET = 350 * 1024;
 export const listTime = (post: Pick<PostRecord, 'scheduledAt' | 'createdAt'>): string =>
   post.scheduledAt ?? post.createdAt;
 
-/** Names of the index lists GET /posts reads. */
+/** Names of the index lists GET /posts reads, within one mode (see `inMode`). */
 export const lists = {
   all: 'all',
   status: (status: string) => `status:${status}`,
@@ -35,12 +36,19 @@ export const lists = {
   tagStatus: (tagId: string, status: string) => `tag:${tagId}:status:${status}`,
 };
 
-/** The lists a post belongs to: all posts, its status, each tag, each tag with its status. */
-export const postLists = (post: Pick<PostRecord, 'status' | 'tagIds'>): string[] => [
-  lists.all,
-  lists.status(post.status),
-  ...post.tagIds.flatMap((tag) => [lists.tag(tag), lists.tagStatus(tag, post.status)]),
-];
+/**
+ * Live and sandbox posts are listed apart, so a key's page holds only posts of its mode and costs
+ * the same whatever the other mode holds. Live lists keep the names they had before the split.
+ */
+const inMode = (mode: KeyMode, list: string) => (mode === 'live' ? list : `test:${list}`);
+
+/** The lists a post belongs to, in its mode: all posts, its status, each tag, each tag with its status. */
+export const postLists = (post: Pick<PostRecord, 'status' | 'tagIds' | 'mode'>): string[] =>
+  [
+    lists.all,
+    lists.status(post.status),
+    ...post.tagIds.flatMap((tag) => [lists.tag(tag), lists.tagStatus(tag, post.status)]),
+  ].map((list) => inMode(post.mode, list));
 
 const entryKeys = (post: PostRecord): Key[] =>
   postLists(post).map((list) => keys.postIndexEntry(post.workspaceId, list, listTime(post), post.postId));
@@ -254,7 +262,10 @@ export class DynamoPostStore implements PostStore {
           new QueryCommand({
             TableName: this.table.tableName,
             KeyConditionExpression: expression,
-            ExpressionAttributeValues: { ...values, ':pk': keys.postIndexPartition(query.workspaceId, list) },
+            ExpressionAttributeValues: {
+              ...values,
+              ':pk': keys.postIndexPartition(query.workspaceId, inMode(query.mode, list)),
+            },
             ScanIndexForward: false,
             // One more than a page tells whether another follows; one more again covers the
             // continuation point itself, which BETWEEN includes.
@@ -274,7 +285,10 @@ export class DynamoPostStore implements PostStore {
     const ordered = [...seen.entries()].sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
     const pageEntries = ordered.slice(0, query.limit);
     const next = ordered.length > query.limit ? (pageEntries.at(-1)?.[0] ?? null) : null;
-    const posts = await this.batchGet(pageEntries.map(([, postId]) => postId));
+    // Sandbox posts written before the lists were split by mode still have entries in live lists.
+    const posts = (await this.batchGet(pageEntries.map(([, postId]) => postId))).filter(
+      (post) => post.mode === query.mode,
+    );
     return { posts, next };
   }
 
