@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Scheduler } from '../../functions/ports/scheduler.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import {
   gate,
@@ -6,6 +8,7 @@ import {
   schedulesOf,
   storedPost,
   textOnNetwork,
+  wrapDeps,
   wrapNetworks,
   wrapPosts,
 } from '../support/interleave.ts';
@@ -140,6 +143,84 @@ describe('PUT /posts/{id} racing PUT on a scheduled post', () => {
     const done = await waitForPost(rt, post.id, ws.key, 30_000);
     expect(done.status).toBe('published');
     expect(liveOnNetwork(rt, 'bluesky', m)).toHaveLength(1);
+  });
+});
+
+describe('a PUT that dies after its save, before the schedule work that follows it', () => {
+  it('a time too close for the scheduler, whose queue message is lost, still publishes', async () => {
+    const ws = await freshWorkspace(['bluesky']);
+    const m = marker('close-lost');
+    const post = await create(ws.key, {
+      intent: 'draft',
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} draft` }] }],
+    });
+    const queue = getDeps().queue();
+    restore = wrapDeps({
+      queue: () => ({
+        sendPublish: async () => {
+          throw new Error('The queue is unavailable');
+        },
+        sendEvent: (eventId) => queue.sendEvent(eventId),
+      }),
+    });
+    // Within the schedule lead (5 s) plus 2 s: the firing goes on the queue after the save.
+    const res = await rt.api(`/posts/${post.id}`, {
+      method: 'PUT',
+      key: ws.key,
+      body: {
+        intent: 'schedule',
+        scheduledAt: inSeconds(6),
+        channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} soon` }] }],
+      },
+    });
+    restore();
+    restore = undefined;
+    expect(res.status).toBe(200);
+    const done = await waitForPost(rt, post.id, ws.key, 30_000);
+    expect(done.status).toBe('published');
+    expect(Date.parse((await storedPost(post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(res.body.scheduledAt),
+    );
+    expect(liveOnNetwork(rt, 'bluesky', m)).toHaveLength(1);
+  });
+
+  it('a move whose previous schedule stays behind publishes at the new time only', async () => {
+    const ws = await freshWorkspace(['bluesky']);
+    const m = marker('move-left');
+    const post = await create(ws.key, {
+      intent: 'schedule',
+      scheduledAt: inSeconds(9),
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} text` }] }],
+    });
+    const scheduler = getDeps().scheduler();
+    const failing: Scheduler = {
+      scheduleOnce: (name, at, payload) => scheduler.scheduleOnce(name, at, payload),
+      cancel: async () => {
+        throw new Error('The scheduler is unavailable');
+      },
+    };
+    restore = wrapDeps({ scheduler: () => failing });
+    const moved = await rt.api(`/posts/${post.id}`, {
+      method: 'PUT',
+      key: ws.key,
+      body: {
+        intent: 'schedule',
+        scheduledAt: inSeconds(15),
+        channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} text` }] }],
+      },
+    });
+    restore();
+    restore = undefined;
+    expect(moved.status).toBe(200);
+    // The old schedule fires first; its firing is checked against the stored time and ignored.
+    expect((await schedulesOf(post.id)).map((s) => s.payload.scheduledAt).sort()).toEqual(
+      [post.scheduledAt, moved.body.scheduledAt].sort(),
+    );
+    const done = await waitForPost(rt, post.id, ws.key, 30_000);
+    expect(done.status).toBe('published');
+    expect(Date.parse((await storedPost(post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(moved.body.scheduledAt),
+    );
   });
 });
 

@@ -33,10 +33,16 @@ export const gate = (): Gate => {
 };
 
 /**
- * Runs the handlers (which take `getDeps()` per request) with the post store wrapped, so a test
- * forces an interleaving between a read and a write. The publishing engine keeps the deps it
- * was built with, so a test should have published something before wrapping. Returns the restore.
+ * Replaces dependencies of the HTTP handlers (which take `getDeps()` per request), so a test forces
+ * an interleaving or a failure on a request's path. The publishing engine is built first, with
+ * the real ones: it keeps the deps it was built with. Returns the restore.
  */
+export const wrapDeps = (partial: Partial<Deps>): (() => void) => {
+  getDeps().publishing();
+  return overrideDeps(partial);
+};
+
+/** The post store wrapped (see `wrapDeps`). */
 export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() => void) => {
   const real = getDeps().posts;
   const base: PostStore = {
@@ -46,7 +52,7 @@ export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() =>
     delete: (post) => real.delete(post),
     list: (query) => real.list(query),
   };
-  return overrideDeps({ posts: { ...base, ...wrap(real) } });
+  return wrapDeps({ posts: { ...base, ...wrap(real) } });
 };
 
 /** The same for network clients: `wrap` may replace methods of the client of any platform and mode. */
@@ -54,7 +60,7 @@ export const wrapNetworks = (
   wrap: (client: NetworkClient) => Partial<Pick<NetworkClient, 'publish' | 'edit' | 'delete'>>,
 ): (() => void) => {
   const real: Deps['networks'] = getDeps().networks;
-  return overrideDeps({
+  return wrapDeps({
     networks: (platform, mode) => {
       const client = real(platform, mode);
       const overrides = wrap(client);
