@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { requeueLostJobs } from '../../functions/adapters/local/recovery.ts';
+import type { PublishJob } from '../../functions/ports/publishing.ts';
 import type { Scheduler } from '../../functions/ports/scheduler.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
@@ -351,5 +353,27 @@ describe('DELETE /posts/{id} while the post is publishing', () => {
     await expectNothingUntracked(ws, post.id, ['x'], m);
     expect(liveOnNetwork(rt, 'x', m)).toHaveLength(10);
     expect((await rt.api(`/posts/${post.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
+  });
+});
+
+describe('local restart recovery', () => {
+  it('finds a scheduled post’s schedule by the name the post gives it, and requeues a firing only when it is gone', async () => {
+    const ws = await freshWorkspace(['bluesky']);
+    const post = await create(ws.key, {
+      intent: 'schedule',
+      scheduledAt: inSeconds(3600),
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${marker('recovery')}` }] }],
+    });
+    const sent: PublishJob[] = [];
+    const queue = { sendPublish: async (job: PublishJob) => void sent.push(job), sendEvent: async () => {} };
+    await requeueLostJobs(getDeps().table, queue);
+    expect(sent.filter((job) => job.postId === post.id)).toEqual([]);
+
+    const [own] = await schedulesOf(post.id);
+    await getDeps().scheduler().cancel(own?.name as string);
+    await requeueLostJobs(getDeps().table, queue);
+    expect(sent.filter((job) => job.postId === post.id)).toEqual([
+      { postId: post.id, kind: 'scheduled', scheduledAt: post.scheduledAt },
+    ]);
   });
 });
