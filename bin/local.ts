@@ -70,7 +70,9 @@ const main = async () => {
     stopping = (stop?.() ?? Promise.resolve()).then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error(`Herald did not stop cleanly: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(
+          `Herald did not stop cleanly: ${error instanceof Error ? error.message : String(error)}`,
+        );
         process.exit(1);
       },
     );

@@ -177,7 +177,10 @@ const heraldHttp = (options: {
     response.headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId };
   },
   onError: async (request) => {
-    const state = request.context.herald ?? { requestId: `req_${randomUUID()}`, startedAt: performance.now() };
+    const state = request.context.herald ?? {
+      requestId: `req_${randomUUID()}`,
+      startedAt: performance.now(),
+    };
     const error = request.error;
     let apiError: ApiError;
     if (isApiError(error)) {

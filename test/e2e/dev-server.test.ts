@@ -73,7 +73,11 @@ const start = (how: 'npm' | 'node', env: Record<string, string>): Started => {
   return result;
 };
 
-const waitForOutput = async (run: Started, pattern: RegExp, timeoutMs = 100_000): Promise<RegExpExecArray> => {
+const waitForOutput = async (
+  run: Started,
+  pattern: RegExp,
+  timeoutMs = 100_000,
+): Promise<RegExpExecArray> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = pattern.exec(run.output());
@@ -142,7 +146,9 @@ const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 /** A pid that no process has any more. */
 const deadPid = (): number => {
-  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
   return Number(gone.stdout);
 };
 
@@ -154,7 +160,12 @@ describe('npm start as a dev server', () => {
     expect(await listening(npm)).toBe(port);
     const startOutput = npm.output();
     // Progress came before the listening line, the Java wait said so while it happened.
-    const progress = ['Starting Herald', 'starting DynamoDB Local (Java)', 'DynamoDB Local ready', 'seeding a demo account'];
+    const progress = [
+      'Starting Herald',
+      'starting DynamoDB Local (Java)',
+      'DynamoDB Local ready',
+      'seeding a demo account',
+    ];
     for (const line of progress) expect(startOutput).toContain(line);
     expect(startOutput.indexOf('Starting Herald')).toBeLessThan(startOutput.indexOf('Herald listening'));
 
@@ -169,9 +180,15 @@ describe('npm start as a dev server', () => {
       body: '{"name":"x"}',
     });
     expect(refused.status).toBe(403);
-    const channelsLine = await waitForOutput(npm, new RegExp(`^GET /v1/channels 200 \\d+ms (${REQUEST_ID})$`, 'm'));
+    const channelsLine = await waitForOutput(
+      npm,
+      new RegExp(`^GET /v1/channels 200 \\d+ms (${REQUEST_ID})$`, 'm'),
+    );
     expect(channelsLine[1]).toBe(channels.headers.get('x-request-id'));
-    const refusedLine = await waitForOutput(npm, new RegExp(`^POST /v1/tags 403 \\d+ms (${REQUEST_ID})$`, 'm'));
+    const refusedLine = await waitForOutput(
+      npm,
+      new RegExp(`^POST /v1/tags 403 \\d+ms (${REQUEST_ID})$`, 'm'),
+    );
     expect(refusedLine[1]).toBe(refused.headers.get('x-request-id'));
     const requestLines = npm.output().slice(startOutput.length);
     expect(requestLines).not.toContain(seed.keys.live);
@@ -237,7 +254,9 @@ describe('npm start as a dev server', () => {
     const againPort = await listening(again);
     expect(again.output()).toContain(`took over the lock of process ${info.pid}`);
     const againInfo = readJson(join(dataDir, 'runtime.json'));
-    const pids = [...new Set([...descendants(again.child.pid as number), againInfo.pid, againInfo.dynamoPid])];
+    const pids = [
+      ...new Set([...descendants(again.child.pid as number), againInfo.pid, againInfo.dynamoPid]),
+    ];
     expect(pids).toEqual(expect.arrayContaining([againInfo.pid, againInfo.dynamoPid]));
 
     // npm killed outright: node notices and stops everything it started.
@@ -254,7 +273,9 @@ describe('npm start as a dev server', () => {
     expect(node.output()).not.toContain('Starting Herald');
     const seed = readJson(join(dataDir, 'seed.json'));
     const info = readJson(join(dataDir, 'runtime.json'));
-    const res = await fetch(`http://localhost:${port}/v1/channels`, { headers: { 'x-api-key': seed.keys.live } });
+    const res = await fetch(`http://localhost:${port}/v1/channels`, {
+      headers: { 'x-api-key': seed.keys.live },
+    });
     expect(res.status).toBe(200);
     const pids = [...new Set([...descendants(node.child.pid as number), info.dynamoPid])];
     node.child.kill('SIGHUP');

@@ -59,7 +59,11 @@ describe('scheduled posts across a restart', () => {
         const text = `due while stopped on ${platform} ${Date.now()}`;
         const created = await first.api('/posts', {
           method: 'POST',
-          body: { intent: 'schedule', scheduledAt, channels: [{ channelId: channel(platform), blocks: [{ content: text }] }] },
+          body: {
+            intent: 'schedule',
+            scheduledAt,
+            channels: [{ channelId: channel(platform), blocks: [{ content: text }] }],
+          },
         });
         expect(created.status, created.text).toBe(201);
         expect(created.body.status).toBe('scheduled');

@@ -25,7 +25,10 @@ export class DataDirLockedError extends Error {
     readonly dataDir: string,
     readonly holder: LockHolder,
   ) {
-    const where = holder.hostname === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.hostname}`;
+    const where =
+      holder.hostname === hostname()
+        ? `process ${holder.pid}`
+        : `process ${holder.pid} on ${holder.hostname}`;
     super(
       `${dataDir} is in use by another Herald (${where}, started ${holder.startedAt}${holder.port ? `, port ${holder.port}` : ''}). ` +
         `Stop it (Ctrl-C in its terminal, or kill ${holder.pid}), or start this one with another DATA_DIR ` +

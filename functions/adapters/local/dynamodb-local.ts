@@ -390,10 +390,14 @@ const commandLineOf = (pid: number): string | undefined => {
  * it within seconds; this covers the watchdog killed too), so two engines never share the same
  * database files. Does nothing unless `pid` is such an engine. Resolves true if one was running.
  */
-export async function stopOrphanedDynamoDbLocal(pid: number, dbPath: string, graceMs = 10_000): Promise<boolean> {
+export async function stopOrphanedDynamoDbLocal(
+  pid: number,
+  dbPath: string,
+  graceMs = 10_000,
+): Promise<boolean> {
   const isEngine = () => {
     const command = commandLineOf(pid);
-    return command !== undefined && command.includes('DynamoDBLocal') && command.includes(resolve(dbPath));
+    return command?.includes('DynamoDBLocal') === true && command.includes(resolve(dbPath));
   };
   if (!isEngine()) return false;
   signalQuietly(pid, 'SIGTERM');
@@ -401,7 +405,9 @@ export async function stopOrphanedDynamoDbLocal(pid: number, dbPath: string, gra
   while (isEngine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   if (isEngine()) {
     signalQuietly(pid, 'SIGKILL');
-    while (isEngine()) await new Promise((r) => setTimeout(r, 100));
+    const killDeadline = Date.now() + 5000;
+    while (isEngine() && Date.now() < killDeadline) await new Promise((r) => setTimeout(r, 100));
+    if (isEngine()) throw new Error(`DynamoDB Local (pid ${pid}) left on ${dbPath} would not stop`);
   }
   return true;
 }

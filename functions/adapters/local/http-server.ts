@@ -155,7 +155,11 @@ const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) =>
 };
 
 /** Reports a request once its answer is sent: the local runtime's one log line per request. */
-const reportWhenSent = (req: IncomingMessage, res: ServerResponse, onRequest: (line: RequestLine) => void) => {
+const reportWhenSent = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  onRequest: (line: RequestLine) => void,
+) => {
   const started = performance.now();
   res.once('finish', () => {
     const requestId = res.getHeader('x-request-id');

@@ -264,7 +264,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
     // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
-    const requeued = await requeueLostJobs({ doc: createDocumentClient(dynamoClient), tableName }, getDeps().queue());
+    const requeued = await requeueLostJobs(
+      { doc: createDocumentClient(dynamoClient), tableName },
+      getDeps().queue(),
+    );
 
     const scheduler = new TableScheduler({
       table: { doc: createDocumentClient(dynamoClient), tableName },
@@ -299,7 +302,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       sqs
         .send(new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }))
         .catch((error: unknown) =>
-          log.error(`Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`),
+          log.error(
+            `Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+          ),
         );
     await sweepWebhooks();
     const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);

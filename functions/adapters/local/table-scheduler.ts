@@ -256,7 +256,10 @@ export class TableScheduler implements Scheduler {
 
   #targetOf(item: Record<string, unknown>): string {
     if (typeof item.targetArn === 'string') return item.targetArn;
-    const legacy = typeof item.targetQueueUrl === 'string' ? arnOfLegacyQueueUrl(item.targetQueueUrl, this.#region) : undefined;
+    const legacy =
+      typeof item.targetQueueUrl === 'string'
+        ? arnOfLegacyQueueUrl(item.targetQueueUrl, this.#region)
+        : undefined;
     return legacy ?? this.#options.targetArn;
   }
 
@@ -294,6 +297,8 @@ export class TableScheduler implements Scheduler {
     const failing = this.#failing.get(key);
     if (!failing) return;
     this.#failing.delete(key);
-    this.#log(`[scheduler] ${notice} after ${failing.failures} failed attempt${failing.failures === 1 ? '' : 's'}`);
+    this.#log(
+      `[scheduler] ${notice} after ${failing.failures} failed attempt${failing.failures === 1 ? '' : 's'}`,
+    );
   }
 }
