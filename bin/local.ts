@@ -1,38 +1,88 @@
 /**
  * `npm start`: the whole service on this machine (no Docker, no AWS account).
- *   PORT (default 3000), DATA_DIR (default .herald), `npm start -- --fresh` wipes DATA_DIR first.
+ *   PORT (default 3000), DATA_DIR (default .herald), LOG_LEVEL (default info),
+ *   `npm start -- --fresh` wipes DATA_DIR first.
  */
 import { parseArgs } from 'node:util';
-import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
+import { consoleLog, LOG_LEVELS, parseLogLevel } from '../functions/adapters/local/console-log.ts';
+import { DataDirLockedError } from '../functions/adapters/local/data-dir-lock.ts';
+import { watchParent } from '../functions/adapters/local/parent-watch.ts';
+import { PortInUseError, startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const { values } = parseArgs({
-  options: {
-    fresh: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-if (values.help) {
-  console.log('Usage: npm start [-- --fresh]\n  PORT (default 3000), DATA_DIR (default .herald)');
+const USAGE = `Usage: npm start [-- --fresh]
+  PORT       HTTP port on 127.0.0.1 (default 3000)
+  DATA_DIR   where data persists (default .herald); one running Herald per directory
+  LOG_LEVEL  ${LOG_LEVELS.join(' | ')} (default info: start-up progress and one line per request)`;
+
+const fail = (message: string): never => {
+  console.error(`Herald could not start: ${message}`);
+  process.exit(1);
+};
+
+const readConfig = () => {
+  try {
+    const { values } = parseArgs({
+      options: {
+        fresh: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    const port = Number(process.env.PORT ?? 3000);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new Error(`PORT must be a port number (0-65535), got ${JSON.stringify(process.env.PORT)}`);
+    }
+    return {
+      fresh: values.fresh ?? false,
+      help: values.help ?? false,
+      port,
+      dataDir: process.env.DATA_DIR || '.herald',
+      log: consoleLog(parseLogLevel(process.env.LOG_LEVEL)),
+    };
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+};
+
+const { fresh, help, port, dataDir, log } = readConfig();
+if (help) {
+  console.log(USAGE);
   process.exit(0);
 }
 
-const port = Number(process.env.PORT ?? 3000);
-const dataDir = process.env.DATA_DIR ?? '.herald';
+// With the terminal or the parent gone, a write must not crash the process before it has stopped.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
 const main = async () => {
-  const runtime = await startLocalRuntime({ dataDir, port, fresh: values.fresh });
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping Herald...`);
-    await runtime.stop();
-    process.exit(0);
+  let stopping: Promise<void> | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  /**
+   * Every way out (Ctrl-C, SIGTERM, SIGHUP, the parent's death) drains and stops every child,
+   * DynamoDB Local's java included. A second signal does not wait: the exit hooks kill the children.
+   */
+  const shutdown = (reason: string) => {
+    if (stopping) {
+      console.log(`${reason} again: stopping now.`);
+      process.exit(1);
+    }
+    console.log(`\n${reason}: stopping Herald...`);
+    stopping = (stop?.() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(
+          `Herald did not stop cleanly: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  watchParent((why) => shutdown(why.charAt(0).toUpperCase() + why.slice(1)));
+
+  // A signal during start-up exits at once: the exit hooks stop java and free DATA_DIR.
+  const runtime = await startLocalRuntime({ dataDir, port, fresh, log });
+  stop = runtime.stop;
 
   const { seed } = runtime;
   console.log(
@@ -50,6 +100,8 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  console.error(`Herald could not start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  // The expected refusals say what to do in one line; anything else may need its stack.
+  if (error instanceof DataDirLockedError || error instanceof PortInUseError) fail(error.message);
+  if (log.level === 'debug' && error instanceof Error && error.stack) console.error(error.stack);
+  fail(error instanceof Error ? error.message : String(error));
 });

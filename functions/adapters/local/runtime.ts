@@ -1,5 +1,6 @@
 import './local-env.ts';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,7 +12,9 @@ import { ENV, env } from '../../shared/env.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
-import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
+import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
+import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
+import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { requeueLostJobs } from './recovery.ts';
@@ -33,6 +36,8 @@ export interface LocalRuntimeOptions {
   root?: string;
   /** Extra environment for the functions (tests shorten timeouts and leases with it). */
   env?: Record<string, string>;
+  /** Start-up progress, one line per request, scheduler notices (default: nothing). */
+  log?: LocalLog;
 }
 
 /** What `<DATA_DIR>/seed.json` holds. */
@@ -52,6 +57,9 @@ export interface RuntimeInfo {
   tableName: string;
   dynamoEndpoint: string;
   baseUrl: string;
+  port: number;
+  /** The DynamoDB Local (java) process, when this runtime started one. */
+  dynamoPid?: number;
 }
 export const RUNTIME_INFO_FILE = 'runtime.json';
 
@@ -67,28 +75,106 @@ export interface LocalRuntime {
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 
+/** The HTTP port is taken: said before Java starts, with a free port to use instead. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly suggestion: number | undefined,
+  ) {
+    super(
+      `port ${port} is in use; run with PORT=${suggestion ?? port + 1} npm start ` +
+        `(or stop what listens on ${port})`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+const tryListen = (port: number, host: string): Promise<NodeJS.ErrnoException | undefined> =>
+  new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => done(error));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => done(undefined)));
+  });
+
+/** Both loopbacks: `localhost` may resolve to ::1, where another server would answer instead. */
+const portTaken = async (port: number): Promise<boolean> => {
+  for (const host of ['127.0.0.1', '::1']) {
+    const error = await tryListen(port, host);
+    if (!error || error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') continue;
+    if (error.code === 'EADDRINUSE') return true;
+    if (error.code === 'EACCES') {
+      throw new Error(`port ${port} needs more privileges than this user has; run with PORT=3000 npm start`);
+    }
+    throw error;
+  }
+  return false;
+};
+
+/** Throws PortInUseError unless `port` can be listened on now. */
+export const assertPortFree = async (port: number): Promise<void> => {
+  if (!(await portTaken(port))) return;
+  let suggestion: number | undefined;
+  for (let candidate = port + 1; candidate <= Math.min(port + 20, 65_535); candidate++) {
+    if (!(await portTaken(candidate))) {
+      suggestion = candidate;
+      break;
+    }
+  }
+  throw new PortInUseError(port, suggestion);
+};
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
 /** Starts the whole service on this machine: real AWS-compatible engines, the same handlers. */
 export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<LocalRuntime> => {
+  const log = options.log ?? silentLog;
+  const started = performance.now();
   const dataDir = resolve(options.dataDir);
-  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const stops: (() => Promise<void>)[] = [];
+  const shown = options.dataDir;
+  log.info(`Starting Herald (DATA_DIR ${shown}, port ${options.port || 'any free one'})...`);
+  // First of all: a second runtime on the same directory must change nothing, not even with --fresh.
+  const lock = await acquireDataDirLock(dataDir, { port: options.port });
+  const stops: (() => Promise<void>)[] = [async () => lock.release()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('Stop failed:', error));
     stops.length = 0;
   };
   let ready = false;
   try {
+    const dbPath = join(dataDir, 'dynamodb');
+    if (lock.tookOverFrom) {
+      log.info(`  took over the lock of process ${lock.tookOverFrom.pid}, which is no longer running`);
+      const orphan = lock.tookOverFrom.javaPid;
+      if (orphan && (await stopOrphanedDynamoDbLocal(orphan, dbPath))) {
+        log.info(`  stopped the DynamoDB Local (pid ${orphan}) it left running`);
+      }
+    }
+    if (options.fresh) {
+      for (const entry of readdirSync(dataDir)) {
+        if (entry !== LOCK_FILE) rmSync(join(dataDir, entry), { recursive: true, force: true });
+      }
+      log.info(`  --fresh: emptied ${shown}`);
+    }
+    if (options.port !== 0) await assertPortFree(options.port);
+
     let dynamoEndpoint = options.dynamoEndpoint;
+    let dynamoPid: number | undefined;
     if (!dynamoEndpoint) {
-      const dynamo = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
+      log.info('  starting DynamoDB Local (Java), a few seconds...');
+      const since = performance.now();
+      const dynamo = await startDynamoDbLocal({ dataDir: dbPath });
       stops.push(dynamo.stop);
       dynamoEndpoint = dynamo.endpoint;
+      dynamoPid = dynamo.pid;
+      lock.update({ javaPid: dynamo.pid });
+      log.info(`  DynamoDB Local ready on port ${dynamo.port} (${seconds(since)})`);
     }
     const services = await startLocalAwsServices({ dataDir });
     stops.push(services.stop);
     const simulators = await startNetworkSimulators();
     stops.push(simulators.stop);
+    log.info(`  S3 (s3rver), SQS (fauxqs) and ${simulators.byPlatform.size} network simulators ready`);
 
     const tableName = options.tableName ?? 'herald';
     Object.assign(process.env, {
@@ -126,13 +212,21 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
     await createTable(dynamoClient, tableName);
 
+    const since = performance.now();
+    const requestLog = log.level === 'debug' || log.level === 'info';
     const http = await startHttpServer({
       root: options.root ?? REPO_ROOT,
       port: options.port,
       isReady: () => ready,
+      ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
+    }).catch((error: NodeJS.ErrnoException) => {
+      // Taken in the seconds since the check.
+      if (error.code === 'EADDRINUSE') throw new PortInUseError(options.port, undefined);
+      throw error;
     });
     stops.push(http.close);
     const baseUrl = `${http.url}/v1`;
+    log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
 
     const seedPath = join(dataDir, 'seed.json');
     let seededNow = false;
@@ -140,6 +234,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     if (existsSync(seedPath)) {
       seed = { ...(JSON.parse(readFileSync(seedPath, 'utf8')) as SeedFile), baseUrl };
     } else {
+      log.info('  seeding a demo account...');
       const result = await seedDemoAccount(getDeps());
       seededNow = true;
       seed = {
@@ -154,15 +249,31 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
     writeFileSync(seedPath, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
     // Lets `npm run admin` find the running engines; removed on stop.
-    const runtimeInfo: RuntimeInfo = { pid: process.pid, tableName, dynamoEndpoint, baseUrl };
+    const runtimeInfo: RuntimeInfo = {
+      pid: process.pid,
+      tableName,
+      dynamoEndpoint,
+      baseUrl,
+      port: http.port,
+      ...(dynamoPid ? { dynamoPid } : {}),
+    };
     writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
     stops.push(async () => rmSync(join(dataDir, RUNTIME_INFO_FILE), { force: true }));
 
     const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
+
+    // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
+    // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
+    const requeued = await requeueLostJobs(
+      { doc: createDocumentClient(dynamoClient), tableName },
+      getDeps().queue(),
+    );
+
     const scheduler = new TableScheduler({
       table: { doc: createDocumentClient(dynamoClient), tableName },
       sqs,
-      targetQueueUrl: services.queues.publish.url,
+      targetArn: services.queues.publish.arn,
+      log: (line) => log.warn(line),
     });
     scheduler.start();
     stops.push(async () => scheduler.stop());
@@ -185,19 +296,25 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       stops.push(() => poller.stop());
     }
 
-    // The in-memory queue lost whatever was in flight when the runtime last stopped.
-    await requeueLostJobs({ doc: createDocumentClient(dynamoClient), tableName }, getDeps().queue());
-
     // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
     // finds what the in-memory queue lost when the runtime last stopped.
     const sweepWebhooks = () =>
       sqs
         .send(new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }))
-        .catch((error: unknown) => console.error('Webhook sweep could not be queued:', error));
+        .catch((error: unknown) =>
+          log.error(
+            `Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     await sweepWebhooks();
     const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);
     stops.push(async () => clearInterval(sweepTimer));
 
+    log.info(
+      `  scheduler and ${workers.length} queue consumers running` +
+        `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
+        ` (started in ${seconds(started)})`,
+    );
     ready = true;
     return { simulators, url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
   } catch (error) {
