@@ -101,7 +101,10 @@ const saveWithSchedule = async (
   }
   if (previous !== armed?.name) await dropSchedule(deps, previous);
   if (armed?.direct) {
-    const delay = Math.max(0, Math.floor((Date.parse(armed.scheduledAt) - deps.clock.now().getTime()) / 1000) - 1);
+    const delay = Math.max(
+      0,
+      Math.floor((Date.parse(armed.scheduledAt) - deps.clock.now().getTime()) / 1000) - 1,
+    );
     try {
       await deps.queue().sendPublish(firing(postId, armed.scheduledAt), delay);
     } catch (error) {
