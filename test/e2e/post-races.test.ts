@@ -54,7 +54,12 @@ const expectScheduleMatchesStore = async (postId: string) => {
 };
 
 /** Every block live on the network is one the post shows with its remoteUrl (a missing post shows none). */
-const expectNothingUntracked = async (ws: { key: string }, postId: string, platforms: string[], m: string) => {
+const expectNothingUntracked = async (
+  ws: { key: string },
+  postId: string,
+  platforms: string[],
+  m: string,
+) => {
   const res = await rt.api(`/posts/${postId}`, { key: ws.key });
   for (const platform of platforms) {
     const tracked =
@@ -370,7 +375,9 @@ describe('local restart recovery', () => {
     expect(sent.filter((job) => job.postId === post.id)).toEqual([]);
 
     const [own] = await schedulesOf(post.id);
-    await getDeps().scheduler().cancel(own?.name as string);
+    await getDeps()
+      .scheduler()
+      .cancel(own?.name as string);
     await requeueLostJobs(getDeps().table, queue);
     expect(sent.filter((job) => job.postId === post.id)).toEqual([
       { postId: post.id, kind: 'scheduled', scheduledAt: post.scheduledAt },

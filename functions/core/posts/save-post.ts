@@ -61,7 +61,8 @@ export const scheduleOf = (post: PostRecord): string | null =>
  * - a crash after the save leaves the previous schedule, ignored the same way.
  * The schedule fires `scheduleLeadSeconds` ahead (EventBridge fires within its own window) and the
  * worker closes the gap with a queue delay. A time too close for that goes on the queue after the
- * save; its schedule, a lead later, is the safety net should that message never be sent.
+ * save; its schedule, at that time or a lead from now (whichever is later), is the safety net
+ * should that message never be sent (the worker ignores whichever firing comes second).
  */
 const armSchedule = async (deps: PostDeps, postId: string, at: string | null): Promise<Armed | null> => {
   if (at === null) return null;
@@ -101,7 +102,10 @@ const saveWithSchedule = async (
   }
   if (previous !== armed?.name) await dropSchedule(deps, previous);
   if (armed?.direct) {
-    const delay = Math.max(0, Math.floor((Date.parse(armed.scheduledAt) - deps.clock.now().getTime()) / 1000) - 1);
+    const delay = Math.max(
+      0,
+      Math.floor((Date.parse(armed.scheduledAt) - deps.clock.now().getTime()) / 1000) - 1,
+    );
     try {
       await deps.queue().sendPublish(firing(postId, armed.scheduledAt), delay);
     } catch (error) {

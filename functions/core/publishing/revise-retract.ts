@@ -8,9 +8,9 @@ import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
+import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
 import type { ReviseBody } from '../posts/schema.ts';
 import { checkContentLength } from '../posts/validate.ts';
-import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
 import { finalStatus, type PublishingDeps } from './engine.ts';
 
 export type ManageDeps = Pick<PublishingDeps, 'networks'> & {
@@ -101,7 +101,10 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
     );
     if (changed.length === 0) return { channel, reason: 'Nothing to change.' };
     if (!platform?.limits.remoteEdit?.includes('text'))
-      return { channel, reason: `${platform?.name ?? channel.platform} does not allow edits after publication.` };
+      return {
+        channel,
+        reason: `${platform?.name ?? channel.platform} does not allow edits after publication.`,
+      };
     const notLive = changed.find((j) => !channel.blocks[j]?.remoteId);
     if (notLive !== undefined) return { channel, reason: `Block ${notLive + 1} is not live on the network.` };
     return { channel, changed, contents: sent.blocks.map((block) => block.content) };
