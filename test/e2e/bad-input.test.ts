@@ -1,5 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addTag } from '../../functions/core/admin/admin.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
@@ -90,37 +95,75 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
     expect(await usedPosts(ws.key)).toBe(1);
   }, 60_000);
 
-  it('when saving the answer fails once, the first call still succeeds and a retry creates nothing', async () => {
-    const ws = await freshWorkspace(['x']);
+  /** Makes the first DynamoDB call on the idempotency partition that `matches` fail, as a throttled table would. */
+  const failOnce = (matches: (command: { input: Record<string, any> }) => boolean) => {
     const send = DynamoDBClient.prototype.send;
-    let refused = 0;
+    const state = { refused: 0 };
     vi.spyOn(DynamoDBClient.prototype, 'send').mockImplementation(function (this: DynamoDBClient, ...args) {
-      const [command] = args as unknown as [UpdateItemCommand];
-      if (
-        refused === 0 &&
-        command instanceof UpdateItemCommand &&
-        command.input.Key?.PK?.S === 'IDEMPOTENCY' &&
-        command.input.ExpressionAttributeValues?.[':status']?.S === 'COMPLETED'
-      ) {
-        refused++;
+      const [command] = args as unknown as [{ input: Record<string, any> }];
+      const key = command.input.Key ?? command.input.Item;
+      if (state.refused === 0 && key?.PK?.S === 'IDEMPOTENCY' && matches(command)) {
+        state.refused++;
         const error = new Error('Throughput exceeds the current capacity of your table or index.');
         error.name = 'ProvisionedThroughputExceededException';
         return Promise.reject(error);
       }
       return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
     } as typeof send);
+    return state;
+  };
+
+  it('when saving the answer fails once, the first call still succeeds and a retry creates nothing', async () => {
+    const ws = await freshWorkspace(['x']);
+    const state = failOnce(
+      (command) =>
+        command instanceof UpdateItemCommand &&
+        command.input.ExpressionAttributeValues?.[':status']?.S === 'COMPLETED',
+    );
     const body = {
       intent: 'draft',
       channels: [{ channelId: ws.channels.x, blocks: [{ content: 'saved once' }] }],
     };
     const { first, second } = await replayTwice(ws.key, body);
-    expect(refused).toBe(1);
+    expect(state.refused).toBe(1);
     expect(first.status, first.text).toBe(201);
     expect(second.status, second.text).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body.id).toBe(first.body.id);
     expect(await postCount(ws.key)).toBe(1);
     expect(await usedPosts(ws.key)).toBe(1);
+  });
+
+  it('when the record cannot be started, 503 to retry and nothing created; the retry runs', async () => {
+    const ws = await freshWorkspace(['x']);
+    const state = failOnce((command) => command instanceof PutItemCommand);
+    const body = {
+      intent: 'draft',
+      channels: [{ channelId: ws.channels.x, blocks: [{ content: 'later' }] }],
+    };
+    const { first, second } = await replayTwice(ws.key, body);
+    expect(state.refused).toBe(1);
+    expectError(first, 503, 'service_unavailable');
+    expect(first.headers.get('retry-after')).toBe('1');
+    expect(second.status, second.text).toBe(201);
+    expect(await postCount(ws.key)).toBe(1);
+  });
+
+  it('a refused request whose record cannot be removed still answers its own refusal', async () => {
+    const ws = await freshWorkspace(['x']);
+    const state = failOnce((command) => command instanceof DeleteItemCommand);
+    const res = await rt.api('/posts', {
+      method: 'POST',
+      key: ws.key,
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        intent: 'draft',
+        channels: [{ channelId: 'ch_0000000000000000000000', blocks: [{ content: 'x' }] }],
+      },
+    });
+    expect(state.refused).toBe(1);
+    expectError(res, 422, 'channel_not_found');
+    expect(await postCount(ws.key)).toBe(0);
   });
 });
 
