@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AddressClass,
   classifyAddress,
+  hostNameProblem,
   isAllowedAddress,
 } from '../../functions/core/webhooks/address-policy.ts';
 
@@ -111,6 +112,42 @@ describe('isAllowedAddress', () => {
       'nonsense',
     ]) {
       expect(isAllowedAddress(ip, { allowLoopback: true }), ip).toBe(false);
+    }
+  });
+});
+
+describe('host names that can never resolve', () => {
+  const label = (n: number) => 'a'.repeat(n);
+  it('accepts IP addresses and well-formed names, up to the DNS limits', () => {
+    for (const host of [
+      'example.com',
+      'example.com.',
+      'xn--bcher-kva.example',
+      'a-b.c_d.example',
+      `${label(63)}.example.com`,
+      // 253 characters: 3 labels of 63, one of 61.
+      `${label(63)}.${label(63)}.${label(63)}.${label(61)}`,
+      '127.0.0.1',
+      '::1',
+    ]) {
+      expect(hostNameProblem(host), host).toBeNull();
+    }
+  });
+
+  it('refuses long labels, long names, empty labels and other characters', () => {
+    for (const host of [
+      `${label(64)}.example.com`,
+      `${label(63)}.${label(63)}.${label(63)}.${label(62)}`,
+      'a..example.com',
+      '.example.com',
+      '',
+      '.',
+      'exa$mple.com',
+      'a!b.com',
+      '-a.com',
+      'a-.com',
+    ]) {
+      expect(hostNameProblem(host), host).toEqual(expect.any(String));
     }
   });
 });

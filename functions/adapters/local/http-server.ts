@@ -70,6 +70,19 @@ const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
     req.on('error', reject);
   });
 
+/**
+ * A path parameter as API Gateway hands it over: URL-decoded. A malformed escape (`%ZZ`) is passed
+ * through as sent, so the handler's id check answers (404 in the envelope, with the request id
+ * and rate-limit headers) instead of the server failing before any handler runs.
+ */
+const decodePathSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 const isTextual = (contentType: string | undefined) =>
   !contentType || /^(text\/|application\/([\w.+-]+\+)?(json|x-www-form-urlencoded|xml))/i.test(contentType);
 
@@ -237,7 +250,7 @@ export const startHttpServer = async (options: {
         if (!match) continue;
         const params: Record<string, string> = {};
         candidate.names.forEach((name, i) => {
-          params[name] = decodeURIComponent(match[i + 1] ?? '');
+          params[name] = decodePathSegment(match[i + 1] ?? '');
         });
         const routeKey = `${candidate.route.method} ${candidate.route.path}`;
         const event = toApiGatewayEvent(req, body, routeKey, params);

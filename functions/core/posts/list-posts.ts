@@ -1,7 +1,8 @@
 import { lists } from '../../adapters/aws/dynamo/posts.ts';
 import type { PostPage } from '../../ports/posts.ts';
 import { ApiError } from '../../shared/errors.ts';
-import { decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
+import { ID_BODY, isId } from '../../shared/ids.ts';
+import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { POST_STATUSES, type PostStatus } from './model.ts';
 import type { PostDeps } from './post-context.ts';
@@ -34,6 +35,9 @@ const parseBound = (value: string, field: 'from' | 'to'): string => {
   return parseInstant(value, field).toISOString();
 };
 
+/** A list position: the post's list time (as `toISOString` writes it) and its id, as index entries sort. */
+const POSITION = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)#post_${ID_BODY}$`);
+
 /** Which index lists answer the filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
 const listsFor = (statuses: PostStatus[], tags: string[]): string[] => {
   if (tags.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
@@ -58,11 +62,39 @@ export const listPosts = async (
   if (tags.length > MAX_TAG_FILTERS) {
     throw new ApiError('validation_failed', `At most ${MAX_TAG_FILTERS} tag filters.`, 'tag');
   }
+  // A tag id names an index partition: only well-formed ids may reach it (an unknown one lists nothing).
+  for (const tag of tags) {
+    if (!isId('tag', tag)) {
+      throw new ApiError(
+        'validation_failed',
+        'tag must be a tag id (tag_ followed by letters and digits).',
+        'tag',
+      );
+    }
+  }
   const limit = parsePageLimit(input.limit);
   const from = input.from !== undefined ? parseBound(input.from, 'from') : undefined;
   const to = input.to !== undefined ? parseBound(input.to, 'to') : undefined;
   if (from && to && from > to) throw new ApiError('validation_failed', 'from must not be after to.', 'from');
-  const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
+  // A cursor continues the very query it came from; its position must lie inside this query's range.
+  const scope: CursorScope = [
+    'posts',
+    auth.workspaceId,
+    auth.mode,
+    [...statuses].sort(),
+    [...tags].sort(),
+    from ?? null,
+    to ?? null,
+  ];
+  const after =
+    input.cursor !== undefined
+      ? decodeCursor(input.cursor, scope, (position) => {
+          const time = POSITION.exec(position)?.[1];
+          return (
+            time !== undefined && (from === undefined || time >= from) && (to === undefined || time <= to)
+          );
+        })
+      : undefined;
   const page = await deps.posts.list({
     workspaceId: auth.workspaceId,
     mode: auth.mode,
@@ -72,5 +104,5 @@ export const listPosts = async (
     ...(after ? { after } : {}),
     limit,
   });
-  return { ...page, cursor: page.next ? encodeCursor(page.next) : null };
+  return { ...page, cursor: page.next ? encodeCursor(page.next, scope) : null };
 };

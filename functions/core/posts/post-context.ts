@@ -5,6 +5,7 @@ import type { PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import { ApiError } from '../../shared/errors.ts';
+import { isId } from '../../shared/ids.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostRecord } from './model.ts';
 import type { PostBody } from './schema.ts';
@@ -21,13 +22,17 @@ export interface PostDeps {
   settings: { scheduleLeadSeconds: number };
 }
 
-/** Media ids a body refers to: in blocks, and as option values (media options send an id). */
+/**
+ * Media ids a body refers to: in blocks, and as option values (media options send an id). Only
+ * well-formed ids are looked up (each becomes a key); any other is simply not found.
+ */
 const referencedMediaIds = (body: PostBody): string[] => {
   const ids = new Set<string>();
   for (const channel of body.channels) {
-    for (const block of channel.blocks) for (const id of block.mediaIds ?? []) ids.add(id);
+    for (const block of channel.blocks)
+      for (const id of block.mediaIds ?? []) if (isId('med', id)) ids.add(id);
     for (const value of Object.values(channel.options ?? {})) {
-      for (const item of Array.isArray(value) ? value : [value]) if (item.startsWith('med_')) ids.add(item);
+      for (const item of Array.isArray(value) ? value : [value]) if (isId('med', item)) ids.add(item);
     }
   }
   return [...ids];

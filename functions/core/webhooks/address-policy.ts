@@ -5,7 +5,7 @@
  * ranges, and IPv6 forms that embed such an IPv4 address) is refused. Tables follow the IANA
  * IPv4 and IPv6 special-purpose address registries.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 
 export type AddressClass =
   | 'public'
@@ -167,4 +167,32 @@ export const refusalReason = (ip: string, host: string): string => {
   };
   const target = host === ip ? ip : `${host} resolves to ${ip},`;
   return `${target} ${host === ip ? 'is' : 'which is'} ${what[kind]}; webhooks are delivered only to public internet addresses.`;
+};
+
+const LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
+
+/**
+ * Why `host` (a URL's hostname: lower case, IDNs already in punycode) can never be resolved, or
+ * null when it is an IP address or a well-formed DNS name (RFC 1035/1123: labels of 1-63 letters,
+ * digits and inner hyphens, at most 253 characters; underscores are tolerated, as resolvers do).
+ * Checked before any lookup: resolvers answer such names inconsistently, some with a temporary
+ * failure that would look like our outage.
+ */
+export const hostNameProblem = (host: string): string | null => {
+  if (isIP(host)) return null;
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  if (name.length === 0) return 'The URL has no host name.';
+  if (name.length > 253) {
+    return `The host name is ${name.length} characters long; a DNS name has at most 253.`;
+  }
+  for (const label of name.split('.')) {
+    if (label.length === 0) return 'The host name has an empty label (a leading dot or two dots in a row).';
+    if (label.length > 63) {
+      return `The host name has a label of ${label.length} characters; a DNS label has at most 63.`;
+    }
+    if (!LABEL.test(label)) {
+      return 'A host name label may hold only letters, digits and hyphens, and must not start or end with a hyphen.';
+    }
+  }
+  return null;
 };

@@ -10,9 +10,9 @@ import type {
 } from '../../ports/webhooks.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
-import { decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
+import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import { isAllowedAddress, refusalReason } from './address-policy.ts';
+import { hostNameProblem, isAllowedAddress, refusalReason } from './address-policy.ts';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schema.ts';
 
 /** What the endpoint use cases depend on. */
@@ -85,6 +85,9 @@ export const checkWebhookUrl = async (
       throw new ApiError('url_not_allowed', refusalReason(host, host), 'url');
     return;
   }
+  // A name that can never resolve is the caller's to fix (422), whatever a resolver would say.
+  const problem = hostNameProblem(host);
+  if (problem) throw new ApiError('url_not_allowed', problem, 'url');
   let addresses: { address: string }[];
   try {
     addresses = await deps.resolveHost(host);
@@ -216,6 +219,10 @@ export const rollWebhookSecret = async (deps: EndpointDeps, auth: AuthContext, w
   return { secret, endpoint: endpointView(updated) };
 };
 
+/** A position in an endpoint's attempt log: its sort key (time, delivery id, attempt number). */
+const ATTEMPT_POSITION =
+  /^ATTEMPT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#dlv_[0-9A-Za-z]{1,64}_[0-9A-Za-z]{1,64}#\d{3}$/;
+
 /** Every attempt to deliver to the endpoint, newest first, a page at a time. */
 export const listDeliveries = async (
   deps: Pick<EndpointDeps, 'webhooks'>,
@@ -224,11 +231,15 @@ export const listDeliveries = async (
   input: { limit?: string; cursor?: string },
 ) => {
   const limit = parsePageLimit(input.limit);
+  const scope: CursorScope = ['deliveries', auth.workspaceId, webhookId];
   const after =
     input.cursor !== undefined
-      ? decodeCursor(input.cursor, (after) => after.startsWith('ATTEMPT#'))
+      ? decodeCursor(input.cursor, scope, (position) => ATTEMPT_POSITION.test(position))
       : undefined;
   await findEndpoint(deps, auth, webhookId);
   const page = await deps.webhooks.listAttempts(webhookId, limit, after);
-  return { data: page.attempts.map(attemptView), nextCursor: page.next ? encodeCursor(page.next) : null };
+  return {
+    data: page.attempts.map(attemptView),
+    nextCursor: page.next ? encodeCursor(page.next, scope) : null,
+  };
 };

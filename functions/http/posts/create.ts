@@ -3,12 +3,17 @@ import { createPost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
+import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts: creates a draft, a scheduled post, or one that starts publishing now. */
 export const handler = httpHandler(
   { body: postBody },
-  idempotent('POST /v1/posts', async ({ deps, auth, body }) => {
-    const { post, tagNames } = await createPost(deps, auth, body);
-    return { status: 201, body: postView(post, tagNames) };
-  }),
+  idempotent(
+    'POST /v1/posts',
+    async ({ deps, auth, body }) => {
+      const { post, tagNames } = await createPost(deps, auth, body);
+      return { status: 201, body: postView(post, tagNames) };
+    },
+    postAnswers,
+  ),
 );

@@ -3,12 +3,17 @@ import { postView } from '../../core/posts/post-view.ts';
 import { publishPost } from '../../core/publishing/publish-post.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
+import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts/{id}/publish: starts a draft, or retries the channels not yet published. */
 export const handler = httpHandler(
   {},
-  idempotent('POST /v1/posts/{id}/publish', async ({ deps, auth, params }) => {
-    const post = await publishPost(deps, auth, params.id as string);
-    return { status: 200, body: postView(post, await tagNames(deps, auth.workspaceId)) };
-  }),
+  idempotent(
+    'POST /v1/posts/{id}/publish',
+    async ({ deps, auth, params }) => {
+      const post = await publishPost(deps, auth, params.id as string);
+      return { status: 200, body: postView(post, await tagNames(deps, auth.workspaceId)) };
+    },
+    postAnswers,
+  ),
 );

@@ -3,12 +3,17 @@ import { replacePost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
+import { postAnswers } from './replay.ts';
 
 /** PUT /v1/posts/{id}: replaces a draft or scheduled post whole. */
 export const handler = httpHandler(
   { body: postBody },
-  idempotent('PUT /v1/posts/{id}', async ({ deps, auth, body, params }) => {
-    const { post, tagNames } = await replacePost(deps, auth, params.id as string, body);
-    return { status: 200, body: postView(post, tagNames) };
-  }),
+  idempotent(
+    'PUT /v1/posts/{id}',
+    async ({ deps, auth, body, params }) => {
+      const { post, tagNames } = await replacePost(deps, auth, params.id as string, body);
+      return { status: 200, body: postView(post, tagNames) };
+    },
+    postAnswers,
+  ),
 );

@@ -1,0 +1,726 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { addTag, createApiKey } from '../../functions/core/admin/admin.ts';
+import { POST_STATUSES } from '../../functions/core/posts/model.ts';
+import { routes } from '../../functions/http/routes.ts';
+import { EVENT_TYPES } from '../../functions/ports/webhooks.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { mediaFiles } from '../support/media-files.ts';
+import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * Random requests at every route of the manifest, through the real HTTP server: path ids, query
+ * strings, headers (keys, Idempotency-Key, Content-Type), cursors and bodies. Whatever comes in:
+ * never a 5xx; every answer has a request id and the rate-limit headers; every error is the
+ * envelope; and a request refused with a 4xx changes nothing in the table. FUZZ_RUNS sets the
+ * number of requests per route.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10);
+
+let rt: TestRuntime;
+type Workspace = Awaited<ReturnType<typeof freshWorkspace>>;
+let ws: Workspace;
+let keys: { live: string; test: string; read: string; other: string };
+const ids: Record<'post' | 'med' | 'wh' | 'tag' | 'ch', string[]> = {
+  post: [],
+  med: [],
+  wh: [],
+  tag: [],
+  ch: [],
+};
+const cursors: string[] = [];
+
+/** A multipart/form-data body as a client would send it (or a broken one). */
+const multipart = (
+  parts: { name: string; fileName?: string; type?: string; bytes: Buffer }[],
+  boundary = 'fuzzBoundary',
+) =>
+  Buffer.concat([
+    ...parts.flatMap((p) => [
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.fileName !== undefined ? `; filename="${p.fileName}"` : ''}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`,
+        'latin1',
+      ),
+      p.bytes,
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+
+const uploadPng = async (key: string) => {
+  const res = await rt.api('/media', {
+    method: 'POST',
+    key,
+    rawBody: multipart([{ name: 'file', fileName: 'a.png', type: 'image/png', bytes: mediaFiles.png() }]),
+    headers: { 'content-type': 'multipart/form-data; boundary=fuzzBoundary' },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as string;
+};
+
+const scheduledBody = (channelId: string, content = 'Fixture') => ({
+  intent: 'schedule',
+  scheduledAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+  channels: [{ channelId, blocks: [{ content }] }],
+});
+
+const addPost = async (channelId: string, content?: string) => {
+  const post = await rt.api('/posts', {
+    method: 'POST',
+    key: keys.live,
+    body: scheduledBody(channelId, content),
+  });
+  expect(post.status, post.text).toBe(201);
+  ids.post.push(post.body.id);
+};
+
+const addWebhook = async () => {
+  // A workspace holds at most 20 endpoints: make room, the fuzzer creates some too.
+  const existing = (await rt.api('/webhooks', { key: keys.live })).body.data as { id: string }[];
+  for (const { id } of existing.slice(0, Math.max(0, existing.length - 15))) {
+    expect((await rt.api(`/webhooks/${id}`, { method: 'DELETE', key: keys.live })).status).toBe(200);
+  }
+  const hook = await rt.api('/webhooks', {
+    method: 'POST',
+    key: keys.live,
+    body: { url: 'https://127.0.0.1:9/hooks', events: ['post.published'] },
+  });
+  expect(hook.status, hook.text).toBe(201);
+  ids.wh.push(hook.body.endpoint.id);
+};
+
+/** A fresh thing for an id route to act on: an earlier DELETE must not leave later routes only 404s. */
+const addFixtureFor = async (path: string) => {
+  if (path.startsWith('/v1/posts/')) await addPost(ws.channels.x);
+  if (path.startsWith('/v1/media/')) ids.med.push(await uploadPng(keys.live));
+  if (path.startsWith('/v1/webhooks/')) await addWebhook();
+};
+
+beforeAll(async () => {
+  rt = await startTestRuntime();
+  watchKeys();
+  ws = await freshWorkspace(['x', 'bluesky', 'facebook', 'reddit']);
+  const deps = getDeps();
+  const extra = async (mode: 'live' | 'test', permission: 'read' | 'write') =>
+    (
+      await createApiKey(deps, {
+        accountId: ws.accountId,
+        workspaceId: ws.workspaceId,
+        mode,
+        permission,
+        name: 'k',
+      })
+    ).secret;
+  keys = {
+    live: ws.key,
+    test: await extra('test', 'write'),
+    read: await extra('live', 'read'),
+    other: rt.seed.keys.live,
+  };
+  ids.ch.push(...Object.values(ws.channels));
+  ids.tag.push((await addTag(deps, { workspaceId: ws.workspaceId, name: 'Fuzz' })).tagId);
+  await addPost(ws.channels.x);
+  await addPost(ws.channels.bluesky, 'Second');
+  ids.med.push(await uploadPng(keys.live), await uploadPng(keys.live));
+  await addWebhook();
+  // Cursors of every list, so the fuzzer can hand one list's cursor to another list or filter.
+  for (const path of [
+    '/posts?limit=1',
+    '/posts?limit=1&status=scheduled',
+    `/posts?limit=1&tag=${ids.tag[0]}`,
+    '/media?limit=1',
+  ]) {
+    const page = await rt.api(path, { key: keys.live });
+    if (page.body.nextCursor) cursors.push(page.body.nextCursor);
+  }
+  expect(cursors.length).toBeGreaterThanOrEqual(3);
+}, 120_000);
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+/** Every item of the table but the rate-limit counters (each request counts, by design). */
+const snapshot = async (): Promise<Map<string, string>> => {
+  const { doc, tableName } = getDeps().table;
+  const items = new Map<string, string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) {
+      if (String(item.PK).startsWith('RATE#')) continue;
+      items.set(`${item.PK} ${item.SK}`, JSON.stringify(item));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
+/**
+ * DynamoDB refuses keys over 2,048 bytes (partition) or 1,024 (sort), a 5xx on AWS; DynamoDB Local
+ * lets some through. So every key the service sends is measured here: an input that reaches a key
+ * unchecked fails the property even locally.
+ */
+const oversizedKeys: string[] = [];
+const KEY_LIMITS: Record<string, number> = {
+  PK: 2048,
+  SK: 1024,
+  GSI1PK: 2048,
+  GSI1SK: 1024,
+  GSI2PK: 2048,
+  GSI2SK: 1024,
+};
+const measureKey = (key: Record<string, unknown> | undefined) => {
+  for (const [name, limit] of Object.entries(KEY_LIMITS)) {
+    const value = key?.[name];
+    if (typeof value === 'string' && Buffer.byteLength(value) > limit) {
+      oversizedKeys.push(`${name} of ${Buffer.byteLength(value)} bytes`);
+    }
+  }
+};
+const measureInput = (input: Record<string, any>) => {
+  measureKey(input.Key);
+  measureKey(input.Item);
+  for (const table of Object.values(input.RequestItems ?? {}) as Record<string, any>[]) {
+    for (const key of table.Keys ?? []) measureKey(key);
+  }
+  for (const item of input.TransactItems ?? []) {
+    measureKey(item.Put?.Item);
+    measureKey(item.Update?.Key);
+    measureKey(item.Delete?.Key);
+    measureKey(item.ConditionCheck?.Key);
+  }
+  const condition: string | undefined = input.KeyConditionExpression;
+  if (!condition) return;
+  // `PK = :pk` (or `#pk = :pk`) names the partition; every other value of the condition is a sort key.
+  const partition = /(?:^|\s)(?:#pk|PK|GSI1PK|GSI2PK)\s*=\s*(:\w+)/.exec(condition)?.[1];
+  for (const [name, value] of Object.entries(input.ExpressionAttributeValues ?? {})) {
+    if (typeof value !== 'string' || !new RegExp(`${name}\\b`).test(condition)) continue;
+    const limit = name === partition ? 2048 : 1024;
+    if (Buffer.byteLength(value) > limit)
+      oversizedKeys.push(`${name} of ${Buffer.byteLength(value)} bytes in ${condition}`);
+  }
+};
+const watchKeys = () => {
+  const send = DynamoDBDocumentClient.prototype.send;
+  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (
+    this: DynamoDBDocumentClient,
+    ...args: unknown[]
+  ) {
+    measureInput((args[0] as { input: Record<string, unknown> }).input);
+    return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+  } as typeof send);
+};
+
+const differences = (before: Map<string, string>, after: Map<string, string>): string[] => {
+  const out: string[] = [];
+  for (const [key, value] of after)
+    if (before.get(key) !== value) out.push(`${before.has(key) ? 'changed' : 'added'} ${key}`);
+  for (const key of before.keys()) if (!after.has(key)) out.push(`removed ${key}`);
+  return out;
+};
+
+// ---------------------------------------------------------------------------------------------
+// generators
+
+const anyJson = fc.jsonValue({ maxDepth: 3 });
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+  fc.constantFrom('', ' ', '\u0000', '😀'.repeat(300), '%ZZ', '../..', '<script>'),
+  // Longer than any key may be.
+  fc.constantFrom('x', 'tag_', 'med_', 'post_').map((prefix) => `${prefix}${'x'.repeat(2100)}`),
+);
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+const pathId = () =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...Object.values(ids).flat()) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom('post', 'med', 'wh', 'tag', 'ch', 'evt', 'dlv')
+        .map((p) => `${p}_${'0'.repeat(22)}`),
+    },
+    { weight: 2, arbitrary: text.filter((t) => t.length > 0).map(encodeURIComponent) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '%ZZ',
+        '%',
+        '%E0%A4%A',
+        '%F0%9F%98',
+        '%00',
+        '%2F',
+        '%25',
+        'post_%ZZ',
+        `post_${'a'.repeat(65)}`,
+        `med_${'a'.repeat(3000)}`,
+        'wh_a-b',
+      ),
+    },
+  );
+
+const cursorValue = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...cursors) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record(
+          {
+            v: fc.oneof(fc.constantFrom(1, 2), anyJson),
+            after: fc.oneof(text, anyJson),
+            scope: fc.oneof(text, anyJson),
+          },
+          { requiredKeys: [] },
+        )
+        .map(b64url),
+    },
+    { weight: 1, arbitrary: anyJson.map(b64url) },
+    { weight: 1, arbitrary: fc.constantFrom(...cursors).map((c) => `${c.slice(0, -2)}AA`) },
+    { weight: 1, arbitrary: text },
+  );
+
+const dateValue = fc.oneof(
+  fc
+    .date({ noInvalidDate: true, min: new Date('0001-01-01'), max: new Date('9999-12-31') })
+    .map((d) => d.toISOString()),
+  fc.constantFrom(
+    '2030-01-01',
+    '2030-02-30',
+    '2030-01-01T10:00:00',
+    '2030-01-01T10:00:00+14:00',
+    '0000-01-01',
+    '9999-12-31',
+    '',
+  ),
+  text,
+);
+
+/** A query string: known parameters with good and bad values, repeated, unknown and malformed. */
+/** Query parameters: the list parameters with good and bad values, repeated, unknown ones too. */
+const queryString = (list: boolean) =>
+  fc
+    .array(
+      fc.oneof(
+        {
+          weight: 1,
+          arbitrary: fc.tuple(
+            fc.constant('limit'),
+            fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), text),
+          ),
+        },
+        { weight: 3, arbitrary: fc.tuple(fc.constant('cursor'), cursorValue()) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(fc.constant('status'), fc.oneof(fc.constantFrom(...POST_STATUSES), text)),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.tuple(
+            fc.constant('tag'),
+            fc.oneof(fc.constantFrom(...ids.tag, 'tag_0000000000000000000000'), text),
+          ),
+        },
+        { weight: 2, arbitrary: fc.tuple(fc.constantFrom('from', 'to'), dateValue) },
+        { weight: 1, arbitrary: fc.tuple(text, text) },
+      ),
+      // A list route always gets a few: its query is where its input is.
+      { minLength: list ? 1 : 0, maxLength: 5 },
+    )
+    .chain((pairs) =>
+      fc.boolean().map((raw) =>
+        pairs
+          // Now and then a value goes unencoded, malformed escapes included.
+          .map(
+            ([k, v]) => `${encodeURIComponent(k)}=${raw ? v.replace(/[#&\s]/g, '') : encodeURIComponent(v)}`,
+          )
+          .join('&'),
+      ),
+    );
+
+/** Header values fetch can send (no control characters), from sane to absurd. */
+const headerText = fc.string({
+  minLength: 0,
+  maxLength: 300,
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+});
+
+const authHeaders = () =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant({ 'x-api-key': keys.live }) },
+    { weight: 2, arbitrary: fc.constant({ authorization: `Bearer ${keys.live}` }) },
+    { weight: 2, arbitrary: fc.constant({ 'x-api-key': keys.test }) },
+    { weight: 2, arbitrary: fc.constant({ 'x-api-key': keys.read }) },
+    { weight: 1, arbitrary: fc.constant({ 'x-api-key': keys.other }) },
+    { weight: 1, arbitrary: fc.constant({}) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        headerText.map((v) => ({ 'x-api-key': v })),
+        headerText.map((v) => ({ authorization: v })),
+        fc.constant({ authorization: 'Bearer ' }),
+        fc.constant({ 'x-api-key': `${keys.live}x` }),
+        fc.constant({ 'x-api-key': keys.read, authorization: `Bearer ${keys.live}` }),
+      ),
+    },
+  );
+
+const otherHeaders = (json: boolean) =>
+  fc.record(
+    {
+      'idempotency-key': fc.oneof(
+        { weight: 3, arbitrary: fc.constant(randomUUID()).map(() => randomUUID()) },
+        { weight: 1, arbitrary: headerText },
+        { weight: 1, arbitrary: fc.constant('fixed-key-1') },
+      ),
+      'content-type': json
+        ? fc.oneof(
+            { weight: 6, arbitrary: fc.constant('application/json') },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom(
+                'text/plain',
+                'application/json; charset=utf-8',
+                'application/vnd.api+json',
+                'multipart/form-data; boundary=fuzzBoundary',
+                'application/x-www-form-urlencoded',
+              ),
+            },
+          )
+        : fc.oneof(
+            fc.constantFrom(
+              'multipart/form-data; boundary=fuzzBoundary',
+              'multipart/form-data',
+              'multipart/form-data; boundary=',
+              'application/json',
+              'image/png',
+            ),
+            headerText,
+          ),
+    },
+    { requiredKeys: [] },
+  );
+
+const channelId = () =>
+  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ids.ch) }, { weight: 1, arbitrary: text });
+
+/**
+ * Post bodies, valid or broken. PUT keeps posts scheduled: a fixture turned into a draft could then
+ * be published, and publishing (and its webhook retries) would change the table in the background.
+ */
+const postBody = (intents: string[]) => {
+  const valid = fc.record({
+    intent: fc.constantFrom(...intents),
+    channels: fc.array(
+      fc.record({
+        channelId: fc.constantFrom(ws.channels.x, ws.channels.bluesky, ws.channels.facebook),
+        blocks: fc.array(
+          fc.record({
+            content: fc.string({ minLength: 1, maxLength: 50 }).filter((t) => t.trim() !== ''),
+            mediaIds: fc.array(fc.oneof(fc.constantFrom(...ids.med), text), { maxLength: 2 }),
+          }),
+          { minLength: 1, maxLength: 2 },
+        ),
+      }),
+      { minLength: 1, maxLength: 2 },
+    ),
+    tagIds: fc.array(fc.oneof(fc.constantFrom(...ids.tag), text), { maxLength: 2 }),
+  });
+  return fc
+    .tuple(valid, fc.nat(), fc.oneof(anyJson, text, dateValue), fc.constantFrom('keep', 'replace', 'remove'))
+    .map(([body, pick, value, how]) => {
+      const b = {
+        ...body,
+        ...(body.intent === 'schedule'
+          ? { scheduledAt: new Date(Date.now() + 86_400_000).toISOString() }
+          : {}),
+      } as Record<string, any>;
+      if (how === 'keep') return b;
+      const channel = b.channels[pick % b.channels.length];
+      const targets: [Record<string, any>, string][] = [
+        [b, 'intent'],
+        [b, 'scheduledAt'],
+        [b, 'channels'],
+        [b, 'tagIds'],
+        [channel, 'channelId'],
+        [channel, 'blocks'],
+        [channel, 'options'],
+        [channel.blocks[0], 'content'],
+        [channel.blocks[0], 'mediaIds'],
+      ];
+      const [target, field] = targets[pick % targets.length] as [Record<string, any>, string];
+      // 'now' starts publishing in the background (and 'draft' on PUT could lead there).
+      if (how === 'remove') delete target[field];
+      else target[field] = value === 'now' || value === 'draft' ? `${value}ish` : value;
+      return b;
+    });
+};
+
+const jsonBodies: Record<string, () => fc.Arbitrary<unknown>> = {
+  'POST /v1/tags': () =>
+    fc.record(
+      { name: fc.oneof(text, anyJson), color: fc.oneof(fc.constantFrom('#1d9bf0', null), text) },
+      { requiredKeys: [] },
+    ),
+  'POST /v1/posts': () => postBody(['draft', 'schedule']),
+  'PUT /v1/posts/{id}': () => postBody(['schedule']),
+  'POST /v1/posts/{id}/revise': () =>
+    fc.record({
+      channels: fc.oneof(
+        fc.array(
+          fc.record({
+            channelId: channelId(),
+            blocks: fc.array(fc.record({ content: text }), { maxLength: 3 }),
+          }),
+          {
+            maxLength: 2,
+          },
+        ),
+        anyJson,
+      ),
+    }),
+  'POST /v1/media/uploads': () =>
+    fc.record(
+      {
+        fileName: fc.oneof(fc.constantFrom('a.png', 'clip.mp4', 'x.exe', '../../etc/passwd'), text),
+        mimeType: fc.oneof(fc.constantFrom('image/png', 'video/mp4', 'text/plain', 'application/pdf'), text),
+        size: fc.oneof(fc.integer({ min: -10, max: 200 * 1024 * 1024 }), fc.double(), anyJson),
+        altText: fc.oneof(text, fc.constant(null), anyJson),
+      },
+      { requiredKeys: [] },
+    ),
+  'PUT /v1/media/{id}': () =>
+    fc.record({ altText: fc.oneof(text, fc.constant(null), anyJson) }, { requiredKeys: [] }),
+  'POST /v1/webhooks': () => webhookBody(['url', 'events']),
+  'PUT /v1/webhooks/{id}': () => webhookBody([]),
+};
+
+const webhookUrl = fc.oneof(
+  fc.constantFrom(
+    'https://127.0.0.1:9/hooks',
+    'https://localhost:9/in',
+    'http://127.0.0.1/x',
+    'https://10.0.0.1/x',
+    'https://[::1]:9/x',
+    `https://${'a'.repeat(64)}.example.com/x`,
+    `https://${'a.'.repeat(130)}com/x`,
+    'https://a..b.com/x',
+    'https://user:pw@127.0.0.1/x',
+    `https://127.0.0.1/${'x'.repeat(3000)}`,
+  ),
+  text,
+);
+const webhookBody = (required: string[]) =>
+  fc.record(
+    {
+      url: webhookUrl,
+      events: fc.oneof(
+        fc.subarray([...EVENT_TYPES], { minLength: 1 }),
+        fc.array(text, { maxLength: 3 }),
+        anyJson,
+      ),
+      description: fc.oneof(text, fc.constant(null), anyJson),
+      enabled: fc.oneof(fc.boolean(), anyJson),
+    },
+    { requiredKeys: required as never[] },
+  );
+
+const multipartBody = () =>
+  fc
+    .record({
+      field: fc.constantFrom('file', 'file', 'other'),
+      fileName: fc.oneof(
+        fc.constantFrom('a.png', 'a.jpg', '', 'x'.repeat(400)),
+        text.map((t) => t.replace(/["\r\n]/g, '')),
+      ),
+      type: fc.constantFrom('image/png', 'image/jpeg', 'text/plain', ''),
+      bytes: fc.oneof(
+        fc.constant(mediaFiles.png()),
+        fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
+      ),
+      breakIt: fc.constantFrom('no', 'no', 'truncate', 'boundary'),
+    })
+    .map(({ field, fileName, type, bytes, breakIt }) => {
+      const body = multipart([{ name: field, fileName, type, bytes }]);
+      if (breakIt === 'truncate') return body.subarray(0, Math.floor(body.length / 2));
+      if (breakIt === 'boundary') return multipart([{ name: field, fileName, type, bytes }], 'otherBoundary');
+      return body;
+    });
+
+/** The body of one request: the route's own shape (valid or broken), other JSON, or no JSON at all. */
+const bodyFor = (routeKey: string): fc.Arbitrary<string | Buffer | undefined> => {
+  if (routeKey === 'POST /v1/media')
+    return fc.oneof(
+      { weight: 4, arbitrary: multipartBody() },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    );
+  const own = jsonBodies[routeKey];
+  return fc.oneof(
+    { weight: own ? 6 : 0, arbitrary: own ? own().map((b) => JSON.stringify(b)) : fc.constant(undefined) },
+    { weight: own ? 1 : 4, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: anyJson.map((v) => JSON.stringify(v)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{', 'null', '', '   ', '[]', 'not json', '{"a":1}{"b":2}', '\u0000'),
+    },
+  );
+};
+
+/** The routes that page: their query (filters, cursors) gets more runs. */
+const isList = (routeKey: string) =>
+  ['GET /v1/posts', 'GET /v1/media', 'GET /v1/webhooks/{id}/deliveries'].includes(routeKey);
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer | undefined;
+}
+
+const requestFor = (method: string, template: string): fc.Arbitrary<FuzzRequest> => {
+  const routeKey = `${method} ${template}`;
+  const params = template.match(/\{[^}]+\}/g) ?? [];
+  return fc
+    .record({
+      ids: fc.tuple(...params.map(() => pathId())),
+      query: isList(routeKey) ? queryString(true) : fc.oneof(fc.constant(''), queryString(false)),
+      auth: authHeaders(),
+      other: otherHeaders(routeKey !== 'POST /v1/media'),
+      body: bodyFor(routeKey),
+    })
+    .map(({ ids: values, query, auth, other, body }) => {
+      let path = template.replace(/^\/v1/, '');
+      for (const value of values) path = path.replace(/\{[^}]+\}/, value);
+      return {
+        method,
+        path: `${path}${query ? `?${query}` : ''}`,
+        headers: { ...auth, ...other },
+        body: method === 'GET' || method === 'DELETE' ? (body === undefined ? undefined : undefined) : body,
+      };
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// the property
+
+let baseline: Map<string, string>;
+
+/** Sends one request and checks what every answer must be. */
+const check = async (request: FuzzRequest, compare: boolean) => {
+  const res = await rt.api(request.path, {
+    method: request.method,
+    key: null,
+    headers: request.headers,
+    ...(request.body !== undefined ? { rawBody: request.body } : {}),
+  });
+  const label = `${request.method} ${request.path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
+  expect(res.status, label).toBeLessThan(500);
+  expect(oversizedKeys.splice(0), label).toEqual([]);
+  const requestId = res.headers.get('x-request-id');
+  expect(requestId, label).toMatch(REQUEST_ID);
+  expect(res.headers.get('x-ratelimit-limit'), label).toMatch(/^\d+$/);
+  expect(res.headers.get('x-ratelimit-remaining'), label).toMatch(/^\d+$/);
+  if (res.status >= 400) {
+    expect(typeof res.body?.error?.code, label).toBe('string');
+    expect(typeof res.body.error.message, label).toBe('string');
+    expect(res.body.error.requestId, label).toBe(requestId);
+  }
+  if (!compare) return res.status;
+  const now = await snapshot();
+  if (res.status >= 400) expect(differences(baseline, now), label).toEqual([]);
+  baseline = now;
+  return res.status;
+};
+
+/** Answers of the whole run by route, to check the generators reach both outcomes. */
+const seen = new Map<string, number[]>();
+
+const fuzzRoute = async (method: string, template: string) => {
+  const routeKey = `${method} ${template}`;
+  const mutating = method !== 'GET';
+  baseline = await snapshot();
+  const statuses: number[] = [];
+  seen.set(routeKey, statuses);
+  const arbitrary = requestFor(method, template);
+  // Besides the random ones: the same request without a key, which must be refused and change nothing.
+  const [sample] = fc.sample(arbitrary, { numRuns: 1, seed: 1 }) as [FuzzRequest];
+  await fc.assert(
+    fc.asyncProperty(arbitrary, async (request) => {
+      statuses.push(await check(request, mutating));
+    }),
+    {
+      numRuns: isList(routeKey) ? RUNS * 4 : RUNS,
+      endOnFailure: true,
+      examples: [[{ ...sample, headers: { 'content-type': 'application/json' } }]],
+    },
+  );
+  // A GET changes nothing, whatever it answers.
+  if (!mutating) expect(differences(baseline, await snapshot())).toEqual([]);
+};
+
+describe('every route under random requests', () => {
+  it('has a body generator for every route that takes JSON', () => {
+    const jsonRoutes = routes
+      .filter((r) => r.method === 'POST' || r.method === 'PUT')
+      .map((r) => `${r.method} ${r.path}`);
+    const bodiless = [
+      'POST /v1/posts/{id}/publish',
+      'POST /v1/posts/{id}/retract',
+      'POST /v1/media',
+      'POST /v1/media/{id}/complete',
+      'POST /v1/webhooks/{id}/roll-secret',
+    ];
+    expect(jsonRoutes.filter((r) => !jsonBodies[r] && !bodiless.includes(r))).toEqual([]);
+  });
+
+  for (const route of routes) {
+    it(`${route.method} ${route.path}: never 5xx, always the envelope and headers, nothing changed on 4xx`, async () => {
+      await addFixtureFor(route.path);
+      await fuzzRoute(route.method, route.path);
+      expect(seen.get(`${route.method} ${route.path}`)).toContain(401);
+    }, 120_000);
+  }
+
+  it('reached successes and many kinds of refusal, or the properties say little', () => {
+    const all = [...seen.values()].flat();
+    expect(seen.size).toBe(routes.length);
+    expect(all.filter((s) => s < 300).length).toBeGreaterThan(routes.length);
+    expect(new Set(all.filter((s) => s >= 400)).size).toBeGreaterThanOrEqual(5);
+  });
+
+  it('unmatched paths and methods: 404 or 405 in the envelope, with the headers', async () => {
+    const path = fc.oneof(
+      fc
+        .array(
+          fc.oneof(
+            text.map(encodeURIComponent),
+            fc.constantFrom('v1', 'posts', 'media', 'webhooks', '%ZZ', ''),
+          ),
+          { maxLength: 4 },
+        )
+        .map((s) => `/v1/${s.join('/')}`),
+      fc.constantFrom(...routes.map((r) => r.path.replace(/\{[^}]+\}/g, 'x'))),
+    );
+    baseline = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+          path,
+          auth: authHeaders(),
+        }),
+        async ({ method, path: p, auth }) => {
+          const res = await rt.api(`${rt.url}${p}`, { method, key: null, headers: auth });
+          if (res.status >= 200 && res.status < 300) return; // it named a real route
+          await check({ method, path: p.replace(/^\/v1/, ''), headers: auth, body: undefined }, false);
+        },
+      ),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+    expect(differences(baseline, await snapshot())).toEqual([]);
+  }, 120_000);
+});
