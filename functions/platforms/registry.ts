@@ -33,7 +33,10 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
   switch (platform) {
     case 'x': {
       const window = config.xConsistencyWindowSeconds;
-      return new XClient({ ...common, ...(window !== undefined ? { consistencyWindowSeconds: window } : {}) });
+      return new XClient({
+        ...common,
+        ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
+      });
     }
     case 'bluesky':
       return new BlueskyClient(common);

@@ -229,7 +229,10 @@ describe('Bluesky client against the PDS simulator', () => {
     });
     expect(raw).toMatchObject({
       status: 500,
-      body: { error: 'InternalServerError', message: expect.stringContaining('There is already a value at key') },
+      body: {
+        error: 'InternalServerError',
+        message: expect.stringContaining('There is already a value at key'),
+      },
     });
 
     // A different text under the same key is neither published nor creatable.

@@ -249,18 +249,21 @@ describe('threads (reply network)', () => {
   it.each([
     ['sim:reset', undefined],
     ['sim:bad-gateway', 502],
-  ])('%s → stored, then the answer is lost: transient with outcomeUnknown; lookup finds it', async (token, status) => {
-    const key = `lost_${token}`;
-    const error = await expectKind(
-      () => client.publish(input({ content: `stored ${token}`, idempotencyKey: key })),
-      'transient',
-    );
-    expect(error.details.outcomeUnknown).toBe(true);
-    expect(error.details.status).toBe(status);
-    const [stored] = sim.records();
-    expect(stored).toMatchObject({ kind: 'post', text: `stored ${token}` });
-    expect((await client.lookup(lookupInput(key)))?.remoteId).toBe(stored?.id);
-  });
+  ])(
+    '%s → stored, then the answer is lost: transient with outcomeUnknown; lookup finds it',
+    async (token, status) => {
+      const key = `lost_${token}`;
+      const error = await expectKind(
+        () => client.publish(input({ content: `stored ${token}`, idempotencyKey: key })),
+        'transient',
+      );
+      expect(error.details.outcomeUnknown).toBe(true);
+      expect(error.details.status).toBe(status);
+      const [stored] = sim.records();
+      expect(stored).toMatchObject({ kind: 'post', text: `stored ${token}` });
+      expect((await client.lookup(lookupInput(key)))?.remoteId).toBe(stored?.id);
+    },
+  );
 
   it('rate limit → transient with retryAfterSeconds; lifted → accepted', async () => {
     sim.setRateLimited(7);

@@ -222,7 +222,13 @@ describe('X client against the X simulator', () => {
       expect(error.details.outcomeUnknown).toBe(true);
       const [stored] = lagging.records();
       const lookup = () =>
-        lagClient.lookup({ credentials, idempotencyKey: 'k', content: 'Lagging sim:timeout', parent: null, since });
+        lagClient.lookup({
+          credentials,
+          idempotencyKey: 'k',
+          content: 'Lagging sim:timeout',
+          parent: null,
+          since,
+        });
       // Stored, but not in the timeline yet: a null here proves nothing.
       expect(await lookup()).toBeNull();
       // The tweet itself is there (X would refuse it again as a duplicate).
@@ -249,7 +255,9 @@ describe('X client against the X simulator', () => {
       `/2/users/${xUserForToken(TOKEN).id}/tweets?max_results=5&tweet.fields=entities`,
     );
     const [tweet] = timeline.body.data as { text: string; entities: { urls: unknown[] } }[];
-    expect(tweet?.text).toMatch(/^Read https:\/\/t\.co\/\w{10} and https:\/\/t\.co\/\w{10} today sim:timeout$/);
+    expect(tweet?.text).toMatch(
+      /^Read https:\/\/t\.co\/\w{10} and https:\/\/t\.co\/\w{10} today sim:timeout$/,
+    );
     expect(tweet?.entities.urls).toEqual([
       expect.objectContaining({ expanded_url: 'http://example.com/news', display_url: 'example.com/news' }),
       expect.objectContaining({ expanded_url: 'https://Docs.Example.org/Guide/' }),
@@ -265,17 +273,20 @@ describe('X client against the X simulator', () => {
   it.each([
     ['sim:reset', undefined],
     ['sim:bad-gateway', 502],
-  ])('%s: the tweet is stored, the answer is lost (outcome unknown), and lookup finds it', async (token, status) => {
-    const since = new Date();
-    const content = `Stored then lost ${token}`;
-    const error = await failureOf(client.publish(input(content)));
-    expect(error.kind).toBe('transient');
-    expect(error.details.outcomeUnknown).toBe(true);
-    expect(error.details.status).toBe(status);
-    const found = await client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
-    expect(found?.remoteId).toBe(sim.records()[0]?.id);
-    expect(sim.records()).toHaveLength(1);
-  });
+  ])(
+    '%s: the tweet is stored, the answer is lost (outcome unknown), and lookup finds it',
+    async (token, status) => {
+      const since = new Date();
+      const content = `Stored then lost ${token}`;
+      const error = await failureOf(client.publish(input(content)));
+      expect(error.kind).toBe('transient');
+      expect(error.details.outcomeUnknown).toBe(true);
+      expect(error.details.status).toBe(status);
+      const found = await client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
+      expect(found?.remoteId).toBe(sim.records()[0]?.id);
+      expect(sim.records()).toHaveLength(1);
+    },
+  );
 
   it('answers 429 with x-rate-limit-reset while rate limited: transient with retryAfterSeconds', async () => {
     sim.setRateLimited(42);

@@ -441,8 +441,7 @@ export class PublishingEngine {
       await this.keep(block, found);
       return { kind: 'sent', remote: found };
     }
-    const windowEnd =
-      Date.parse(held.lastSentAt ?? held.since) + client.consistencyWindowSeconds * 1000;
+    const windowEnd = Date.parse(held.lastSentAt ?? held.since) + client.consistencyWindowSeconds * 1000;
     if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
       return this.lookAgain(block, held, 1, { windowEnd });
     }

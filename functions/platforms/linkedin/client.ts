@@ -63,7 +63,8 @@ const secondsToUtcMidnight = (now: Date) => {
 /** LinkedIn's duplicate refusal: `code` or `errorDetails.inputErrors[].code` is `DUPLICATE_POST`. */
 const isDuplicatePost = (body: unknown): boolean => {
   if (stringField(body, 'code') === 'DUPLICATE_POST') return true;
-  const inputErrors = (body as { errorDetails?: { inputErrors?: unknown } } | null)?.errorDetails?.inputErrors;
+  const inputErrors = (body as { errorDetails?: { inputErrors?: unknown } } | null)?.errorDetails
+    ?.inputErrors;
   return Array.isArray(inputErrors) && inputErrors.some((e) => stringField(e, 'code') === 'DUPLICATE_POST');
 };
 

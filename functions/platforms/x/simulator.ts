@@ -105,7 +105,10 @@ const shorten = (id: string, text: string): { shown: string; links: TweetLink[] 
   let shown = '';
   let at = 0;
   twitter.extractUrlsWithIndices(text).forEach(({ url, indices }, i) => {
-    const digest = createHash('sha256').update(`${id}/${i}`).digest('base64').replace(/[^A-Za-z0-9]/g, '');
+    const digest = createHash('sha256')
+      .update(`${id}/${i}`)
+      .digest('base64')
+      .replace(/[^A-Za-z0-9]/g, '');
     const tco = `https://t.co/${digest.slice(0, 10)}`;
     shown += text.slice(at, indices[0]);
     // Indices count code points, as X's do.
