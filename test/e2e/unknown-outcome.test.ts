@@ -93,7 +93,7 @@ describe('the issue: a timeout on X, then X rate-limited for 120 s', () => {
     // The send times out; X has stored the tweet, and is rate-limited from that moment on.
     const first = driver.step(job);
     while (postedWith('x', marker).length === 0) await sleep(20);
-    sim('x').setRateLimited(3600);
+    sim('x').setRateLimited(120);
     let delay = await first;
 
     // Every later attempt comes when the engine asked for it; the clock moves, the test does not wait.
