@@ -8,15 +8,18 @@ import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
+const LEASE_SECONDS = 7;
 
 beforeAll(async () => {
   rt = await startTestRuntime({
     // The lease must outlast a network request (timeout), or a live request could look abandoned.
     // X's timeline lags 3 s behind a stored tweet (the simulator's default): its window must be longer.
     env: {
-      NETWORK_TIMEOUT_MS: '1500',
+      // Generous for a loaded machine: a request that times out is an unknown outcome, which on
+      // LinkedIn (no lookup) fails the channel.
+      NETWORK_TIMEOUT_MS: '3000',
       PUBLISH_RETRY_BASE_SECONDS: '0.2',
-      PUBLISH_LEASE_SECONDS: '4',
+      PUBLISH_LEASE_SECONDS: String(LEASE_SECONDS),
       X_CONSISTENCY_WINDOW_SECONDS: '5',
     },
   });
@@ -223,7 +226,7 @@ describe('at-least-once delivery', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       // After the lease, a healthy worker takes over.
-      await new Promise((r) => setTimeout(r, 4500));
+      await new Promise((r) => setTimeout(r, LEASE_SECONDS * 1000 + 500));
       await new PublishingEngine(deps).handle({ postId, kind: 'run', round: 1 });
       const post = await waitForPost(rt, postId, ws.key);
       expect(sentSecond).toBe(true);
