@@ -134,6 +134,14 @@ export const transportError = (
       )
     : new NetworkError('transient', `${network} could not be reached (${failure.code})`, {});
 
+/**
+ * The shared half for a 5xx answer: the request reached the network, which may have stored the
+ * post before failing (a gateway that gave up waiting, a server erroring after its write, a
+ * Bluesky PDS answering 500 for a record key it already holds), so the outcome is unknown.
+ */
+export const serverError = (message: string, status: number, retryAfter?: number) =>
+  new NetworkError('transient', message, { ...details(status, retryAfter), outcomeUnknown: true });
+
 /** Seconds from `now` until an epoch-seconds time (at least 1), or undefined when unreadable. */
 export const secondsUntilEpoch = (epochSeconds: string | undefined, now: Date): number | undefined => {
   if (epochSeconds === undefined || !/^\d+(\.\d+)?$/.test(epochSeconds.trim())) return undefined;

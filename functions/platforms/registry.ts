@@ -12,6 +12,8 @@ export interface NetworkConfig {
   /** Base URL per network (the local runtime's simulators); absent: the network's own address. */
   baseUrls: Record<string, string>;
   timeoutMs: number;
+  /** X's timeline lag bound in seconds, replacing the client's default (tests shorten it). */
+  xConsistencyWindowSeconds?: number;
 }
 
 /** A network whose client has not landed yet: refuses every call clearly instead of pretending. */
@@ -22,15 +24,20 @@ const unavailable = (platform: PlatformId): NetworkClient => {
       `Publishing to ${getPlatform(platform)?.name ?? platform} is not available yet.`,
     );
   };
-  return { platform, publish: refuse, edit: refuse, delete: refuse };
+  return { platform, consistencyWindowSeconds: 0, publish: refuse, edit: refuse, delete: refuse };
 };
 
 const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient => {
   const baseUrl = config.baseUrls[platform];
   const common = { timeoutMs: config.timeoutMs, ...(baseUrl ? { baseUrl } : {}) };
   switch (platform) {
-    case 'x':
-      return new XClient(common);
+    case 'x': {
+      const window = config.xConsistencyWindowSeconds;
+      return new XClient({
+        ...common,
+        ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
+      });
+    }
     case 'bluesky':
       return new BlueskyClient(common);
     case 'linkedin':

@@ -70,7 +70,8 @@ export interface LookupBlockInput {
 
 /**
  * How a network error is to be handled:
- * - `transient`: try again later (5xx, 429, a timeout before anything was sent);
+ * - `transient`: try again later (429, a network that could not be reached; with `outcomeUnknown`
+ *   when the request reached the network: 5xx, a timeout or reset after sending);
  * - `permanent`: the network refused this content; the channel fails with `message`;
  * - `reconnect`: the token is expired or revoked; the channel must be reconnected.
  */
@@ -85,8 +86,18 @@ export class NetworkError extends Error {
       status?: number;
       /** Seconds the network asked us to wait (429 Retry-After, rate-limit reset). */
       retryAfterSeconds?: number;
-      /** true when the request may have been accepted although no answer came (timeout after sending, connection reset). */
+      /**
+       * true when the network may have stored the post although it did not confirm it: no answer
+       * after the request was sent (timeout, reset), or a 5xx (a gateway or server failing after
+       * the request reached it). The engine looks the block up instead of sending it again.
+       */
       outcomeUnknown?: boolean;
+      /**
+       * true when the network refused the post as a duplicate of one it already has (X's 403
+       * duplicate content, LinkedIn's DUPLICATE_POST). After a lost answer this means "the
+       * earlier send went through", not a refusal.
+       */
+      duplicate?: boolean;
     } = {},
   ) {
     super(message);
@@ -97,19 +108,38 @@ export class NetworkError extends Error {
 /** One network's API as the publishing engine uses it. Every method throws `NetworkError` on failure. */
 export interface NetworkClient {
   readonly platform: PlatformId;
+  /**
+   * How long after a send `lookup` may still miss the block (the network's consistency window,
+   * seconds): 0 where the lookup reads what was written (Bluesky's getRecord on the PDS, a client
+   * key), X's timeline lag bound for X. Before it has passed, a lookup that finds nothing does not
+   * prove the block was not stored.
+   */
+  readonly consistencyWindowSeconds: number;
   publish(input: PublishBlockInput): Promise<RemoteBlock>;
   edit(input: EditBlockInput): Promise<void>;
   delete(input: DeleteBlockInput): Promise<void>;
   /**
-   * Finds a block whose publication outcome was lost: the block, or null when the network
-   * certainly does not have it. Absent on networks that offer no way to look a post up.
+   * Finds a block whose publication outcome was lost: the block, or null when the network does not
+   * show it (proof that it was not stored only once `consistencyWindowSeconds` have passed since
+   * the send). Absent on networks that offer no way to look a post up.
    */
   lookup?(input: LookupBlockInput): Promise<RemoteBlock | null>;
 }
 
 /** Content tokens that pick an outcome in the sandbox and on the simulators (documented in the README). */
-export const SIM_TOKENS = ['sim:fail-once', 'sim:fail', 'sim:flaky', 'sim:reconnect', 'sim:timeout'] as const;
+export const SIM_TOKENS = [
+  'sim:fail-once',
+  'sim:fail',
+  'sim:flaky',
+  'sim:reconnect',
+  'sim:timeout',
+  'sim:reset',
+  'sim:bad-gateway',
+] as const;
 export type SimToken = (typeof SIM_TOKENS)[number];
+
+/** The tokens whose post the network stores before the answer is lost (held, reset, or a 502 from a gateway). */
+export const LOST_ANSWER_TOKENS: readonly SimToken[] = ['sim:timeout', 'sim:reset', 'sim:bad-gateway'];
 
 /** The token a block's content carries, if any (`sim:fail-once` is not `sim:fail`). */
 export const simTokenOf = (content: string): SimToken | null => {

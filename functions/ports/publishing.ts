@@ -22,13 +22,17 @@ export interface JobQueue {
 /**
  * The claim on one block of one channel, written before the network is called, so that a block
  * is sent at most once whatever SQS redelivers and wherever a worker dies:
- * - `sending`: a worker holds it until `leaseUntil`; past that the outcome is unknown;
+ * - `sending`: a worker holds it until `leaseUntil` (sending, or looking the block up); past that
+ *   the outcome of its send is unknown;
+ * - `checking`: a send's answer was lost (timeout, reset, 5xx) and the network has not shown the
+ *   block yet; it is looked up again from `nextCheckAt`, and sent again only once a lookup finds
+ *   nothing after the network's consistency window (from `lastSentAt`) has passed;
  * - `sent`: the network has it (`remote`);
- * - `not_sent`: the network certainly does not have it (refused, or failed before accepting);
- *   a later attempt may claim it again;
- * - `unknown`: the answer was lost and the network offers no lookup: never sent again.
+ * - `not_sent`: the network certainly does not have it (refused, failed before accepting, or not
+ *   found after the consistency window); a later attempt may claim it again;
+ * - `unknown`: the answer was lost and the network offers no (working) lookup: never sent again.
  */
-export type ClaimState = 'sending' | 'sent' | 'not_sent' | 'unknown';
+export type ClaimState = 'sending' | 'checking' | 'sent' | 'not_sent' | 'unknown';
 
 export interface BlockClaim {
   postId: string;
@@ -37,16 +41,38 @@ export interface BlockClaim {
   state: ClaimState;
   owner: string;
   leaseUntil: string;
+  /** When the current holder took the claim. */
   since: string;
+  /** The block's first send: lookups search from here. Kept across takeovers and sends. */
+  firstSentAt?: string;
+  /** The block's latest send: the network's consistency window runs from here. */
+  lastSentAt?: string;
+  /** When an answer to a send of this block was first lost; a later duplicate refusal then means "already there". */
+  lostAt?: string;
+  /** Lookups since the latest send that found nothing or failed (bounds the schedule). */
+  checks?: number;
+  /** `checking`: the next lookup is not due before this. */
+  nextCheckAt?: string;
+  /** The network refused a resend as a duplicate: it has the block, so it is never sent again. */
+  duplicate?: boolean;
   remote?: RemoteBlock;
 }
 
 export interface ClaimStore {
-  /** Takes the claim if nobody holds it (absent or `not_sent`); otherwise returns the current claim. */
-  acquire(claim: BlockClaim): Promise<{ acquired: true } | { acquired: false; current: BlockClaim }>;
-  /** Takes over an expired `sending` claim (the previous holder is gone); false when someone else did first. */
+  /**
+   * Takes the claim if nobody holds it (absent or `not_sent`); otherwise returns the current claim.
+   * The block's send history (`firstSentAt`, `lostAt`) survives a `not_sent` claim being taken
+   * again: the claim as stored is returned.
+   */
+  acquire(
+    claim: BlockClaim,
+  ): Promise<{ acquired: true; claim: BlockClaim } | { acquired: false; current: BlockClaim }>;
+  /**
+   * Replaces `previous` (an expired `sending` claim, a due `checking` one, or one this owner holds)
+   * with `claim`, if it is still as read; false when someone else changed it first.
+   */
   takeOver(previous: BlockClaim, claim: BlockClaim): Promise<boolean>;
-  /** Records the outcome of a claim this owner holds. */
+  /** Records the outcome of a claim this owner holds, with its send history and lookup schedule. */
   settle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): Promise<void>;
 }
 

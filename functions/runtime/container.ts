@@ -117,7 +117,11 @@ export const buildDeps = (): Deps => {
     s3,
     queue,
     claims: new DynamoClaimStore(table),
-    networks: networkClients({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
+    networks: networkClients({
+      baseUrls: env.networkBaseUrls,
+      timeoutMs: env.networkTimeoutMs,
+      xConsistencyWindowSeconds: env.xConsistencyWindowSeconds,
+    }),
     mediaUrl: (record) =>
       getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), {
         expiresIn: 3600,

@@ -36,6 +36,7 @@ export const ENV = {
   maxJsonBodyBytes: 'MAX_JSON_BODY_BYTES',
   networkBaseUrls: 'NETWORK_BASE_URLS',
   networkTimeoutMs: 'NETWORK_TIMEOUT_MS',
+  xConsistencyWindowSeconds: 'X_CONSISTENCY_WINDOW_SECONDS',
   scheduleLeadSeconds: 'SCHEDULE_LEAD_SECONDS',
   publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
   publishRetryBaseSeconds: 'PUBLISH_RETRY_BASE_SECONDS',
@@ -104,6 +105,11 @@ export const env = {
   /** Time allowed for one network request (default 10 s). */
   get networkTimeoutMs(): number {
     return readNumber(ENV.networkTimeoutMs, 10_000);
+  },
+  /** How long X's timeline may lag behind a stored tweet: a lookup finding nothing proves nothing before (default: the X client's, 30 s). */
+  get xConsistencyWindowSeconds(): number | undefined {
+    const raw = process.env[ENV.xConsistencyWindowSeconds];
+    return raw === undefined || raw === '' ? undefined : readNumber(ENV.xConsistencyWindowSeconds, 0);
   },
   /** How long before scheduledAt a schedule fires; the queue's delay covers the rest (default 60 s). */
   get scheduleLeadSeconds(): number {

@@ -166,7 +166,8 @@ describe('Bluesky client against the PDS simulator', () => {
     const flakyKey = randomUUID();
     const flaky = await failureOf(client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })));
     expect(flaky.kind).toBe('transient');
-    expect(flaky.details).toEqual({ status: 503 });
+    // A 5xx reached the PDS, which may have written the record: the engine looks it up first.
+    expect(flaky.details).toEqual({ status: 503, outcomeUnknown: true });
     await expect(
       client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })),
     ).resolves.toMatchObject({
@@ -213,17 +214,57 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(found?.meta.cid).toMatch(/^bafyrei/);
     expect(await client.lookup({ ...lookup, idempotencyKey: randomUUID() })).toBeNull();
 
-    // Sending the block again is safe: its key is taken, and the record there is this block.
+    // Sending the block again is safe: its key is taken (the PDS answers 500), and the record
+    // there is this block.
     const again = await client.publish(lost);
     expect(again).toEqual(found);
     expect(sim.records()).toHaveLength(2);
+    const raw = await xrpc('com.atproto.repo.createRecord', {
+      body: {
+        repo: DID,
+        collection: 'app.bsky.feed.post',
+        rkey: recordKeyFor(key),
+        record: { $type: 'app.bsky.feed.post', text: 'x', createdAt: new Date().toISOString() },
+      },
+    });
+    expect(raw).toMatchObject({
+      status: 500,
+      body: {
+        error: 'InternalServerError',
+        message: expect.stringContaining('There is already a value at key'),
+      },
+    });
 
     // A different text under the same key is neither published nor creatable.
     const changed = await failureOf(client.publish({ ...lost, content: 'Changed text' }));
-    expect(changed).toMatchObject({ kind: 'permanent', message: 'Record already exists' });
+    expect(changed).toMatchObject({
+      kind: 'permanent',
+      message: expect.stringContaining('Another version of this block is already on Bluesky'),
+    });
     const changedLookup = await failureOf(client.lookup({ ...lookup, content: 'Changed text' }));
     expect(changedLookup.kind).toBe('permanent');
   });
+
+  it.each(['sim:reset', 'sim:bad-gateway'])(
+    '%s: the record is stored, the answer is lost (outcome unknown), and lookup finds it',
+    async (token) => {
+      const key = randomUUID();
+      const lost = input(`Stored then lost ${token}`, { idempotencyKey: key });
+      const error = await failureOf(client.publish(lost));
+      expect(error.kind).toBe('transient');
+      expect(error.details.outcomeUnknown).toBe(true);
+      if (token === 'sim:bad-gateway') expect(error.details.status).toBe(502);
+      const found = await client.lookup({
+        credentials,
+        idempotencyKey: key,
+        content: lost.content,
+        parent: null,
+        since: new Date(Date.now() - 60_000),
+      });
+      expect(found?.remoteId).toBe(sim.records()[0]?.id);
+      expect(sim.records()).toHaveLength(1);
+    },
+  );
 
   it('answers 429 with ratelimit-reset while rate limited: transient with retryAfterSeconds', async () => {
     sim.setRateLimited(30);

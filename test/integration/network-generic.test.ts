@@ -200,10 +200,10 @@ describe('threads (reply network)', () => {
     expect(sim.records().map((r) => [r.kind, r.id, r.account])).toEqual([['post', block.remoteId, 'alice']]);
   });
 
-  it('sim:flaky → one 503 (transient, outcome known), accepted after', async () => {
+  it('sim:flaky → one 503 (transient; a 5xx leaves the outcome unknown), accepted after', async () => {
     const error = await expectKind(() => client.publish(input({ content: 'sim:flaky' })), 'transient');
     expect(error.details.status).toBe(503);
-    expect(error.details.outcomeUnknown).toBeUndefined();
+    expect(error.details.outcomeUnknown).toBe(true);
     await expect(client.publish(input({ content: 'sim:flaky' }))).resolves.toMatchObject({
       remoteId: expect.stringMatching(/^threads_/),
     });
@@ -245,6 +245,25 @@ describe('threads (reply network)', () => {
     expect(Date.now() - started).toBeLessThan(1_900);
     expect(sim.records()).toHaveLength(1);
   });
+
+  it.each([
+    ['sim:reset', undefined],
+    ['sim:bad-gateway', 502],
+  ])(
+    '%s → stored, then the answer is lost: transient with outcomeUnknown; lookup finds it',
+    async (token, status) => {
+      const key = `lost_${token}`;
+      const error = await expectKind(
+        () => client.publish(input({ content: `stored ${token}`, idempotencyKey: key })),
+        'transient',
+      );
+      expect(error.details.outcomeUnknown).toBe(true);
+      expect(error.details.status).toBe(status);
+      const [stored] = sim.records();
+      expect(stored).toMatchObject({ kind: 'post', text: `stored ${token}` });
+      expect((await client.lookup(lookupInput(key)))?.remoteId).toBe(stored?.id);
+    },
+  );
 
   it('rate limit → transient with retryAfterSeconds; lifted → accepted', async () => {
     sim.setRateLimited(7);

@@ -23,7 +23,8 @@ const getJson = async (path: string, token = TOKEN) => {
 };
 
 beforeAll(async () => {
-  sim = await startXSimulator();
+  // No timeline lag here: the lag has its own test below.
+  sim = await startXSimulator({ timelineLagMs: 0 });
   client = new XClient({ baseUrl: sim.url, timeoutMs: 300 });
 });
 afterAll(async () => {
@@ -116,8 +117,8 @@ describe('X client against the X simulator', () => {
 
     const flaky = await failureOf(client.publish(input('Launch sim:flaky')));
     expect(flaky.kind).toBe('transient');
-    expect(flaky.details).toEqual({ status: 503 });
-    expect(flaky.details.outcomeUnknown).toBeUndefined();
+    // X may have stored the tweet before answering 503: the engine looks it up before resending.
+    expect(flaky.details).toEqual({ status: 503, outcomeUnknown: true });
     await expect(client.publish(input('Launch sim:flaky'))).resolves.toMatchObject({
       remoteId: expect.any(String),
     });
@@ -212,6 +213,81 @@ describe('X client against the X simulator', () => {
     ).toBeNull();
   });
 
+  it('the timeline lags behind a stored tweet: a lookup right after the lost answer finds nothing yet', async () => {
+    const lagging = await startXSimulator({ timelineLagMs: 800 });
+    try {
+      const lagClient = new XClient({ baseUrl: lagging.url, timeoutMs: 300 });
+      const since = new Date();
+      const error = await failureOf(lagClient.publish(input('Lagging sim:timeout')));
+      expect(error.details.outcomeUnknown).toBe(true);
+      const [stored] = lagging.records();
+      const lookup = () =>
+        lagClient.lookup({
+          credentials,
+          idempotencyKey: 'k',
+          content: 'Lagging sim:timeout',
+          parent: null,
+          since,
+        });
+      // Stored, but not in the timeline yet: a null here proves nothing.
+      expect(await lookup()).toBeNull();
+      // The tweet itself is there (X would refuse it again as a duplicate).
+      const again = await failureOf(lagClient.publish(input('Lagging sim:timeout')));
+      expect(again.details.duplicate).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect((await lookup())?.remoteId).toBe(stored?.id);
+      expect(lagging.records()).toHaveLength(1);
+    } finally {
+      await lagging.stop();
+    }
+  });
+
+  it('links come back as t.co links; lookup still matches a bare domain and a link with another case', async () => {
+    const since = new Date();
+    const content = 'Read example.com/news and https://Docs.Example.org/Guide/ today sim:timeout';
+    const error = await failureOf(client.publish(input(content)));
+    expect(error.details.outcomeUnknown).toBe(true);
+    const [stored] = sim.records();
+    expect(stored?.text).toBe(content);
+
+    // X shows every link, a bare domain too, as t.co, expanded in entities.urls.
+    const timeline = await getJson(
+      `/2/users/${xUserForToken(TOKEN).id}/tweets?max_results=5&tweet.fields=entities`,
+    );
+    const [tweet] = timeline.body.data as { text: string; entities: { urls: unknown[] } }[];
+    expect(tweet?.text).toMatch(
+      /^Read https:\/\/t\.co\/\w{10} and https:\/\/t\.co\/\w{10} today sim:timeout$/,
+    );
+    expect(tweet?.entities.urls).toEqual([
+      expect.objectContaining({ expanded_url: 'http://example.com/news', display_url: 'example.com/news' }),
+      expect.objectContaining({ expanded_url: 'https://Docs.Example.org/Guide/' }),
+    ]);
+
+    const lookup = (text: string) =>
+      client.lookup({ credentials, idempotencyKey: 'k', content: text, parent: null, since });
+    expect((await lookup(content))?.remoteId).toBe(stored?.id);
+    // Another link in the same place is another tweet.
+    expect(await lookup(content.replace('example.com/news', 'example.com/sports'))).toBeNull();
+  });
+
+  it.each([
+    ['sim:reset', undefined],
+    ['sim:bad-gateway', 502],
+  ])(
+    '%s: the tweet is stored, the answer is lost (outcome unknown), and lookup finds it',
+    async (token, status) => {
+      const since = new Date();
+      const content = `Stored then lost ${token}`;
+      const error = await failureOf(client.publish(input(content)));
+      expect(error.kind).toBe('transient');
+      expect(error.details.outcomeUnknown).toBe(true);
+      expect(error.details.status).toBe(status);
+      const found = await client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
+      expect(found?.remoteId).toBe(sim.records()[0]?.id);
+      expect(sim.records()).toHaveLength(1);
+    },
+  );
+
   it('answers 429 with x-rate-limit-reset while rate limited: transient with retryAfterSeconds', async () => {
     sim.setRateLimited(42);
     const raw = await getJson('/2/users/me');
@@ -260,6 +336,7 @@ describe('X client against the X simulator', () => {
     expect(error).toMatchObject({
       kind: 'permanent',
       message: 'You are not allowed to create a Tweet with duplicate content.',
+      details: { status: 403, duplicate: true },
     });
   });
 

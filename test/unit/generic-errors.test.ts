@@ -32,13 +32,16 @@ describe('parseRetryAfter', () => {
 });
 
 describe('classifyHttpResponse', () => {
-  it.each([500, 502, 503])('%i is transient, outcome known', (status) => {
-    const error = classifyHttpResponse(status, { body: errorBody('unavailable', 'Down for a bit') });
-    expect(error).toBeInstanceOf(NetworkError);
-    expect(error.kind).toBe('transient');
-    expect(error.message).toBe('Down for a bit');
-    expect(error.details).toEqual({ status });
-  });
+  it.each([500, 502, 503])(
+    '%i is transient with outcomeUnknown (the request reached the network, which may have stored the post)',
+    (status) => {
+      const error = classifyHttpResponse(status, { body: errorBody('unavailable', 'Down for a bit') });
+      expect(error).toBeInstanceOf(NetworkError);
+      expect(error.kind).toBe('transient');
+      expect(error.message).toBe('Down for a bit');
+      expect(error.details).toEqual({ status, outcomeUnknown: true });
+    },
+  );
 
   it('504 is transient with outcomeUnknown (the gateway gave up, the network may have acted)', () => {
     const error = classifyHttpResponse(504, { body: '' });
@@ -69,6 +72,7 @@ describe('classifyHttpResponse', () => {
     expect(classifyHttpResponse(503, { retryAfter: '3' }).details).toEqual({
       status: 503,
       retryAfterSeconds: 3,
+      outcomeUnknown: true,
     });
   });
 

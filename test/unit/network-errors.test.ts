@@ -73,13 +73,27 @@ const xRows: Row[] = [
       status: 503,
     }),
     kind: 'transient',
-    details: { status: 503 },
+    // X may have stored the tweet before failing: look it up before sending again.
+    details: { status: 503, outcomeUnknown: true },
   },
   {
     name: '500 with Retry-After',
     failure: answer(500, {}, { 'retry-after': '7' }),
     kind: 'transient',
-    details: { status: 500, retryAfterSeconds: 7 },
+    details: { status: 500, retryAfterSeconds: 7, outcomeUnknown: true },
+  },
+  {
+    name: '502 from a gateway (HTML body)',
+    failure: answer(502, undefined),
+    kind: 'transient',
+    details: { status: 502, outcomeUnknown: true },
+    message: 'X answered HTTP 502',
+  },
+  {
+    name: '504',
+    failure: answer(504, undefined),
+    kind: 'transient',
+    details: { status: 504, outcomeUnknown: true },
   },
   {
     name: '401',
@@ -97,8 +111,19 @@ const xRows: Row[] = [
       status: 403,
     }),
     kind: 'permanent',
-    details: { status: 403 },
+    details: { status: 403, duplicate: true },
     message: 'You are not allowed to create a Tweet with duplicate content.',
+  },
+  {
+    name: '403 other than duplicate content',
+    failure: answer(403, {
+      detail: 'You are not permitted to perform this action.',
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+    }),
+    kind: 'permanent',
+    details: { status: 403 },
   },
   {
     name: '400 invalid request uses the first error message',
@@ -189,7 +214,20 @@ const blueskyRows: Row[] = [
     name: '502 UpstreamFailure',
     failure: answer(502, { error: 'UpstreamFailure', message: 'Upstream Failure' }),
     kind: 'transient',
-    details: { status: 502 },
+    details: { status: 502, outcomeUnknown: true },
+  },
+  {
+    name: '500 for a record key already taken (how a PDS answers a repeated rkey)',
+    failure: answer(500, { error: 'InternalServerError', message: 'There is already a value at key' }),
+    kind: 'transient',
+    details: { status: 500, outcomeUnknown: true },
+    message: 'There is already a value at key',
+  },
+  {
+    name: '503',
+    failure: answer(503, { error: 'InternalServerError', message: 'Service temporarily unavailable' }),
+    kind: 'transient',
+    details: { status: 503, outcomeUnknown: true },
   },
   {
     name: '400 InvalidRequest',
@@ -252,7 +290,13 @@ const linkedInRows: Row[] = [
     name: '504',
     failure: answer(504, { status: 504, message: 'Gateway Timeout' }),
     kind: 'transient',
-    details: { status: 504 },
+    details: { status: 504, outcomeUnknown: true },
+  },
+  {
+    name: '503',
+    failure: answer(503, { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable' }),
+    kind: 'transient',
+    details: { status: 503, outcomeUnknown: true },
   },
   {
     name: '422 content problem',
@@ -262,8 +306,24 @@ const linkedInRows: Row[] = [
       message: 'Content is a duplicate of urn:li:share:1',
     }),
     kind: 'permanent',
-    details: { status: 422 },
+    details: { status: 422, duplicate: true },
     message: 'Content is a duplicate of urn:li:share:1',
+  },
+  {
+    name: '422 DUPLICATE_POST in errorDetails.inputErrors',
+    failure: answer(422, {
+      status: 422,
+      message: 'Content is a duplicate of urn:li:share:2',
+      errorDetails: { inputErrors: [{ code: 'DUPLICATE_POST', description: 'duplicate' }] },
+    }),
+    kind: 'permanent',
+    details: { status: 422, duplicate: true },
+  },
+  {
+    name: '422 other validation problem',
+    failure: answer(422, { status: 422, code: 'UNPROCESSABLE_ENTITY', message: 'field is required' }),
+    kind: 'permanent',
+    details: { status: 422 },
   },
   {
     name: '403 ACCESS_DENIED',

@@ -61,6 +61,26 @@ export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
 };
 
 type ChannelOutcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
+type BlockStep = { kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome };
+const stop = (outcome: ChannelOutcome): BlockStep => ({ kind: 'stop', outcome });
+
+/** One block being published: where it goes and whether its success is recorded at once. */
+interface BlockContext {
+  post: PostRecord;
+  channel: PostChannel;
+  b: number;
+  client: NetworkClient;
+  input: PublishBlockInput;
+  /** false for a channel's last block, recorded in the write that completes the channel. */
+  record: boolean;
+}
+
+/** Lookups that find nothing (or fail) after the consistency window, at most, before the block counts as unknown. */
+const MAX_CHECKS = 10;
+/** The longest wait between two lookups of a block. */
+const MAX_CHECK_DELAY_SECONDS = 300;
+/** Lookups search from a minute before the first send: two machines' clocks never agree exactly. */
+const LOOKUP_SLACK_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -278,7 +298,10 @@ export class PublishingEngine {
     return this.completeChannel(post, channelId);
   }
 
-  /** Claims, sends and records one block. */
+  /**
+   * Claims, sends and records one block. A block whose earlier send may have gone through (its
+   * worker died, or the answer was lost) is looked up, never sent again blindly.
+   */
   private async sendBlock(
     post: PostRecord,
     channel: PostChannel,
@@ -286,88 +309,78 @@ export class PublishingEngine {
     client: NetworkClient,
     input: PublishBlockInput,
     record = true,
-  ): Promise<{ kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome }> {
+  ): Promise<BlockStep> {
     const { deps } = this;
-    const keep = async (remote: RemoteBlock) => {
-      if (record) await this.recordBlock(post.postId, channel.channelId, b, remote);
-    };
+    const block: BlockContext = { post, channel, b, client, input, record };
     const now = deps.clock.now();
-    const claim: BlockClaim = {
+    const fresh: BlockClaim = {
       postId: post.postId,
       channelId: channel.channelId,
       block: b,
       state: 'sending',
-      owner: `${this.worker}-${randomUUID().slice(0, 8)}`,
-      leaseUntil: new Date(now.getTime() + deps.settings.leaseSeconds * 1000).toISOString(),
+      owner: this.newOwner(),
+      leaseUntil: this.leaseFrom(now),
       since: now.toISOString(),
+      firstSentAt: now.toISOString(),
+      lastSentAt: now.toISOString(),
     };
-    const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
-    const stop = (outcome: ChannelOutcome) => ({ kind: 'stop' as const, outcome });
+    const acquired = await deps.claims.acquire(fresh);
+    if (acquired.acquired) return this.send(block, acquired.claim);
 
-    const acquired = await deps.claims.acquire(claim);
-    if (!acquired.acquired) {
-      const current = acquired.current;
-      if (current.state === 'sent' && current.remote) {
-        await keep(current.remote);
-        return { kind: 'sent', remote: current.remote };
-      }
-      if (current.state === 'unknown')
-        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
-      // `sending`: held by a live worker, or by one that died mid-send.
-      const leftMs = Date.parse(current.leaseUntil) - now.getTime();
-      if (leftMs > 0) return stop({ kind: 'retry', delaySeconds: Math.ceil(leftMs / 1000) + 1 });
-      if (!(await deps.claims.takeOver(current, claim))) return stop({ kind: 'retry', delaySeconds: 1 });
-      const found = await this.reconcile(client, input, new Date(current.since));
-      if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.retryBaseSeconds });
-      if (found === 'no-lookup') {
-        await deps.claims.settle(claim, 'unknown');
-        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
-      }
-      if (found) {
-        await deps.claims.settle(claim, 'sent', found);
-        await keep(found);
-        return { kind: 'sent', remote: found };
-      }
-      // The network certainly does not have it: sending now cannot make a duplicate.
+    const current = acquired.current;
+    if (current.state === 'sent' && current.remote) {
+      await this.keep(block, current.remote);
+      return { kind: 'sent', remote: current.remote };
     }
+    if (current.state === 'unknown')
+      return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
+    // `sending`: held by a live worker, or by one that died mid-send. `checking`: the next lookup's time.
+    const due = current.state === 'checking' ? current.nextCheckAt : current.leaseUntil;
+    const leftMs = due ? Date.parse(due) - now.getTime() : 0;
+    if (leftMs > 0) return stop({ kind: 'retry', delaySeconds: Math.ceil(leftMs / 1000) + 1 });
+    // Take it over keeping the send history: lookups search from the first send, and the
+    // consistency window runs from the latest one, however many workers have held the claim.
+    const mine: BlockClaim = {
+      ...current,
+      state: 'sending',
+      owner: this.newOwner(),
+      leaseUntil: this.leaseFrom(now),
+      since: now.toISOString(),
+      firstSentAt: current.firstSentAt ?? current.since,
+      lastSentAt: current.lastSentAt ?? current.since,
+      lostAt: current.lostAt ?? now.toISOString(),
+    };
+    if (!(await deps.claims.takeOver(current, mine))) return stop({ kind: 'retry', delaySeconds: 1 });
+    return this.check(block, mine);
+  }
 
+  /** Sends the block under `held` (a claim this worker holds) and settles the claim by the answer. */
+  private async send(block: BlockContext, held: BlockClaim): Promise<BlockStep> {
+    const { deps } = this;
+    const { post, channel, b } = block;
+    const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
+    const lost = () => ({ ...held, lostAt: held.lostAt ?? deps.clock.now().toISOString() });
+    let remote: RemoteBlock;
     try {
-      const remote = await client.publish(input);
-      await deps.claims.settle(claim, 'sent', remote);
-      await keep(remote);
-      return { kind: 'sent', remote };
+      remote = await block.client.publish(block.input);
     } catch (error) {
       if (!(error instanceof NetworkError)) {
-        // Not the network's answer: we cannot tell whether it has the block.
+        // Not the network's answer: whether it has the block cannot be told from here.
         logger.error('Unexpected error while publishing a block', {
           postId: post.postId,
           error: error as Error,
         });
-        await deps.claims.settle(claim, 'unknown');
-        return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
+        return this.check(block, lost());
       }
-      if (error.kind === 'permanent') {
-        await deps.claims.settle(claim, 'not_sent');
+      if (error.details.duplicate && held.lostAt) {
+        // After a lost answer, "duplicate" means the earlier send went through: find it, never resend.
+        return this.check(block, { ...held, duplicate: true });
+      }
+      if (error.details.outcomeUnknown) return this.check(block, lost());
+      await deps.claims.settle(held, 'not_sent');
+      if (error.kind === 'permanent')
         return stop(await this.failChannel(post, channel.channelId, `${label}${error.message}`));
-      }
-      if (error.kind === 'reconnect') {
-        await deps.claims.settle(claim, 'not_sent');
-        return stop(await this.reconnectNeeded(post, channel));
-      }
-      if (error.details.outcomeUnknown) {
-        const found = await this.reconcile(client, input, now);
-        if (found === 'failed') return stop({ kind: 'retry', delaySeconds: deps.settings.leaseSeconds + 1 });
-        if (found === 'no-lookup') {
-          await deps.claims.settle(claim, 'unknown');
-          return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
-        }
-        if (found) {
-          await deps.claims.settle(claim, 'sent', found);
-          await keep(found);
-          return { kind: 'sent', remote: found };
-        }
-      }
-      await deps.claims.settle(claim, 'not_sent');
+      if (error.kind === 'reconnect') return stop(await this.reconnectNeeded(post, channel));
       return stop(
         await this.transientFailure(
           post,
@@ -377,29 +390,115 @@ export class PublishingEngine {
         ),
       );
     }
+    await deps.claims.settle(held, 'sent', remote);
+    await this.keep(block, remote);
+    return { kind: 'sent', remote };
   }
 
-  /** Asks the network whether it has the block after all: the block, null (certainly not), or why we cannot tell. */
-  private async reconcile(
-    client: NetworkClient,
-    input: PublishBlockInput,
-    since: Date,
-  ): Promise<RemoteBlock | null | 'no-lookup' | 'failed'> {
-    if (!client.lookup) return 'no-lookup';
+  /**
+   * Looks up a block whose send may have gone through (`held` is this worker's claim). Found: it is
+   * recorded. Not found within the network's consistency window after the latest send (or after
+   * the network called a resend a duplicate): looked up again later, on a growing schedule through
+   * the queue's delay. Not found after the window: it was not stored, so the channel counts a
+   * failed attempt and the block may be sent again.
+   */
+  private async check(block: BlockContext, held: BlockClaim): Promise<BlockStep> {
+    const { deps } = this;
+    const { post, channel, b, client, input } = block;
+    const failUnknown = async (reason?: string) => {
+      await deps.claims.settle(held, 'unknown');
+      return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel, reason)));
+    };
+    if (!client.lookup) return failUnknown();
+    let found: RemoteBlock | null;
     try {
-      return await client.lookup({
+      found = await client.lookup({
         credentials: input.credentials,
         idempotencyKey: input.idempotencyKey,
         content: input.content,
         parent: input.parent,
-        since: new Date(since.getTime() - 60_000),
+        since: new Date(Date.parse(held.firstSentAt ?? held.since) - LOOKUP_SLACK_MS),
       });
     } catch (error) {
       logger.warn('Lookup failed; the block stays claimed until it can be checked', {
+        postId: post.postId,
         error: error as Error,
       });
-      return 'failed';
+      if (error instanceof NetworkError && error.kind === 'transient') {
+        // A rate limit only delays the lookup: it is not counted, and the window does not move.
+        const counted = error.details.status === 429 ? 0 : 1;
+        return this.lookAgain(block, held, counted, { retryAfterSeconds: error.details.retryAfterSeconds });
+      }
+      if (error instanceof NetworkError && error.kind === 'reconnect') {
+        // The block stays to be checked when the channel publishes again with a working token.
+        await deps.claims.settle({ ...held, nextCheckAt: deps.clock.now().toISOString() }, 'checking');
+        return stop(await this.reconnectNeeded(post, channel));
+      }
+      return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
+    if (found) {
+      await deps.claims.settle(held, 'sent', found);
+      await this.keep(block, found);
+      return { kind: 'sent', remote: found };
+    }
+    const windowEnd = Date.parse(held.lastSentAt ?? held.since) + client.consistencyWindowSeconds * 1000;
+    if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
+      return this.lookAgain(block, held, 1, { windowEnd });
+    }
+    // Not on the network after its consistency window: the send did not go through, and sending
+    // again cannot make a duplicate. It counts as one failed attempt of the channel.
+    await deps.claims.settle(held, 'not_sent');
+    const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
+    return stop(
+      await this.transientFailure(
+        post,
+        channel.channelId,
+        `${label}the network did not confirm the post and does not show it`,
+        undefined,
+      ),
+    );
+  }
+
+  /** Parks the claim as `checking` until its next lookup, on a doubling schedule; bounded once the window has passed. */
+  private async lookAgain(
+    block: BlockContext,
+    held: BlockClaim,
+    counted: number,
+    { retryAfterSeconds, windowEnd }: { retryAfterSeconds?: number; windowEnd?: number },
+  ): Promise<BlockStep> {
+    const { deps } = this;
+    const now = deps.clock.now().getTime();
+    const checks = (held.checks ?? 0) + counted;
+    const windowOpen = windowEnd !== undefined && now < windowEnd;
+    if (checks > MAX_CHECKS && !windowOpen) {
+      await deps.claims.settle(held, 'unknown');
+      const { post, channel, b } = block;
+      return stop(await this.failChannel(post, channel.channelId, unknownOutcome(b, channel)));
+    }
+    let delay = Math.min(
+      deps.settings.retryBaseSeconds * 2 ** Math.max(0, checks - 1),
+      MAX_CHECK_DELAY_SECONDS,
+    );
+    // The lookup that decides comes as soon as the window has passed.
+    if (windowOpen) delay = Math.min(delay, (windowEnd - now) / 1000);
+    delay = Math.max(1, Math.ceil(Math.max(delay, retryAfterSeconds ?? 0)));
+    await deps.claims.settle(
+      { ...held, checks, nextCheckAt: new Date(now + delay * 1000).toISOString() },
+      'checking',
+    );
+    return stop({ kind: 'retry', delaySeconds: delay });
+  }
+
+  private async keep(block: BlockContext, remote: RemoteBlock): Promise<void> {
+    if (block.record) await this.recordBlock(block.post.postId, block.channel.channelId, block.b, remote);
+  }
+
+  private newOwner(): string {
+    return `${this.worker}-${randomUUID().slice(0, 8)}`;
+  }
+
+  private leaseFrom(now: Date): string {
+    return new Date(now.getTime() + this.deps.settings.leaseSeconds * 1000).toISOString();
   }
 
   private async resolveMedia(
@@ -609,5 +708,5 @@ export class PublishingEngine {
   }
 }
 
-const unknownOutcome = (b: number, channel: PostChannel) =>
-  `The network did not confirm whether ${channel.blocks.length > 1 ? `block ${b + 1}` : 'the post'} was published (the answer was lost) and offers no way to check; Herald will not send it again, so that nothing is posted twice. Check the account on the network.`;
+const unknownOutcome = (b: number, channel: PostChannel, reason?: string) =>
+  `The network did not confirm whether ${channel.blocks.length > 1 ? `block ${b + 1}` : 'the post'} was published (no answer, or an error after the request reached it) and ${reason ? `could not be checked (${reason})` : 'offers no way to check'}; Herald will not send it again, so that nothing is posted twice. Check the account on the network.`;

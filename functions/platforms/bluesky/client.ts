@@ -19,6 +19,7 @@ import {
   retryAfterSeconds,
   secondsUntilEpoch,
   sendOrClassify,
+  serverError,
   stringField,
   transportError,
 } from '../network-http.ts';
@@ -92,6 +93,8 @@ const ACCOUNT_GONE_ERRORS = new Set(['AccountTakedown', 'AccountDeactivated']);
  * so the error name decides, not only the status: those mean reconnect. 429 (wait from
  * `ratelimit-reset`, epoch seconds) and 5xx are transient; other 4xx are permanent with the PDS's
  * message; failures without an answer are transient, with `outcomeUnknown` once the request was sent.
+ * A 5xx is transient with `outcomeUnknown`: the PDS may have written the record (it even answers a
+ * taken record key with 500).
  */
 export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
   if (failure.type === 'transport') return transportError(NETWORK, failure);
@@ -103,13 +106,7 @@ export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Dat
       secondsUntilEpoch(headers['ratelimit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
     return new NetworkError('transient', message, details(status, wait));
   }
-  if (status >= 500) {
-    return new NetworkError(
-      'transient',
-      message,
-      details(status, retryAfterSeconds(headers['retry-after'], now)),
-    );
-  }
+  if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (error !== undefined && ACCOUNT_GONE_ERRORS.has(error))
     return new NetworkError('permanent', message, { status });
   if ((error !== undefined && RECONNECT_ERRORS.has(error)) || status === 401) {
@@ -173,6 +170,17 @@ const strongRef = (block: RemoteBlock): StrongRef => {
   return { uri, cid };
 };
 
+/** The PDS's answer to a record key that is already taken. */
+const isKeyTaken = (error: NetworkError) =>
+  (error.details.status === 500 || error.details.status === 400) &&
+  /already a value at key|already exists/i.test(error.message);
+
+const anotherVersion = (block: RemoteBlock) =>
+  new NetworkError(
+    'permanent',
+    `Another version of this block is already on Bluesky (${block.remoteId}); delete it to publish again`,
+  );
+
 interface FoundRecord {
   block: RemoteBlock;
   /** Same text and same reply parent as the block being looked for. */
@@ -181,6 +189,8 @@ interface FoundRecord {
 
 export class BlueskyClient implements NetworkClient {
   readonly platform = 'bluesky' as const;
+  /** getRecord on the PDS reads its own writes: a record that is not there was not stored. */
+  readonly consistencyWindowSeconds = 0;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
 
@@ -218,15 +228,14 @@ export class BlueskyClient implements NetworkClient {
         json: { repo: input.credentials.remoteAccountId, collection: POST_COLLECTION, rkey, record },
       });
     } catch (error) {
-      // The key is this block's own: it exists when an earlier attempt went through. That counts as
-      // published only if the record there is this block (same text, same parent).
-      if (
-        error instanceof NetworkError &&
-        error.kind === 'permanent' &&
-        /already exists/i.test(error.message)
-      ) {
+      // The key is this block's own: it is taken when an earlier attempt went through. A PDS says
+      // so with a 500 ("There is already a value at key"; older ones a 400 "Record already
+      // exists"). That counts as published only if the record there is this block (same text,
+      // same parent).
+      if (error instanceof NetworkError && isKeyTaken(error)) {
         const found = await this.find(input.credentials, rkey, input.content, input.parent);
         if (found?.matches) return found.block;
+        if (found) throw anotherVersion(found.block);
       }
       throw error;
     }
@@ -265,12 +274,7 @@ export class BlueskyClient implements NetworkClient {
     const rkey = recordKeyFor(input.idempotencyKey);
     const found = await this.find(input.credentials, rkey, input.content, input.parent);
     if (!found) return null;
-    if (!found.matches) {
-      throw new NetworkError(
-        'permanent',
-        `Another version of this block is already on Bluesky (${found.block.remoteId}); delete it to publish again`,
-      );
-    }
+    if (!found.matches) throw anotherVersion(found.block);
     return found.block;
   }
 

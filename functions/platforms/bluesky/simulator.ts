@@ -13,7 +13,8 @@ import {
  * A local Bluesky PDS for `app.bsky.feed.post` records: `com.atproto.repo.createRecord`,
  * `getRecord` and `deleteRecord` over XRPC, with the PDS's error bodies (`{ error, message }`),
  * its record-key syntax check, lexicon checks on posts (300 graphemes, datetime, at most 3 langs,
- * strong refs), "Record already exists" for a taken key, `ratelimit-*` headers on 429, and the
+ * strong refs), HTTP 500 "There is already a value at key" for a taken record key (as a PDS
+ * answers it), `ratelimit-*` headers on 429, and the
  * PDS's token answers (an expired or unverifiable access JWT is HTTP 400 `ExpiredToken` /
  * `InvalidToken`; a missing one 401 `AuthMissing`). A repo may be a DID or a handle (a handle maps
  * to a stable `did:plc`). When the token is a JWT, its `sub` must be the repo's DID.
@@ -204,7 +205,9 @@ export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {
     const rkey = (body.rkey as string | undefined) ?? nextTid();
     const outcome = ctx.screen(typeof record.text === 'string' ? record.text : '', did);
     const key = `${did}/${collection}/${rkey}`;
-    if (records.has(key)) return blueskyErrors.badRequest('Record already exists');
+    // A PDS fails a write to a taken record key deep in its repo code: HTTP 500, not a 400.
+    if (records.has(key))
+      return xrpcError(500, 'InternalServerError', `There is already a value at key: ${collection}/${rkey}`);
     const uri = `at://${key}`;
     const cid = cidOf(record);
     records.set(key, { uri, cid, value: record });
@@ -222,7 +225,7 @@ export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {
     return {
       status: 200,
       body: { uri, cid, commit: { cid: cidOf({ commit: uri }), rev: nextTid() }, validationStatus: 'valid' },
-      hold: outcome === 'timeout',
+      lost: outcome,
     };
   };
 

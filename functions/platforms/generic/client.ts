@@ -78,8 +78,9 @@ const errorBodyOf = (body: string): { code?: string; message?: string } => {
 /**
  * Classifies a non-2xx answer:
  * - 401 → `reconnect` (token expired or revoked);
- * - 429 and 5xx → `transient`, with `retryAfterSeconds` from `Retry-After`; a 504 (a gateway gave
- *   up waiting, the network may still have acted) also has `outcomeUnknown: true`;
+ * - 429 and 5xx → `transient`, with `retryAfterSeconds` from `Retry-After`; a 5xx also has
+ *   `outcomeUnknown: true` (the request reached the network, which may have stored the post
+ *   before a gateway gave up or the server failed);
  * - any other status (4xx) → `permanent`, with the network's own message.
  */
 export const classifyHttpResponse = (
@@ -95,7 +96,7 @@ export const classifyHttpResponse = (
     return new NetworkError('transient', text, {
       status,
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-      ...(status === 504 ? { outcomeUnknown: true } : {}),
+      ...(status >= 500 ? { outcomeUnknown: true } : {}),
     });
   }
   return new NetworkError('permanent', text, { status });
@@ -176,6 +177,8 @@ const blockFrom = (value: unknown): RemoteBlock | null =>
 
 export class GenericNetworkClient implements NetworkClient {
   readonly platform: PlatformId;
+  /** The lookup reads the network's own record of the client key: what is not there was not stored. */
+  readonly consistencyWindowSeconds = 0;
   private readonly rules: Platform;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;

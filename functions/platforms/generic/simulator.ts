@@ -34,7 +34,9 @@ import type { Platform, PlatformId } from '../types.ts';
  * Sim tokens in the text (publish and edit): `sim:fail` → 422 refusal; `sim:fail-once` → 422 the
  * first time that text is sent for that account, accepted after; `sim:flaky` → one 503 the first
  * time, accepted after; `sim:reconnect` → 401 `token_expired`; `sim:timeout` → the post is stored
- * (and recorded) but no answer ever comes: the socket is held, then destroyed after `holdMs`.
+ * (and recorded) but no answer ever comes: the socket is held, then destroyed after `holdMs`;
+ * `sim:reset` → stored, then the connection is reset; `sim:bad-gateway` → stored, then a gateway's
+ * 502 `bad_gateway`.
  */
 
 export type SimRecordKind = 'post' | 'reply' | 'comment' | 'edit' | 'delete';
@@ -99,8 +101,15 @@ class SimHttpError extends Error {
   }
 }
 
-/** Thrown by a handler to leave the request unanswered (`sim:timeout`). */
+/** Thrown by a handler to leave the request unanswered (`sim:timeout`, `sim:reset`). */
 class HoldRequest extends Error {}
+
+/** How the answer to a stored post or edit is lost, from its text's sim token. */
+type LostAnswer = 'sim:timeout' | 'sim:reset' | 'sim:bad-gateway' | null;
+const lostAnswerOf = (text: string): LostAnswer => {
+  const token = simTokenOf(text);
+  return token === 'sim:timeout' || token === 'sim:reset' || token === 'sim:bad-gateway' ? token : null;
+};
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_HOLD_MS = 30_000;
@@ -239,7 +248,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
   const createPost = (
     account: string,
     body: Record<string, unknown>,
-  ): { post: StoredPost; hold: boolean } => {
+  ): { post: StoredPost; lost: LostAnswer } => {
     const text = body.text;
     if (typeof text !== 'string') throw new SimHttpError(400, 'invalid_request', '"text" must be a string.');
     const clientKey = body.clientKey;
@@ -337,14 +346,14 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
     };
     posts.set(id, post);
     record({ kind, id, parentId, rootId: root, text, account, media });
-    return { post, hold: simTokenOf(text) === 'sim:timeout' };
+    return { post, lost: lostAnswerOf(text) };
   };
 
   const editPost = (
     account: string,
     id: string,
     body: Record<string, unknown>,
-  ): { post: StoredPost; hold: boolean } => {
+  ): { post: StoredPost; lost: LostAnswer } => {
     const editable = limits.remoteEdit;
     if (editable === null)
       throw new SimHttpError(405, 'edit_unsupported', `${platform.name} does not allow editing a live post.`);
@@ -381,7 +390,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
     if (title !== null) post.title = title;
     if (isRecord(body.options)) post.options = { ...post.options, ...body.options };
     record({ kind: 'edit', id, parentId: post.parentId, rootId: post.rootId, text: newText, account });
-    return { post, hold: simTokenOf(newText) === 'sim:timeout' };
+    return { post, lost: lostAnswerOf(newText) };
   };
 
   const deletePost = (account: string, id: string): void => {
@@ -417,6 +426,17 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
       held.delete(socket);
     });
     throw new HoldRequest();
+  };
+
+  /** After the post or edit was stored: no answer (held), a reset connection, or a gateway's 502. */
+  const loseAnswer = (req: IncomingMessage, lost: LostAnswer): void => {
+    if (lost === 'sim:timeout') hold(req);
+    if (lost === 'sim:reset') {
+      req.socket.resetAndDestroy();
+      throw new HoldRequest();
+    }
+    if (lost === 'sim:bad-gateway')
+      throw new SimHttpError(502, 'bad_gateway', 'The gateway got no valid answer from the network.');
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -465,7 +485,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
         return sendJson(res, 200, { data });
       }
       const created = createPost(account, parseJson(raw));
-      if (created.hold) hold(req);
+      loseAnswer(req, created.lost);
       return sendJson(res, 201, { id: created.post.id, url: created.post.url });
     }
 
@@ -478,7 +498,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
       checkRateLimit();
       if (method === 'PATCH') {
         const edited = editPost(account, id, parseJson(raw));
-        if (edited.hold) hold(req);
+        loseAnswer(req, edited.lost);
         return sendJson(res, 200, { id: edited.post.id, url: edited.post.url });
       }
       deletePost(account, id);

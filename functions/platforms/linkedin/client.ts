@@ -16,6 +16,7 @@ import {
   type HttpFailure,
   retryAfterSeconds,
   sendOrClassify,
+  serverError,
   stringField,
   transportError,
 } from '../network-http.ts';
@@ -59,11 +60,20 @@ const secondsToUtcMidnight = (now: Date) => {
   return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
 };
 
+/** LinkedIn's duplicate refusal: `code` or `errorDetails.inputErrors[].code` is `DUPLICATE_POST`. */
+const isDuplicatePost = (body: unknown): boolean => {
+  if (stringField(body, 'code') === 'DUPLICATE_POST') return true;
+  const inputErrors = (body as { errorDetails?: { inputErrors?: unknown } } | null)?.errorDetails
+    ?.inputErrors;
+  return Array.isArray(inputErrors) && inputErrors.some((e) => stringField(e, 'code') === 'DUPLICATE_POST');
+};
+
 /**
  * How the engine handles a failed LinkedIn call: 401 (`EXPIRED_ACCESS_TOKEN`,
  * `REVOKED_ACCESS_TOKEN`, `INVALID_ACCESS_TOKEN`) means reconnect; 429 is transient with
- * `Retry-After` when sent, else until midnight UTC (LinkedIn's limits are daily); 5xx transient;
- * other 4xx permanent with LinkedIn's message; failures without an answer are transient, with
+ * `Retry-After` when sent, else until midnight UTC (LinkedIn's limits are daily); 5xx transient
+ * with `outcomeUnknown` (LinkedIn may have created the post); other 4xx permanent with LinkedIn's
+ * message, `DUPLICATE_POST` marked `duplicate`; failures without an answer are transient, with
  * `outcomeUnknown` once the request was sent.
  */
 export const classifyLinkedInFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
@@ -75,14 +85,9 @@ export const classifyLinkedInFailure = (failure: HttpFailure, now: Date = new Da
     const wait = retryAfterSeconds(headers['retry-after'], now) ?? secondsToUtcMidnight(now);
     return new NetworkError('transient', message, details(status, wait));
   }
-  if (status >= 500) {
-    return new NetworkError(
-      'transient',
-      message,
-      details(status, retryAfterSeconds(headers['retry-after'], now)),
-    );
-  }
+  if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (status === 401) return new NetworkError('reconnect', message, { status });
+  if (isDuplicatePost(body)) return new NetworkError('permanent', message, { status, duplicate: true });
   return new NetworkError('permanent', message, { status });
 };
 
@@ -109,6 +114,8 @@ const postUrl = (urn: string) => `https://www.linkedin.com/feed/update/${urn}/`;
 
 export class LinkedInClient implements NetworkClient {
   readonly platform: LinkedInPlatform;
+  /** There is no lookup: an unknown outcome is final (the engine never resends it). */
+  readonly consistencyWindowSeconds = 0;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly apiVersion: string;

@@ -224,7 +224,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     return {
       status: 201,
       headers: { 'x-restli-id': urn, 'x-linkedin-id': urn },
-      hold: outcome === 'timeout',
+      lost: outcome,
     };
   };
 
@@ -243,7 +243,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     post.commentary = commentary;
     post.text = text;
     ctx.record({ kind: 'edit', id: post.urn, parentId: null, rootId: null, text, account: post.author });
-    return { status: 204, hold: outcome === 'timeout' };
+    return { status: 204, lost: outcome };
   };
 
   const deletePost = (ctx: SimContext): SimResponse => {
@@ -298,7 +298,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
         created,
         lastModified: created,
       },
-      hold: outcome === 'timeout',
+      lost: outcome,
     };
   };
 
@@ -352,7 +352,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
         object: post.urn,
         message: { text },
       },
-      hold: outcome === 'timeout',
+      lost: outcome,
     };
   };
 

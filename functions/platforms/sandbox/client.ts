@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
+  LOST_ANSWER_TOKENS,
   type LookupBlockInput,
   type NetworkClient,
   NetworkError,
@@ -23,12 +24,12 @@ import type { Platform, PlatformId } from '../types.ts';
  * | `sim:fail-once` | permanent error when `round === 1`, success from round 2 (a publish retry)     |
  * | `sim:flaky`     | transient error (`retryAfterSeconds: 1`) when `round === 1`, success when `round > 1` OR when this process already failed that idempotencyKey once (so the engine's own automatic retry succeeds too; the memory is a bounded in-process Set, a fresh instance fails once more) |
  * | `sim:reconnect` | reconnect error, every round                                                   |
- * | `sim:timeout`   | transient error with `outcomeUnknown: true`, every time; the sandbox counts the block as accepted, and `lookup` finds it |
+ * | `sim:timeout`, `sim:reset`, `sim:bad-gateway` | transient error with `outcomeUnknown: true`, every time; the sandbox counts the block as accepted, and `lookup` finds it |
  *
- * The block a `sim:timeout` publish "accepted" is derived from the idempotencyKey
+ * The block a lost-answer publish (`sim:timeout`, `sim:reset`, `sim:bad-gateway`) "accepted" is derived from the idempotencyKey
  * (`sandbox_<platform>_<sha256(key)[0..20]>`), so `lookup` finds it from any instance. Other
  * blocks get random ids; `lookup` finds those only in the process that published them (a
- * bounded map), which suffices because only `sim:timeout` loses an answer in the sandbox.
+ * bounded map), which suffices because only those tokens lose an answer in the sandbox.
  *
  * Edits and deletes follow the platform's `remoteEdit` / `supportsRemoteDelete` (permanent error
  * when not allowed). Edited text obeys `sim:fail` (permanent), `sim:reconnect` (reconnect),
@@ -100,6 +101,8 @@ export const sandboxBlockForKey = (platform: PlatformId, idempotencyKey: string)
 
 export class SandboxNetworkClient implements NetworkClient {
   readonly platform: PlatformId;
+  /** Nothing lags: a block the sandbox accepted is found at once. */
+  readonly consistencyWindowSeconds = 0;
   private readonly rules: Platform;
   /** idempotencyKeys whose `sim:flaky` publish already failed once in this process. */
   private readonly flakyFailed: BoundedSet;
@@ -148,11 +151,13 @@ export class SandboxNetworkClient implements NetworkClient {
           'reconnect',
           `Sandbox: the ${this.rules.name} token has expired (sim:reconnect).`,
         );
-      case 'sim:timeout': {
+      case 'sim:timeout':
+      case 'sim:reset':
+      case 'sim:bad-gateway': {
         this.accepted.set(key, sandboxBlockForKey(this.platform, key));
         throw new NetworkError(
           'transient',
-          `Sandbox: ${this.rules.name} did not answer (sim:timeout); the post may have been accepted.`,
+          `Sandbox: ${this.rules.name} did not answer (${simTokenOf(input.content)}); the post may have been accepted.`,
           { outcomeUnknown: true },
         );
       }
@@ -204,9 +209,11 @@ export class SandboxNetworkClient implements NetworkClient {
           `Sandbox: the ${this.rules.name} token has expired (sim:reconnect).`,
         );
       case 'sim:timeout':
+      case 'sim:reset':
+      case 'sim:bad-gateway':
         throw new NetworkError(
           'transient',
-          `Sandbox: ${this.rules.name} did not answer the edit (sim:timeout).`,
+          `Sandbox: ${this.rules.name} did not answer the edit (${simTokenOf(input.content)}).`,
           {
             outcomeUnknown: true,
           },
@@ -226,8 +233,9 @@ export class SandboxNetworkClient implements NetworkClient {
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     const known = this.accepted.get(input.idempotencyKey);
     if (known) return known;
-    // Another instance may have published it: a `sim:timeout` block is always "accepted".
-    if (simTokenOf(input.content) === 'sim:timeout')
+    // Another instance may have published it: a lost-answer block is always "accepted".
+    const token = simTokenOf(input.content);
+    if (token && LOST_ANSWER_TOKENS.includes(token))
       return sandboxBlockForKey(this.platform, input.idempotencyKey);
     return null;
   }

@@ -5,8 +5,8 @@ import { simTokenOf } from '../../ports/network-client.ts';
 /**
  * A small framework for local simulators of social networks' APIs. Each network module declares
  * its routes and its own error bodies; the framework gives them a JSON router, bearer-token checks,
- * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`,
- * `sim:timeout`), a rate-limit switch, and an inspection API without auth, shaped like the generic
+ * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`, and
+ * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch, and an inspection API without auth, shaped like the generic
  * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `POST /_sim/reset` → 204,
  * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only.
  */
@@ -34,11 +34,15 @@ export interface SimResponse {
   body?: unknown;
   headers?: Record<string, string | number>;
   /**
-   * The request was accepted (and whatever it did is stored), but no answer is ever sent: the
-   * socket is held until the client gives up, and closed after `holdMs` at the latest.
+   * The request was accepted (and whatever it did is stored), but its answer is lost: `timeout`
+   * holds the socket until the client gives up (closed after `holdMs` at the latest), `reset`
+   * resets the connection, `bad-gateway` answers 502 as a gateway in front of the network would.
    */
-  hold?: boolean;
+  lost?: LostAnswer | null;
 }
+
+/** How an answer is lost after the network stored the post (`sim:timeout`, `sim:reset`, `sim:bad-gateway`). */
+export type LostAnswer = 'timeout' | 'reset' | 'bad-gateway';
 
 /** Thrown by handlers (and by `ctx.screen`) to answer with an error at once. */
 export class SimHttpError extends Error {
@@ -62,6 +66,8 @@ export interface SimErrorBodies {
   rateLimited(resetAt: Date, seconds: number): SimResponse;
   badRequest(message: string): SimResponse;
   notFound(message: string): SimResponse;
+  /** A gateway's 502 (`sim:bad-gateway`); default: a bare `{ message: 'Bad Gateway' }`. */
+  badGateway?(): SimResponse;
 }
 
 export interface SimContext {
@@ -77,9 +83,10 @@ export interface SimContext {
   /**
    * Applies the sim tokens in `content` for `account`: throws the network's answer for
    * `sim:fail`, `sim:fail-once` (first time), `sim:flaky` (first time) and `sim:reconnect`;
-   * returns `'timeout'` for `sim:timeout` (store the post, then answer with `hold: true`).
+   * returns how the answer is lost for `sim:timeout`, `sim:reset` and `sim:bad-gateway` (store the
+   * post, then answer with `lost` set to it).
    */
-  screen(content: string, account: string): 'timeout' | null;
+  screen(content: string, account: string): LostAnswer | null;
   /** Appends to the inspection log. */
   record(entry: Omit<SimRecord, 'at'>): SimRecord;
   errors: SimErrorBodies;
@@ -215,7 +222,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
   const held = new Map<Socket, NodeJS.Timeout>();
   const { errors } = options;
 
-  const screen = (content: string, account: string): 'timeout' | null => {
+  const screen = (content: string, account: string): LostAnswer | null => {
     const token = simTokenOf(content);
     const key = `${account}\u0000${content}`;
     switch (token) {
@@ -237,6 +244,10 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
         throw new SimHttpError(errors.unauthorized('expired'));
       case 'sim:timeout':
         return 'timeout';
+      case 'sim:reset':
+        return 'reset';
+      case 'sim:bad-gateway':
+        return 'bad-gateway';
       default:
         return null;
     }
@@ -363,7 +374,10 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       if (error instanceof SimHttpError) response = error.response;
       else response = { status: 500, body: { message: `${options.name} simulator: ${String(error)}` } };
     }
-    if (response.hold) hold(res);
+    if (response.lost === 'timeout') hold(res);
+    else if (response.lost === 'reset') res.socket?.resetAndDestroy();
+    else if (response.lost === 'bad-gateway')
+      send(res, errors.badGateway?.() ?? { status: 502, body: { message: 'Bad Gateway' } });
     else send(res, response);
   };
 

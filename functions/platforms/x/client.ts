@@ -1,3 +1,4 @@
+import twitter from 'twitter-text';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -19,6 +20,7 @@ import {
   retryAfterSeconds,
   secondsUntilEpoch,
   sendOrClassify,
+  serverError,
   stringField,
   transportError,
 } from '../network-http.ts';
@@ -27,6 +29,9 @@ import {
  * X API v2 client. Threads: each block replies to the previous one (`reply.in_reply_to_tweet_id`).
  * X has no edit endpoint for API clients and takes no client key, so a lost answer is found by
  * reading the account's recent tweets (`GET /2/users/:id/tweets`) and matching text and parent.
+ * That timeline is eventually consistent: a tweet X stored a moment ago can be missing from it for
+ * a while, so a lookup that finds nothing proves nothing until `consistencyWindowSeconds` have
+ * passed since the send.
  *
  * Media: not uploaded here. A full implementation downloads each presigned URL and sends it
  * through X's media upload (`POST /2/media/upload`: INIT / APPEND chunks / FINALIZE, then polling
@@ -40,11 +45,19 @@ export interface XClientOptions {
   baseUrl?: string;
   /** Per request, default 10 s. */
   timeoutMs?: number;
+  /** How long X's user timeline may lag behind a stored tweet (default 30 s). */
+  consistencyWindowSeconds?: number;
   /** Uploads one file to X and returns its `media_id`; without it, blocks with media are refused. */
   uploadMedia?: (media: MediaForNetwork, credentials: NetworkCredentials) => Promise<string>;
 }
 
 const NETWORK = 'X';
+/**
+ * An upper bound of X's user-timeline lag. X does not document one; tweets usually appear within
+ * seconds. Erring long only delays the resend of a tweet that truly failed; erring short risks a
+ * second send (which X itself mostly refuses as duplicate content, read as "look again").
+ */
+export const DEFAULT_X_CONSISTENCY_WINDOW_SECONDS = 30;
 /** X caps a user timeline at 3,200 tweets: 32 pages of 100. */
 const MAX_TIMELINE_PAGES = 32;
 
@@ -61,9 +74,11 @@ const xMessage = (body: unknown): string | undefined => {
 };
 
 /**
- * How the engine handles a failed X call: 429 and 5xx are transient (429 with the wait from
- * `x-rate-limit-reset`, epoch seconds), 401 means reconnect, other 4xx are permanent with X's own
- * message; failures without an answer are transient, with `outcomeUnknown` once the request was sent.
+ * How the engine handles a failed X call: 429 is transient with the wait from
+ * `x-rate-limit-reset` (epoch seconds); 5xx is transient with `outcomeUnknown` (X may have stored
+ * the tweet); 401 means reconnect; other 4xx are permanent with X's own message, a 403 duplicate
+ * content refusal marked `duplicate`; failures without an answer are transient, with
+ * `outcomeUnknown` once the request was sent.
  */
 export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
   if (failure.type === 'transport') return transportError(NETWORK, failure);
@@ -74,14 +89,10 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
       secondsUntilEpoch(headers['x-rate-limit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
     return new NetworkError('transient', message, details(status, wait));
   }
-  if (status >= 500) {
-    return new NetworkError(
-      'transient',
-      message,
-      details(status, retryAfterSeconds(headers['retry-after'], now)),
-    );
-  }
+  if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (status === 401) return new NetworkError('reconnect', message, { status });
+  if (status === 403 && /duplicate content/i.test(message))
+    return new NetworkError('permanent', message, { status, duplicate: true });
   return new NetworkError('permanent', message, { status });
 };
 
@@ -96,17 +107,45 @@ const unescapeEntities = (text: string) =>
   text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 /**
- * The text a tweet was posted with: X returns `&`, `<`, `>` as HTML entities, links as t.co
- * (expanded from `entities.urls`) and a trailing t.co link for attached media.
+ * A URL the way X's link expansion leaves it comparable: X stores a bare domain as `http://` +
+ * the domain and may change the host's case, so the scheme, the host's case and a lone trailing
+ * slash do not count.
+ */
+const comparableUrl = (url: string): string => {
+  const match = /^(?:https?:\/\/)?([^/?#]*)(.*)$/i.exec(url.trim()) as RegExpExecArray;
+  const rest = match[2] === '/' ? '' : (match[2] as string);
+  return `${(match[1] as string).toLowerCase()}${rest}`;
+};
+/** Marks a link's place in comparable text (it cannot occur in a tweet). */
+const LINK = '\u0000';
+
+/**
+ * The text a tweet was posted with, in a form comparable to `comparableContent`: X returns `&`,
+ * `<`, `>` as HTML entities, every link (a bare domain too) as a t.co link expanded in
+ * `entities.urls`, and a trailing t.co link for attached media.
  */
 export const postedTextOf = (tweet: XTweet): string => {
   let text = tweet.text;
   for (const url of tweet.entities?.urls ?? []) {
     if (!url.url) continue;
     const isMedia = url.media_key !== undefined || /\/(photo|video)\/\d+$/.test(url.expanded_url ?? '');
-    text = text.split(url.url).join(isMedia ? '' : (url.expanded_url ?? url.url));
+    text = text
+      .split(url.url)
+      .join(isMedia ? '' : `${LINK}${comparableUrl(url.expanded_url ?? url.url)}${LINK}`);
   }
   return unescapeEntities(text).normalize('NFC').trim();
+};
+
+/** The content as X will show it, comparable to `postedTextOf`: the links X finds (twitter-text's rules, X's own) marked. */
+export const comparableContent = (content: string): string => {
+  const text = content.normalize('NFC').trim();
+  let out = '';
+  let at = 0;
+  for (const { url, indices } of twitter.extractUrlsWithIndices(text)) {
+    out += `${text.slice(at, indices[0])}${LINK}${comparableUrl(url)}${LINK}`;
+    at = indices[1];
+  }
+  return out + text.slice(at);
 };
 
 const repliedTo = (tweet: XTweet) =>
@@ -114,6 +153,7 @@ const repliedTo = (tweet: XTweet) =>
 
 export class XClient implements NetworkClient {
   readonly platform = 'x' as const;
+  readonly consistencyWindowSeconds: number;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly uploadMedia: XClientOptions['uploadMedia'];
@@ -123,6 +163,7 @@ export class XClient implements NetworkClient {
   constructor(options: XClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://api.x.com');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.consistencyWindowSeconds = options.consistencyWindowSeconds ?? DEFAULT_X_CONSISTENCY_WINDOW_SECONDS;
     this.uploadMedia = options.uploadMedia;
   }
 
@@ -167,12 +208,12 @@ export class XClient implements NetworkClient {
 
   /**
    * Reads the account's tweets since `since` (a few seconds earlier, for clock skew) and returns the
-   * one with this text and this reply parent. X's timeline is eventually consistent: a tweet
-   * accepted a moment ago can be missing for a few seconds, so look up after a short delay.
+   * one with this text and this reply parent. Null means "not in the timeline yet": a proof of
+   * absence only once `consistencyWindowSeconds` have passed since the send.
    */
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     const userId = await this.userId(input.credentials);
-    const wanted = input.content.normalize('NFC').trim();
+    const wanted = comparableContent(input.content);
     const parentId = input.parent?.block.remoteId ?? null;
     const startTime = `${new Date(input.since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
     let paginationToken: string | undefined;

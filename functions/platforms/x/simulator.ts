@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import twitter from 'twitter-text';
 import {
   objectOf,
   type SimContext,
@@ -14,15 +15,33 @@ import {
  * `GET /2/users/me`, `GET /2/users/:id/tweets`, with X's error bodies (problem details), its
  * duplicate-content refusal, `x-rate-limit-*` headers on 429 and snowflake ids. The user is derived
  * from the bearer token, so any token works; one starting `revoked`/`expired` is refused.
+ *
+ * Like X, it is awkward where lookups are concerned: the user timeline (`GET /2/users/:id/tweets`)
+ * shows a tweet only `timelineLagMs` after it was stored (X's timeline is eventually consistent),
+ * and every link in a tweet, a bare domain too, comes back as a t.co link, expanded in
+ * `entities.urls` (a bare domain as `http://` + the domain).
  */
 
 /** X's snowflake epoch (2010-11-04T01:42:54.657Z). */
 const X_EPOCH_MS = 1288834974657;
 const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'];
 
+interface TweetLink {
+  /** The t.co link shown in place of the link. */
+  url: string;
+  expanded_url: string;
+  display_url: string;
+  start: number;
+  end: number;
+}
+
 interface StoredTweet {
   id: string;
+  /** The text as posted. */
   text: string;
+  /** The text as X shows it: links replaced by t.co links. */
+  shown: string;
+  links: TweetLink[];
   authorId: string;
   createdAt: Date;
   inReplyTo: string | null;
@@ -80,20 +99,56 @@ export const xUserForToken = (token: string) => {
 /** X returns `&`, `<` and `>` in tweet text as HTML entities. */
 const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** How the text is shown: each link X finds (twitter-text's rules, X's own) replaced by a t.co link. */
+const shorten = (id: string, text: string): { shown: string; links: TweetLink[] } => {
+  const links: TweetLink[] = [];
+  let shown = '';
+  let at = 0;
+  twitter.extractUrlsWithIndices(text).forEach(({ url, indices }, i) => {
+    const digest = createHash('sha256')
+      .update(`${id}/${i}`)
+      .digest('base64')
+      .replace(/[^A-Za-z0-9]/g, '');
+    const tco = `https://t.co/${digest.slice(0, 10)}`;
+    shown += text.slice(at, indices[0]);
+    // Indices count code points, as X's do.
+    const start = [...shown].length;
+    shown += tco;
+    at = indices[1];
+    const expanded = /^https?:\/\//i.test(url) ? url : `http://${url}`;
+    const display = url.replace(/^https?:\/\//i, '');
+    links.push({
+      url: tco,
+      expanded_url: expanded,
+      display_url: display.length > 26 ? `${display.slice(0, 25)}…` : display,
+      start,
+      end: start + tco.length,
+    });
+  });
+  return { shown: shown + text.slice(at), links };
+};
+
+/** Default lag of the user timeline behind a stored tweet. */
+export const DEFAULT_X_TIMELINE_LAG_MS = 3_000;
+
 export interface XSimulatorOptions {
   port?: number;
   holdMs?: number;
+  /** How long a stored tweet stays out of the user timeline (default 3 s; tests shorten it). */
+  timelineLagMs?: number;
 }
 
 export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<Simulator> => {
   const tweets = new Map<string, StoredTweet>();
+  const timelineLagMs = options.timelineLagMs ?? DEFAULT_X_TIMELINE_LAG_MS;
 
   const view = (tweet: StoredTweet, fields: Set<string>) => {
     const data: Record<string, unknown> = {
       id: tweet.id,
-      text: escapeText(tweet.text),
+      text: escapeText(tweet.shown),
       edit_history_tweet_ids: [tweet.id],
     };
+    if (fields.has('entities') && tweet.links.length > 0) data.entities = { urls: tweet.links };
     if (fields.has('created_at')) data.created_at = tweet.createdAt.toISOString();
     if (fields.has('author_id')) data.author_id = tweet.authorId;
     if (fields.has('conversation_id')) data.conversation_id = tweet.conversationId;
@@ -164,6 +219,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     const tweet: StoredTweet = {
       id,
       text,
+      ...shorten(id, text),
       authorId: user.id,
       createdAt: new Date(),
       inReplyTo: parent?.id ?? null,
@@ -183,8 +239,8 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     });
     return {
       status: 201,
-      body: { data: { id, text, edit_history_tweet_ids: [id] } },
-      hold: outcome === 'timeout',
+      body: { data: { id, text: escapeText(tweet.shown), edit_history_tweet_ids: [id] } },
+      lost: outcome,
     };
   };
 
@@ -262,8 +318,11 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
         },
       );
     }
+    // The timeline is eventually consistent: what was stored within the lag is not in it yet.
+    const visibleUntil = Date.now() - timelineLagMs;
     const all = [...tweets.values()]
       .filter((tweet) => tweet.authorId === userId && !tweet.deleted)
+      .filter((tweet) => tweet.createdAt.getTime() <= visibleUntil)
       .filter((tweet) => start === null || tweet.createdAt.getTime() >= start)
       .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
     const token = ctx.query.get('pagination_token');

@@ -11,22 +11,53 @@ const fromItem = (item: Record<string, unknown>): BlockClaim => {
   return fields as unknown as BlockClaim;
 };
 
+/** The fields a settle writes besides the state: the send history and the lookup schedule. */
+const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
+
 /** Block claims as conditional writes on one item per block. */
 export class DynamoClaimStore implements ClaimStore {
   constructor(private readonly table: TableRef) {}
 
-  async acquire(claim: BlockClaim): Promise<{ acquired: true } | { acquired: false; current: BlockClaim }> {
+  async acquire(
+    claim: BlockClaim,
+  ): Promise<{ acquired: true; claim: BlockClaim } | { acquired: false; current: BlockClaim }> {
     try {
-      await this.table.doc.send(
-        new PutCommand({
+      // An update rather than a put: a `not_sent` claim taken again keeps the block's first send
+      // time and whether an answer was ever lost, so a lookup after this send searches from the
+      // first one and a duplicate refusal is read correctly.
+      const out = await this.table.doc.send(
+        new UpdateCommand({
           TableName: this.table.tableName,
-          Item: { ...key(claim), type: 'BlockClaim', ...claim },
+          Key: key(claim),
+          UpdateExpression:
+            'SET #type = :type, postId = :postId, channelId = :channelId, #block = :block, #state = :state, ' +
+            '#owner = :owner, leaseUntil = :lease, since = :since, lastSentAt = :last, ' +
+            'firstSentAt = if_not_exists(firstSentAt, :first) REMOVE remote, checks, nextCheckAt, #duplicate',
           ConditionExpression: 'attribute_not_exists(PK) OR #state = :notSent',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':notSent': 'not_sent' },
+          ExpressionAttributeNames: {
+            '#type': 'type',
+            '#block': 'block',
+            '#state': 'state',
+            '#owner': 'owner',
+            '#duplicate': 'duplicate',
+          },
+          ExpressionAttributeValues: {
+            ':type': 'BlockClaim',
+            ':postId': claim.postId,
+            ':channelId': claim.channelId,
+            ':block': claim.block,
+            ':state': claim.state,
+            ':owner': claim.owner,
+            ':lease': claim.leaseUntil,
+            ':since': claim.since,
+            ':last': claim.lastSentAt ?? claim.since,
+            ':first': claim.firstSentAt ?? claim.since,
+            ':notSent': 'not_sent',
+          },
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return { acquired: true };
+      return { acquired: true, claim: fromItem(out.Attributes ?? {}) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // Read it back (the document client does not unmarshal an error's item).
@@ -45,10 +76,10 @@ export class DynamoClaimStore implements ClaimStore {
         new PutCommand({
           TableName: this.table.tableName,
           Item: { ...key(claim), type: 'BlockClaim', ...claim },
-          ConditionExpression: '#state = :sending AND #owner = :owner AND leaseUntil = :lease',
+          ConditionExpression: '#state = :state AND #owner = :owner AND leaseUntil = :lease',
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
           ExpressionAttributeValues: {
-            ':sending': 'sending',
+            ':state': previous.state,
             ':owner': previous.owner,
             ':lease': previous.leaseUntil,
           },
@@ -66,18 +97,27 @@ export class DynamoClaimStore implements ClaimStore {
     state: Exclude<ClaimState, 'sending'>,
     remote?: RemoteBlock,
   ): Promise<void> {
+    const sets = ['#state = :state'];
+    const values: Record<string, unknown> = { ':state': state, ':owner': claim.owner };
+    if (remote) {
+      sets.push('remote = :remote');
+      values[':remote'] = remote;
+    }
+    const names: Record<string, string> = { '#state': 'state', '#owner': 'owner' };
+    for (const field of TRACKING) {
+      if (claim[field] === undefined) continue;
+      sets.push(`#${field} = :${field}`);
+      names[`#${field}`] = field;
+      values[`:${field}`] = claim[field];
+    }
     await this.table.doc.send(
       new UpdateCommand({
         TableName: this.table.tableName,
         Key: key(claim),
-        UpdateExpression: remote ? 'SET #state = :state, remote = :remote' : 'SET #state = :state',
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: {
-          ':state': state,
-          ':owner': claim.owner,
-          ...(remote ? { ':remote': remote } : {}),
-        },
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
   }
