@@ -10,7 +10,13 @@ import { getPlatform } from '../functions/platforms/catalog.ts';
 export const DRILL_PLATFORMS = ['x', 'bluesky', 'linkedin', 'threads', 'facebook'] as const;
 export type DrillPlatform = (typeof DRILL_PLATFORMS)[number];
 
-export const DRILL_TOKENS = ['sim:fail', 'sim:fail-once', 'sim:flaky', 'sim:timeout', 'sim:reconnect'] as const;
+export const DRILL_TOKENS = [
+  'sim:fail',
+  'sim:fail-once',
+  'sim:flaky',
+  'sim:timeout',
+  'sim:reconnect',
+] as const;
 export type DrillToken = (typeof DRILL_TOKENS)[number];
 
 /** mulberry32: a small seeded PRNG, so `--seed` replays the same plan. */
@@ -98,7 +104,18 @@ export const parseMarker = (text: string | null | undefined) => {
   return { tag: match[1] as string, post: Number(match[2]), slot: Number(match[3]), block: Number(match[4]) };
 };
 
-const WORDS = ['launch', 'notes', 'spring', 'update', 'team', 'roadmap', 'thanks', 'release', 'ideas', 'week'];
+const WORDS = [
+  'launch',
+  'notes',
+  'spring',
+  'update',
+  'team',
+  'roadmap',
+  'thanks',
+  'release',
+  'ideas',
+  'week',
+];
 
 /** Shares of channels that carry a sim token, per token (sim:reconnect goes to dedicated channels). */
 const TOKEN_SHARES: [DrillToken, number][] = [
@@ -320,7 +337,9 @@ export const expectedEnd = (
       return { status: 'published' };
     case 'sim:timeout':
       // LinkedIn offers no lookup: the lost answer fails the channel at that block (documented).
-      return planned.platform === 'linkedin' ? { status: 'failed', live: token.block } : { status: 'published' };
+      return planned.platform === 'linkedin'
+        ? { status: 'failed', live: token.block }
+        : { status: 'published' };
     case 'sim:fail-once':
       return republished ? { status: 'published' } : { status: 'failed', live: token.block };
     case 'sim:fail':
@@ -520,15 +539,19 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
   for (const [key, found] of byMarker) {
     const holders = heraldBlocks.get(key) ?? [];
     const postIds = [...new Set(holders.map((h) => h.post.postId))].join(', ') || undefined;
-    if (found.length > 1)
+    if (found.length > 1) {
+      const heraldPosts = new Set(holders.map((h) => h.post.postId)).size;
       figures.postedTwice.push({
         ...(postIds ? { postId: postIds } : {}),
         detail: `block ${key} (post/channel/block) is on ${found[0]?.platform} ${found.length} times: ${found
           .map((f) => `${f.record.id}${f.record.at ? ` at ${f.record.at}` : ''}`)
-          .join(', ')}`,
+          .join(', ')}${heraldPosts > 1 ? ` (the post was created ${heraldPosts} times)` : ''}`,
       });
+    }
     const reported = found.some((f) =>
-      holders.some((h) => h.channel.platform === f.platform && h.channel.blocks[h.block]?.remoteId === f.record.id),
+      holders.some(
+        (h) => h.channel.platform === f.platform && h.channel.blocks[h.block]?.remoteId === f.record.id,
+      ),
     );
     if (reported) continue;
     const byDesign = holders.some((h) => unconfirmedBlock(h.channel) === h.block);
@@ -624,7 +647,9 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
   for (const channelId of obs.needsReconnect) {
     const got = reconnectEvents.get(channelId) ?? [];
     if (got.length === 0)
-      figures.eventsLost.push({ detail: `channel ${channelId} needs reconnecting: no channel.needs_reconnect` });
+      figures.eventsLost.push({
+        detail: `channel ${channelId} needs reconnecting: no channel.needs_reconnect`,
+      });
     if (got.length > 1)
       figures.eventsTwoIds.push({
         detail: `channel ${channelId}: channel.needs_reconnect ${got.length} times (${got.map((e) => e.eventId).join(', ')})`,
@@ -638,7 +663,9 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
   }
 
   for (const answer of obs.serverErrors)
-    figures.serverErrors.push({ detail: `${answer.method} ${answer.path} → ${answer.status} ${answer.body}` });
+    figures.serverErrors.push({
+      detail: `${answer.method} ${answer.path} → ${answer.status} ${answer.body}`,
+    });
   for (const answer of obs.abandoned)
     figures.requestsAbandoned.push({
       detail: `${answer.method} ${answer.path} → ${answer.status || 'no answer'} ${answer.body}`,

@@ -20,7 +20,6 @@ import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local.ts';
 import type { SeedFile } from '../functions/adapters/local/runtime.ts';
 import { type NetworkSimulators, startNetworkSimulators } from '../functions/adapters/local/simulators.ts';
-import { percentile } from './lib.ts';
 import { verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, type ReceivedDelivery, startReceiver } from '../test/support/https-receiver.ts';
 import {
@@ -39,6 +38,7 @@ import {
   planDrill,
   type RoundOneSnapshot,
 } from './drill-checks.ts';
+import { percentile } from './lib.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const REPORT_FILE = join(ROOT, 'RELIABILITY.md');
@@ -63,7 +63,10 @@ export interface DrillOptions {
   log?: (line: string) => void;
 }
 
-export const drillOptions = (mode: 'full' | 'quick', overrides: Partial<DrillOptions> = {}): DrillOptions => ({
+export const drillOptions = (
+  mode: 'full' | 'quick',
+  overrides: Partial<DrillOptions> = {},
+): DrillOptions => ({
   mode,
   posts: mode === 'quick' ? 40 : 300,
   kills: mode === 'quick' ? 2 : 5,
@@ -112,7 +115,12 @@ class ChildRuntime {
   starts = 0;
 
   constructor(
-    private readonly config: { dataDir: string; tableName: string; dynamoEndpoint: string; env: Record<string, string> },
+    private readonly config: {
+      dataDir: string;
+      tableName: string;
+      dynamoEndpoint: string;
+      env: Record<string, string>;
+    },
     private readonly childEnv: NodeJS.ProcessEnv,
     private readonly logDir: string,
   ) {}
@@ -161,7 +169,9 @@ class ChildRuntime {
       });
       child.once('exit', (code, signal) => {
         log.end();
-        reject(new Error(`The runtime exited (${code ?? signal}) before it was ready:\n${output.slice(-3000)}`));
+        reject(
+          new Error(`The runtime exited (${code ?? signal}) before it was ready:\n${output.slice(-3000)}`),
+        );
       });
     });
     const timeout = sleep(90_000).then(() => {
@@ -185,7 +195,8 @@ class ChildRuntime {
   }
 
   killNow() {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null)
+      this.child.kill('SIGKILL');
   }
 }
 
@@ -275,7 +286,7 @@ class DrillClient {
         'GET',
         `/posts?${query}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
-      if (!page || page.status !== 200) return null;
+      if (page?.status !== 200) return null;
       all.push(...page.body.data);
       cursor = page.body.nextCursor;
     } while (cursor);
@@ -450,7 +461,13 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
           notCreated.set(post.index, 'scheduledAt passed before the create got through');
         } else {
           notCreated.set(post.index, answer ? `${answer.status} ${answer.text.slice(0, 200)}` : 'no answer');
-          if (answer) client.abandoned.push({ method: 'POST', path: '/posts', status: answer.status, body: answer.text });
+          if (answer)
+            client.abandoned.push({
+              method: 'POST',
+              path: '/posts',
+              status: answer.status,
+              body: answer.text,
+            });
         }
       }
     };
@@ -488,7 +505,9 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
 
     // 4. A watcher publishes `sim:fail-once` posts again once their first round has ended.
     const republish = async (): Promise<void> => {
-      const waiting = [...failOnce].filter((i) => created.has(i) && !republishAsked.has(created.get(i) as string));
+      const waiting = [...failOnce].filter(
+        (i) => created.has(i) && !republishAsked.has(created.get(i) as string),
+      );
       if (waiting.length === 0) return;
       const ended = await client.listPosts('status=failed&status=partially_published');
       for (const view of ended ?? []) {
@@ -496,7 +515,11 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         if (index === undefined) continue;
         const snapshot: RoundOneSnapshot = {
           postId: view.id,
-          channels: view.channels.map((c: any) => ({ channelId: c.channelId, status: c.status, live: live(c) })),
+          channels: view.channels.map((c: any) => ({
+            channelId: c.channelId,
+            status: c.status,
+            live: live(c),
+          })),
         };
         const answer = await client.request('POST', `/posts/${view.id}/publish`, undefined, {
           idempotencyKey: `${plan.tag}-republish-${view.id}`,
@@ -625,7 +648,10 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       p99: percentile(sorted, 99),
     });
     log(`\n${markdown}`);
-    for (const [name, findings] of Object.entries(figures) as [keyof DrillFigures, { postId?: string; detail: string }[]][]) {
+    for (const [name, findings] of Object.entries(figures) as [
+      keyof DrillFigures,
+      { postId?: string; detail: string }[],
+    ][]) {
       for (const finding of findings.slice(0, 20))
         log(`  ${FIGURE_LABELS[name]}: ${finding.postId ? `${finding.postId}: ` : ''}${finding.detail}`);
       if (findings.length > 20) log(`  ${FIGURE_LABELS[name]}: … and ${findings.length - 20} more`);
@@ -681,7 +707,9 @@ const report = (
   ]
     .filter(Boolean)
     .join(' ');
-  const tokens = plan.posts.flatMap((p) => p.channels.filter((c) => c.token).map((c) => c.token?.kind as string));
+  const tokens = plan.posts.flatMap((p) =>
+    p.channels.filter((c) => c.token).map((c) => c.token?.kind as string),
+  );
   const tokenCounts = Object.entries(
     tokens.reduce<Record<string, number>>((acc, t) => {
       acc[t] = (acc[t] ?? 0) + 1;
