@@ -58,15 +58,21 @@ export interface PlannedPost {
   channels: PlannedChannel[];
 }
 
+/**
+ * A kill is placed by progress, not by the clock, so it lands inside the load however slow the
+ * machine is: once `afterPosts` posts have been submitted (all of them for the kills planned after
+ * the load), `delaySeconds` later, and never before the runtime has served for a second.
+ */
 export interface KillPlan {
-  /** Seconds after the start of the load; the kill waits for the runtime to be up at least `minUpSeconds`. */
-  at: number;
+  afterPosts: number;
+  delaySeconds: number;
   /** How long the runtime stays down before the restart. */
   downSeconds: number;
 }
 
 export interface RateLimitPlan {
-  at: number;
+  /** Placed by progress, like the kills. */
+  afterPosts: number;
   platform: DrillPlatform;
   seconds: number;
 }
@@ -87,8 +93,6 @@ export interface PlanOptions {
   kills: number;
   /** The window over which the posts are submitted. */
   submitSeconds: number;
-  /** Kills land in [3 s, submitSeconds + killTailSeconds]: some after the last submission. */
-  killTailSeconds: number;
   rateLimits: number;
 }
 
@@ -162,16 +166,19 @@ export const planDrill = (options: PlanOptions): DrillPlan => {
       channels,
     });
   }
-  const killWindow = options.submitSeconds + options.killTailSeconds;
-  const kills = Array.from({ length: options.kills }, () => ({
-    at: random.between(3, killWindow),
-    downSeconds: random.between(0, 1.5),
-  })).sort((a, b) => a.at - b.at);
+  // About one kill in six lands after the last submission, among the publishing and webhook tail.
+  const kills = Array.from({ length: options.kills }, () => random.between(0.03, 1.2))
+    .sort((a, b) => a - b)
+    .map((share) => ({
+      afterPosts: Math.min(options.posts, Math.ceil(share * options.posts)),
+      delaySeconds: share > 1 ? (share - 1) * 40 : random.between(0, 2),
+      downSeconds: random.between(0, 1.5),
+    }));
   const rateLimits = Array.from({ length: options.rateLimits }, () => ({
-    at: random.between(2, options.submitSeconds),
+    afterPosts: random.int(1, Math.max(1, options.posts - 1)),
     platform: random.pick(DRILL_PLATFORMS),
     seconds: random.int(1, 3),
-  })).sort((a, b) => a.at - b.at);
+  })).sort((a, b) => a.afterPosts - b.afterPosts);
   return { seed: options.seed, tag, posts, kills, rateLimits, submitSeconds: options.submitSeconds };
 };
 
@@ -288,7 +295,8 @@ export interface DrillInfo {
   republished: number;
   deliveries: number;
   distinctEvents: number;
-  notCreated: number;
+  /** Plan posts that never became a Herald post, by reason. */
+  notCreated: Record<string, number>;
 }
 
 export const FIGURE_LABELS: Record<keyof DrillFigures, string> = {
@@ -384,8 +392,12 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
     republished: obs.roundOne.length,
     deliveries: obs.deliveries.length,
     distinctEvents: new Set(obs.deliveries.map((d) => d.eventId)).size,
-    notCreated: obs.notCreated.size,
+    notCreated: {},
   };
+  for (const reason of obs.notCreated.values()) {
+    const key = /^(\d|no answer)/.test(reason) ? 'the client gave up (see requests abandoned)' : reason;
+    info.notCreated[key] = (info.notCreated[key] ?? 0) + 1;
+  }
   const planned = new Map(obs.plan.posts.map((p) => [p.index, p]));
   const roundOne = new Map(obs.roundOne.map((s) => [s.postId, s]));
 

@@ -55,6 +55,8 @@ export interface DrillOptions {
   /** How long after that the expected webhook events have to arrive. */
   eventsSeconds: number;
   rateLimits: number;
+  /** No post is submitted after this many seconds of load (a slow or busy machine): the run stays bounded. */
+  maxLoadSeconds: number;
   /** Write RELIABILITY.md. */
   write: boolean;
   keep: boolean;
@@ -76,6 +78,7 @@ export const drillOptions = (
   settleSeconds: mode === 'quick' ? 60 : 150,
   eventsSeconds: mode === 'quick' ? 45 : 90,
   rateLimits: mode === 'quick' ? 1 : 3,
+  maxLoadSeconds: mode === 'quick' ? 90 : 420,
   write: true,
   keep: false,
   ...overrides,
@@ -87,7 +90,7 @@ export interface DrillResult {
   info: DrillInfo;
   defects: number;
   durationSeconds: number;
-  killsDone: { at: number; upSeconds: number; restartSeconds: number }[];
+  killsDone: { at: number; upSeconds: number; restartSeconds: number; submitted: number }[];
   markdown: string;
   workDir: string | null;
 }
@@ -313,13 +316,12 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     channelsPerPost: options.channelsPerPost,
     kills: options.kills,
     submitSeconds: options.submitSeconds,
-    killTailSeconds: Math.min(20, options.submitSeconds / 2),
     rateLimits: options.rateLimits,
   });
   const started = Date.now();
   log(
     `Drill (${options.mode}): seed ${options.seed}, ${plan.posts.length} posts × ${options.channelsPerPost} channels, ` +
-      `${plan.kills.length} kills at ${plan.kills.map((k) => `${k.at.toFixed(1)} s`).join(', ') || 'none'}.`,
+      `${plan.kills.length} kills (after ${plan.kills.map((k) => `${k.afterPosts} posts + ${k.delaySeconds.toFixed(1)} s`).join(', ') || '-'}).`,
   );
   const workDir = mkdtempSync(join(tmpdir(), 'herald-drill-'));
   const dataDir = join(workDir, 'data');
@@ -435,10 +437,13 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     }, 10_000);
     cleanups.push(() => clearInterval(ticker));
 
-    // 1. Submissions, four at a time, each at its planned moment (later if the runtime is down).
+    // 1. Submissions, four at a time, each at its planned moment (later if the runtime is down or
+    // slow), until every post is submitted or the time cap passes (the load stays bounded).
     let next = 0;
+    let submissionDone = false;
     const submit = async () => {
       while (next < plan.posts.length) {
+        if (elapsed() > options.maxLoadSeconds) return;
         const post = plan.posts[next++] as PlannedPost;
         const wait = loadStart + post.submitAt * 1000 - Date.now();
         if (wait > 0) await sleep(wait);
@@ -457,7 +462,7 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         });
         if (answer?.status === 201) created.set(post.index, answer.body.id);
         else if (answer?.body?.error?.code === 'schedule_in_past') {
-          // The planned time passed while the runtime was down: the post is not made (expected).
+          // The planned time passed before the create got through: the post is not made (expected).
           notCreated.set(post.index, 'scheduledAt passed before the create got through');
         } else {
           notCreated.set(post.index, answer ? `${answer.status} ${answer.text.slice(0, 200)}` : 'no answer');
@@ -471,24 +476,28 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         }
       }
     };
-    const submissions = Promise.all(Array.from({ length: 4 }, submit));
+    const submissions = Promise.all(Array.from({ length: 4 }, submit)).then(() => {
+      submissionDone = true;
+      for (const post of plan.posts.slice(next)) notCreated.set(post.index, 'not submitted: time cap');
+    });
 
-    // 2. Kills at the planned moments, each once the runtime has served for a moment.
+    // 2. Kills at the planned points of the load, each once the runtime has served for a second.
     const killsDone: DrillResult['killsDone'] = [];
     const killer = (async () => {
       for (const [i, kill] of plan.kills.entries()) {
-        const wait = loadStart + kill.at * 1000 - Date.now();
-        if (wait > 0) await sleep(wait);
+        while (!submissionDone && next < kill.afterPosts) await sleep(100);
+        await sleep(kill.delaySeconds * 1000);
         await runtime.whenUp(120_000);
         if (runtime.upForMs < 1000) await sleep(1000 - runtime.upForMs);
         const upSeconds = runtime.upForMs / 1000;
         const at = elapsed();
+        const submitted = next;
         await runtime.kill();
         await sleep(kill.downSeconds * 1000);
         const restartSeconds = await runtime.start();
-        killsDone.push({ at, upSeconds, restartSeconds });
+        killsDone.push({ at, upSeconds, restartSeconds, submitted });
         log(
-          `  kill ${i + 1}/${plan.kills.length} at ${at.toFixed(1)} s (up ${upSeconds.toFixed(1)} s, ${created.size} posts created); ` +
+          `  kill ${i + 1}/${plan.kills.length} at ${at.toFixed(1)} s (up ${upSeconds.toFixed(1)} s, ${submitted} posts submitted); ` +
             `back in ${(kill.downSeconds + restartSeconds).toFixed(1)} s`,
         );
       }
@@ -497,8 +506,7 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     // 3. Short rate-limit windows on the simulators (429 with the network's retry-after).
     const limiter = (async () => {
       for (const window of plan.rateLimits) {
-        const wait = loadStart + window.at * 1000 - Date.now();
-        if (wait > 0) await sleep(wait);
+        while (!submissionDone && next < window.afterPosts) await sleep(100);
         simulators.byPlatform.get(window.platform)?.setRateLimited(window.seconds);
       }
     })();
@@ -735,7 +743,7 @@ Load: ${plan.posts.length} posts × ${options.channelsPerPost} channels (of x, b
 ${threads} of the channels with threads of 2-3 blocks, ${scheduled} scheduled 6-25 s ahead, sim tokens on ${tokens.length} channels
 (${tokenCounts || 'none'}), ${plan.rateLimits.length} rate-limit windows of 1-3 s on a simulator, webhooks
 subscribed to every event (one first attempt in twenty answered 503). The runtime was killed with SIGKILL
-${kills.length} times (at ${kills.map((k) => `${k.at.toFixed(1)} s`).join(', ') || '-'}) and restarted on the same data;
+${kills.length} times (at ${kills.map((k) => `${k.at.toFixed(0)} s after ${k.submitted} posts`).join(', ') || '-'}) and restarted on the same data;
 the client met ${client.connectionErrors} connection errors and retried ${client.retries} requests (answer
 time with retries: p50 ${stats.p50} ms, p99 ${stats.p99} ms).
 
@@ -746,7 +754,11 @@ ${rows}
 Expected by design (not defects): ${info.posts} posts, ${info.channels} channels, ${info.blocks} blocks; ${info.blocksOnNetworks} blocks reached the simulators;
 failed channels as their sim token asks: ${expected || 'none'}; LinkedIn channels failed as "did not confirm" (a lost answer, no lookup
 on LinkedIn, never resent): ${info.linkedinUnconfirmed}, with ${info.linkedinUnconfirmedBlocks} such blocks live on LinkedIn; ${info.republished} \`sim:fail-once\`
-posts published again; ${info.notCreated} posts not created because their \`scheduledAt\` passed before the create got through (an outage, or a slow machine); ${info.deliveries} deliveries of ${info.distinctEvents} events.
+posts published again; ${info.deliveries} deliveries of ${info.distinctEvents} events. Posts of the plan not made: ${
+    Object.entries(info.notCreated)
+      .map(([reason, n]) => `${n} (${reason})`)
+      .join(', ') || 'none'
+  }.
 `;
 };
 

@@ -392,7 +392,6 @@ describe('drill plan', () => {
     channelsPerPost: 3,
     kills: 5,
     submitSeconds: 60,
-    killTailSeconds: 20,
     rateLimits: 3,
   };
 
@@ -422,8 +421,12 @@ describe('drill plan', () => {
       }
     }
     expect(plan.kills).toHaveLength(5);
-    expect(plan.kills.every((k, i) => i === 0 || k.at >= (plan.kills[i - 1]?.at ?? 0))).toBe(true);
-    expect(plan.kills.every((k) => k.at >= 3 && k.at <= 80)).toBe(true);
+    expect(plan.kills.every((k, i) => i === 0 || k.afterPosts >= (plan.kills[i - 1]?.afterPosts ?? 0))).toBe(
+      true,
+    );
+    expect(plan.kills.every((k) => k.afterPosts >= 1 && k.afterPosts <= 300 && k.delaySeconds < 10)).toBe(
+      true,
+    );
   });
 
   it('expects what the README documents for each sim token', () => {
