@@ -20,7 +20,6 @@ import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local.ts';
 import type { SeedFile } from '../functions/adapters/local/runtime.ts';
 import { type NetworkSimulators, startNetworkSimulators } from '../functions/adapters/local/simulators.ts';
-import { verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, type ReceivedDelivery, startReceiver } from '../test/support/https-receiver.ts';
 import {
   checkDrill,
@@ -31,8 +30,8 @@ import {
   defectCount,
   FIGURE_LABELS,
   type HttpAnswer,
-  type ObservedDelivery,
   type ObservedPost,
+  observeDelivery,
   type PlannedChannel,
   type PlannedPost,
   planDrill,
@@ -75,7 +74,7 @@ export const drillOptions = (
   seed: Math.floor(Math.random() * 2 ** 31),
   channelsPerPost: 3,
   submitSeconds: mode === 'quick' ? 15 : 75,
-  settleSeconds: mode === 'quick' ? 60 : 150,
+  settleSeconds: mode === 'quick' ? 45 : 90,
   eventsSeconds: mode === 'quick' ? 45 : 90,
   rateLimits: mode === 'quick' ? 1 : 3,
   maxLoadSeconds: mode === 'quick' ? 90 : 420,
@@ -635,17 +634,7 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       network: Object.fromEntries(
         [...simulators.byPlatform].map(([platform, sim]) => [platform, sim.records()]),
       ),
-      deliveries: receiver.received.map(
-        (r): ObservedDelivery => ({
-          eventId: r.body?.id ?? '',
-          type: r.body?.type ?? '',
-          channelId: r.body?.data?.channelId ?? null,
-          postId: r.body?.data?.post?.id ?? r.body?.data?.postId ?? null,
-          blocksPublished: r.body?.data?.blocksPublished ?? null,
-          signatureOk: verifyWebhook(r.raw, String(r.headers['x-herald-signature'] ?? ''), [secret]),
-          headerEventId: (r.headers['x-herald-event-id'] as string | undefined) ?? null,
-        }),
-      ),
+      deliveries: receiver.received.map((r) => observeDelivery(r, secret)),
       needsReconnect,
       serverErrors: client.serverErrors,
       abandoned: client.abandoned,

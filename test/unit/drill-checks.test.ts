@@ -13,12 +13,14 @@ import {
   type NetworkRecord,
   type ObservedDelivery,
   type ObservedPost,
+  observeDelivery,
   type PlannedChannel,
   type PlannedPost,
   parseMarker,
   planDrill,
   statusFor,
 } from '../../bench/drill-checks.ts';
+import { signWebhook } from '../../functions/shared/verify-webhook.ts';
 
 /**
  * The drill's counting logic on synthetic data: a "perfect Herald" is built from a plan (every
@@ -358,11 +360,28 @@ describe('drill checks', () => {
         delivery(eventTypeFor(c.status, c.blocks.length), copy.postId, c.channelId, c.blocks.length),
       );
     const { figures } = checkDrill(obs);
-    expect(figures.postsCreatedTwice).toHaveLength(1);
+    expect(figures.requestsRunTwice).toHaveLength(1);
     expect(figures.postedTwice).toHaveLength(6);
     expect(figures.postedTwice[0]?.detail).toContain('created 2 times');
     // The copy's replies point at its own first blocks, not at the thread's previous block.
     expect(figures.threadsBroken.length).toBeGreaterThan(0);
+  });
+
+  it('counts a publish run twice under one Idempotency-Key (a third round), not its events', () => {
+    const obs = perfect(PLAN, [3]);
+    const post = obs.posts[3] as ObservedPost;
+    post.round = 3;
+    expect(counts(checkDrill(obs).figures)).toEqual({ requestsRunTwice: 1 });
+    const failing = perfect(PLAN, [3]);
+    const again = failing.posts[3] as ObservedPost;
+    again.round = 3;
+    const bluesky = again.channels[0];
+    if (!bluesky) throw new Error('fixture');
+    // One more outcome event for the channel: the extra round explains it, a second one it does not.
+    failing.deliveries.push(delivery('post.published', again.postId, bluesky.channelId, 2));
+    expect(counts(checkDrill(failing).figures)).toEqual({ requestsRunTwice: 1 });
+    failing.deliveries.push(delivery('post.published', again.postId, bluesky.channelId, 2));
+    expect(counts(checkDrill(failing).figures)).toEqual({ requestsRunTwice: 1, eventsTwoIds: 1 });
   });
 
   it('counts a reply attached to the wrong parent', () => {
@@ -382,6 +401,45 @@ describe('drill checks', () => {
     obs.serverErrors.push({ method: 'GET', path: '/posts', status: 503, body: '{}' });
     obs.abandoned.push({ method: 'POST', path: '/posts', status: 0, body: 'never answered' });
     expect(counts(checkDrill(obs).figures)).toEqual({ postsLost: 1, serverErrors: 1, requestsAbandoned: 1 });
+  });
+});
+
+describe('drill deliveries', () => {
+  const secret = 'whsec_drill';
+  const received = (minutesAgo: number, tamper = false) => {
+    const at = Date.now() - minutesAgo * 60_000;
+    const body = {
+      id: 'evt_1',
+      type: 'post.published',
+      data: { channelId: 'ch_1', post: { id: 'post_1' }, blocksPublished: 2 },
+    };
+    const raw = JSON.stringify(body);
+    return {
+      raw: tamper ? raw.replace('ch_1', 'ch_2') : raw,
+      headers: {
+        'x-herald-signature': signWebhook(raw, secret, Math.floor(at / 1000)),
+        'x-herald-event-id': 'evt_1',
+      },
+      body,
+      at,
+    };
+  };
+
+  it('checks the signature as of arrival, so a delivery checked ten minutes later still verifies', () => {
+    expect(observeDelivery(received(10), secret)).toEqual({
+      eventId: 'evt_1',
+      headerEventId: 'evt_1',
+      type: 'post.published',
+      channelId: 'ch_1',
+      postId: 'post_1',
+      blocksPublished: 2,
+      signatureOk: true,
+    });
+  });
+
+  it('refuses a body that is not the one signed, or another secret', () => {
+    expect(observeDelivery(received(0, true), secret).signatureOk).toBe(false);
+    expect(observeDelivery(received(0), 'whsec_other').signatureOk).toBe(false);
   });
 });
 
