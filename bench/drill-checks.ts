@@ -324,6 +324,8 @@ export interface DrillInfo {
   expectedFailures: Record<string, number>;
   /** LinkedIn channels failed because a block's outcome was lost (kill or sim:timeout): no lookup exists. */
   linkedinUnconfirmed: number;
+  /** Of those, the ones whose lost answer was not a `sim:timeout` (a kill cut the send or its record). */
+  linkedinUnconfirmedByKill: number;
   /** LinkedIn blocks on the network that Herald could not confirm (the same cases). */
   linkedinUnconfirmedBlocks: number;
   republished: number;
@@ -422,6 +424,7 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
     blocksOnNetworks: 0,
     expectedFailures: {},
     linkedinUnconfirmed: 0,
+    linkedinUnconfirmedByKill: 0,
     linkedinUnconfirmedBlocks: 0,
     republished: obs.roundOne.length,
     deliveries: obs.deliveries.length,
@@ -493,6 +496,8 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
         const limit = end.status === 'published' ? want.blocks.length - 1 : end.live;
         if (unconfirmed <= limit) {
           info.linkedinUnconfirmed++;
+          if (!(want.token?.kind === 'sim:timeout' && want.token.block === unconfirmed))
+            info.linkedinUnconfirmedByKill++;
           continue;
         }
       }

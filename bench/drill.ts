@@ -584,7 +584,10 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         now - settleStart > options.settleSeconds * 3000
       ) {
         log(
-          `Settling stopped with ${open?.length ?? '?'} posts open (${open?.map((p: any) => `${p.id} ${p.status}`).join(', ')}).`,
+          `Settling stopped with ${open?.length ?? '?'} posts open (${open
+            ?.slice(0, 10)
+            .map((p: any) => `${p.id} ${p.status}`)
+            .join(', ')}${(open?.length ?? 0) > 10 ? ', …' : ''}).`,
         );
         break;
       }
@@ -758,7 +761,7 @@ ${rows}
 
 Expected by design (not defects): ${info.posts} posts, ${info.channels} channels, ${info.blocks} blocks; ${info.blocksOnNetworks} blocks reached the simulators;
 failed channels as their sim token asks: ${expected || 'none'}; LinkedIn channels failed as "did not confirm" (a lost answer, no lookup
-on LinkedIn, never resent): ${info.linkedinUnconfirmed}, with ${info.linkedinUnconfirmedBlocks} such blocks live on LinkedIn; ${info.republished} \`sim:fail-once\`
+on LinkedIn, never resent): ${info.linkedinUnconfirmed} (${info.linkedinUnconfirmedByKill} cut by a kill, the others by \`sim:timeout\`), with ${info.linkedinUnconfirmedBlocks} such blocks live on LinkedIn; ${info.republished} \`sim:fail-once\`
 posts published again; ${info.deliveries} deliveries of ${info.distinctEvents} events. Posts of the plan not made: ${
     Object.entries(info.notCreated)
       .map(([reason, n]) => `${n} (${reason})`)

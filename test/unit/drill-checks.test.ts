@@ -260,6 +260,7 @@ describe('drill checks', () => {
     expect(counts(figures)).toEqual({});
     expect(info.linkedinUnconfirmedBlocks).toBe(1);
     expect(info.linkedinUnconfirmed).toBe(1);
+    expect(info.linkedinUnconfirmedByKill).toBe(0);
 
     obs.network.linkedin?.push({
       kind: 'post',
@@ -268,6 +269,23 @@ describe('drill checks', () => {
       text: linkedin.blocks[0]?.content ?? '',
     });
     expect(counts(checkDrill(obs).figures)).toEqual({ postedTwice: 1 });
+  });
+
+  it('counts a LinkedIn channel a kill left unconfirmed as documented, whatever its token', () => {
+    const obs = perfect(PLAN);
+    const post = obs.posts[0] as ObservedPost;
+    const linkedin = post.channels[2] as ObservedPost['channels'][number];
+    (linkedin.blocks[1] as { remoteId: string | null }).remoteId = null;
+    linkedin.status = 'failed';
+    linkedin.error = 'The network did not confirm whether block 2 was published (the answer was lost)';
+    post.status = 'partially_published';
+    obs.deliveries = obs.deliveries.filter((d) => d.channelId !== linkedin.channelId);
+    obs.deliveries.push(delivery('post.partially_failed', post.postId, linkedin.channelId, 1));
+    const { figures, info } = checkDrill(obs);
+    // The comment did reach LinkedIn: Herald could not know, and says so.
+    expect(counts(figures)).toEqual({});
+    expect(info.linkedinUnconfirmedByKill).toBe(1);
+    expect(info.linkedinUnconfirmedBlocks).toBe(1);
   });
 
   it('counts channels that end other than their sim token says, and a post status its channels contradict', () => {
