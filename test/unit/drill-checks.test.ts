@@ -1,0 +1,521 @@
+import { describe, expect, it } from 'vitest';
+import {
+  blockMarker,
+  checkDrill,
+  type DrillFigures,
+  type DrillObservations,
+  type DrillPlan,
+  type DrillPlatform,
+  type DrillToken,
+  defectCount,
+  eventTypeFor,
+  expectedEnd,
+  type NetworkRecord,
+  type ObservedDelivery,
+  type ObservedPost,
+  observeDelivery,
+  type PlannedChannel,
+  type PlannedPost,
+  parseMarker,
+  planDrill,
+  statusFor,
+} from '../../bench/drill-checks.ts';
+import { signWebhook } from '../../functions/shared/verify-webhook.ts';
+
+/**
+ * The drill's counting logic on synthetic data: a "perfect Herald" is built from a plan (every
+ * channel ends as its sim token says, every block is on its network once, every event arrives
+ * once), which must give all-zero figures; then each case breaks one thing and expects exactly
+ * that figure to count it.
+ */
+
+const TAG = 'drt';
+
+const channel = (
+  slot: number,
+  platform: PlannedChannel['platform'],
+  blocks: number,
+  token: PlannedChannel['token'] = null,
+  post = 0,
+): PlannedChannel => ({
+  slot,
+  platform,
+  dedicated: token?.kind === 'sim:reconnect',
+  blocks: Array.from(
+    { length: blocks },
+    (_, b) => `${blockMarker(TAG, post, slot, b)} words${token?.block === b ? ` ${token.kind}` : ''}`,
+  ),
+  token,
+});
+
+const planOf = (posts: PlannedChannel[][]): DrillPlan => ({
+  seed: 1,
+  tag: TAG,
+  submitSeconds: 10,
+  kills: [],
+  rateLimits: [],
+  posts: posts.map(
+    (channels, index): PlannedPost => ({
+      index,
+      submitAt: index,
+      intent: 'now',
+      scheduleAhead: null,
+      channels: channels.map((c) => ({
+        ...c,
+        blocks: c.blocks.map((text) => text.replace(/-p\d+c/, `-p${index}c`)),
+      })),
+    }),
+  ),
+});
+
+let ids = 0;
+const CONTINUATION: Record<string, 'reply' | 'comment'> = {
+  x: 'reply',
+  bluesky: 'reply',
+  threads: 'reply',
+  linkedin: 'comment',
+  facebook: 'comment',
+};
+
+/** What a flawless Herald would leave behind for this plan. */
+const perfect = (plan: DrillPlan, republished: number[] = []): DrillObservations => {
+  const network: Record<string, NetworkRecord[]> = {};
+  const deliveries: ObservedDelivery[] = [];
+  const posts: ObservedPost[] = [];
+  const created = new Map<number, string>();
+  const roundOne: DrillObservations['roundOne'] = [];
+  const needsReconnect: string[] = [];
+  for (const planned of plan.posts) {
+    const postId = `post_${planned.index}`;
+    created.set(planned.index, postId);
+    const again = republished.includes(planned.index);
+    const channels = planned.channels.map((want) => {
+      const channelId = `ch_${planned.index}_${want.slot}`;
+      const end = expectedEnd(want, again);
+      const liveCount = end.status === 'published' ? want.blocks.length : end.live;
+      const remoteIds: string[] = [];
+      want.blocks.forEach((text, b) => {
+        if (b >= liveCount) return;
+        const id = `${want.platform}_${++ids}`;
+        const parent =
+          b === 0 ? null : CONTINUATION[want.platform] === 'reply' ? remoteIds[b - 1] : remoteIds[0];
+        network[want.platform] ??= [];
+        network[want.platform]?.push({
+          kind: b === 0 ? 'post' : 'reply',
+          id,
+          parentId: parent ?? null,
+          text,
+        });
+        remoteIds.push(id);
+      });
+      if (want.token?.kind === 'sim:reconnect') needsReconnect.push(channelId);
+      return {
+        channelId,
+        platform: want.platform,
+        status: end.status,
+        error: end.status === 'failed' ? 'refused' : null,
+        blocks: want.blocks.map((content, b) => ({ content, remoteId: remoteIds[b] ?? null })),
+      };
+    });
+    if (again) {
+      roundOne.push({
+        postId,
+        channels: planned.channels.map((want) => {
+          const first = expectedEnd(want, false);
+          return {
+            channelId: `ch_${planned.index}_${want.slot}`,
+            status: first.status,
+            live: first.status === 'published' ? want.blocks.length : first.live,
+          };
+        }),
+      });
+      for (const first of roundOne.at(-1)?.channels ?? []) {
+        if (first.status === 'published') continue;
+        deliveries.push(
+          delivery(eventTypeFor(first.status, first.live), postId, first.channelId, first.live),
+        );
+      }
+    }
+    for (const c of channels) {
+      const liveCount = c.blocks.filter((b) => b.remoteId).length;
+      deliveries.push(delivery(eventTypeFor(c.status, liveCount), postId, c.channelId, liveCount));
+    }
+    for (const channelId of needsReconnect.filter((id) => id.startsWith(`ch_${planned.index}_`)))
+      deliveries.push({ ...delivery('channel.needs_reconnect', null, channelId, null) });
+    posts.push({ postId, status: statusFor(channels), round: again ? 2 : 1, channels });
+  }
+  return {
+    plan,
+    posts,
+    created,
+    notCreated: new Map(),
+    roundOne,
+    network,
+    deliveries,
+    needsReconnect,
+    serverErrors: [],
+    abandoned: [],
+  };
+};
+
+let events = 0;
+const delivery = (
+  type: string,
+  postId: string | null,
+  channelId: string,
+  blocksPublished: number | null,
+): ObservedDelivery => {
+  const eventId = `evt_${++events}`;
+  return { eventId, headerEventId: eventId, type, postId, channelId, blocksPublished, signatureOk: true };
+};
+
+const counts = (figures: DrillFigures) =>
+  Object.fromEntries(
+    Object.entries(figures)
+      .filter(([, list]) => list.length > 0)
+      .map(([k, l]) => [k, l.length]),
+  );
+
+const PLAN = planOf([
+  [channel(0, 'x', 3), channel(1, 'bluesky', 1), channel(2, 'linkedin', 2)],
+  [channel(0, 'threads', 2, { kind: 'sim:fail', block: 1 }), channel(1, 'facebook', 3), channel(2, 'x', 1)],
+  [
+    channel(0, 'linkedin', 2, { kind: 'sim:timeout', block: 1 }),
+    channel(1, 'x', 2, { kind: 'sim:timeout', block: 0 }),
+  ],
+  [channel(0, 'bluesky', 2, { kind: 'sim:fail-once', block: 0 }), channel(1, 'linkedin', 1)],
+  [
+    channel(0, 'x', 2, { kind: 'sim:reconnect', block: 1 }),
+    channel(1, 'facebook', 1, { kind: 'sim:flaky', block: 0 }),
+  ],
+]);
+
+describe('drill checks', () => {
+  it('count nothing for a flawless run, and count the expected failures apart', () => {
+    const obs = perfect(PLAN, [3]);
+    const { figures, info } = checkDrill(obs);
+    expect(counts(figures)).toEqual({});
+    expect(defectCount(figures)).toBe(0);
+    expect(info.expectedFailures).toEqual({ 'sim:fail': 1, 'sim:timeout': 1, 'sim:reconnect': 1 });
+    expect(info.republished).toBe(1);
+    expect(info.posts).toBe(5);
+  });
+
+  it('counts a block that is on the network twice (same post, channel and block)', () => {
+    const obs = perfect(PLAN);
+    const first = obs.network.x?.find((r) => parseMarker(r.text)?.post === 0) as NetworkRecord;
+    obs.network.x?.push({ ...first, id: 'x_again' });
+    const { figures } = checkDrill(obs);
+    expect(counts(figures)).toEqual({ postedTwice: 1 });
+    expect(figures.postedTwice[0]?.detail).toContain('x_again');
+  });
+
+  it('counts a published block the network does not have, and a published channel with a block never sent', () => {
+    const obs = perfect(PLAN);
+    const x = obs.posts[0]?.channels[0];
+    if (!x?.blocks[2]) throw new Error('fixture');
+    x.blocks[2].remoteId = 'x_unknown';
+    const { figures } = checkDrill(obs);
+    // The block the network has is now held by nobody: it is also unreported.
+    expect(counts(figures)).toEqual({ blocksMissing: 1, blocksUnreported: 1 });
+
+    const other = perfect(PLAN);
+    const bluesky = other.posts[0]?.channels[1];
+    if (!bluesky?.blocks[0]) throw new Error('fixture');
+    const id = bluesky.blocks[0].remoteId;
+    bluesky.blocks[0].remoteId = null;
+    other.network.bluesky = other.network.bluesky?.filter((r) => r.id !== id);
+    expect(counts(checkDrill(other).figures)).toMatchObject({ blocksMissing: 1 });
+  });
+
+  it('counts a block live on X that Herald reports failed (a blind resend refused as duplicate)', () => {
+    const obs = perfect(PLAN);
+    const post = obs.posts[0] as ObservedPost;
+    const x = post.channels[0] as ObservedPost['channels'][number];
+    // Block 3 reached X, but Herald lost track of it and failed the channel (and said so in its event).
+    (x.blocks[2] as { remoteId: string | null }).remoteId = null;
+    x.status = 'failed';
+    x.error = 'block 3: You are not allowed to create a Tweet with duplicate content.';
+    post.status = 'partially_published';
+    obs.deliveries = obs.deliveries.filter((d) => !(d.postId === post.postId && d.channelId === x.channelId));
+    obs.deliveries.push(delivery('post.partially_failed', post.postId, x.channelId, 2));
+    const { figures } = checkDrill(obs);
+    expect(counts(figures)).toEqual({ blocksUnreported: 1, wrongOutcome: 1 });
+    expect(figures.blocksUnreported[0]?.detail).toContain('block 3 not live');
+  });
+
+  it("does not count LinkedIn's unconfirmed block (no lookup, documented), but does count a second one", () => {
+    const obs = perfect(PLAN);
+    // Post 2's LinkedIn channel: sim:timeout at block 2 stored the block, the answer was lost.
+    const linkedin = obs.posts[2]?.channels[0];
+    if (!linkedin) throw new Error('fixture');
+    linkedin.error = 'The network did not confirm whether block 2 was published (the answer was lost)';
+    obs.network.linkedin?.push({
+      kind: 'comment',
+      id: 'li_unconfirmed',
+      parentId: null,
+      text: linkedin.blocks[1]?.content ?? '',
+    });
+    const { figures, info } = checkDrill(obs);
+    expect(counts(figures)).toEqual({});
+    expect(info.linkedinUnconfirmedBlocks).toBe(1);
+    expect(info.linkedinUnconfirmed).toBe(1);
+    expect(info.linkedinUnconfirmedByKill).toBe(0);
+
+    obs.network.linkedin?.push({
+      kind: 'post',
+      id: 'li_other',
+      parentId: null,
+      text: linkedin.blocks[0]?.content ?? '',
+    });
+    expect(counts(checkDrill(obs).figures)).toEqual({ postedTwice: 1 });
+  });
+
+  it('counts a LinkedIn channel a kill left unconfirmed as documented, whatever its token', () => {
+    const obs = perfect(PLAN);
+    const post = obs.posts[0] as ObservedPost;
+    const linkedin = post.channels[2] as ObservedPost['channels'][number];
+    (linkedin.blocks[1] as { remoteId: string | null }).remoteId = null;
+    linkedin.status = 'failed';
+    linkedin.error = 'The network did not confirm whether block 2 was published (the answer was lost)';
+    post.status = 'partially_published';
+    obs.deliveries = obs.deliveries.filter((d) => d.channelId !== linkedin.channelId);
+    obs.deliveries.push(delivery('post.partially_failed', post.postId, linkedin.channelId, 1));
+    const { figures, info } = checkDrill(obs);
+    // The comment did reach LinkedIn: Herald could not know, and says so.
+    expect(counts(figures)).toEqual({});
+    expect(info.linkedinUnconfirmedByKill).toBe(1);
+    expect(info.linkedinUnconfirmedBlocks).toBe(1);
+  });
+
+  it('counts channels that end other than their sim token says, and a post status its channels contradict', () => {
+    const published = perfect(PLAN);
+    // sim:fail at block 2 on threads, yet published.
+    const threads = published.posts[1]?.channels[0];
+    if (!threads) throw new Error('fixture');
+    threads.status = 'published';
+    threads.blocks[1] = { content: threads.blocks[1]?.content ?? '', remoteId: 'threads_x' };
+    published.network.threads?.push({
+      kind: 'reply',
+      id: 'threads_x',
+      parentId: threads.blocks[0]?.remoteId ?? null,
+      text: threads.blocks[1]?.content ?? '',
+    });
+    const { figures } = checkDrill(published);
+    expect(figures.wrongOutcome.map((f) => f.detail)).toEqual([
+      'post is partially_published but its channels make it published',
+      'threads sim:fail at block 2: published with 2 live, expected failed with 1 live',
+    ]);
+
+    const plain = perfect(PLAN);
+    const x = plain.posts[1]?.channels[2];
+    if (!x) throw new Error('fixture');
+    x.status = 'failed';
+    x.error = 'An earlier block is missing.';
+    const found = checkDrill(plain).figures;
+    expect(found.wrongOutcome.some((f) => f.detail.includes('expected published'))).toBe(true);
+  });
+
+  it('counts posts still publishing or scheduled', () => {
+    const obs = perfect(PLAN);
+    (obs.posts[4] as ObservedPost).status = 'publishing';
+    expect(checkDrill(obs).figures.notTerminal).toEqual([{ postId: 'post_4', detail: 'still publishing' }]);
+  });
+
+  it('counts a lost event, and an event sent under two ids', () => {
+    const lost = perfect(PLAN);
+    lost.deliveries = lost.deliveries.filter((d) => !(d.postId === 'post_1' && d.channelId === 'ch_1_0'));
+    expect(counts(checkDrill(lost).figures)).toEqual({ eventsLost: 1 });
+
+    const twice = perfect(PLAN);
+    const original = twice.deliveries.find((d) => d.postId === 'post_0') as ObservedDelivery;
+    twice.deliveries.push({ ...original, eventId: 'evt_other', headerEventId: 'evt_other' });
+    expect(counts(checkDrill(twice).figures)).toEqual({ eventsTwoIds: 1 });
+
+    // The same event delivered again (same id) is at-least-once delivery, not a defect.
+    const again = perfect(PLAN);
+    again.deliveries.push({ ...(again.deliveries[0] as ObservedDelivery) });
+    expect(counts(checkDrill(again).figures)).toEqual({});
+  });
+
+  it('expects both rounds of a post published again: the first round failure and the final success', () => {
+    const obs = perfect(PLAN, [3]);
+    obs.deliveries = obs.deliveries.filter((d) => !(d.postId === 'post_3' && d.type === 'post.failed'));
+    const { figures } = checkDrill(obs);
+    expect(counts(figures)).toEqual({ eventsLost: 1 });
+    expect(figures.eventsLost[0]?.detail).toContain('first round');
+  });
+
+  it('expects one channel.needs_reconnect per channel that needs reconnecting', () => {
+    const none = perfect(PLAN);
+    none.deliveries = none.deliveries.filter((d) => d.type !== 'channel.needs_reconnect');
+    expect(counts(checkDrill(none).figures)).toEqual({ eventsLost: 1 });
+    const two = perfect(PLAN);
+    two.deliveries.push(delivery('channel.needs_reconnect', null, 'ch_4_0', null));
+    expect(counts(checkDrill(two).figures)).toEqual({ eventsTwoIds: 1 });
+  });
+
+  it('counts deliveries whose signature or id header is wrong', () => {
+    const obs = perfect(PLAN);
+    (obs.deliveries[0] as ObservedDelivery).signatureOk = false;
+    (obs.deliveries[1] as ObservedDelivery).headerEventId = 'evt_else';
+    expect(counts(checkDrill(obs).figures)).toEqual({ badDeliveries: 2 });
+  });
+
+  it('counts a post created twice under one Idempotency-Key, and the blocks it posted again', () => {
+    const obs = perfect(PLAN);
+    const copy = structuredClone(obs.posts[0] as ObservedPost);
+    copy.postId = 'post_0_again';
+    for (const c of copy.channels)
+      for (const b of c.blocks) {
+        const id = `${c.platform}_copy_${++ids}`;
+        obs.network[c.platform]?.push({ kind: 'post', id, parentId: null, text: b.content });
+        b.remoteId = id;
+      }
+    obs.posts.push(copy);
+    for (const c of copy.channels)
+      obs.deliveries.push(
+        delivery(eventTypeFor(c.status, c.blocks.length), copy.postId, c.channelId, c.blocks.length),
+      );
+    const { figures } = checkDrill(obs);
+    expect(figures.requestsRunTwice).toHaveLength(1);
+    expect(figures.postedTwice).toHaveLength(6);
+    expect(figures.postedTwice[0]?.detail).toContain('created 2 times');
+    // The copy's replies point at its own first blocks, not at the thread's previous block.
+    expect(figures.threadsBroken.length).toBeGreaterThan(0);
+  });
+
+  it('counts a publish run twice under one Idempotency-Key (a third round), not its events', () => {
+    const obs = perfect(PLAN, [3]);
+    const post = obs.posts[3] as ObservedPost;
+    post.round = 3;
+    expect(counts(checkDrill(obs).figures)).toEqual({ requestsRunTwice: 1 });
+    const failing = perfect(PLAN, [3]);
+    const again = failing.posts[3] as ObservedPost;
+    again.round = 3;
+    const bluesky = again.channels[0];
+    if (!bluesky) throw new Error('fixture');
+    // One more outcome event for the channel: the extra round explains it, a second one it does not.
+    failing.deliveries.push(delivery('post.published', again.postId, bluesky.channelId, 2));
+    expect(counts(checkDrill(failing).figures)).toEqual({ requestsRunTwice: 1 });
+    failing.deliveries.push(delivery('post.published', again.postId, bluesky.channelId, 2));
+    expect(counts(checkDrill(failing).figures)).toEqual({ requestsRunTwice: 1, eventsTwoIds: 1 });
+  });
+
+  it('counts a reply attached to the wrong parent', () => {
+    const obs = perfect(PLAN);
+    const third = obs.posts[0]?.channels[0]?.blocks[2]?.remoteId;
+    const record = obs.network.x?.find((r) => r.id === third) as NetworkRecord;
+    record.parentId = obs.posts[0]?.channels[0]?.blocks[0]?.remoteId ?? null;
+    expect(counts(checkDrill(obs).figures)).toEqual({ threadsBroken: 1 });
+  });
+
+  it('counts a post answered 201 that is gone, 5xx answers and abandoned requests', () => {
+    const obs = perfect(PLAN);
+    obs.posts = obs.posts.filter((p) => p.postId !== 'post_2');
+    obs.deliveries = obs.deliveries.filter((d) => d.postId !== 'post_2');
+    for (const platform of Object.keys(obs.network))
+      obs.network[platform] = obs.network[platform]?.filter((r) => parseMarker(r.text)?.post !== 2);
+    obs.serverErrors.push({ method: 'GET', path: '/posts', status: 503, body: '{}' });
+    obs.abandoned.push({ method: 'POST', path: '/posts', status: 0, body: 'never answered' });
+    expect(counts(checkDrill(obs).figures)).toEqual({ postsLost: 1, serverErrors: 1, requestsAbandoned: 1 });
+  });
+});
+
+describe('drill deliveries', () => {
+  const secret = 'whsec_drill';
+  const received = (minutesAgo: number, tamper = false) => {
+    const at = Date.now() - minutesAgo * 60_000;
+    const body = {
+      id: 'evt_1',
+      type: 'post.published',
+      data: { channelId: 'ch_1', post: { id: 'post_1' }, blocksPublished: 2 },
+    };
+    const raw = JSON.stringify(body);
+    return {
+      raw: tamper ? raw.replace('ch_1', 'ch_2') : raw,
+      headers: {
+        'x-herald-signature': signWebhook(raw, secret, Math.floor(at / 1000)),
+        'x-herald-event-id': 'evt_1',
+      },
+      body,
+      at,
+    };
+  };
+
+  it('checks the signature as of arrival, so a delivery checked ten minutes later still verifies', () => {
+    expect(observeDelivery(received(10), secret)).toEqual({
+      eventId: 'evt_1',
+      headerEventId: 'evt_1',
+      type: 'post.published',
+      channelId: 'ch_1',
+      postId: 'post_1',
+      blocksPublished: 2,
+      signatureOk: true,
+    });
+  });
+
+  it('refuses a body that is not the one signed, or another secret', () => {
+    expect(observeDelivery(received(0, true), secret).signatureOk).toBe(false);
+    expect(observeDelivery(received(0), 'whsec_other').signatureOk).toBe(false);
+  });
+});
+
+describe('drill plan', () => {
+  const options = {
+    seed: 42,
+    posts: 300,
+    channelsPerPost: 3,
+    kills: 5,
+    submitSeconds: 60,
+    rateLimits: 3,
+  };
+
+  it('is the same for the same seed and differs for another', () => {
+    expect(planDrill(options)).toEqual(planDrill(options));
+    expect(planDrill({ ...options, seed: 43 }).posts).not.toEqual(planDrill(options).posts);
+  });
+
+  it('mixes threads, schedules and every sim token, with markers that trace each block', () => {
+    const plan = planDrill(options);
+    const channels = plan.posts.flatMap((p) => p.channels);
+    expect(channels).toHaveLength(900);
+    expect(channels.filter((c) => c.blocks.length > 1).length).toBeGreaterThan(200);
+    expect(plan.posts.filter((p) => p.intent === 'schedule').length).toBeGreaterThan(30);
+    const tokens = new Set(channels.map((c) => c.token?.kind).filter(Boolean));
+    expect(tokens).toEqual(
+      new Set(['sim:fail', 'sim:fail-once', 'sim:flaky', 'sim:timeout', 'sim:reconnect']),
+    );
+    for (const post of plan.posts) {
+      expect(new Set(post.channels.map((c) => c.platform)).size).toBe(3);
+      for (const c of post.channels) {
+        expect(c.dedicated).toBe(c.token?.kind === 'sim:reconnect');
+        c.blocks.forEach((text, b) => {
+          expect(parseMarker(text)).toEqual({ tag: plan.tag, post: post.index, slot: c.slot, block: b });
+          expect(text.includes('sim:')).toBe(c.token?.block === b);
+        });
+      }
+    }
+    expect(plan.kills).toHaveLength(5);
+    expect(plan.kills.every((k, i) => i === 0 || k.afterPosts >= (plan.kills[i - 1]?.afterPosts ?? 0))).toBe(
+      true,
+    );
+    expect(plan.kills.every((k) => k.afterPosts >= 1 && k.afterPosts <= 300 && k.delaySeconds < 10)).toBe(
+      true,
+    );
+  });
+
+  it('expects what the README documents for each sim token', () => {
+    const at = (kind: DrillToken, platform: DrillPlatform = 'x'): PlannedChannel => ({
+      ...channel(0, platform, 3),
+      token: { kind, block: 1 },
+    });
+    expect(expectedEnd(at('sim:fail'), true)).toEqual({ status: 'failed', live: 1 });
+    expect(expectedEnd(at('sim:fail-once'), false)).toEqual({ status: 'failed', live: 1 });
+    expect(expectedEnd(at('sim:fail-once'), true)).toEqual({ status: 'published' });
+    expect(expectedEnd(at('sim:flaky'), false)).toEqual({ status: 'published' });
+    expect(expectedEnd(at('sim:timeout'), false)).toEqual({ status: 'published' });
+    expect(expectedEnd(at('sim:timeout', 'linkedin'), false)).toEqual({ status: 'failed', live: 1 });
+    expect(expectedEnd(at('sim:reconnect'), false)).toEqual({ status: 'failed', live: 1 });
+  });
+});
