@@ -35,6 +35,12 @@ export interface HttpRequest<Body> {
   deps: Deps;
   event: HttpEvent;
   context: Context;
+  /**
+   * Set by `idempotent` when the request carries an Idempotency-Key: the same for every retry
+   * with that key, so a use case can derive what it creates from it (a retry after a crash then
+   * finds the first attempt's work instead of doing it again).
+   */
+  idempotencySeed?: string;
 }
 
 export interface HttpResponse {

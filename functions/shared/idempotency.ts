@@ -175,7 +175,7 @@ export const idempotent = <B>(
       idempotencyKey,
     ];
     const payload: Payload = { key: scope.join('|'), body: request.body ?? null };
-    const call: Call<B> = { request };
+    const call: Call<B> = { request: { ...request, idempotencySeed: `${routeKey}|${payload.key}` } };
     try {
       const stored = await wrapped(payload, call);
       return call.fresh ?? (await fromStored(stored, request, large));

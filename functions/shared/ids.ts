@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -18,6 +18,17 @@ export type IdPrefix = 'acct' | 'ws' | 'key' | 'ch' | 'tag' | 'post' | 'med' | '
 
 /** Prefixed, unguessable id (about 131 bits of randomness). */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)}`;
+
+/** Prefixed id derived from `seed` (SHA-256 in base62, same shape as `newId`): the same seed always gives the same id. */
+export const derivedId = (prefix: IdPrefix, seed: string): string => {
+  let n = BigInt(`0x${createHash('sha256').update(seed).digest('hex')}`);
+  let out = '';
+  while (out.length < 22) {
+    out += ALPHABET[Number(n % 62n)];
+    n /= 62n;
+  }
+  return `${prefix}_${out}`;
+};
 
 /**
  * The body of an id as clients may send it: ours are 22 base62 characters; up to 64 are accepted

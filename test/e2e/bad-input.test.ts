@@ -328,3 +328,47 @@ describe('path ids and filters are checked before they reach a key', () => {
     expectError(res, 422, 'media_not_found');
   });
 });
+
+describe('Idempotency-Key across a crash that left its record unfinished', () => {
+  /** Removes the key records of the table, as the in-progress window expiring after a killed request does. */
+  const forgetKeyRecords = async () => {
+    const { doc, tableName } = getDeps().table;
+    const { QueryCommand, DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'IDEMPOTENCY' },
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+    }
+    expect(page.Items?.length).toBeGreaterThan(0);
+  };
+
+  it('a retry with the same key finds the post the first attempt made: one post, counted once, published once', async () => {
+    const ws = await freshWorkspace(['bluesky']);
+    const body = {
+      intent: 'now',
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `crash-retry ${randomUUID()}` }] }],
+    };
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await rt.api('/posts', { method: 'POST', key: ws.key, body, headers });
+    expect(first.status, first.text).toBe(201);
+    await forgetKeyRecords();
+    const retry = await rt.api('/posts', { method: 'POST', key: ws.key, body, headers });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await postCount(ws.key)).toBe(1);
+    expect(await usedPosts(ws.key)).toBe(1);
+    await expect
+      .poll(async () => (await rt.api(`/posts/${first.body.id}`, { key: ws.key })).body.status, {
+        timeout: 15_000,
+      })
+      .toBe('published');
+    const content = body.channels[0]?.blocks[0]?.content as string;
+    const records = rt.simulators.byPlatform.get('bluesky')?.records() ?? [];
+    expect(records.filter((r) => r.kind !== 'delete' && r.text?.includes(content))).toHaveLength(1);
+  });
+});

@@ -1,6 +1,6 @@
 import type { PublishJob } from '../../ports/publishing.ts';
 import { ApiError } from '../../shared/errors.ts';
-import { newId, randomBase62 } from '../../shared/ids.ts';
+import { derivedId, newId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
@@ -114,11 +114,42 @@ const saveWithSchedule = async (
   }
 };
 
+const KEY_LIFETIME_MS = 24 * 3600 * 1000;
+
+/**
+ * The answer to a create whose post already exists under the key's id: the post as stored, after
+ * finishing what the first attempt may not have reached (its first publish job; the engine's
+ * claims make a second job harmless).
+ */
+const resumeCreated = async (
+  deps: PostDeps,
+  auth: AuthContext,
+  existing: PostRecord,
+  tagNames: Map<string, string>,
+): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
+  // Derived ids include the workspace and mode, so this only guards against a corrupt record.
+  if (existing.workspaceId !== auth.workspaceId || existing.mode !== auth.mode)
+    throw new ApiError('conflict');
+  // Past the key's 24 hours the key stays bound to the post it made: it cannot make another.
+  if (deps.clock.now().getTime() - Date.parse(existing.createdAt) > KEY_LIFETIME_MS) {
+    throw new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key already created a post more than 24 hours ago; send a new key for a new post.',
+      'Idempotency-Key',
+    );
+  }
+  if (existing.status === 'publishing' && (existing.round ?? 1) === 1) {
+    await deps.queue().sendPublish({ postId: existing.postId, kind: 'run', round: 1 });
+  }
+  return { post: existing, tagNames };
+};
+
 /** POST /posts: validates every channel, then saves the post and takes one from the monthly quota in one transaction. */
 export const createPost = async (
   deps: PostDeps,
   auth: AuthContext,
   body: PostBody,
+  options: { idempotencySeed?: string | undefined } = {},
 ): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
   const [context, account] = await Promise.all([
     loadValidationContext(deps, auth.workspaceId, body),
@@ -128,7 +159,13 @@ export const createPost = async (
   if (!account) throw new ApiError('unauthorized');
   const now = deps.clock.now();
   const status = STATUS_OF_INTENT[valid.intent];
-  const postId = newId('post');
+  // With an Idempotency-Key the id comes from the key: a retry after a crash that left the key's
+  // record unfinished (the in-progress window expired) finds the post instead of making a second.
+  const postId = options.idempotencySeed ? derivedId('post', options.idempotencySeed) : newId('post');
+  if (options.idempotencySeed) {
+    const existing = await deps.posts.get(postId);
+    if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
+  }
   const armed = await armSchedule(deps, postId, valid.scheduledAt);
   const post: PostRecord = {
     postId,
@@ -148,14 +185,21 @@ export const createPost = async (
   };
   // Sandbox (test-key) posts are not counted against the plan.
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
-  await saveWithSchedule(deps, postId, null, armed, () =>
-    deps.posts.create(post, {
-      accountId: auth.accountId,
-      period: usagePeriod(now).id,
-      limit,
-      count: auth.mode === 'live',
-    }),
-  );
+  try {
+    await saveWithSchedule(deps, postId, null, armed, () =>
+      deps.posts.create(post, {
+        accountId: auth.accountId,
+        period: usagePeriod(now).id,
+        limit,
+        count: auth.mode === 'live',
+      }),
+    );
+  } catch (error) {
+    // A retry with the same key that raced this one saved the post first.
+    const existing = options.idempotencySeed ? await deps.posts.get(postId) : null;
+    if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
+    throw error;
+  }
   if (status === 'publishing') await deps.queue().sendPublish({ postId, kind: 'run', round: 1 });
   return { post, tagNames: context.tagNames };
 };

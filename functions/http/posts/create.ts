@@ -10,8 +10,8 @@ export const handler = httpHandler(
   { body: postBody },
   idempotent(
     'POST /v1/posts',
-    async ({ deps, auth, body }) => {
-      const { post, tagNames } = await createPost(deps, auth, body);
+    async ({ deps, auth, body, idempotencySeed }) => {
+      const { post, tagNames } = await createPost(deps, auth, body, { idempotencySeed });
       return { status: 201, body: postView(post, tagNames) };
     },
     postAnswers,
