@@ -29,7 +29,9 @@ describe('a clean install', () => {
       .filter(([path]) => path !== '')
       .flatMap(([path, entry]) => {
         const theirs = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
-        return theirs && !semver.subset(ours, theirs) ? [`${path}@${entry.version} wants node ${theirs}`] : [];
+        return theirs && !semver.subset(ours, theirs)
+          ? [`${path}@${entry.version} wants node ${theirs}`]
+          : [];
       });
     expect(refusing).toEqual([]);
   });
