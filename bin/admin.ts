@@ -9,18 +9,28 @@ import { parseArgs } from 'node:util';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../functions/adapters/local/runtime.ts';
 import {
   addTag,
+  addTagInput,
   connectChannel,
+  connectChannelInput,
   createAccount,
+  createAccountInput,
   createApiKey,
+  createApiKeyInput,
   createWorkspace,
+  createWorkspaceInput,
+  listWorkspaces,
+  listWorkspacesInput,
+  parseInput,
   setPlan,
+  setPlanInput,
 } from '../functions/core/admin/admin.ts';
 import { seedDemoAccount } from '../functions/core/admin/seed.ts';
-import { isPlanName, PLANS } from '../functions/core/usage/plans.ts';
-import { isPlatformId } from '../functions/platforms/catalog.ts';
+import { tagView } from '../functions/core/tags/tags.ts';
+import { PLANS } from '../functions/core/usage/plans.ts';
 import { PLATFORM_IDS } from '../functions/platforms/types.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
+import { isApiError } from '../functions/shared/errors.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -35,37 +45,50 @@ Commands:
   connect-channel  --account <acct_...> --workspace <ws_...> --platform <${PLATFORM_IDS.join('|')}>
                    --name <name> [--remote-id <handle>] [--no-threads]
                    (access token from HERALD_CHANNEL_TOKEN or standard input, never a flag)
-  create-tag       --workspace <ws_...> --name <name> [--color #rrggbb]
+  create-tag       --account <acct_...> --workspace <ws_...> --name <name> [--color #rrggbb]
   seed             a demo account like the one npm start creates
+
+Input is checked as the API checks it: a refused command prints the API's error envelope
+({"error":{"code","message","field"}}) on standard error, changes nothing and exits with 1.
 
 Targets: the running local runtime (DATA_DIR, default .herald) unless --aws is given; with --aws,
 set TABLE_NAME and TOKEN_KMS_KEY_ID (stack outputs) and the usual AWS credentials.`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    aws: { type: 'boolean', default: false },
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    account: { type: 'string' },
-    workspace: { type: 'string' },
-    mode: { type: 'string', default: 'live' },
-    permission: { type: 'string', default: 'write' },
-    platform: { type: 'string' },
-    'remote-id': { type: 'string' },
-    'no-threads': { type: 'boolean', default: false },
-    color: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+const readArgs = () => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        aws: { type: 'boolean', default: false },
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        account: { type: 'string' },
+        workspace: { type: 'string' },
+        mode: { type: 'string', default: 'live' },
+        permission: { type: 'string', default: 'write' },
+        platform: { type: 'string' },
+        'remote-id': { type: 'string' },
+        'no-threads': { type: 'boolean', default: false },
+        color: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    // An unknown or malformed flag: the usage, not a stack trace.
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+};
+const { values, positionals } = readArgs();
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
 };
+// Only presence is checked here; what a value may be is the schemas' business (as in the API).
 const need = (name: keyof typeof values): string => {
   const value = values[name];
-  return typeof value === 'string' && value !== '' ? value : fail(`--${name} is required`);
+  return typeof value === 'string' ? value : fail(`--${name} is required`);
 };
 
 const readToken = async (): Promise<string> => {
@@ -75,7 +98,7 @@ const readToken = async (): Promise<string> => {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const token = Buffer.concat(chunks).toString('utf8').trim();
-  return token || fail('An access token is required (HERALD_CHANNEL_TOKEN or standard input).');
+  return token;
 };
 
 const target = () => {
@@ -109,61 +132,73 @@ const main = async () => {
   target();
   const deps = getDeps();
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
-  const plan = () => {
-    const name = values.plan ?? 'starter';
-    return isPlanName(name) ? name : fail(`Unknown plan ${name}`);
-  };
   switch (command) {
     case 'create-account':
-      return print(await createAccount(deps, { name: need('name'), plan: plan() }));
-    case 'set-plan':
-      await setPlan(deps, { accountId: need('account'), plan: plan() });
-      return print({ accountId: values.account, plan: values.plan });
+      return print(
+        await createAccount(
+          deps,
+          parseInput(createAccountInput, { name: need('name'), plan: values.plan ?? 'starter' }),
+        ),
+      );
+    case 'set-plan': {
+      const input = parseInput(setPlanInput, { accountId: need('account'), plan: need('plan') });
+      await setPlan(deps, input);
+      return print(input);
+    }
     case 'create-workspace':
-      return print(await createWorkspace(deps, { accountId: need('account'), name: need('name') }));
+      return print(
+        await createWorkspace(
+          deps,
+          parseInput(createWorkspaceInput, { accountId: need('account'), name: need('name') }),
+        ),
+      );
     case 'list-workspaces':
-      return print(await deps.accounts.listWorkspaces(need('account')));
+      return print(
+        await listWorkspaces(deps, parseInput(listWorkspacesInput, { accountId: need('account') })),
+      );
     case 'create-key': {
-      const mode =
-        values.mode === 'test' ? 'test' : values.mode === 'live' ? 'live' : fail('--mode is live or test');
-      const permission =
-        values.permission === 'read'
-          ? 'read'
-          : values.permission === 'write'
-            ? 'write'
-            : fail('--permission is read or write');
-      const key = await createApiKey(deps, {
+      const input = parseInput(createApiKeyInput, {
         accountId: need('account'),
         workspaceId: need('workspace'),
-        mode,
-        permission,
-        name: values.name ?? `${mode} ${permission} key`,
+        mode: values.mode,
+        permission: values.permission,
+        name: values.name ?? `${values.mode} ${values.permission} key`,
       });
+      const key = await createApiKey(deps, input);
       console.error('Store this key now: it is shown once and only its hash is kept.');
       return print(key);
     }
     case 'connect-channel': {
-      const platform = need('platform');
-      if (!isPlatformId(platform)) fail(`Unknown platform ${platform}`);
-      const channel = await connectChannel(deps, {
+      const fields = {
         accountId: need('account'),
         workspaceId: need('workspace'),
-        platform: platform as (typeof PLATFORM_IDS)[number],
+        platform: need('platform'),
         name: need('name'),
-        accessToken: await readToken(),
-        ...(values['remote-id'] ? { remoteAccountId: values['remote-id'] } : {}),
+        ...(values['remote-id'] !== undefined ? { remoteAccountId: values['remote-id'] } : {}),
         threadsPermitted: !values['no-threads'],
-      });
+      };
+      // The flags are checked before the token is asked for, so a typo never costs a paste.
+      parseInput(connectChannelInput.omit({ accessToken: true }), fields);
+      const channel = await connectChannel(
+        deps,
+        parseInput(connectChannelInput, { ...fields, accessToken: await readToken() }),
+      );
       const { tokenCiphertext: _hidden, ...shown } = channel;
       return print(shown);
     }
     case 'create-tag':
       return print(
-        await addTag(deps, {
-          workspaceId: need('workspace'),
-          name: need('name'),
-          color: values.color ?? null,
-        }),
+        tagView(
+          await addTag(
+            deps,
+            parseInput(addTagInput, {
+              accountId: need('account'),
+              workspaceId: need('workspace'),
+              name: need('name'),
+              ...(values.color !== undefined ? { color: values.color } : {}),
+            }),
+          ),
+        ),
       );
     case 'seed':
       return print(await seedDemoAccount(deps));
@@ -173,6 +208,12 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+  if (isApiError(error)) {
+    // The API's envelope, less the request id: scripts can read `error.code` as from the API.
+    const { code, message, field } = error;
+    console.error(JSON.stringify({ error: { code, message, ...(field !== undefined ? { field } : {}) } }));
+  } else {
+    console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+  }
   process.exit(1);
 });

@@ -1,8 +1,7 @@
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { buildApp } from '../lib/app.ts';
+import { App } from 'aws-cdk-lib';
+import { addNagChecks, buildApp } from '../lib/app.ts';
 
 const app = new App();
 buildApp(app);
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+addNagChecks(app);
 app.synth();

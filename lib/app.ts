@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { App } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import * as manifest from '../functions/http/routes.ts';
 import * as workerManifest from '../functions/workers/manifest.ts';
 import type { RouteManifest } from './constructs/http-api.ts';
 import type { WorkerManifest } from './constructs/workers.ts';
+import { ReportedNagPack } from './nag-report.ts';
 import { StatefulStack } from './stateful-stack.ts';
 import { StatelessStack } from './stateless-stack.ts';
 
@@ -44,6 +46,9 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
   const flags: Record<string, unknown> = {
     '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy': true,
     '@aws-cdk/core:defaultCrossStackReferences': 'strong',
+    // A validation report with acknowledged findings counts only errors as failures; this keeps
+    // an open cdk-nag warning failing the synth too, as cdk-nag alone would.
+    '@aws-cdk/core:strictCfnValidateErrors': true,
   };
   for (const [flag, value] of Object.entries(flags)) {
     if (app.node.tryGetContext(flag) === undefined) app.node.setContext(flag, value);
@@ -74,4 +79,12 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
     ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
   });
   return { stage, stateful, stateless };
+}
+
+/**
+ * cdk-nag's rule packs (AwsSolutions), run by every synth. `cdk.out/validation-report.json` names
+ * each pack with its conclusion, what it checked, and every acknowledged finding with its reason.
+ */
+export function addNagChecks(app: App): void {
+  Validations.of(app).addPlugins(new ReportedNagPack(new AwsSolutionsChecks(app)));
 }

@@ -81,7 +81,15 @@ describe('npm start and npm run admin', () => {
       { HERALD_CHANNEL_TOKEN: 'secret-token-value' },
     );
     expect(JSON.stringify(channel)).not.toContain('secret-token-value');
-    await admin(['create-tag', '--workspace', ws.workspaceId, '--name', 'Ops tag']);
+    await admin([
+      'create-tag',
+      '--account',
+      account.accountId,
+      '--workspace',
+      ws.workspaceId,
+      '--name',
+      'Ops tag',
+    ]);
     await admin(['set-plan', '--account', account.accountId, '--plan', 'growth']);
     const listed: any = await (
       await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': key.secret } })

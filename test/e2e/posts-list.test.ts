@@ -71,8 +71,8 @@ beforeAll(async () => {
       accessToken: 't',
     })
   ).channelId;
-  tagA = (await addTag(deps, { workspaceId: ws.workspaceId, name: 'A' })).tagId;
-  tagB = (await addTag(deps, { workspaceId: ws.workspaceId, name: 'B' })).tagId;
+  tagA = (await addTag(deps, { accountId: account.accountId, workspaceId: ws.workspaceId, name: 'A' })).tagId;
+  tagB = (await addTag(deps, { accountId: account.accountId, workspaceId: ws.workspaceId, name: 'B' })).tagId;
   const base = Date.UTC(2031, 0, 10, 12, 0, 0);
   for (let i = 0; i < 45; i++) {
     const kind = i % 3;

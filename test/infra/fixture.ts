@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { App, type CfnElement, type Stack, Validations } from 'aws-cdk-lib';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -9,12 +9,11 @@ import {
   FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT,
   VALIDATION_REPORT_FILE,
 } from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import * as routeManifest from '../../functions/http/routes.ts';
 import * as defaultWorkerManifest from '../../functions/workers/manifest.ts';
-import { buildApp, type HeraldStacks, REPO_ROOT } from '../../lib/app.ts';
+import { addNagChecks, buildApp, type HeraldStacks, REPO_ROOT } from '../../lib/app.ts';
 import type { RouteManifest } from '../../lib/constructs/http-api.ts';
 import type { WorkerManifest } from '../../lib/constructs/workers.ts';
 
@@ -92,7 +91,7 @@ export function buildTestApp(
     manifest: m,
     workerManifest: w,
   });
-  if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  if (options.nag) addNagChecks(app);
   return { app, ...stacks };
 }
 

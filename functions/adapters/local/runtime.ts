@@ -17,6 +17,7 @@ import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
+import { receiverTrustFile } from './receiver-tls.ts';
 import { requeueLostJobs } from './recovery.ts';
 import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { TableScheduler } from './table-scheduler.ts';
@@ -177,6 +178,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     log.info(`  S3 (s3rver), SQS (fauxqs) and ${simulators.byPlatform.size} network simulators ready`);
 
     const tableName = options.tableName ?? 'herald';
+    const receiverCa = receiverTrustFile(dataDir);
     Object.assign(process.env, {
       [ENV.runtime]: 'local',
       [ENV.tableName]: tableName,
@@ -205,6 +207,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
       // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).
       [ENV.webhookAllowLoopback]: process.env[ENV.webhookAllowLoopback] ?? 'true',
+      // Deliveries to `npm run receiver` verify its certificate (receiver-tls.ts).
+      ...(receiverCa ? { [ENV.webhookExtraCaCerts]: receiverCa } : {}),
       ...options.env,
     });
     resetDeps();

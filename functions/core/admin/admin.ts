@@ -1,4 +1,11 @@
-import type { PlatformId } from '../../platforms/types.ts';
+/**
+ * Operator use cases (`npm run admin`, the seed, test fixtures). What the API also manages goes
+ * through the API's own schema and use case (tags: `createTagBody`, `createTag`); every input is
+ * checked with zod and every account and workspace is looked up first, so the CLI refuses what the
+ * API refuses, with the same error codes and messages, and a refused command changes nothing.
+ */
+import * as z from 'zod';
+import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import type {
   Account,
   AccountStore,
@@ -10,10 +17,12 @@ import type {
 } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
+import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { zodErrorToApiError } from '../../shared/validation.ts';
 import { generateSecret } from '../auth/api-keys.ts';
-import { createTag } from '../tags/tags.ts';
-import { type PlanName, planLimits } from '../usage/plans.ts';
+import { type CreateTagInput, createTag, createTagBody } from '../tags/tags.ts';
+import { PLANS, type PlanName, planLimits } from '../usage/plans.ts';
 
 /** What the operator commands need. */
 export interface AdminDeps {
@@ -22,7 +31,68 @@ export interface AdminDeps {
   tokenCipher: () => TokenCipher;
 }
 
-const notFound = (what: string, id: string) => new Error(`${what} ${id} does not exist`);
+/** Parses operator input like the API parses a body: the first problem as `validation_failed`. */
+export const parseInput = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> => {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw zodErrorToApiError(parsed.error);
+  return parsed.data;
+};
+
+const PLAN_NAMES = Object.keys(PLANS) as [PlanName, ...PlanName[]];
+const label = (what: string, max = 100) =>
+  z
+    .string()
+    .trim()
+    .min(1, `The ${what} must not be empty.`)
+    .max(max, `The ${what} must be at most ${max} characters.`);
+const plan = z.enum(PLAN_NAMES, { error: () => `Unknown plan; use one of ${PLAN_NAMES.join(', ')}.` });
+const id = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), `Expected an id such as ${prefix}_….`);
+
+export const createAccountInput = z.strictObject({ name: label('name'), plan });
+export const setPlanInput = z.strictObject({ accountId: id('acct'), plan });
+export const createWorkspaceInput = z.strictObject({ accountId: id('acct'), name: label('name') });
+export const listWorkspacesInput = z.strictObject({ accountId: id('acct') });
+export const createApiKeyInput = z.strictObject({
+  accountId: id('acct'),
+  workspaceId: id('ws'),
+  mode: z.enum(['live', 'test'], { error: () => 'The mode is live or test.' }),
+  permission: z.enum(['read', 'write'], { error: () => 'The permission is read or write.' }),
+  name: label('name'),
+});
+export const connectChannelInput = z.strictObject({
+  accountId: id('acct'),
+  workspaceId: id('ws'),
+  platform: z.enum(PLATFORM_IDS, { error: () => `Unknown platform; use one of ${PLATFORM_IDS.join(', ')}.` }),
+  name: label('name'),
+  accessToken: z.string().trim().min(1, 'An access token is required.').max(8192),
+  remoteAccountId: label('remote account id', 200).optional(),
+  threadsPermitted: z.boolean().optional(),
+});
+/** The API's own tag body plus the account and workspace the operator names. */
+export const addTagInput = z.strictObject({
+  accountId: id('acct'),
+  workspaceId: id('ws'),
+  ...createTagBody.shape,
+});
+
+const existingAccount = async (deps: AdminDeps, accountId: string): Promise<Account> => {
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account) throw new ApiError('not_found', `Account ${accountId} does not exist.`, 'accountId');
+  return account;
+};
+
+const existingWorkspace = async (deps: AdminDeps, accountId: string, workspaceId: string) => {
+  const account = await existingAccount(deps, accountId);
+  if (!(await deps.accounts.getWorkspace(accountId, workspaceId))) {
+    throw new ApiError(
+      'not_found',
+      `Workspace ${workspaceId} does not exist in account ${accountId}.`,
+      'workspaceId',
+    );
+  }
+  return account;
+};
 
 export const createAccount = async (
   deps: AdminDeps,
@@ -43,7 +113,7 @@ export const setPlan = async (
   deps: AdminDeps,
   input: { accountId: string; plan: PlanName },
 ): Promise<void> => {
-  if (!(await deps.accounts.getAccount(input.accountId))) throw notFound('Account', input.accountId);
+  await existingAccount(deps, input.accountId);
   await deps.accounts.setPlan(input.accountId, input.plan);
 };
 
@@ -51,7 +121,7 @@ export const createWorkspace = async (
   deps: AdminDeps,
   input: { accountId: string; name: string },
 ): Promise<Workspace> => {
-  if (!(await deps.accounts.getAccount(input.accountId))) throw notFound('Account', input.accountId);
+  await existingAccount(deps, input.accountId);
   const workspace: Workspace = {
     workspaceId: newId('ws'),
     accountId: input.accountId,
@@ -62,14 +132,17 @@ export const createWorkspace = async (
   return workspace;
 };
 
+export const listWorkspaces = async (deps: AdminDeps, input: { accountId: string }): Promise<Workspace[]> => {
+  await existingAccount(deps, input.accountId);
+  return deps.accounts.listWorkspaces(input.accountId);
+};
+
 /** Creates a key and returns its secret: the only time the secret exists outside the caller's hands. */
 export const createApiKey = async (
   deps: AdminDeps,
   input: { accountId: string; workspaceId: string; mode: KeyMode; permission: KeyPermission; name: string },
 ): Promise<{ keyId: string; secret: string }> => {
-  if (!(await deps.accounts.getWorkspace(input.accountId, input.workspaceId))) {
-    throw notFound('Workspace', input.workspaceId);
-  }
+  await existingWorkspace(deps, input.accountId, input.workspaceId);
   const { secret, secretHash, hint } = generateSecret(input.mode);
   const keyId = newId('key');
   await deps.accounts.createApiKey({
@@ -99,11 +172,7 @@ export const connectChannel = async (
     threadsPermitted?: boolean;
   },
 ): Promise<ChannelRecord> => {
-  const account = await deps.accounts.getAccount(input.accountId);
-  if (!account) throw notFound('Account', input.accountId);
-  if (!(await deps.accounts.getWorkspace(input.accountId, input.workspaceId))) {
-    throw notFound('Workspace', input.workspaceId);
-  }
+  const account = await existingWorkspace(deps, input.accountId, input.workspaceId);
   const channelId = newId('ch');
   const channel: ChannelRecord = {
     channelId,
@@ -121,7 +190,11 @@ export const connectChannel = async (
   return channel;
 };
 
+/** POST /v1/tags for an operator: the workspace must exist in the account, then the API's use case. */
 export const addTag = async (
   deps: AdminDeps,
-  input: { workspaceId: string; name: string; color?: string | null },
-): Promise<Tag> => createTag(deps, input);
+  input: { accountId: string; workspaceId: string } & CreateTagInput,
+): Promise<Tag> => {
+  await existingWorkspace(deps, input.accountId, input.workspaceId);
+  return createTag(deps, { workspaceId: input.workspaceId, name: input.name, color: input.color ?? null });
+};

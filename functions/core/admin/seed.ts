@@ -56,7 +56,7 @@ export const seedDemoAccount = async (deps: AdminDeps): Promise<SeedResult> => {
   });
   const tags = [];
   for (const name of ['Launch', 'Evergreen']) {
-    const tag = await addTag(deps, { workspaceId: main.workspaceId, name });
+    const tag = await addTag(deps, { accountId: account.accountId, workspaceId: main.workspaceId, name });
     tags.push({ id: tag.tagId, name: tag.name });
   }
   return {

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+let rt: TestRuntime;
+beforeAll(async () => {
+  rt = await startTestRuntime();
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The error envelope printed on standard error, when there is one. */
+  error?: { code: string; message: string; field?: string };
+}
+
+/** `npm run admin -- <args>` as a user runs it, against the running runtime found through DATA_DIR. */
+const admin = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+  new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/admin.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: rt.dataDir, ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? ((error as { code?: number }).code ?? 1) : 0;
+        const line = stderr.split('\n').find((l) => l.startsWith('{"error"'));
+        done({ code, stdout, stderr, ...(line ? { error: JSON.parse(line).error } : {}) });
+      },
+    );
+  });
+
+/** What the API answers for the same tag body, without the request id. */
+const apiTagError = async (body: unknown) => {
+  const res = await rt.api('/v1/tags', { method: 'POST', body });
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  const { requestId: _id, ...error } = res.body.error;
+  return error;
+};
+
+const tagNames = async () =>
+  (await rt.api('/v1/tags')).body.data.map((t: { name: string }) => t.name).sort() as string[];
+
+describe('npm run admin refuses what the API refuses', () => {
+  it('create-tag: a colour, a blank name and a duplicate name get the API error, and nothing is created', async () => {
+    const account = rt.seed.accountId;
+    const workspace = rt.seed.workspaces.main;
+    const before = await tagNames();
+    const tag = (flags: string[]) =>
+      admin(['create-tag', '--account', account, '--workspace', workspace, ...flags]);
+    const [red, blank, duplicate] = await Promise.all([
+      tag(['--name', 'Red one', '--color', 'red']),
+      tag(['--name', '   ']),
+      tag(['--name', ' launch ']),
+    ]);
+    expect(red.code).toBe(1);
+    expect(red.error).toEqual(await apiTagError({ name: 'Red one', color: 'red' }));
+    expect(red.error).toMatchObject({ code: 'validation_failed', field: 'color' });
+    expect(blank.code).toBe(1);
+    expect(blank.error).toEqual(await apiTagError({ name: '   ' }));
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.error?.code).toBe('already_exists');
+    expect(duplicate.error).toEqual(await apiTagError({ name: ' launch ' }));
+    expect(await tagNames()).toEqual(before);
+  }, 180_000);
+
+  it('create-tag in a workspace that does not exist (or is not the account’s) is not_found and writes nothing', async () => {
+    const other = await admin(['create-account', '--name', 'Someone else']);
+    expect(other.code).toBe(0);
+    const [missing, foreign] = await Promise.all([
+      admin(['create-tag', '--account', rt.seed.accountId, '--workspace', 'ws_nope', '--name', 'Ghost']),
+      admin([
+        'create-tag',
+        '--account',
+        JSON.parse(other.stdout).accountId,
+        '--workspace',
+        rt.seed.workspaces.main,
+        '--name',
+        'Ghost',
+      ]),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.error).toEqual({
+      code: 'not_found',
+      message: `Workspace ws_nope does not exist in account ${rt.seed.accountId}.`,
+      field: 'workspaceId',
+    });
+    expect(foreign.code).toBe(1);
+    expect(foreign.error?.code).toBe('not_found');
+    expect(await getDeps().accounts.listTags('ws_nope')).toEqual([]);
+    expect(await tagNames()).not.toContain('Ghost');
+  }, 180_000);
+
+  it('keys, channels, plans and workspaces: unknown accounts and workspaces are not_found, bad values validation_failed', async () => {
+    const account = rt.seed.accountId;
+    const workspace = rt.seed.workspaces.main;
+    const channelsBefore = (await getDeps().accounts.getAccount(account))?.channelCount;
+    const results = await Promise.all([
+      admin(['create-key', '--account', account, '--workspace', 'ws_nope']),
+      admin(['create-key', '--account', account, '--workspace', workspace, '--mode', 'prod']),
+      admin(
+        ['connect-channel', '--account', account, '--workspace', workspace, '--platform', 'myspace'].concat([
+          '--name',
+          'Old',
+        ]),
+        { HERALD_CHANNEL_TOKEN: 'token' },
+      ),
+      admin(
+        ['connect-channel', '--account', 'acct_nope', '--workspace', workspace, '--platform', 'x'].concat([
+          '--name',
+          'X',
+        ]),
+        { HERALD_CHANNEL_TOKEN: 'token' },
+      ),
+      admin(['set-plan', '--account', account, '--plan', 'gold']),
+      admin(['set-plan', '--account', 'acct_nope', '--plan', 'growth']),
+      admin(['create-workspace', '--account', 'acct_nope', '--name', 'W']),
+      admin(['create-account', '--name', '']),
+    ]);
+    expect(results.map((r) => [r.code, r.error?.code, r.error?.field])).toEqual([
+      [1, 'not_found', 'workspaceId'],
+      [1, 'validation_failed', 'mode'],
+      [1, 'validation_failed', 'platform'],
+      [1, 'not_found', 'accountId'],
+      [1, 'validation_failed', 'plan'],
+      [1, 'not_found', 'accountId'],
+      [1, 'not_found', 'accountId'],
+      [1, 'validation_failed', 'name'],
+    ]);
+    const after = await getDeps().accounts.getAccount(account);
+    expect(after?.plan).toBe('starter');
+    expect(after?.channelCount).toBe(channelsBefore);
+  }, 180_000);
+
+  it('a valid create-tag goes through the same use case: the API lists it', async () => {
+    const ok = await admin([
+      'create-tag',
+      '--account',
+      rt.seed.accountId,
+      '--workspace',
+      rt.seed.workspaces.main,
+      '--name',
+      '  Ops  ',
+      '--color',
+      '#1d9bf0',
+    ]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ name: 'Ops', color: '#1d9bf0' });
+    expect(await tagNames()).toContain('Ops');
+  }, 180_000);
+});
