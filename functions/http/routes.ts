@@ -3,20 +3,11 @@
  * The CDK stack makes one Lambda per entry (with exactly these grants) and the local HTTP
  * server dispatches to the same modules, so the two runtimes can never disagree on routing.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+import type { Grant } from '../shared/grants.ts';
 
-/** Resources a function may use; the stack turns each into a least-privilege grant. */
-export type Grant =
-  | 'table:read'
-  | 'table:write'
-  | 'bucket:read'
-  | 'bucket:write'
-  | 'publishQueue:send'
-  | 'eventQueue:send'
-  | 'deliveryQueue:send'
-  | 'scheduler:manage'
-  | 'tokenKey:decrypt'
-  | 'tokenKey:encrypt';
+export type { Grant } from '../shared/grants.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 export interface RouteDef {
   method: HttpMethod;

@@ -19,6 +19,7 @@ const everyGrant: Record<Grant, true> = {
   'scheduler:manage': true,
   'tokenKey:decrypt': true,
   'tokenKey:encrypt': true,
+  'webhookSecret:decrypt': true,
 };
 
 const unsuppressed = (app: App) =>

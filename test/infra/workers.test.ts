@@ -92,6 +92,7 @@ const grantPermissions: Record<Grant, string[]> = {
   'deliveryQueue:send': SEND_ACTIONS.map((a) => `${a} queue:delivery`),
   'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
   'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
+  'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],
   'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
 };
 
