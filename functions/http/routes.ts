@@ -31,7 +31,8 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/posts',
     entry: 'functions/http/posts/create.ts',
-    grants: [...base, 'scheduler:manage'],
+    // Intent `now`, and a schedule inside the lead time, go straight on the publish queue.
+    grants: [...base, 'scheduler:manage', 'publishQueue:send'],
   },
   { method: 'GET', path: '/v1/posts', entry: 'functions/http/posts/list.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}', entry: 'functions/http/posts/get.ts', grants: base },
@@ -112,7 +113,9 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/webhooks',
     entry: 'functions/http/webhooks/create.ts',
-    grants: [...base, 'tokenKey:encrypt'],
+    // Seals the new secret; an Idempotency-Key replay opens the sealed one again (webhook secrets
+    // only: the grant cannot open a channel's token).
+    grants: [...base, 'tokenKey:encrypt', 'webhookSecret:decrypt'],
   },
   { method: 'GET', path: '/v1/webhooks', entry: 'functions/http/webhooks/list.ts', grants: base },
   { method: 'GET', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/get.ts', grants: base },

@@ -125,7 +125,12 @@ export interface AccessRequest {
 }
 
 const likePattern = (pattern: string) =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`);
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
+  );
 
 /** IAM's rule: every condition must hold, and a key the request does not carry does not match. */
 const conditionsHold = (conditions: GrantConditions | undefined, context: Record<string, string> = {}) =>

@@ -27,7 +27,7 @@ export const idempotent = <B>(
 ): ((request: HttpRequest<B>) => Promise<HttpResponse>) => {
   let wrapped: ((payload: Payload, request: HttpRequest<B>) => Promise<HttpResponse>) | undefined;
   let config: IdempotencyConfig | undefined;
-  const build = () => {
+  const build = (deps: HttpRequest<B>['deps']) => {
     config = new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'body',
@@ -44,6 +44,8 @@ export const idempotent = <B>(
       sortKeyAttr: TABLE_KEYS.sortKey,
       staticPkValue: keys.idempotencyPartition,
       expiryAttr: TABLE_KEYS.ttlAttribute,
+      // The container's client: one connection pool, and the local runtime checks its calls like the rest.
+      awsSdkV3Client: deps.dynamo,
     });
     return makeIdempotent((_payload: Payload, request: HttpRequest<B>) => fn(request), {
       persistenceStore,
@@ -63,7 +65,7 @@ export const idempotent = <B>(
         'Idempotency-Key',
       );
     }
-    wrapped ??= build();
+    wrapped ??= build(request.deps);
     config?.registerLambdaContext(request.context);
     const scope = [
       request.auth.workspaceId,

@@ -4,14 +4,16 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
-import { getDeps, resetDeps } from '../../runtime/container.ts';
+import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
+import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { createTable, startDynamoDbLocal } from './dynamodb-local.ts';
+import { guardScheduler, guardTokenCipher, installGrantGuard, runAsFunction } from './grant-guard.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { requeueLostJobs } from './recovery.ts';
@@ -33,6 +35,12 @@ export interface LocalRuntimeOptions {
   root?: string;
   /** Extra environment for the functions (tests shorten timeouts and leases with it). */
   env?: Record<string, string>;
+  /**
+   * Grants that replace a function's manifest grants, keyed by route key (`POST /v1/posts`),
+   * `$default`, `GET /health` or worker entry (`functions/workers/publish.ts`). Tests use it to
+   * show what a missing grant does.
+   */
+  grantOverrides?: Record<string, Grant[]>;
 }
 
 /** What `<DATA_DIR>/seed.json` holds. */
@@ -121,6 +129,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.webhookAllowLoopback]: process.env[ENV.webhookAllowLoopback] ?? 'true',
       ...options.env,
     });
+    // Every function gets only its manifest grants, as its own IAM role would give it on AWS.
+    decorateAdapters({
+      awsClient: installGrantGuard,
+      tokenCipher: guardTokenCipher,
+      scheduler: guardScheduler,
+    });
     resetDeps();
 
     const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
@@ -130,6 +144,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       root: options.root ?? REPO_ROOT,
       port: options.port,
       isReady: () => ready,
+      ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
     });
     stops.push(http.close);
     const baseUrl = `${http.url}/v1`;
@@ -169,9 +184,18 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     for (const worker of workers) {
       const module = (await import(pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href)) as {
-        handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+        handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
       };
       const queue = services.queues[worker.queue];
+      // Receiving and deleting are the event source mapping's part; only the handler runs as the worker.
+      const fn = {
+        id: worker.entry,
+        name: worker.entry
+          .replace(/^functions\//, '')
+          .replace(/\.ts$/, '')
+          .replaceAll('/', '-'),
+        grants: options.grantOverrides?.[worker.entry] ?? worker.grants,
+      };
       const poller = new LocalEventSourceMapping({
         sqs,
         queueUrl: queue.url,
@@ -179,14 +203,30 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         batchSize: worker.batchSize,
         // Several batches in flight, as Lambda runs several instances of a consumer.
         concurrency: 8,
-        handler: module.handler,
+        handler: (event, context) => runAsFunction(fn, () => module.handler(event, context)),
       });
       poller.start();
       stops.push(() => poller.stop());
     }
 
     // The in-memory queue lost whatever was in flight when the runtime last stopped.
-    await requeueLostJobs({ doc: createDocumentClient(dynamoClient), tableName }, getDeps().queue());
+    const deps = getDeps();
+    await requeueLostJobs({
+      posts: deps.overduePosts,
+      schedules: scheduler,
+      queue: deps.queue(),
+      now: new Date(),
+    });
+
+    // Plays the recurring schedule that sweeps stuck posts on AWS (the publish worker runs the sweep).
+    const sweepPosts = () =>
+      sqs
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
+        )
+        .catch((error: unknown) => console.error('Post sweep could not be queued:', error));
+    const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(postSweepTimer));
 
     // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
     // finds what the in-memory queue lost when the runtime last stopped.
