@@ -18,12 +18,14 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   process.env.DDB_LOCAL_TELEMETRY = '0';
-  const usageDir = mkdtempSync(join(tmpdir(), 'herald-grant-usage-'));
+  // A directory given by the caller gathers usage across several runs (and is kept).
+  const given = process.env[ENV.grantUsageDir];
+  const usageDir = given || mkdtempSync(join(tmpdir(), 'herald-grant-usage-'));
   process.env[ENV.grantUsageDir] = usageDir;
   const dynamo = await startDynamoDbLocal({});
   project.provide('dynamoEndpoint', dynamo.endpoint);
   return async () => {
     await dynamo.stop();
-    rmSync(usageDir, { recursive: true, force: true });
+    if (!given) rmSync(usageDir, { recursive: true, force: true });
   };
 }
