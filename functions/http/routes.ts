@@ -89,7 +89,9 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/media/{id}/complete',
     entry: 'functions/http/media/complete-upload.ts',
-    grants: [...base, 'bucket:read', 'bucket:write'],
+    // It HEADs an upload that may never have arrived: S3 says 404 (not 403) only to a caller that
+    // may list the bucket.
+    grants: [...base, 'bucket:read', 'bucket:write', 'bucket:list'],
   },
   {
     method: 'GET',

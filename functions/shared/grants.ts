@@ -11,6 +11,11 @@ export type Grant =
   | 'table:write'
   | 'bucket:read'
   | 'bucket:write'
+  /**
+   * Lists the media bucket. Needed only to learn that an object is missing: without it S3 answers a
+   * GET or HEAD of a missing object with 403 instead of 404.
+   */
+  | 'bucket:list'
   | 'publishQueue:send'
   | 'eventQueue:send'
   | 'deliveryQueue:send'
@@ -25,8 +30,10 @@ export type GrantResource =
   | 'table'
   /** Every global secondary index of the table, by name. */
   | 'tableIndexes'
-  /** The objects of the media bucket (`<bucket arn>/*`), never the bucket itself. */
+  /** The objects of the media bucket (`<bucket arn>/*`). */
   | 'mediaObjects'
+  /** The media bucket itself (bucket-level actions such as listing). */
+  | 'mediaBucket'
   | 'publishQueue'
   | 'eventQueue'
   | 'deliveryQueue'
@@ -91,6 +98,7 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   'bucket:write': [
     { actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: ['mediaObjects'] },
   ],
+  'bucket:list': [{ actions: ['s3:ListBucket'], resources: ['mediaBucket'] }],
   'publishQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['publishQueue'] }],
   'eventQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['eventQueue'] }],
   'deliveryQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['deliveryQueue'] }],

@@ -41,6 +41,8 @@ const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): 
       return TABLE_INDEXES.map((index) => `${targets.table.tableArn}/index/${index.name}`);
     case 'mediaObjects':
       return [`${targets.mediaBucket.arn}/*`];
+    case 'mediaBucket':
+      return [targets.mediaBucket.arn];
     case 'publishQueue':
       return [targets.publishQueue.queueArn];
     case 'eventQueue':

@@ -13,6 +13,7 @@ const everyGrant: Record<Grant, true> = {
   'table:write': true,
   'bucket:read': true,
   'bucket:write': true,
+  'bucket:list': true,
   'publishQueue:send': true,
   'eventQueue:send': true,
   'deliveryQueue:send': true,

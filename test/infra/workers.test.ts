@@ -87,6 +87,7 @@ const grantPermissions: Record<Grant, string[]> = {
   'table:write': TABLE_WRITE_ACTIONS.map((a) => `${a} table`),
   'bucket:read': ['s3:GetObject media/*'],
   'bucket:write': ['s3:AbortMultipartUpload media/*', 's3:DeleteObject media/*', 's3:PutObject media/*'],
+  'bucket:list': ['s3:ListBucket media'],
   'publishQueue:send': SEND_ACTIONS.map((a) => `${a} queue:publish`),
   'eventQueue:send': SEND_ACTIONS.map((a) => `${a} queue:event`),
   'deliveryQueue:send': SEND_ACTIONS.map((a) => `${a} queue:delivery`),

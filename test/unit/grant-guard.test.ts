@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   DynamoDBDocumentClient,
@@ -113,7 +113,7 @@ describe('the mapping from SDK commands to IAM actions and grants', () => {
     ]);
   });
 
-  it('S3: reads (HEAD too) need bucket:read, writes and multipart need bucket:write, listing is nobody’s', () => {
+  it('S3: reads (HEAD too) need bucket:read, writes and multipart need bucket:write, listing bucket:list', () => {
     expect(allowedBy(all, 'S3Client', 'HeadObjectCommand', { Bucket: 'media', Key: 'a' })).toEqual([
       { action: 's3:GetObject', resource: 'mediaObjects', grants: ['bucket:read'] },
     ]);
@@ -143,8 +143,15 @@ describe('the mapping from SDK commands to IAM actions and grants', () => {
       }).map((r) => r.action),
     ).toEqual(['s3:DeleteObject', 's3:DeleteObject']);
     expect(allowedBy(all, 'S3Client', 'ListObjectsV2Command', { Bucket: 'media' })).toEqual([
-      { action: 's3:ListBucket', resource: null, grants: [] },
+      { action: 's3:ListBucket', resource: 'mediaBucket', grants: [] },
     ]);
+    expect(
+      allowedBy(['bucket:list'], 'S3Client', 'ListObjectsV2Command', { Bucket: 'media' })[0]?.grants,
+    ).toEqual(['bucket:list']);
+    // Listing is a bucket action: it never reaches the objects.
+    expect(
+      allowedBy(['bucket:list'], 'S3Client', 'GetObjectCommand', { Bucket: 'media', Key: 'a' })[0]?.grants,
+    ).toEqual([]);
     expect(allowedBy(all, 'S3Client', 'ListPartsCommand', { Bucket: 'media', Key: 'a' })[0]?.grants).toEqual(
       [],
     );
@@ -336,6 +343,31 @@ describe('the guard on real SDK clients', () => {
         getSignedUrl(s3, new PutObjectCommand({ Bucket: 'media', Key: 'ws/med_1' })),
       ),
     ).rejects.toThrow('s3:PutObject');
+  });
+
+  it('answers a HEAD of a missing object with 403 Forbidden, as S3 does, unless the function may list the bucket', async () => {
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      credentials,
+      endpoint: 'http://s3.invalid',
+      forcePathStyle: true,
+      maxAttempts: 1,
+      requestHandler: {
+        handle: async () => ({ response: { statusCode: 404, headers: {}, body: Readable.from([]) } }),
+      } as never,
+    });
+    installGrantGuard(s3);
+    const head = () => s3.send(new HeadObjectCommand({ Bucket: 'media', Key: 'uploads/missing' }));
+    expect(await refusal(runAsFunction(fn(['bucket:read']), head))).toMatchObject({
+      name: 'Forbidden',
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(await refusal(runAsFunction(fn(['bucket:read', 'bucket:list']), head))).toMatchObject({
+      name: 'NotFound',
+      $metadata: { httpStatusCode: 404 },
+    });
+    // Outside any function (the local runtime itself, tests) S3's own answer stands.
+    expect(await refusal(head())).toMatchObject({ name: 'NotFound' });
   });
 
   it('refuses a send to a queue the function has no grant for, in SQS’s words', async () => {

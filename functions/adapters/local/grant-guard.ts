@@ -140,8 +140,9 @@ const dynamoRequests = (op: string, input: Input, names: ResourceNames): AccessR
 const objectResource = (names: ResourceNames, bucket: unknown, key?: unknown) => {
   const b = str(bucket);
   const k = str(key);
+  const ours = b === names.mediaBucket;
   return {
-    resource: b === names.mediaBucket && k !== '' ? ('mediaObjects' as const) : null,
+    resource: ours ? (k !== '' ? ('mediaObjects' as const) : ('mediaBucket' as const)) : null,
     arn: `arn:aws:s3:::${b}${k ? `/${k}` : ''}`,
   };
 };
@@ -186,7 +187,6 @@ const s3Requests = (op: string, input: Input, names: ResourceNames): AccessReque
     const objects = ((input.Delete as Input | undefined)?.Objects ?? []) as Input[];
     return objects.map((o) => ({ action: 's3:DeleteObject', ...objectResource(names, input.Bucket, o.Key) }));
   }
-  // Bucket-level actions: no grant reaches the bucket itself.
   return [{ action: S3_BUCKET_ACTIONS[op] ?? `s3:${op}`, ...objectResource(names, input.Bucket) }];
 };
 
@@ -352,17 +352,53 @@ export const authorize = (service: AwsService | null, requests: AccessRequest[])
   for (const grants of allowing) recordGrantUse(fn.id, grants);
 };
 
-const guard: InitializeMiddleware<Input, MetadataBearer> = (next, context) => async (args) => {
-  if (currentFunction()) {
-    const { service, requests } = sdkAccessRequests(
-      context.clientName ?? '',
-      context.commandName ?? '',
-      args.input,
-      resourceNamesFromEnv(),
-    );
-    authorize(service, requests);
+const isNotFound = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+};
+
+/**
+ * S3 tells a missing object (404) only to a caller that may list the bucket; anyone else gets 403,
+ * which the SDK throws as `Forbidden` for a HEAD (no body) and `AccessDenied` for a GET. The local
+ * S3 stand-in always says 404, so this says what S3 would.
+ */
+export const missingObjectError = (
+  fn: FunctionIdentity,
+  command: string,
+  input: Input,
+  names: ResourceNames,
+): Error | null => {
+  const listing: AccessRequest = { action: 's3:ListBucket', ...objectResource(names, input.Bucket) };
+  if (grantsAllowing(fn.grants, listing).length > 0) return null;
+  const metadata = { httpStatusCode: 403, requestId: randomUUID(), attempts: 1, totalRetryDelay: 0 };
+  if (command === 'HeadObjectCommand') {
+    return new S3ServiceException({
+      name: 'Forbidden',
+      $fault: 'client',
+      $metadata: metadata,
+      message: 'UnknownError',
+    });
   }
-  return next(args);
+  return accessDenied('s3', fn, listing);
+};
+
+const guard: InitializeMiddleware<Input, MetadataBearer> = (next, context) => async (args) => {
+  const fn = currentFunction();
+  if (!fn) return next(args);
+  const names = resourceNamesFromEnv();
+  const clientName = context.clientName ?? '';
+  const commandName = context.commandName ?? '';
+  const { service, requests } = sdkAccessRequests(clientName, commandName, args.input, names);
+  authorize(service, requests);
+  const readsObject =
+    clientName === 'S3Client' && (commandName === 'HeadObjectCommand' || commandName === 'GetObjectCommand');
+  if (!readsObject) return next(args);
+  try {
+    return await next(args);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    throw missingObjectError(fn, commandName, args.input, names) ?? error;
+  }
 };
 
 /** The part of an SDK client the guard needs (every v3 client, the document client's included). */
