@@ -12,7 +12,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    reporters: ['default', './test/support/grant-reporter.ts', './test/support/summary-reporter.ts'],
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       DDB_LOCAL_TELEMETRY: '0',

@@ -3,20 +3,11 @@
  * The CDK stack makes one Lambda per entry (with exactly these grants) and the local HTTP
  * server dispatches to the same modules, so the two runtimes can never disagree on routing.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+import type { Grant } from '../shared/grants.ts';
 
-/** Resources a function may use; the stack turns each into a least-privilege grant. */
-export type Grant =
-  | 'table:read'
-  | 'table:write'
-  | 'bucket:read'
-  | 'bucket:write'
-  | 'publishQueue:send'
-  | 'eventQueue:send'
-  | 'deliveryQueue:send'
-  | 'scheduler:manage'
-  | 'tokenKey:decrypt'
-  | 'tokenKey:encrypt';
+export type { Grant } from '../shared/grants.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 export interface RouteDef {
   method: HttpMethod;
@@ -40,7 +31,8 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/posts',
     entry: 'functions/http/posts/create.ts',
-    grants: [...base, 'scheduler:manage'],
+    // Intent `now`, and a schedule inside the lead time, go straight on the publish queue.
+    grants: [...base, 'scheduler:manage', 'publishQueue:send'],
   },
   { method: 'GET', path: '/v1/posts', entry: 'functions/http/posts/list.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}', entry: 'functions/http/posts/get.ts', grants: base },
@@ -97,7 +89,9 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/media/{id}/complete',
     entry: 'functions/http/media/complete-upload.ts',
-    grants: [...base, 'bucket:read', 'bucket:write'],
+    // It HEADs an upload that may never have arrived: S3 says 404 (not 403) only to a caller that
+    // may list the bucket.
+    grants: [...base, 'bucket:read', 'bucket:write', 'bucket:list'],
   },
   {
     method: 'GET',
@@ -121,7 +115,9 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/webhooks',
     entry: 'functions/http/webhooks/create.ts',
-    grants: [...base, 'tokenKey:encrypt'],
+    // Seals the new secret; an Idempotency-Key replay opens the sealed one again (webhook secrets
+    // only: the grant cannot open a channel's token).
+    grants: [...base, 'tokenKey:encrypt', 'webhookSecret:decrypt'],
   },
   { method: 'GET', path: '/v1/webhooks', entry: 'functions/http/webhooks/list.ts', grants: base },
   { method: 'GET', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/get.ts', grants: base },

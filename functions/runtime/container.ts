@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -25,6 +26,7 @@ import type { AccountStore } from '../ports/accounts.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { MediaStore } from '../ports/media.ts';
+import type { OverduePosts } from '../ports/overdue-posts.ts';
 import type { PostStore } from '../ports/posts.ts';
 import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
@@ -44,9 +46,13 @@ import { ENV, env } from '../shared/env.ts';
 export interface Deps {
   clock: Clock;
   table: TableRef;
+  /** The client under `table.doc`, for libraries that take a plain DynamoDB client (Powertools Idempotency). */
+  dynamo: DynamoDBClient;
   accounts: AccountStore;
   rateLimiter: RateLimiter;
   posts: PostStore;
+  /** The due index of posts, for the post sweep. */
+  overduePosts: OverduePosts;
   media: MediaStore;
   /** Media bytes (the media bucket). */
   blobs: () => BlobStore;
@@ -58,7 +64,7 @@ export interface Deps {
   queue: () => JobQueue;
   networks: PublishingDeps['networks'];
   mediaUrl: PublishingDeps['mediaUrl'];
-  settings: PublishingDeps['settings'] & { scheduleLeadSeconds: number };
+  settings: PublishingDeps['settings'] & { scheduleLeadSeconds: number; postSweepAfterSeconds: number };
   publishing: () => PublishingEngine;
   webhooks: WebhookStore;
   outbox: EventOutbox;
@@ -79,6 +85,33 @@ export const webhookSettingsFromEnv = (): WebhookSettings => ({
   maxEndpointsPerWorkspace: 20,
 });
 
+/** An AWS SDK client built here. */
+export type AwsSdkClient = DynamoDBClient | SQSClient | S3Client | SchedulerClient | KMSClient;
+
+/**
+ * What a composition root may put around the adapters chosen here; the local runtime checks each
+ * function's grants with it (adapters/local/grant-guard.ts). AWS needs none: IAM does the checking.
+ */
+export interface AdapterDecorators {
+  /** Called once with every AWS SDK client built here, before its first call. */
+  awsClient?: (client: AwsSdkClient) => void;
+  tokenCipher?: (cipher: TokenCipher) => TokenCipher;
+  scheduler?: (scheduler: Scheduler) => Scheduler;
+}
+
+let decorators: AdapterDecorators = {};
+
+/** Sets the decorators of every dependency built from now on (the built ones are forgotten). */
+export const decorateAdapters = (next: AdapterDecorators): void => {
+  decorators = next;
+  current = undefined;
+};
+
+const decorated = <T extends AwsSdkClient>(client: T): T => {
+  decorators.awsClient?.(client);
+  return client;
+};
+
 const lazy = <T>(make: () => T): (() => T) => {
   let value: T | undefined;
   return () => {
@@ -89,15 +122,19 @@ const lazy = <T>(make: () => T): (() => T) => {
 
 /** Builds the dependencies for the runtime named by HERALD_RUNTIME (`aws` or `local`). */
 export const buildDeps = (): Deps => {
-  const table: TableRef = { doc: createDocumentClient(), tableName: env.tableName };
+  // The document client shares the plain client's middleware, so decorating one covers both.
+  const dynamo = decorated(new DynamoDBClient({}));
+  const table: TableRef = { doc: createDocumentClient(dynamo), tableName: env.tableName };
   const runtime = env.runtime;
   // Locally the queue URLs name a host that only the SQS stand-in's endpoint reaches.
-  const sqs = lazy(() => new SQSClient(runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {}));
+  const sqs = lazy(() =>
+    decorated(new SQSClient(runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {})),
+  );
   // The local S3 stand-in serves buckets by path, not by host name, and knows only its own key
   // pair (LOCAL_CREDENTIALS of adapters/local/aws-services.ts). Checksums only where S3 requires
   // them: otherwise the SDK signs a CRC32 of the empty body into presigned PUTs and S3 refuses the upload.
-  const s3 = lazy(
-    () =>
+  const s3 = lazy(() =>
+    decorated(
       new S3Client({
         ...(runtime === 'local'
           ? { forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
@@ -105,6 +142,7 @@ export const buildDeps = (): Deps => {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       }),
+    ),
   );
   const queue = lazy(
     () => new SqsJobQueue(sqs(), { publish: env.publishQueueUrl, event: env.eventQueueUrl }),
@@ -113,6 +151,7 @@ export const buildDeps = (): Deps => {
   if (env.publishLeaseSeconds * 1000 <= env.networkTimeoutMs * 2) {
     throw new Error(`${ENV.publishLeaseSeconds} must be more than twice ${ENV.networkTimeoutMs}`);
   }
+  const posts = new DynamoPostStore(table);
   const deps: Deps = {
     s3,
     queue,
@@ -131,25 +170,30 @@ export const buildDeps = (): Deps => {
       leaseSeconds: env.publishLeaseSeconds,
       retryBaseSeconds: env.publishRetryBaseSeconds,
       scheduleLeadSeconds: env.scheduleLeadSeconds,
+      postSweepAfterSeconds: env.postSweepAfterSeconds,
     },
     publishing: lazy(() => new PublishingEngine(current ?? deps)),
-    posts: new DynamoPostStore(table),
+    posts,
+    overduePosts: posts,
     media: new DynamoMediaStore(table),
     blobs: lazy(() => new S3BlobStore(s3(), env.mediaBucket)),
     sqs,
-    scheduler: lazy(() =>
-      runtime === 'aws'
-        ? new EventBridgeScheduler({
-            client: new SchedulerClient({}),
-            groupName: env.schedulerGroup,
-            roleArn: env.schedulerRoleArn,
-            targetArn: env.schedulerTargetArn,
-          })
-        : // The local runtime's own instance runs the ticker; handlers' instances only write schedules.
-          new TableScheduler({ table, sqs: sqs(), targetArn: env.schedulerTargetArn }),
-    ),
+    scheduler: lazy(() => {
+      const scheduler =
+        runtime === 'aws'
+          ? new EventBridgeScheduler({
+              client: decorated(new SchedulerClient({})),
+              groupName: env.schedulerGroup,
+              roleArn: env.schedulerRoleArn,
+              targetArn: env.schedulerTargetArn,
+            })
+          : // The local runtime's own instance runs the ticker; handlers' instances only write schedules.
+            new TableScheduler({ table, sqs: sqs(), targetArn: env.schedulerTargetArn });
+      return decorators.scheduler?.(scheduler) ?? scheduler;
+    }),
     clock: systemClock,
     table,
+    dynamo,
     accounts: dynamoAccountStore(table),
     rateLimiter: new DynamoRateLimiter(table, env.rateLimitPerMinute),
     webhooks: new DynamoWebhookStore(table),
@@ -168,11 +212,13 @@ export const buildDeps = (): Deps => {
     ),
     resolveHost: systemResolver,
     webhookSettings: webhookSettingsFromEnv,
-    tokenCipher: lazy(() =>
-      runtime === 'aws'
-        ? new KmsTokenCipher(new KMSClient({}), env.tokenKmsKeyId)
-        : new FileTokenCipher(loadOrCreateKey(env.localTokenKeyFile)),
-    ),
+    tokenCipher: lazy(() => {
+      const cipher =
+        runtime === 'aws'
+          ? new KmsTokenCipher(decorated(new KMSClient({})), env.tokenKmsKeyId)
+          : new FileTokenCipher(loadOrCreateKey(env.localTokenKeyFile));
+      return decorators.tokenCipher?.(cipher) ?? cipher;
+    }),
   };
   return deps;
 };

@@ -46,6 +46,9 @@ export const ENV = {
   webhookExtraCaCerts: 'WEBHOOK_EXTRA_CA_CERTS',
   webhookSweepAfterSeconds: 'WEBHOOK_SWEEP_AFTER_SECONDS',
   webhookSweepIntervalSeconds: 'WEBHOOK_SWEEP_INTERVAL_SECONDS',
+  postSweepAfterSeconds: 'POST_SWEEP_AFTER_SECONDS',
+  postSweepIntervalSeconds: 'POST_SWEEP_INTERVAL_SECONDS',
+  grantUsageDir: 'HERALD_GRANT_USAGE_DIR',
 } as const;
 
 export type RuntimeKind = 'aws' | 'local';
@@ -149,6 +152,22 @@ export const env = {
   /** How often the local runtime runs the sweeper (default 60 s; on AWS a recurring schedule does). */
   get webhookSweepIntervalSeconds(): number {
     return readNumber(ENV.webhookSweepIntervalSeconds, 60);
+  },
+  /**
+   * A post publishing with no write for this long, or still scheduled this long after its time, is
+   * queued again by the post sweep (default 20 min: longer than any delay the engine plans, SQS's
+   * 15-minute maximum included).
+   */
+  get postSweepAfterSeconds(): number {
+    return readNumber(ENV.postSweepAfterSeconds, 1200);
+  },
+  /** How often the local runtime runs the post sweep (default 60 s; on AWS a recurring schedule does). */
+  get postSweepIntervalSeconds(): number {
+    return readNumber(ENV.postSweepIntervalSeconds, 60);
+  },
+  /** Local runtime only: a directory where each process writes which grants its functions used (tests set it). */
+  get grantUsageDir(): string | undefined {
+    return process.env[ENV.grantUsageDir] || undefined;
   },
   /** Largest JSON request body accepted, in bytes (default 1 MiB). */
   get maxJsonBodyBytes(): number {

@@ -102,7 +102,7 @@ export const idempotent = <B>(
   let wrapped: ((payload: Payload, call: Call<B>) => Promise<StoredResponse>) | undefined;
   let config: IdempotencyConfig | undefined;
   let persistenceStore: DynamoDBPersistenceLayer | undefined;
-  const build = () => {
+  const build = (deps: HttpRequest<B>['deps']) => {
     config = new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'body',
@@ -115,6 +115,8 @@ export const idempotent = <B>(
       sortKeyAttr: TABLE_KEYS.sortKey,
       staticPkValue: keys.idempotencyPartition,
       expiryAttr: TABLE_KEYS.ttlAttribute,
+      // The container's client: one connection pool, and the local runtime checks its calls like the rest.
+      awsSdkV3Client: deps.dynamo,
     });
     return makeIdempotent(
       async (_payload: Payload, call: Call<B>): Promise<StoredResponse> => {
@@ -166,7 +168,7 @@ export const idempotent = <B>(
         'Idempotency-Key',
       );
     }
-    wrapped ??= build();
+    wrapped ??= build(request.deps);
     config?.registerLambdaContext(request.context);
     const scope = [
       request.auth.workspaceId,

@@ -23,8 +23,9 @@ export const workers: WorkerDef[] = [
     queue: 'publish',
     entry: 'functions/workers/publish.ts',
     batchSize: 10,
-    // Reads posts and channels, writes outcomes and claims; re-queues itself; hands events on;
-    // decrypts channel tokens; presigns media URLs for the networks.
+    // Reads posts and channels, writes outcomes and claims; re-queues itself (and stuck posts, on
+    // the post sweep's `{ sweep: true }`); hands events on; decrypts channel tokens; presigns media
+    // URLs for the networks.
     grants: [
       'table:read',
       'table:write',
@@ -49,8 +50,9 @@ export const workers: WorkerDef[] = [
     entry: 'functions/workers/webhook-delivery.ts',
     batchSize: 10,
     // Reads deliveries, endpoints and events, records attempts; re-queues its own deliveries;
-    // decrypts endpoint signing secrets. Receivers answer within 10 s; the batch runs in parallel.
-    grants: ['table:read', 'table:write', 'deliveryQueue:send', 'tokenKey:decrypt'],
+    // decrypts endpoint signing secrets (and nothing else: not channel tokens). Receivers answer
+    // within 10 s; the batch runs in parallel.
+    grants: ['table:read', 'table:write', 'deliveryQueue:send', 'webhookSecret:decrypt'],
     timeoutSeconds: 60,
   },
 ];

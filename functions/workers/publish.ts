@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sweepPosts } from '../core/publishing/sweep-posts.ts';
 import type { PublishJob } from '../ports/publishing.ts';
 import { getDeps } from '../runtime/container.ts';
 import { logger } from '../shared/powertools.ts';
@@ -17,8 +18,23 @@ const parseJob = (record: SQSRecord): PublishJob | null => {
   return null;
 };
 
-/** One message: reload the post and do what is left; a thrown error puts the message back on the queue. */
+const isSweep = (record: SQSRecord): boolean => {
+  try {
+    return (JSON.parse(record.body) as { sweep?: unknown }).sweep === true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One message: reload the post and do what is left; a thrown error puts the message back on the
+ * queue. `{ "sweep": true }` (a recurring schedule on AWS) requeues posts that got stuck.
+ */
 const recordHandler = async (record: SQSRecord): Promise<void> => {
+  if (isSweep(record)) {
+    await sweepPosts(getDeps());
+    return;
+  }
   const job = parseJob(record);
   if (!job) {
     // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.

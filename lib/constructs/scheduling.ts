@@ -17,10 +17,15 @@ export interface SchedulingProps {
 
 /** The message the sweep schedule sends; the webhook dispatcher recognises it. */
 export const WEBHOOK_SWEEP_MESSAGE = '{"sweep":true}';
+/**
+ * The message the post sweep schedule puts on the publish queue every minute; the publish worker
+ * requeues posts stuck publishing (or scheduled past their time) with it.
+ */
+export const POST_SWEEP_MESSAGE = '{"sweep":true}';
 
 /**
  * The EventBridge Scheduler group holding one `at()` schedule per scheduled post (and the recurring
- * webhook sweep), and the role the scheduler assumes to deliver them: it may only send messages to
+ * webhook and post sweeps), and the role the scheduler assumes to deliver them: it may only send messages to
  * the publish queue (and, for the sweep, the event queue).
  */
 export class Scheduling extends Construct {
@@ -85,6 +90,22 @@ export class Scheduling extends Construct {
       // The group is named by its literal name, which carries no dependency by itself.
       sweep.node.addDependency(this.group);
     }
+    // The role may send to the publish queue already: the sweep needs nothing more.
+    const postSweep = new CfnSchedule(this, 'PostSweep', {
+      name: 'post-sweep',
+      groupName: this.group.scheduleGroupName,
+      description: 'Every minute: requeues posts stuck publishing, or scheduled past their time',
+      scheduleExpression: 'rate(1 minute)',
+      flexibleTimeWindow: { mode: 'OFF' },
+      state: 'ENABLED',
+      target: {
+        arn: props.publishQueue.queueArn,
+        roleArn: this.role.roleArn,
+        input: POST_SWEEP_MESSAGE,
+        retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
+      },
+    });
+    postSweep.node.addDependency(this.group);
     // Live schedules name this role; it must outlive a stack replacement like the group does.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
   }

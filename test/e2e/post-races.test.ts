@@ -372,14 +372,21 @@ describe('local restart recovery', () => {
     });
     const sent: PublishJob[] = [];
     const queue = { sendPublish: async (job: PublishJob) => void sent.push(job), sendEvent: async () => {} };
-    await requeueLostJobs(getDeps().table, queue);
+    const recover = () =>
+      requeueLostJobs({
+        posts: getDeps().overduePosts,
+        schedules: { get: async (name: string) => (await schedulesOf(post.id)).find((s) => s.name === name) },
+        queue,
+        now: new Date(),
+      });
+    await recover();
     expect(sent.filter((job) => job.postId === post.id)).toEqual([]);
 
     const [own] = await schedulesOf(post.id);
     await getDeps()
       .scheduler()
       .cancel(own?.name as string);
-    await requeueLostJobs(getDeps().table, queue);
+    await recover();
     expect(sent.filter((job) => job.postId === post.id)).toEqual([
       { postId: post.id, kind: 'scheduled', scheduledAt: post.scheduledAt },
     ]);

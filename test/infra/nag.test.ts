@@ -20,12 +20,14 @@ const everyGrant: Record<Grant, true> = {
   'table:write': true,
   'bucket:read': true,
   'bucket:write': true,
+  'bucket:list': true,
   'publishQueue:send': true,
   'eventQueue:send': true,
   'deliveryQueue:send': true,
   'scheduler:manage': true,
   'tokenKey:decrypt': true,
   'tokenKey:encrypt': true,
+  'webhookSecret:decrypt': true,
 };
 
 const unsuppressed = (app: App) =>

@@ -198,7 +198,7 @@ describe('stateful stack', () => {
   });
 
   it('sweeps lost webhook work every minute: a recurring schedule puts {"sweep":true} on the event queue', () => {
-    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    template.resourceCountIs('AWS::Scheduler::Schedule', 2);
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
     template.hasResource('AWS::Scheduler::Schedule', { DependsOn: Match.arrayWith([groupId]) });
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -209,6 +209,25 @@ describe('stateful stack', () => {
       State: 'ENABLED',
       Target: {
         Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.event.queue), 'Arn'] },
+        RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
+        Input: '{"sweep":true}',
+      },
+    });
+  });
+
+  it('sweeps stuck posts every minute: a recurring schedule puts {"sweep":true} on the publish queue', () => {
+    const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
+    const [sweep] = Object.values(
+      template.findResources('AWS::Scheduler::Schedule', { Properties: { Name: 'post-sweep' } }),
+    );
+    expect(sweep?.DependsOn).toEqual(expect.arrayContaining([groupId]));
+    expect(sweep?.Properties).toMatchObject({
+      GroupName: 'herald-dev',
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: {
+        Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.publish.queue), 'Arn'] },
         RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
         Input: '{"sweep":true}',
       },

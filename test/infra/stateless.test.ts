@@ -231,6 +231,7 @@ describe('least privilege', () => {
           'publishQueue:send',
         ]),
         route('POST', '/v1/channels', 'functions/http/channels/connect.ts', ['tokenKey:encrypt']),
+        route('POST', '/v1/secrets', 'functions/http/secrets.ts', ['webhookSecret:decrypt']),
         route('POST', '/v1/media', 'functions/http/media/upload.ts', ['bucket:write']),
         route('GET', '/v1/media/{id}', 'functions/http/media/get.ts', ['bucket:read']),
         route('GET', '/v1/plain', 'functions/http/plain.ts', []),
@@ -266,6 +267,17 @@ describe('least privilege', () => {
       expect(allActions(of('POST /v1/channels')).filter((a) => !a.startsWith('xray:'))).toEqual([
         'kms:Encrypt',
       ]);
+    });
+
+    it('webhookSecret:decrypt: kms:Decrypt on the key, only for webhook encryption contexts', () => {
+      const statements = of('POST /v1/secrets').filter(
+        (s) => !actionsOf(s).some((a) => a.startsWith('xray:')),
+      );
+      expect(statements).toHaveLength(1);
+      expect(actionsOf(statements[0] as PolicyStatementJson)).toEqual(['kms:Decrypt']);
+      expect(statements[0]?.Condition).toEqual({
+        StringLike: { 'kms:EncryptionContext:channelId': 'wh_*' },
+      });
     });
 
     it('bucket grants: object actions only, no listing and no bucket-level access', () => {

@@ -87,11 +87,13 @@ const grantPermissions: Record<Grant, string[]> = {
   'table:write': TABLE_WRITE_ACTIONS.map((a) => `${a} table`),
   'bucket:read': ['s3:GetObject media/*'],
   'bucket:write': ['s3:AbortMultipartUpload media/*', 's3:DeleteObject media/*', 's3:PutObject media/*'],
+  'bucket:list': ['s3:ListBucket media'],
   'publishQueue:send': SEND_ACTIONS.map((a) => `${a} queue:publish`),
   'eventQueue:send': SEND_ACTIONS.map((a) => `${a} queue:event`),
   'deliveryQueue:send': SEND_ACTIONS.map((a) => `${a} queue:delivery`),
   'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
   'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
+  'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],
   'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
 };
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/adapters/local/runtime.ts';
+import type { Grant } from '../../functions/shared/grants.ts';
 
 export interface ApiCall {
   key?: string | null;
@@ -35,6 +36,8 @@ export const startTestRuntime = async (
     dataDir?: string;
     tableName?: string;
     env?: Record<string, string>;
+    /** Grants that replace some functions' manifest grants (see LocalRuntimeOptions). */
+    grantOverrides?: Record<string, Grant[]>;
   } = {},
 ): Promise<TestRuntime> => {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
@@ -46,6 +49,7 @@ export const startTestRuntime = async (
     tableName,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
     ...(options.env ? { env: options.env } : {}),
+    ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
   });
   const api = async (path: string, call: ApiCall = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...(call.headers ?? {}) };

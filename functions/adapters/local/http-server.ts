@@ -4,8 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { fallbackEntry, healthRoute, type RouteDef, routes } from '../../http/routes.ts';
+import {
+  fallbackEntry,
+  fallbackGrants,
+  type Grant,
+  healthRoute,
+  type RouteDef,
+  routes,
+} from '../../http/routes.ts';
 import type { RequestLine } from './console-log.ts';
+import { type FunctionIdentity, runAsFunction } from './grant-guard.ts';
 import { lambdaContext as baseContext } from './queue-poller.ts';
 
 type Handler = (
@@ -26,6 +34,7 @@ interface CompiledRoute {
   regex: RegExp;
   names: string[];
   handler: Handler;
+  fn: FunctionIdentity;
 }
 
 const compile = (path: string) => {
@@ -185,6 +194,11 @@ const reportWhenSent = (
     });
   });
 };
+/** The manifest's name for a route's function, the key of `grantOverrides`. */
+export const routeKeyOf = (route: Pick<RouteDef, 'method' | 'path'>): string =>
+  `${route.method} ${route.path}`;
+/** The manifest's name for the fallback function (API Gateway's `$default` route). */
+export const FALLBACK_FUNCTION = '$default';
 
 export interface LocalHttpServer {
   server: Server;
@@ -205,10 +219,32 @@ export const startHttpServer = async (options: {
   isReady?: () => boolean;
   /** Called once per answered request (the local request log). */
   onRequest?: (line: RequestLine) => void;
+  /** Grants that replace a function's manifest grants, by route key or `$default` (tests remove one). */
+  grantOverrides?: Record<string, Grant[]>;
 }): Promise<LocalHttpServer> => {
+  // Each call runs as its own function, with only its manifest grants, as a Lambda of its own would.
+  const identity = (id: string, entry: string, grants: Grant[]): FunctionIdentity => ({
+    id,
+    name: functionNameOf(entry),
+    grants: options.grantOverrides?.[id] ?? grants,
+  });
+  const invoke = (
+    fn: FunctionIdentity,
+    handler: Handler,
+    event: APIGatewayProxyEventV2,
+    contextName = fn.name,
+  ): Promise<APIGatewayProxyStructuredResultV2> =>
+    runAsFunction(fn, () => handler(event, lambdaContext(contextName, event.requestContext.requestId)));
+  const healthFunction = identity(routeKeyOf(healthRoute), healthRoute.entry, healthRoute.grants);
+  const fallbackFunction = identity(FALLBACK_FUNCTION, fallbackEntry, fallbackGrants);
   const compiled: CompiledRoute[] = [];
   for (const route of routes)
-    compiled.push({ route, ...compile(route.path), handler: await load(options.root, route.entry) });
+    compiled.push({
+      route,
+      ...compile(route.path),
+      handler: await load(options.root, route.entry),
+      fn: identity(routeKeyOf(route), route.entry, route.grants),
+    });
   const fallback = await load(options.root, fallbackEntry);
   const health = await load(options.root, healthRoute.entry);
 
@@ -241,7 +277,7 @@ export const startHttpServer = async (options: {
           return;
         }
         const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
-        send(res, await health(event, lambdaContext('health', event.requestContext.requestId)));
+        send(res, await invoke(healthFunction, health, event, 'health'));
         return;
       }
       for (const candidate of compiled) {
@@ -258,17 +294,11 @@ export const startHttpServer = async (options: {
           send(res, tooLarge(MAX_LAMBDA_EVENT_BYTES, 'Lambda request event (with the body base64-encoded)'));
           return;
         }
-        send(
-          res,
-          await candidate.handler(
-            event,
-            lambdaContext(functionNameOf(candidate.route.entry), event.requestContext.requestId),
-          ),
-        );
+        send(res, await invoke(candidate.fn, candidate.handler, event));
         return;
       }
       const event = toApiGatewayEvent(req, body, '$default', undefined);
-      send(res, await fallback(event, lambdaContext('fallback', event.requestContext.requestId)));
+      send(res, await invoke(fallbackFunction, fallback, event, 'fallback'));
     } catch (error) {
       // Handlers answer errors themselves; reaching here means the runtime itself failed.
       console.error('Local HTTP server error', error);

@@ -5,16 +5,18 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
-import { getDeps, resetDeps } from '../../runtime/container.ts';
+import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
+import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
+import { guardScheduler, guardTokenCipher, installGrantGuard, runAsFunction } from './grant-guard.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
@@ -39,6 +41,12 @@ export interface LocalRuntimeOptions {
   env?: Record<string, string>;
   /** Start-up progress, one line per request, scheduler notices (default: nothing). */
   log?: LocalLog;
+  /**
+   * Grants that replace a function's manifest grants, keyed by route key (`POST /v1/posts`),
+   * `$default`, `GET /health` or worker entry (`functions/workers/publish.ts`). Tests use it to
+   * show what a missing grant does.
+   */
+  grantOverrides?: Record<string, Grant[]>;
 }
 
 /** What `<DATA_DIR>/seed.json` holds. */
@@ -211,6 +219,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       ...(receiverCa ? { [ENV.webhookExtraCaCerts]: receiverCa } : {}),
       ...options.env,
     });
+    // Every function gets only its manifest grants, as its own IAM role would give it on AWS.
+    decorateAdapters({
+      awsClient: installGrantGuard,
+      tokenCipher: guardTokenCipher,
+      scheduler: guardScheduler,
+    });
     resetDeps();
 
     const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
@@ -223,6 +237,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       port: options.port,
       isReady: () => ready,
       ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
+      ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
     }).catch((error: NodeJS.ErrnoException) => {
       // Taken in the seconds since the check.
       if (error.code === 'EADDRINUSE') throw new PortInUseError(options.port, undefined);
@@ -266,27 +281,38 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
 
-    // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
-    // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
-    const requeued = await requeueLostJobs(
-      { doc: createDocumentClient(dynamoClient), tableName },
-      getDeps().queue(),
-    );
-
     const scheduler = new TableScheduler({
       table: { doc: createDocumentClient(dynamoClient), tableName },
       sqs,
       targetArn: services.queues.publish.arn,
       log: (line) => log.warn(line),
     });
+    // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
+    // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
+    const deps = getDeps();
+    const requeued = await requeueLostJobs({
+      posts: deps.overduePosts,
+      schedules: scheduler,
+      queue: deps.queue(),
+      now: new Date(),
+    });
     scheduler.start();
     stops.push(async () => scheduler.stop());
 
     for (const worker of workers) {
       const module = (await import(pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href)) as {
-        handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+        handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
       };
       const queue = services.queues[worker.queue];
+      // Receiving and deleting are the event source mapping's part; only the handler runs as the worker.
+      const fn = {
+        id: worker.entry,
+        name: worker.entry
+          .replace(/^functions\//, '')
+          .replace(/\.ts$/, '')
+          .replaceAll('/', '-'),
+        grants: options.grantOverrides?.[worker.entry] ?? worker.grants,
+      };
       const poller = new LocalEventSourceMapping({
         sqs,
         queueUrl: queue.url,
@@ -294,11 +320,21 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         batchSize: worker.batchSize,
         // Several batches in flight, as Lambda runs several instances of a consumer.
         concurrency: 8,
-        handler: module.handler,
+        handler: (event, context) => runAsFunction(fn, () => module.handler(event, context)),
       });
       poller.start();
       stops.push(() => poller.stop());
     }
+
+    // Plays the recurring schedule that sweeps stuck posts on AWS (the publish worker runs the sweep).
+    const sweepPosts = () =>
+      sqs
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
+        )
+        .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
+    const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(postSweepTimer));
 
     // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
     // finds what the in-memory queue lost when the runtime last stopped.

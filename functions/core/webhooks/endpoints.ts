@@ -113,8 +113,9 @@ const findEndpoint = async (deps: Pick<EndpointDeps, 'webhooks'>, auth: AuthCont
 };
 
 /**
- * Creates an endpoint. Returns the secret sealed (encrypted as stored): the create route reveals it
- * only in the answer, so an Idempotency-Key record never holds it in the clear.
+ * Creates an endpoint. Returns the new secret in the clear (for this answer only) and sealed
+ * (encrypted as stored): an Idempotency-Key record keeps only the sealed one, so it never holds the
+ * secret in the clear.
  */
 export const createWebhook = async (deps: EndpointDeps, auth: AuthContext, input: CreateWebhookInput) => {
   requireLiveKey(auth);
@@ -145,10 +146,13 @@ export const createWebhook = async (deps: EndpointDeps, auth: AuthContext, input
     updatedAt: now,
   };
   await deps.webhooks.createEndpoint(endpoint);
-  return { sealedSecret: endpoint.secretCiphertext, endpoint: endpointView(endpoint) };
+  return { secret, sealed: { sealedSecret: endpoint.secretCiphertext, endpoint: endpointView(endpoint) } };
 };
 
-/** The answer of POST /webhooks: the sealed secret opened. */
+/**
+ * A replayed answer of POST /webhooks: the sealed secret opened. Only a replay needs this (the
+ * first answer shows the secret it generated), so only a replay decrypts, and only a webhook's secret.
+ */
 export const revealSecret = async (
   deps: Pick<EndpointDeps, 'tokenCipher'>,
   created: { sealedSecret: string; endpoint: { id: string } },

@@ -116,6 +116,16 @@ export const keys = {
     GSI1SK: `${createdAt}#${mediaId}`,
   }),
   mediaLibraryPartition: (workspaceId: string): string => `WORKSPACE#${workspaceId}#MEDIA`,
+  /**
+   * While a post is publishing or scheduled it is also in GSI1 under one of a few shards of
+   * `POST_DUE`, sorted by when it should next show progress (its last write while publishing, its
+   * time while scheduled), so the post sweep finds stuck posts with a Query, never a Scan.
+   */
+  postDueIndex: (shard: number, dueAt: string, postId: string) => ({
+    GSI1PK: `POST_DUE#${shard}`,
+    GSI1SK: `${dueAt}#${postId}`,
+  }),
+  postDuePartition: (shard: number): string => `POST_DUE#${shard}`,
   /** Idempotency records (Powertools persistence layer): one static partition, the hashed key as sort key. */
   idempotencyPartition: 'IDEMPOTENCY',
   /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */

@@ -1,6 +1,7 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
 import type { KeyMode } from '../../../ports/accounts.ts';
+import type { OverduePost, OverduePosts } from '../../../ports/overdue-posts.ts';
 import type {
   PostListQuery,
   PostPage,
@@ -11,13 +12,14 @@ import type {
 import { ApiError } from '../../../shared/errors.ts';
 import {
   batchGetAll,
+  isConditionFailure,
   queryByPrefix,
   retryOnTransactionConflict,
   type TableRef,
   transactionCancellation,
 } from './client.ts';
 import { eventToItem } from './events.ts';
-import { type Key, keys } from './keys.ts';
+import { type Key, keys, TABLE_KEYS } from './keys.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
 /** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */
@@ -53,6 +55,25 @@ export const postLists = (post: Pick<PostRecord, 'status' | 'tagIds' | 'mode'>):
 const entryKeys = (post: PostRecord): Key[] =>
   postLists(post).map((list) => keys.postIndexEntry(post.workspaceId, list, listTime(post), post.postId));
 
+/** Shards of the post due index, so one hot GSI partition does not cap how many posts publish at once. */
+export const POST_DUE_SHARDS = 8;
+
+const postDueShard = (postId: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < postId.length; i++) hash = Math.imul(hash ^ postId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % POST_DUE_SHARDS;
+};
+
+/** When a post should next show progress: its last write while publishing, its time while scheduled. */
+const dueAtOf = (post: PostRecord): string | null =>
+  post.status === 'publishing' ? post.updatedAt : post.status === 'scheduled' ? post.scheduledAt : null;
+
+/** The post's entry in the due index (none once it is a draft or done: the index is sparse). */
+const dueIndexOf = (post: PostRecord) => {
+  const dueAt = dueAtOf(post);
+  return dueAt === null ? {} : keys.postDueIndex(postDueShard(post.postId), dueAt, post.postId);
+};
+
 interface TextRef {
   c: number;
   b: number;
@@ -63,7 +84,15 @@ const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8'
 
 /** The main item, plus chunk items holding the block texts when they would make it too large. */
 export const postToItems = (post: PostRecord) => {
-  const main: Record<string, unknown> = { ...keys.post(post.postId), type: 'Post', ...post, textChunks: 0 };
+  // A full put: the due-index keys are those of this version, or none.
+  const { GSI1PK: _pk, GSI1SK: _sk, ...record } = post as PostRecord & { GSI1PK?: string; GSI1SK?: string };
+  const main: Record<string, unknown> = {
+    ...keys.post(post.postId),
+    type: 'Post',
+    ...record,
+    ...dueIndexOf(post),
+    textChunks: 0,
+  };
   if (size(main) <= MAIN_ITEM_BUDGET) return { main, chunks: [] as Record<string, unknown>[] };
   const chunks: TextRef[][] = [[]];
   let chunkSize = 0;
@@ -94,7 +123,7 @@ export const postFromItems = (
   main: Record<string, unknown>,
   chunks: Record<string, unknown>[],
 ): PostRecord => {
-  const { PK: _pk, SK: _sk, type: _type, ...fields } = main;
+  const { PK: _pk, SK: _sk, type: _type, GSI1PK: _gpk, GSI1SK: _gsk, ...fields } = main;
   const post = fields as unknown as PostRecord;
   for (const chunk of chunks) {
     for (const ref of chunk.texts as TextRef[]) {
@@ -157,7 +186,7 @@ const keyCondition = (query: PostListQuery) => {
   return { expression, values };
 };
 
-export class DynamoPostStore implements PostStore {
+export class DynamoPostStore implements PostStore, OverduePosts {
   constructor(private readonly table: TableRef) {}
 
   async create(post: PostRecord, quota: QuotaClaim): Promise<void> {
@@ -290,6 +319,65 @@ export class DynamoPostStore implements PostStore {
       (post) => post.mode === query.mode,
     );
     return { posts, next };
+  }
+
+  async overdue(before: string, limit: number): Promise<OverduePost[]> {
+    const found: OverduePost[] = [];
+    for (let shard = 0; shard < POST_DUE_SHARDS; shard++) {
+      let start: Record<string, unknown> | undefined;
+      let taken = 0;
+      do {
+        const out = await this.table.doc.send(
+          new QueryCommand({
+            TableName: this.table.tableName,
+            IndexName: TABLE_KEYS.gsi1.name,
+            KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+            ExpressionAttributeValues: { ':pk': keys.postDuePartition(shard), ':before': before },
+            ExpressionAttributeNames: { '#status': 'status', '#round': 'round' },
+            ProjectionExpression: 'postId, #status, version, #round, scheduledAt, scheduleName, GSI1SK',
+            ExclusiveStartKey: start,
+            Limit: limit,
+          }),
+        );
+        for (const item of out.Items ?? []) {
+          const sortKey = String(item.GSI1SK);
+          found.push({
+            postId: item.postId as string,
+            status: item.status as OverduePost['status'],
+            version: item.version as number,
+            round: (item.round as number | undefined) ?? 1,
+            scheduledAt: (item.scheduledAt as string | null | undefined) ?? null,
+            ...(item.scheduleName !== undefined ? { scheduleName: item.scheduleName as string | null } : {}),
+            dueAt: sortKey.slice(0, sortKey.lastIndexOf('#')),
+          });
+        }
+        taken += out.Items?.length ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start && taken < limit);
+    }
+    return found.sort((a, b) => a.dueAt.localeCompare(b.dueAt)).slice(0, limit);
+  }
+
+  async postpone(post: OverduePost, dueAt: string): Promise<boolean> {
+    try {
+      // Only the index entry moves; the post itself (and its version) stays as it is.
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.post(post.postId),
+          UpdateExpression: 'SET GSI1SK = :due',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: {
+            ':due': keys.postDueIndex(postDueShard(post.postId), dueAt, post.postId).GSI1SK,
+            ':version': post.version,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   private async batchGet(postIds: string[]): Promise<PostRecord[]> {

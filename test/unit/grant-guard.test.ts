@@ -1,0 +1,459 @@
+import { Readable } from 'node:stream';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  currentFunction,
+  type FunctionIdentity,
+  guardScheduler,
+  guardTokenCipher,
+  installGrantGuard,
+  type ResourceNames,
+  runAsFunction,
+  sdkAccessRequests,
+} from '../../functions/adapters/local/grant-guard.ts';
+import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
+import type { Scheduler } from '../../functions/ports/scheduler.ts';
+import type { TokenCipher } from '../../functions/ports/token-cipher.ts';
+import { ENV } from '../../functions/shared/env.ts';
+import { type Grant, grantsAllowing } from '../../functions/shared/grants.ts';
+
+const names: ResourceNames = {
+  region: 'us-east-1',
+  account: '000000000000',
+  tableName: 'herald',
+  indexNames: ['GSI1', 'GSI2'],
+  mediaBucket: 'media',
+  queueUrls: {
+    publishQueue: 'http://sqs.local/000000000000/herald-publish',
+    eventQueue: 'http://sqs.local/000000000000/herald-event',
+    deliveryQueue: 'http://sqs.local/000000000000/herald-delivery',
+  },
+  tokenKeyId: 'token-key',
+  scheduleGroup: 'herald',
+  schedulerRoleArn: 'arn:aws:iam::000000000000:role/scheduler',
+};
+
+/** The grants that would allow each request of one SDK command, given the function's grants. */
+const allowedBy = (grants: Grant[], client: string, command: string, input: Record<string, unknown>) =>
+  sdkAccessRequests(client, command, input, names).requests.map((request) => ({
+    action: request.action,
+    resource: request.resource,
+    grants: grantsAllowing(grants, request),
+  }));
+
+describe('the mapping from SDK commands to IAM actions and grants', () => {
+  const all: Grant[] = [
+    'table:read',
+    'table:write',
+    'bucket:read',
+    'bucket:write',
+    'publishQueue:send',
+    'eventQueue:send',
+    'deliveryQueue:send',
+    'scheduler:manage',
+    'tokenKey:encrypt',
+    'tokenKey:decrypt',
+    'webhookSecret:decrypt',
+  ];
+
+  it('DynamoDB: item writes need table:write, reads and index queries need table:read', () => {
+    expect(allowedBy(all, 'DynamoDBClient', 'PutItemCommand', { TableName: 'herald' })).toEqual([
+      { action: 'dynamodb:PutItem', resource: 'table', grants: ['table:write'] },
+    ]);
+    expect(
+      allowedBy(all, 'DynamoDBClient', 'QueryCommand', { TableName: 'herald', IndexName: 'GSI1' }),
+    ).toEqual([{ action: 'dynamodb:Query', resource: 'tableIndexes', grants: ['table:read'] }]);
+    // table:write covers the table only, never its indexes; an index the stack does not name is nobody's.
+    expect(
+      allowedBy(['table:write'], 'DynamoDBClient', 'QueryCommand', {
+        TableName: 'herald',
+        IndexName: 'GSI1',
+      })[0]?.grants,
+    ).toEqual([]);
+    expect(
+      allowedBy(all, 'DynamoDBClient', 'QueryCommand', { TableName: 'herald', IndexName: 'GSI9' })[0]?.grants,
+    ).toEqual([]);
+    expect(allowedBy(all, 'DynamoDBClient', 'GetItemCommand', { TableName: 'other' })[0]?.grants).toEqual([]);
+    // Nothing in any grant manages the table itself.
+    expect(
+      allowedBy(all, 'DynamoDBClient', 'DeleteTableCommand', { TableName: 'herald' })[0]?.grants,
+    ).toEqual([]);
+  });
+
+  it('DynamoDB transactions and batches are checked item by item, as IAM does', () => {
+    const transaction = {
+      TransactItems: [
+        { Put: { TableName: 'herald' } },
+        { Update: { TableName: 'herald' } },
+        { Delete: { TableName: 'herald' } },
+        { ConditionCheck: { TableName: 'herald' } },
+      ],
+    };
+    expect(allowedBy(all, 'DynamoDBClient', 'TransactWriteItemsCommand', transaction)).toEqual([
+      { action: 'dynamodb:PutItem', resource: 'table', grants: ['table:write'] },
+      { action: 'dynamodb:UpdateItem', resource: 'table', grants: ['table:write'] },
+      { action: 'dynamodb:DeleteItem', resource: 'table', grants: ['table:write'] },
+      // A condition check is a read: a write-only function cannot run this transaction.
+      { action: 'dynamodb:ConditionCheckItem', resource: 'table', grants: ['table:read'] },
+    ]);
+    expect(
+      allowedBy(all, 'DynamoDBClient', 'BatchGetItemCommand', { RequestItems: { herald: {}, other: {} } }),
+    ).toEqual([
+      { action: 'dynamodb:BatchGetItem', resource: 'table', grants: ['table:read'] },
+      { action: 'dynamodb:BatchGetItem', resource: null, grants: [] },
+    ]);
+  });
+
+  it('S3: reads (HEAD too) need bucket:read, writes and multipart need bucket:write, listing bucket:list', () => {
+    expect(allowedBy(all, 'S3Client', 'HeadObjectCommand', { Bucket: 'media', Key: 'a' })).toEqual([
+      { action: 's3:GetObject', resource: 'mediaObjects', grants: ['bucket:read'] },
+    ]);
+    for (const command of ['PutObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload']) {
+      expect(
+        allowedBy(all, 'S3Client', `${command}Command`, { Bucket: 'media', Key: 'a' })[0]?.grants,
+      ).toEqual(['bucket:write']);
+    }
+    expect(
+      allowedBy(all, 'S3Client', 'AbortMultipartUploadCommand', { Bucket: 'media', Key: 'a' })[0],
+    ).toMatchObject({ action: 's3:AbortMultipartUpload', grants: ['bucket:write'] });
+    // A copy writes its target and reads its source.
+    expect(
+      allowedBy(all, 'S3Client', 'CopyObjectCommand', {
+        Bucket: 'media',
+        Key: 'b',
+        CopySource: 'media/up%2Fa',
+      }),
+    ).toEqual([
+      { action: 's3:PutObject', resource: 'mediaObjects', grants: ['bucket:write'] },
+      { action: 's3:GetObject', resource: 'mediaObjects', grants: ['bucket:read'] },
+    ]);
+    expect(
+      allowedBy(all, 'S3Client', 'DeleteObjectsCommand', {
+        Bucket: 'media',
+        Delete: { Objects: [{ Key: 'a' }, { Key: 'b' }] },
+      }).map((r) => r.action),
+    ).toEqual(['s3:DeleteObject', 's3:DeleteObject']);
+    expect(allowedBy(all, 'S3Client', 'ListObjectsV2Command', { Bucket: 'media' })).toEqual([
+      { action: 's3:ListBucket', resource: 'mediaBucket', grants: [] },
+    ]);
+    expect(
+      allowedBy(['bucket:list'], 'S3Client', 'ListObjectsV2Command', { Bucket: 'media' })[0]?.grants,
+    ).toEqual(['bucket:list']);
+    // Listing is a bucket action: it never reaches the objects.
+    expect(
+      allowedBy(['bucket:list'], 'S3Client', 'GetObjectCommand', { Bucket: 'media', Key: 'a' })[0]?.grants,
+    ).toEqual([]);
+    expect(allowedBy(all, 'S3Client', 'ListPartsCommand', { Bucket: 'media', Key: 'a' })[0]?.grants).toEqual(
+      [],
+    );
+    expect(
+      allowedBy(all, 'S3Client', 'GetObjectCommand', { Bucket: 'elsewhere', Key: 'a' })[0]?.grants,
+    ).toEqual([]);
+  });
+
+  it('SQS: a send (batch too) needs the grant of the queue it names', () => {
+    expect(
+      allowedBy(all, 'SQSClient', 'SendMessageBatchCommand', { QueueUrl: names.queueUrls.deliveryQueue }),
+    ).toEqual([{ action: 'sqs:SendMessage', resource: 'deliveryQueue', grants: ['deliveryQueue:send'] }]);
+    expect(
+      allowedBy(all, 'SQSClient', 'SendMessageCommand', { QueueUrl: names.queueUrls.publishQueue })[0]
+        ?.grants,
+    ).toEqual(['publishQueue:send']);
+    expect(
+      allowedBy(all, 'SQSClient', 'SendMessageCommand', { QueueUrl: 'http://sqs.local/0/herald-metrics' })[0]
+        ?.grants,
+    ).toEqual([]);
+    // Consuming is the event source mapping's, never a function's grant.
+    expect(
+      allowedBy(all, 'SQSClient', 'ReceiveMessageCommand', { QueueUrl: names.queueUrls.publishQueue })[0]
+        ?.grants,
+    ).toEqual([]);
+  });
+
+  it('KMS: webhookSecret:decrypt opens webhook secrets only, never a channel token', () => {
+    const decrypt = (channelId: string) =>
+      allowedBy(all, 'KMSClient', 'DecryptCommand', {
+        KeyId: 'token-key',
+        EncryptionContext: { channelId },
+      })[0]?.grants;
+    expect(decrypt('wh_1')).toEqual(['tokenKey:decrypt', 'webhookSecret:decrypt']);
+    expect(decrypt('ch_1')).toEqual(['tokenKey:decrypt']);
+    expect(
+      allowedBy(['webhookSecret:decrypt'], 'KMSClient', 'DecryptCommand', { KeyId: 'token-key' })[0]?.grants,
+    ).toEqual([]);
+    expect(allowedBy(all, 'KMSClient', 'EncryptCommand', { KeyId: 'token-key' })[0]?.grants).toEqual([
+      'tokenKey:encrypt',
+    ]);
+  });
+
+  it('Scheduler: a schedule of our group, and passing the scheduler role, need scheduler:manage', () => {
+    expect(
+      allowedBy(all, 'SchedulerClient', 'CreateScheduleCommand', {
+        Name: 'post_1',
+        GroupName: 'herald',
+        Target: { RoleArn: names.schedulerRoleArn },
+      }),
+    ).toEqual([
+      { action: 'scheduler:CreateSchedule', resource: 'schedules', grants: ['scheduler:manage'] },
+      { action: 'iam:PassRole', resource: 'schedulerRole', grants: ['scheduler:manage'] },
+    ]);
+    expect(
+      allowedBy(all, 'SchedulerClient', 'DeleteScheduleCommand', { Name: 'post_1', GroupName: 'default' })[0]
+        ?.grants,
+    ).toEqual([]);
+  });
+});
+
+type AwsError = Error & { $metadata: { httpStatusCode: number }; $fault: string };
+/** The error a call was refused with (a call that went through fails the test). */
+const refusal = (call: Promise<unknown>): Promise<AwsError> =>
+  call.then(
+    () => {
+      throw new Error('the call was not refused');
+    },
+    (error: unknown) => error as AwsError,
+  );
+
+const fn = (grants: Grant[]): FunctionIdentity => ({
+  id: `TEST ${grants.join(',') || 'nothing'}`,
+  name: 'http-posts-create',
+  grants,
+});
+
+describe('the guard on real SDK clients', () => {
+  const saved = { ...process.env };
+  beforeAll(() => {
+    Object.assign(process.env, {
+      [ENV.tableName]: 'herald',
+      [ENV.mediaBucket]: 'media',
+      [ENV.publishQueueUrl]: names.queueUrls.publishQueue,
+      [ENV.eventQueueUrl]: names.queueUrls.eventQueue,
+      [ENV.deliveryQueueUrl]: names.queueUrls.deliveryQueue,
+    });
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  const credentials = { accessKeyId: 'a', secretAccessKey: 'b' };
+  /** A DynamoDB client that answers every request with `{}` and counts what reached it. */
+  const dynamo = () => {
+    const sent: string[] = [];
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      credentials,
+      endpoint: 'http://dynamo.invalid',
+      maxAttempts: 1,
+      requestHandler: {
+        handle: async (request: { headers: Record<string, string> }) => {
+          sent.push(request.headers['x-amz-target'] ?? '');
+          return {
+            response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) },
+          };
+        },
+      } as never,
+    });
+    installGrantGuard(client);
+    return { doc: DynamoDBDocumentClient.from(client), sent };
+  };
+
+  it('refuses, before anything is sent, with DynamoDB’s AccessDeniedException', async () => {
+    const { doc, sent } = dynamo();
+    const error = await refusal(
+      runAsFunction(fn(['table:read']), () =>
+        doc.send(new PutCommand({ TableName: 'herald', Item: { PK: 'a', SK: 'b' } })),
+      ),
+    );
+    expect(error).toMatchObject({
+      name: 'AccessDeniedException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(error.message).toBe(
+      'User: arn:aws:sts::000000000000:assumed-role/http-posts-create-role/http-posts-create is not authorized ' +
+        'to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/herald ' +
+        'because no identity-based policy allows the dynamodb:PutItem action',
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it('lets through what the grants allow, and records which grant was used', async () => {
+    const { doc, sent } = dynamo();
+    const identity = fn(['table:read', 'table:write', 'bucket:read']);
+    await runAsFunction(identity, async () => {
+      await doc.send(new PutCommand({ TableName: 'herald', Item: { PK: 'a', SK: 'b' } }));
+      await doc.send(
+        new QueryCommand({ TableName: 'herald', IndexName: 'GSI1', KeyConditionExpression: 'x' }),
+      );
+    });
+    expect(sent).toEqual(['DynamoDB_20120810.PutItem', 'DynamoDB_20120810.Query']);
+    expect([...(grantUsage().get(identity.id) ?? [])].sort()).toEqual(['table:read', 'table:write']);
+  });
+
+  it('refuses a transaction when one item is not allowed (a condition check needs table:read)', async () => {
+    const { doc, sent } = dynamo();
+    const error = await refusal(
+      runAsFunction(fn(['table:write']), () =>
+        doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: 'herald', Item: { PK: 'a', SK: 'b' } } },
+              {
+                ConditionCheck: { TableName: 'herald', Key: { PK: 'c', SK: 'd' }, ConditionExpression: 'x' },
+              },
+            ],
+          }),
+        ),
+      ),
+    );
+    expect(error.message).toContain('dynamodb:ConditionCheckItem');
+    expect(sent).toEqual([]);
+  });
+
+  it('does not check what runs outside any function (pollers, seeding, tests)', async () => {
+    const { doc, sent } = dynamo();
+    await doc.send(new PutCommand({ TableName: 'herald', Item: { PK: 'a', SK: 'b' } }));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('checks presigned URLs: signing a GET needs bucket:read, signing a PUT bucket:write (S3’s AccessDenied)', async () => {
+    const s3 = new S3Client({ region: 'us-east-1', credentials });
+    installGrantGuard(s3);
+    const get = new GetObjectCommand({ Bucket: 'media', Key: 'ws/med_1' });
+    const refused = await refusal(runAsFunction(fn(['bucket:write']), () => getSignedUrl(s3, get)));
+    expect(refused).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    expect(refused.message).toContain(
+      'is not authorized to perform: s3:GetObject on resource: "arn:aws:s3:::media/ws/med_1"',
+    );
+    const url = await runAsFunction(fn(['bucket:read']), () =>
+      getSignedUrl(s3, new GetObjectCommand({ Bucket: 'media', Key: 'ws/med_1' })),
+    );
+    expect(url).toContain('X-Amz-Signature=');
+    await expect(
+      runAsFunction(fn(['bucket:read']), () =>
+        getSignedUrl(s3, new PutObjectCommand({ Bucket: 'media', Key: 'ws/med_1' })),
+      ),
+    ).rejects.toThrow('s3:PutObject');
+  });
+
+  it('answers a HEAD of a missing object with 403 Forbidden, as S3 does, unless the function may list the bucket', async () => {
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      credentials,
+      endpoint: 'http://s3.invalid',
+      forcePathStyle: true,
+      maxAttempts: 1,
+      requestHandler: {
+        handle: async () => ({ response: { statusCode: 404, headers: {}, body: Readable.from([]) } }),
+      } as never,
+    });
+    installGrantGuard(s3);
+    const head = () => s3.send(new HeadObjectCommand({ Bucket: 'media', Key: 'uploads/missing' }));
+    expect(await refusal(runAsFunction(fn(['bucket:read']), head))).toMatchObject({
+      name: 'Forbidden',
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(await refusal(runAsFunction(fn(['bucket:read', 'bucket:list']), head))).toMatchObject({
+      name: 'NotFound',
+      $metadata: { httpStatusCode: 404 },
+    });
+    // Outside any function (the local runtime itself, tests) S3's own answer stands.
+    expect(await refusal(head())).toMatchObject({ name: 'NotFound' });
+  });
+
+  it('refuses a send to a queue the function has no grant for, in SQS’s words', async () => {
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      credentials,
+      endpoint: 'http://sqs.invalid',
+      maxAttempts: 1,
+    });
+    installGrantGuard(sqs);
+    const error = await refusal(
+      runAsFunction(fn(['eventQueue:send']), () =>
+        sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: names.queueUrls.deliveryQueue,
+            Entries: [{ Id: '1', MessageBody: '{}' }],
+          }),
+        ),
+      ),
+    );
+    expect(error).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    expect(error.message).toContain(
+      'sqs:sendmessage on resource: arn:aws:sqs:us-east-1:000000000000:herald-delivery',
+    );
+  });
+});
+
+describe('the guard on the local stand-ins', () => {
+  const calls: string[] = [];
+  const cipher: TokenCipher = {
+    encrypt: async (plaintext) => {
+      calls.push('encrypt');
+      return `sealed:${plaintext}`;
+    },
+    decrypt: async (ciphertext) => {
+      calls.push('decrypt');
+      return ciphertext.replace('sealed:', '');
+    },
+  };
+
+  it('checks the local token cipher as the KMS calls it stands for', async () => {
+    const guarded = guardTokenCipher(cipher);
+    calls.length = 0;
+    await expect(
+      runAsFunction(fn(['tokenKey:encrypt']), () => guarded.decrypt('sealed:x', { channelId: 'wh_1' })),
+    ).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining('kms:Decrypt'),
+    });
+    expect(
+      await runAsFunction(fn(['webhookSecret:decrypt']), () =>
+        guarded.decrypt('sealed:x', { channelId: 'wh_1' }),
+      ),
+    ).toBe('x');
+    await expect(
+      runAsFunction(fn(['webhookSecret:decrypt']), () => guarded.decrypt('sealed:x', { channelId: 'ch_1' })),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(calls).toEqual(['decrypt']);
+  });
+
+  it('checks the local scheduler as EventBridge Scheduler, and runs its own storage outside the function', async () => {
+    const seen: (FunctionIdentity | null)[] = [];
+    const scheduler: Scheduler = {
+      scheduleOnce: async () => {
+        seen.push(currentFunction());
+      },
+      cancel: async () => {
+        seen.push(currentFunction());
+      },
+    };
+    const guarded = guardScheduler(scheduler);
+    await expect(
+      runAsFunction(fn(['table:write']), () => guarded.scheduleOnce('post_1', new Date(), {})),
+    ).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      $metadata: { httpStatusCode: 403 },
+      message: expect.stringContaining('scheduler:CreateSchedule on resource: arn:aws:scheduler:'),
+    });
+    await expect(runAsFunction(fn([]), () => guarded.cancel('post_1'))).rejects.toThrow(
+      'scheduler:DeleteSchedule',
+    );
+    expect(seen).toEqual([]);
+    await runAsFunction(fn(['scheduler:manage']), async () => {
+      await guarded.scheduleOnce('post_1', new Date(), {});
+      await guarded.cancel('post_1');
+    });
+    expect(seen).toEqual([null, null]);
+  });
+});
