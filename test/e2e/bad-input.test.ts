@@ -302,7 +302,11 @@ describe('path ids and filters are checked before they reach a key', () => {
 
   it('GET /posts?tag= with a tag id of the wrong shape or length is 400 validation_failed', async () => {
     const ws = await freshWorkspace([]);
-    const tag = await addTag(getDeps(), { accountId: ws.accountId, workspaceId: ws.workspaceId, name: 'Real' });
+    const tag = await addTag(getDeps(), {
+      accountId: ws.accountId,
+      workspaceId: ws.workspaceId,
+      name: 'Real',
+    });
     for (const value of ['x'.repeat(3000), `tag_${'a'.repeat(65)}`, 'post_abc', 'tag_a-b', '']) {
       const res = await rt.api(`/posts?tag=${encodeURIComponent(value)}`, { key: ws.key });
       expectError(res, 400, 'validation_failed');

@@ -121,7 +121,9 @@ beforeAll(async () => {
     other: rt.seed.keys.live,
   };
   ids.ch.push(...Object.values(ws.channels));
-  ids.tag.push((await addTag(deps, { accountId: ws.accountId, workspaceId: ws.workspaceId, name: 'Fuzz' })).tagId);
+  ids.tag.push(
+    (await addTag(deps, { accountId: ws.accountId, workspaceId: ws.workspaceId, name: 'Fuzz' })).tagId,
+  );
   await addPost(ws.channels.x);
   await addPost(ws.channels.bluesky, 'Second');
   ids.med.push(await uploadPng(keys.live), await uploadPng(keys.live));
