@@ -177,7 +177,9 @@ export const idempotent = <B>(
       idempotencyKey,
     ];
     const payload: Payload = { key: scope.join('|'), body: request.body ?? null };
-    const call: Call<B> = { request: { ...request, idempotencySeed: `${routeKey}|${payload.key}` } };
+    // Set on the request itself: wrappers may key state by the request object.
+    request.idempotencySeed = `${routeKey}|${payload.key}`;
+    const call: Call<B> = { request };
     try {
       const stored = await wrapped(payload, call);
       return call.fresh ?? (await fromStored(stored, request, large));
