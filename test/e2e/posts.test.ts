@@ -8,6 +8,7 @@ import {
 } from '../../functions/core/admin/admin.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { schedulesOf } from '../support/interleave.ts';
+import { waitForPost } from '../support/publishing.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
@@ -223,6 +224,21 @@ describe('PUT /v1/posts/{id}', () => {
     expect(back.body).toMatchObject({ status: 'draft', scheduledAt: null });
     expect(await schedule(id)).toBeUndefined();
   });
+
+  it('PUT to a time inside the schedule lead queues the post at once (its schedule only a safety net), never early', async () => {
+    const created = await rt.api('/posts', { method: 'POST', body: xPost('soon') });
+    // Closer than the lead (5 s locally): too close for a schedule, straight onto the publish queue.
+    const at = new Date(Date.now() + 4000).toISOString();
+    const put = await rt.api(`/posts/${created.body.id}`, {
+      method: 'PUT',
+      body: xPost('soon, edited', { intent: 'schedule', scheduledAt: at }),
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.status).toBe('scheduled');
+    const done = await waitForPost(rt, created.body.id, undefined, 60_000);
+    expect(done.status).toBe('published');
+    expect(Date.parse(done.publishedAt)).toBeGreaterThanOrEqual(Date.parse(at));
+  }, 90_000);
 
   it('uses no quota and refuses posts that are no longer draft or scheduled', async () => {
     const created = await rt.api('/posts', { method: 'POST', body: xPost() });

@@ -362,10 +362,13 @@ describe('the guard on real SDK clients', () => {
       name: 'Forbidden',
       $metadata: { httpStatusCode: 403 },
     });
-    expect(await refusal(runAsFunction(fn(['bucket:read', 'bucket:list']), head))).toMatchObject({
+    const lister = fn(['bucket:read', 'bucket:list']);
+    expect(await refusal(runAsFunction(lister, head))).toMatchObject({
       name: 'NotFound',
       $metadata: { httpStatusCode: 404 },
     });
+    // The 404 is what bucket:list is for: the usage report counts it as used.
+    expect(grantUsage().get(lister.id)?.has('bucket:list')).toBe(true);
     // Outside any function (the local runtime itself, tests) S3's own answer stands.
     expect(await refusal(head())).toMatchObject({ name: 'NotFound' });
   });

@@ -369,7 +369,12 @@ export const missingObjectError = (
   names: ResourceNames,
 ): Error | null => {
   const listing: AccessRequest = { action: 's3:ListBucket', ...objectResource(names, input.Bucket) };
-  if (grantsAllowing(fn.grants, listing).length > 0) return null;
+  const allowing = grantsAllowing(fn.grants, listing);
+  if (allowing.length > 0) {
+    // The 404 is what the listing grant bought.
+    recordGrantUse(fn.id, allowing);
+    return null;
+  }
   const metadata = { httpStatusCode: 403, requestId: randomUUID(), attempts: 1, totalRetryDelay: 0 };
   if (command === 'HeadObjectCommand') {
     return new S3ServiceException({
