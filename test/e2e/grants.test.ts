@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
@@ -143,5 +143,35 @@ describe('POST /v1/webhooks with tokenKey:encrypt only (its grants before issue 
     const replay = await rt.api('/webhooks', { method: 'POST', key: ws.key, body, headers });
     expect(replay.status).toBe(500);
     expect((await rt.api('/webhooks', { key: ws.key })).body.data).toHaveLength(1);
+  });
+});
+
+describe('the post sweep (on AWS what the local start-up recovery does)', () => {
+  it('fires a scheduled post whose schedule was lost, once it is overdue', { timeout: 120_000 }, async () => {
+    const ws = await freshWorkspace(['x'], 'test');
+    const at = new Date(Date.now() + 10_000).toISOString();
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      key: ws.key,
+      body: {
+        intent: 'schedule',
+        scheduledAt: at,
+        channels: [{ channelId: ws.channels.x, blocks: [{ content: 'lost' }] }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    // The schedule goes missing before it fires.
+    const { table } = getDeps();
+    const deleted = await table.doc.send(
+      new DeleteCommand({
+        TableName: table.tableName,
+        Key: keys.schedule(created.body.id),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    expect(deleted.Attributes).toBeDefined();
+    const done = await waitForPost(rt, created.body.id, ws.key, 90_000);
+    expect(done.status).toBe('published');
+    expect(Date.parse(done.publishedAt)).toBeGreaterThanOrEqual(Date.parse(at));
   });
 });
