@@ -6,6 +6,7 @@ import { routes } from '../../functions/http/routes.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { schedulesOf } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -162,10 +163,12 @@ describe('the post sweep (on AWS what the local start-up recovery does)', () => 
     expect(created.status, created.text).toBe(201);
     // The schedule goes missing before it fires.
     const { table } = getDeps();
+    const [own] = await schedulesOf(created.body.id);
+    expect(own).toBeDefined();
     const deleted = await table.doc.send(
       new DeleteCommand({
         TableName: table.tableName,
-        Key: keys.schedule(created.body.id),
+        Key: keys.schedule(own?.name as string),
         ReturnValues: 'ALL_OLD',
       }),
     );
