@@ -91,8 +91,9 @@ describe('failing receivers', () => {
       const entries = log.filter((e: any) => e.eventId === eventId).reverse();
       expect(entries.map((e: any) => e.outcome).at(-1)).toBe('failed');
       const span = Date.parse(entries.at(-1).attemptedAt) - Date.parse(entries[0].attemptedAt);
-      // Timers may fire a few milliseconds apart from the clock the attempts are stamped with.
-      expect(span).toBeGreaterThanOrEqual(1800 * BASE * 1000 - 50);
+      // Retries are planned from the first attempt's planned time; a first attempt that ran late
+      // on a loaded machine shortens the measured span a little (well under half a second).
+      expect(span).toBeGreaterThanOrEqual(1800 * BASE * 1000 - 500);
       expect(span).toBeLessThan(1800 * BASE * 1000 + 1500);
     }
     expect(log.filter((e: any) => e.outcome === 'failed')).toHaveLength(5);
