@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
-import type { NetworkClient } from '../../functions/ports/network-client.ts';
+import { type NetworkClient, SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { eventsOfPost } from '../support/outbox.ts';
@@ -39,15 +39,8 @@ const noDuplicates = (platform: string, marker: string) => {
 };
 
 const NETWORKS = ['x', 'bluesky', 'linkedin'] as const;
-const TOKENS = [
-  'sim:fail',
-  'sim:fail-once',
-  'sim:flaky',
-  'sim:reconnect',
-  'sim:timeout',
-  'sim:reset',
-  'sim:bad-gateway',
-] as const;
+// Every sim token the simulators know.
+const TOKENS = SIM_TOKENS;
 
 describe('sim tokens in every block position of a 3-block thread', () => {
   const cases = NETWORKS.flatMap((network) =>

@@ -161,11 +161,8 @@ export const createPost = async (
   const status = STATUS_OF_INTENT[valid.intent];
   // With an Idempotency-Key the id comes from the key: a retry after a crash that left the key's
   // record unfinished (the in-progress window expired) finds the post instead of making a second.
+  // The save's condition on the post's id is what detects it (no read on the common path).
   const postId = options.idempotencySeed ? derivedId('post', options.idempotencySeed) : newId('post');
-  if (options.idempotencySeed) {
-    const existing = await deps.posts.get(postId);
-    if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
-  }
   const armed = await armSchedule(deps, postId, valid.scheduledAt);
   const post: PostRecord = {
     postId,
@@ -195,7 +192,7 @@ export const createPost = async (
       }),
     );
   } catch (error) {
-    // A retry with the same key that raced this one saved the post first.
+    // An earlier attempt with the same key (crashed, or racing this one) saved the post first.
     const existing = options.idempotencySeed ? await deps.posts.get(postId) : null;
     if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
     throw error;

@@ -13,6 +13,13 @@ import type { ReviseBody } from '../posts/schema.ts';
 import { checkContentLength } from '../posts/validate.ts';
 import { finalStatus, type PublishingDeps } from './engine.ts';
 
+/** A stored block as the network clients address it (its remote id, link and network metadata). */
+const liveBlock = (block: PostChannel['blocks'][number]) => ({
+  remoteId: block.remoteId as string,
+  remoteUrl: block.remoteUrl ?? '',
+  meta: block.remoteMeta ?? {},
+});
+
 export type ManageDeps = Pick<PublishingDeps, 'networks'> & {
   posts: PostStore;
   accounts: AccountStore;
@@ -141,11 +148,7 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
         try {
           await client.edit({
             credentials,
-            block: {
-              remoteId: block.remoteId as string,
-              remoteUrl: block.remoteUrl ?? '',
-              meta: block.remoteMeta ?? {},
-            },
+            block: liveBlock(block),
             content,
           });
           done.set(j, content);
@@ -244,11 +247,7 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
         try {
           await client.delete({
             credentials,
-            block: {
-              remoteId: block.remoteId as string,
-              remoteUrl: block.remoteUrl ?? '',
-              meta: block.remoteMeta ?? {},
-            },
+            block: liveBlock(block),
           });
           deleted.add(j);
         } catch (error) {
