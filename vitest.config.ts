@@ -10,9 +10,6 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Each file in its own process: the local runtime sets process-wide environment variables.
     pool: 'forks',
-    // Most files wait on the local runtime's I/O, not the CPU: three at a time on a 2-core machine
-    // (Vitest's default there is one) keeps the suite within its 10-minute budget.
-    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/grant-reporter.ts', './test/support/summary-reporter.ts'],
