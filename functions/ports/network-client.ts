@@ -7,6 +7,11 @@ export interface NetworkCredentials {
   accessToken: string;
   /** The network-side account (handle, DID, person URN...). */
   remoteAccountId: string;
+  /**
+   * The account's own API host where the network has several (a Bluesky account's PDS, e.g.
+   * `https://morel.us-east.host.bsky.network`); null or absent: the client's configured base URL.
+   */
+  serviceUrl?: string | null;
 }
 
 /** A published block as the network identifies it. */
@@ -98,6 +103,17 @@ export class NetworkError extends Error {
        * earlier send went through", not a refusal.
        */
       duplicate?: boolean;
+      /**
+       * With kind `reconnect`: the network said the access token expired (not revoked). The token
+       * service refreshes it and the call is tried once more; only a refused refresh makes the
+       * channel `needs_reconnect`.
+       */
+      tokenExpired?: boolean;
+      /**
+       * With kind `transient`: the network's rate limit (not an outage). The engine waits until
+       * `retryAfterSeconds` without spending an attempt.
+       */
+      rateLimited?: boolean;
     } = {},
   ) {
     super(message);
@@ -124,7 +140,37 @@ export interface NetworkClient {
    * the send). Absent on networks that offer no way to look a post up.
    */
   lookup?(input: LookupBlockInput): Promise<RemoteBlock | null>;
+  /**
+   * The block's engagement as the network reports it now (running totals), under the stable names
+   * of `MetricName`. A metric the network did not report is absent, never 0. Absent on networks
+   * that offer no metrics.
+   */
+  metrics?(input: MetricsInput): Promise<MetricsReading>;
 }
+
+export interface MetricsInput {
+  credentials: NetworkCredentials;
+  block: RemoteBlock;
+}
+
+/** Stable metric names across networks (each client maps the network's own names onto these). */
+export const METRIC_NAMES = [
+  'likes',
+  'comments',
+  'views',
+  'shares',
+  'reposts',
+  'quotes',
+  'saves',
+  'impressions',
+  'reach',
+  'clicks',
+  'bookmarks',
+  'replies',
+] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+/** Only the metrics the network reported: missing is not zero. */
+export type MetricsReading = Partial<Record<MetricName, number>>;
 
 /** Content tokens that pick an outcome in the sandbox and on the simulators (documented in the README). */
 export const SIM_TOKENS = [
