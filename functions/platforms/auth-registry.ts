@@ -1,5 +1,7 @@
 import type { NetworkAuth, NetworkAuthConfig } from '../ports/network-auth.ts';
+import { blueskyAuth } from './bluesky/oauth.ts';
 import type { PlatformId } from './types.ts';
+import { xAuth } from './x/oauth.ts';
 
 /**
  * The one place that knows which networks can connect, and how (issue 11). Each network's
@@ -9,7 +11,10 @@ import type { PlatformId } from './types.ts';
  */
 type AuthFactory = (config: NetworkAuthConfig) => NetworkAuth;
 
-const factories: Partial<Record<PlatformId, AuthFactory>> = {};
+const factories: Partial<Record<PlatformId, AuthFactory>> = {
+  x: xAuth,
+  bluesky: blueskyAuth,
+};
 
 /** The auth per network, built once per config. */
 export const networkAuths = (config: NetworkAuthConfig) => {
