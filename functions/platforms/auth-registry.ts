@@ -1,5 +1,7 @@
 import type { NetworkAuth, NetworkAuthConfig } from '../ports/network-auth.ts';
 import { blueskyAuth } from './bluesky/oauth.ts';
+import { linkedInMemberAuth } from './linkedin/oauth.ts';
+import { linkedInPageAuth } from './linkedin_page/oauth.ts';
 import type { PlatformId } from './types.ts';
 import { xAuth } from './x/oauth.ts';
 
@@ -14,6 +16,8 @@ type AuthFactory = (config: NetworkAuthConfig) => NetworkAuth;
 const factories: Partial<Record<PlatformId, AuthFactory>> = {
   x: xAuth,
   bluesky: blueskyAuth,
+  linkedin: linkedInMemberAuth,
+  linkedin_page: linkedInPageAuth,
 };
 
 /** The auth per network, built once per config. */

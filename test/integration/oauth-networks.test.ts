@@ -5,8 +5,12 @@ import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
+import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
+import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import type { PlatformId } from '../../functions/platforms/types.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
@@ -323,5 +327,144 @@ describe('Bluesky app password sessions against the Bluesky simulator', () => {
     for (let i = 0; i < 30; i++) await session('eve.bsky.social');
     const limited = await failureOf(session('eve.bsky.social'));
     expect(limited).toMatchObject({ kind: 'transient', details: { status: 429, rateLimited: true } });
+  });
+});
+
+/** One OAuth 2.0 network of the table below: its auth, simulator and a call through its real client. */
+interface OAuthCase {
+  platform: PlatformId;
+  factory: (config: { baseUrls: Record<string, string>; timeoutMs: number }) => NetworkAuth;
+  start(): Promise<{ url: string; stop(): Promise<void> }>;
+  /** A post through the network's own client, as the account (or target) the tokens belong to. */
+  use(url: string, tokens: TokenSet, accountId: string): Promise<unknown>;
+  /** How the network's client reports an expired access token. */
+  expiredStatus: number;
+  /** Refreshing gives new tokens (false: Vimeo's tokens never expire and cannot be refreshed). */
+  refreshes: boolean;
+  rotates: boolean;
+  revokes: boolean;
+  /** The real consent page. */
+  authorizePage: string;
+}
+
+const oauthCases: OAuthCase[] = [
+  {
+    platform: 'linkedin',
+    factory: linkedInMemberAuth,
+    start: () => startLinkedInSimulator(),
+    use: (url, tokens, accountId) =>
+      new LinkedInClient('linkedin', { baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `hello ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
+  },
+  {
+    platform: 'linkedin_page',
+    factory: linkedInPageAuth,
+    start: () => startLinkedInSimulator(),
+    use: (url, tokens, accountId) =>
+      new LinkedInClient('linkedin_page', { baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `page ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
+  },
+];
+
+describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
+  let sim: { url: string; stop(): Promise<void> };
+  let auth: NetworkAuth;
+  const app = SIM_OAUTH_APPS[c.platform];
+  beforeAll(async () => {
+    sim = await c.start();
+    auth = c.factory({ baseUrls: { [c.platform]: sim.url }, timeoutMs: TIMEOUT });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  /** The account a post goes out as: the first target where the network has targets. */
+  const postingAs = async (tokens: TokenSet) => {
+    const account = await auth.identify({ app, tokens });
+    if (!auth.hasTargets) return { account, as: account.remoteAccountId, tokens };
+    const targets = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    expect(targets.length).toBeGreaterThan(0);
+    const target = targets[0] as NonNullable<(typeof targets)[number]>;
+    const targetTokens = auth.targetTokens ? await auth.targetTokens({ app, tokens, target }) : tokens;
+    return { account, as: target.targetId, tokens: targetTokens, target };
+  };
+
+  it('is registered, and its authorize URL is the real consent page with every scope', () => {
+    expect(networkAuths({ baseUrls: {}, timeoutMs: TIMEOUT })(c.platform)?.platform).toBe(c.platform);
+    const real = c.factory({ baseUrls: {}, timeoutMs: TIMEOUT });
+    const url = new URL(
+      (real.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+        app,
+        redirectUri: REDIRECT,
+        state: 'st',
+        codeChallenge: real.usesPkce ? 'challenge' : null,
+      }),
+    );
+    expect(`${url.origin}${url.pathname}`).toBe(c.authorizePage);
+    expect(url.searchParams.get('state')).toBe('st');
+    expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    const scope = url.searchParams.get('scope') ?? '';
+    for (const wanted of real.scopes) expect(scope).toContain(wanted);
+    expect(real.capabilities(real.scopes).publish).toBe(true);
+  });
+
+  it('connect → identify → post → refresh → revoke → refresh refused (reconnect)', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `u${randomBytes(3).toString('hex')}` });
+    expect(tokens.accessToken).toBeTruthy();
+    expect(auth.capabilities(tokens.scopes).publish).toBe(true);
+    const first = await postingAs(tokens);
+    expect(first.account.remoteAccountId).toBeTruthy();
+    await c.use(sim.url, first.tokens, first.as);
+
+    if (!c.refreshes) {
+      expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+    } else {
+      const refreshed = await auth.refresh({ app, tokens });
+      expect(refreshed.accessToken).not.toBe(tokens.accessToken);
+      const again = await postingAs(refreshed);
+      expect(again.account.remoteAccountId).toBe(first.account.remoteAccountId);
+      await c.use(sim.url, again.tokens, again.as);
+      if (c.rotates) expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+      if (c.revokes) {
+        await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens: refreshed });
+        expect((await failureOf(auth.refresh({ app, tokens: refreshed }))).kind).toBe('reconnect');
+        expect((await failureOf(c.use(sim.url, again.tokens, again.as))).kind).toBe('reconnect');
+      }
+    }
+    if (c.revokes && !c.refreshes) {
+      await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens });
+      expect((await failureOf(c.use(sim.url, first.tokens, first.as))).kind).toBe('reconnect');
+    }
+  });
+
+  it('an expired access token is tokenExpired at the client; refresh brings the channel back', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `e${randomBytes(3).toString('hex')}` });
+    const before = await postingAs(tokens);
+    expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
+    const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
+    expect(expired).toMatchObject({
+      kind: 'reconnect',
+      details: { status: c.expiredStatus, tokenExpired: true },
+    });
+    if (c.refreshes) {
+      const after = await postingAs(await auth.refresh({ app, tokens }));
+      await c.use(sim.url, after.tokens, after.as);
+    }
   });
 });
