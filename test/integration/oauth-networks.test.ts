@@ -5,15 +5,25 @@ import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
+import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
+import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
+import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
 import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
+import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
+import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -343,6 +353,11 @@ interface OAuthCase {
   refreshes: boolean;
   rotates: boolean;
   revokes: boolean;
+  /**
+   * The refresh extends the access token itself (Facebook, Instagram, Threads long-lived tokens):
+   * once it has expired, nothing can extend it and the channel must be reconnected.
+   */
+  extendsAccessToken?: boolean;
   /** The real consent page. */
   authorizePage: string;
 }
@@ -380,6 +395,76 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  ...(
+    [
+      [
+        'facebook',
+        facebookAuth,
+        'https://www.facebook.com/v21.0/dialog/oauth',
+        { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
+      ],
+      [
+        'instagram',
+        instagramAuth,
+        'https://www.instagram.com/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'threads',
+        threadsAuth,
+        'https://threads.net/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'pinterest',
+        pinterestAuth,
+        'https://www.pinterest.com/oauth/',
+        { refreshes: true, rotates: false, revokes: false },
+      ],
+      [
+        'reddit',
+        redditAuth,
+        'https://www.reddit.com/api/v1/authorize',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'tiktok',
+        tiktokAuth,
+        'https://www.tiktok.com/v2/auth/authorize/',
+        { refreshes: true, rotates: true, revokes: true },
+      ],
+      [
+        'youtube',
+        youtubeAuth,
+        'https://accounts.google.com/o/oauth2/v2/auth',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'vimeo',
+        vimeoAuth,
+        'https://api.vimeo.com/oauth/authorize',
+        { refreshes: false, rotates: false, revokes: true },
+      ],
+    ] as const
+  ).map(
+    ([platform, factory, authorizePage, behaviour]): OAuthCase => ({
+      platform,
+      factory,
+      start: () => startGenericSimulator({ platform }),
+      // The generic simulator's lookup needs a valid token and nothing else.
+      use: (url, tokens, accountId) =>
+        new GenericNetworkClient({ platform, baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+          credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+          idempotencyKey: randomBytes(8).toString('hex'),
+          content: 'x',
+          parent: null,
+          since: new Date(),
+        }),
+      expiredStatus: 401,
+      authorizePage,
+      ...behaviour,
+    }),
+  ),
 ];
 
 describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
@@ -457,12 +542,19 @@ describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
     const { tokens } = await connect(auth, app, { sim_user: `e${randomBytes(3).toString('hex')}` });
     const before = await postingAs(tokens);
     expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
-    const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
-    expect(expired).toMatchObject({
-      kind: 'reconnect',
-      details: { status: c.expiredStatus, tokenExpired: true },
-    });
-    if (c.refreshes) {
+    if (before.tokens.expiresAt === null) {
+      // Tokens that do not expire (Vimeo's, a Facebook page token) keep working.
+      await c.use(sim.url, before.tokens, before.as);
+    } else {
+      const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
+      expect(expired).toMatchObject({
+        kind: 'reconnect',
+        details: { status: c.expiredStatus, tokenExpired: true },
+      });
+    }
+    if (c.extendsAccessToken) {
+      expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+    } else if (c.refreshes) {
       const after = await postingAs(await auth.refresh({ app, tokens }));
       await c.use(sim.url, after.tokens, after.as);
     }

@@ -25,7 +25,7 @@ import {
  * - `SIM_OAUTH_ACCESS_TTL_SECONDS`, `SIM_OAUTH_REFRESH_TTL_SECONDS` (environment, read whenever a
  *   token is issued), overridden per simulator by
  * - `POST /_sim/oauth/lifetimes` `{ accessSeconds?, refreshSeconds? }` → 204 (null: back to the default);
- * - `POST /_sim/oauth/expire` → 204: every access token the simulator issued is expired now.
+ * - `POST /_sim/oauth/expire` → 204: every expiring access token the simulator issued is expired now.
  *
  * The consent screen is skipped: the authorize URL redirects straight back to `redirect_uri` with
  * `code` and `state`. `sim_user=<name>` picks the account that consents (default `sim-user`),
@@ -156,10 +156,12 @@ export class SimTokenStore {
     }
   }
 
-  /** Every issued access token is expired from now on. */
+  /** Every issued access token that expires at all (not Vimeo's, not a Facebook page token) is expired from now on. */
   expireAll() {
     const now = Date.now();
-    for (const record of this.tokens.values()) if (record.kind === 'access') record.expiresAt = now - 1;
+    for (const record of this.tokens.values()) {
+      if (record.kind === 'access' && record.expiresAt !== null) record.expiresAt = now - 1;
+    }
   }
 
   issueCode(input: Omit<CodeRecord, 'expiresAt' | 'used'>): string {
@@ -211,9 +213,21 @@ export class SimTokenStore {
     return { id: random(12), clientId, account, scopes, revoked: false };
   }
 
-  issue(grant: SimGrant, keepRefresh?: { token: string; expiresAt: number | null }): IssuedTokens {
+  /** Whether this simulator's lifetimes were shortened (override or environment): long-lived tokens follow them then. */
+  private shortened(): boolean {
+    return this.override.accessSeconds !== undefined || envSeconds('SIM_OAUTH_ACCESS_TTL_SECONDS') !== null;
+  }
+
+  issue(
+    grant: SimGrant,
+    keepRefresh?: { token: string; expiresAt: number | null },
+    accessSecondsOverride?: number | null,
+  ): IssuedTokens {
     const now = Date.now();
-    const { accessSeconds, refreshSeconds } = this.lifetimes();
+    const lifetimes = this.lifetimes();
+    const { refreshSeconds } = lifetimes;
+    const accessSeconds =
+      accessSecondsOverride === undefined ? lifetimes.accessSeconds : accessSecondsOverride;
     const accessExpiresAt = accessSeconds === null ? null : now + accessSeconds * 1000;
     const accessToken =
       this.options.mintAccess?.(grant, accessExpiresAt) ?? `${this.options.prefix}-at-${random()}`;
@@ -256,8 +270,16 @@ export class SimTokenStore {
     return this.issue(record.grant, { token: refreshToken, expiresAt: record.expiresAt });
   }
 
-  /** Exchanges a valid access token for a new one (Instagram, Threads, Facebook long-lived tokens). */
-  exchange(accessToken: string): IssuedTokens | GrantRefusal {
+  /** A token that never expires, of the same grant (a Facebook page token). */
+  issueLasting(grant: SimGrant): string {
+    return this.issue(grant, { token: '', expiresAt: null }, null).accessToken;
+  }
+
+  /**
+   * Exchanges a valid access token for a new one (Instagram, Threads, Facebook long-lived tokens):
+   * it lives `longLivedSeconds` unless this simulator's lifetimes were shortened for tests.
+   */
+  exchange(accessToken: string, longLivedSeconds?: number): IssuedTokens | GrantRefusal {
     const record = this.tokens.get(accessToken);
     if (record?.kind !== 'access' || record.grant.revoked) {
       return { error: 'invalid_grant', description: 'The access token is invalid or revoked.' };
@@ -265,7 +287,11 @@ export class SimTokenStore {
     if (record.expiresAt !== null && record.expiresAt < Date.now()) {
       return { error: 'invalid_grant', description: 'The access token has expired.' };
     }
-    return this.issue(record.grant);
+    return this.issue(
+      record.grant,
+      undefined,
+      longLivedSeconds === undefined || this.shortened() ? undefined : longLivedSeconds,
+    );
   }
 
   /** Revokes the grant behind a token (access or refresh): every token of it dies. true when known. */
@@ -519,4 +545,22 @@ export const dispatchOAuth = async (
     }
   }
   return null;
+};
+
+/**
+ * The grant behind the request's bearer token (or `access_token` parameter) on a route that checks
+ * its own token: throws `unauthorized(reason)` for a missing, unknown, expired or revoked token.
+ */
+export const requireGrant = (
+  ctx: Pick<SimContext, 'headers' | 'query' | 'body'>,
+  store: SimTokenStore,
+  unauthorized: (reason: UnauthorizedReason) => SimResponse,
+): { token: string; grant: SimGrant } => {
+  const token = bearerOf(ctx);
+  if (!token) throw new SimHttpError(unauthorized('missing'));
+  const refusal = store.refusal(token);
+  if (refusal) throw new SimHttpError(unauthorized(refusal));
+  const grant = store.grantOf(token);
+  if (!grant) throw new SimHttpError(unauthorized('revoked'));
+  return { token, grant };
 };
