@@ -31,6 +31,9 @@ import type { Platform, PlatformId } from '../types.ts';
  * - `GET /v1/posts?clientKey=` → 200 `{ data: [{ id, url, text, parentId, rootId, createdAt }] }`, oldest first.
  * - Errors: `{ error: { code, message } }`. 401 `token_expired` for a token starting `revoked` or
  *   `expired`; 429 with `Retry-After` while rate-limited (see `setRateLimited`).
+ * - OAuth: the network's own OAuth endpoints, real paths and shapes (simulator/network-oauth.ts,
+ *   `<network>/oauth-simulator.ts`); a token they issued is refused on `/v1` once expired
+ *   (401 `token_expired`) or revoked (401 `token_revoked`).
  * - Inspection (no auth): `GET /_sim/records` → `{ data: SimRecord[] }` in order;
  *   `POST /_sim/reset` → 204; `POST /_sim/rate-limit` `{ seconds }` → 204.
  *

@@ -16,7 +16,8 @@ import {
  * TikTok Login Kit (v2) on the simulator: `GET /v2/auth/authorize/` (www.tiktok.com; `client_key`,
  * comma-separated scopes), `POST /v2/oauth/token/` (open.tiktokapis.com, form with client_key and
  * client_secret) → `{ access_token, expires_in, open_id, refresh_expires_in, refresh_token, scope,
- * token_type }` (24 hours and 365 days), refreshes that rotate the refresh token,
+ * token_type }` (2 hours and 180 days, as TikTok's current docs give them), refreshes that rotate
+ * the refresh token (the one sent stops working),
  * `POST /v2/oauth/revoke/`, and `GET /v2/user/info/?fields=…` → `{ data: { user }, error: { code:
  * 'ok' } }`. OAuth errors are `{ error, error_description, log_id }`; a refused access token on the
  * API is 401 `{ error: { code: 'access_token_invalid', message, log_id } }`.
@@ -31,7 +32,7 @@ export const tiktokOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
   const app = options.app ?? simOAuthApp('tiktok');
   const store = new SimTokenStore({
     prefix: 'act',
-    defaults: { accessSeconds: 86400, refreshSeconds: 365 * 86400 },
+    defaults: { accessSeconds: 7200, refreshSeconds: 180 * 86400 },
     rotates: true,
     issuesRefresh: true,
   });

@@ -6,8 +6,9 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
  * TikTok Login Kit for Web (v2; PKCE is for desktop and mobile apps only). Consent at
  * `https://www.tiktok.com/v2/auth/authorize/` (`client_key`, comma-separated scopes);
  * `POST https://open.tiktokapis.com/v2/oauth/token/` (client key and secret in the form) for the
- * code and refreshes: access tokens 24 hours, refresh tokens 365 days, and a refresh may return a
- * new refresh token that replaces the old one (rotation). `POST /v2/oauth/revoke/`. The account is
+ * code and refreshes: access tokens 2 hours, refresh tokens 180 days (older apps: 24 hours and 365
+ * days; the answer's `expires_in`/`refresh_expires_in` decide), and every refresh returns a new
+ * refresh token: the one sent stops working (rotation). `POST /v2/oauth/revoke/`. The account is
  * `GET /v2/user/info/` (`open_id`).
  */
 export const TIKTOK_SCOPES = ['user.info.basic', 'video.publish', 'video.upload', 'video.list'];
