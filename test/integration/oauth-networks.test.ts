@@ -223,6 +223,17 @@ describe('X OAuth 2.0 with PKCE against the X simulator', () => {
     expect(back.get('code')).toBeNull();
   });
 
+  it('like X, the simulator refuses an authorize request without PKCE or with an unknown scope', async () => {
+    const authorize = auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>;
+    const noPkce = await consent(authorize({ app, redirectUri: REDIRECT, state: 's2', codeChallenge: null }));
+    expect(noPkce.get('error')).toBe('invalid_request');
+    const url = new URL(authorize({ app, redirectUri: REDIRECT, state: 's3', codeChallenge: 'c' }));
+    url.searchParams.set('scope', 'tweet.read tweet.writes');
+    const unknown = await consent(url.toString());
+    expect(unknown.get('error')).toBe('invalid_scope');
+    expect(unknown.get('code')).toBeNull();
+  });
+
   it('capabilities follow the granted scopes', async () => {
     expect(auth.capabilities(auth.scopes)).toEqual({
       publish: true,

@@ -83,6 +83,19 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
 
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'public_profile',
+        'email',
+        'pages_show_list',
+        'pages_manage_posts',
+        'pages_read_engagement',
+        'pages_manage_engagement',
+        'pages_manage_metadata',
+        'pages_read_user_content',
+        'read_insights',
+        'business_management',
+        'publish_video',
+      ],
       path: '/:version/dialog/oauth',
       app,
       store,

@@ -52,6 +52,13 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
     };
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'instagram_business_basic',
+        'instagram_business_content_publish',
+        'instagram_business_manage_comments',
+        'instagram_business_manage_insights',
+        'instagram_business_manage_messages',
+      ],
       path: '/oauth/authorize',
       app,
       store,

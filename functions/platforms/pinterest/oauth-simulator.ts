@@ -53,6 +53,21 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
   });
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'ads:read',
+        'ads:write',
+        'boards:read',
+        'boards:read_secret',
+        'boards:write',
+        'boards:write_secret',
+        'catalogs:read',
+        'catalogs:write',
+        'pins:read',
+        'pins:read_secret',
+        'pins:write',
+        'pins:write_secret',
+        'user_accounts:read',
+      ],
       path: '/oauth',
       app,
       store,

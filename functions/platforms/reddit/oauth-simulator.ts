@@ -46,6 +46,27 @@ export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
   };
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'identity',
+        'edit',
+        'flair',
+        'history',
+        'modconfig',
+        'modflair',
+        'modlog',
+        'modposts',
+        'modwiki',
+        'mysubreddits',
+        'privatemessages',
+        'read',
+        'report',
+        'save',
+        'submit',
+        'subscribe',
+        'vote',
+        'wikiedit',
+        'wikiread',
+      ],
       path: '/api/v1/authorize',
       app,
       store,

@@ -383,6 +383,12 @@ export interface AuthorizeRouteOptions {
   accountFor(user: string): SimAccount;
   /** A bad authorize request, as the network shows it (default: 400 JSON). */
   invalid?(message: string): SimResponse;
+  /** The scopes the network knows: asking for another one is refused (`invalid_scope`, or `scopeError`). */
+  knownScopes?: readonly string[];
+  /** The error code the network redirects back with for an unknown scope (default `invalid_scope`). */
+  scopeError?: string;
+  /** The network requires PKCE (X): no `code_challenge` is `invalid_request`. */
+  requirePkce?: boolean;
 }
 
 /** The consent screen, skipped: a 302 straight back to `redirect_uri` with `code` and `state`. */
@@ -418,6 +424,9 @@ export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
     }
     const challenge = q.get('code_challenge');
     const method = q.get('code_challenge_method');
+    if (options.requirePkce && !challenge) {
+      return back({ error: 'invalid_request', error_description: 'code_challenge is required' });
+    }
     if (challenge !== null && method !== 'S256' && method !== 'plain') {
       return back({
         error: 'invalid_request',
@@ -425,6 +434,13 @@ export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
       });
     }
     const asked = (q.get('scope') ?? '').split(options.scopeSeparator).filter(Boolean);
+    const unknown = options.knownScopes ? asked.filter((scope) => !options.knownScopes?.includes(scope)) : [];
+    if (unknown.length > 0) {
+      return back({
+        error: options.scopeError ?? 'invalid_scope',
+        error_description: `Unknown scope: ${unknown.join(', ')}`,
+      });
+    }
     const only = q.get('sim_scopes');
     const scopes = only === null ? asked : only.split(/[\s,]+/).filter((scope) => asked.includes(scope));
     const code = options.store.issueCode({

@@ -47,6 +47,18 @@ export const threadsOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
     };
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'threads_basic',
+        'threads_content_publish',
+        'threads_manage_replies',
+        'threads_read_replies',
+        'threads_manage_insights',
+        'threads_delete',
+        'threads_keyword_search',
+        'threads_manage_mentions',
+        'threads_location_tagging',
+        'threads_profile_discovery',
+      ],
       path: '/oauth/authorize',
       app,
       store,

@@ -52,6 +52,14 @@ export const tiktokOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
     params.client_key === app.clientId && params.client_secret === app.clientSecret;
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'user.info.basic',
+        'user.info.profile',
+        'user.info.stats',
+        'video.list',
+        'video.publish',
+        'video.upload',
+      ],
       path: '/v2/auth/authorize',
       app,
       store,

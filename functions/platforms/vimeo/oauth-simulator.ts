@@ -40,6 +40,19 @@ export const vimeoOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAu
   });
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'public',
+        'private',
+        'purchased',
+        'create',
+        'edit',
+        'delete',
+        'interact',
+        'upload',
+        'promo_codes',
+        'video_files',
+        'stats',
+      ],
       path: '/oauth/authorize',
       app,
       store,

@@ -50,6 +50,20 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
     },
   });
   const authorize = authorizeRoute({
+    knownScopes: [
+      'openid',
+      'email',
+      'profile',
+      ...[
+        'youtube',
+        'youtube.upload',
+        'youtube.force-ssl',
+        'youtube.readonly',
+        'youtubepartner',
+        'yt-analytics.readonly',
+        'youtube.channel-memberships.creator',
+      ].map((s) => `https://www.googleapis.com/auth/${s}`),
+    ],
     path: '/o/oauth2/v2/auth',
     app,
     store,
