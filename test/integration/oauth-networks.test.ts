@@ -571,3 +571,32 @@ describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
     }
   });
 });
+
+describe('Facebook page tokens', () => {
+  let sim: { url: string; stop(): Promise<void> };
+  const app = SIM_OAUTH_APPS.facebook;
+  beforeAll(async () => {
+    sim = await startGenericSimulator({ platform: 'facebook' });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  it('a page token is kept by refresh (never exchanged into a user token) and refused once the login is revoked', async () => {
+    const auth = facebookAuth({ baseUrls: { facebook: sim.url }, timeoutMs: TIMEOUT });
+    const { tokens } = await connect(auth, app, { sim_user: 'pages' });
+    const [page] = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    const target = page as NonNullable<typeof page>;
+    const pageTokens = await (auth.targetTokens as NonNullable<NetworkAuth['targetTokens']>)({
+      app,
+      tokens,
+      target,
+    });
+    expect(pageTokens).toMatchObject({ expiresAt: null, refreshToken: null });
+    expect((await auth.identify({ app, tokens: pageTokens })).remoteAccountId).toBe(target.targetId);
+    const kept = await auth.refresh({ app, tokens: pageTokens });
+    expect(kept.accessToken).toBe(pageTokens.accessToken);
+    await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens });
+    expect((await failureOf(auth.refresh({ app, tokens: pageTokens }))).kind).toBe('reconnect');
+  });
+});

@@ -8,6 +8,7 @@ import {
   orRefuse,
   paramsOf,
   requireGrant,
+  type SimGrant,
   type SimOAuthApp,
   SimTokenStore,
   simOAuthApp,
@@ -64,6 +65,13 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
     rotates: false,
     issuesRefresh: false,
   });
+  /** Page tokens: `/me` with one is the page. */
+  const pageTokens = new Map<string, { id: string; name: string }>();
+  const pageToken = (grant: SimGrant, page: { id: string; name: string }) => {
+    const token = store.issueLasting(grant);
+    pageTokens.set(token, page);
+    return token;
+  };
   const answer = (issued: IssuedTokens): SimResponse => ({
     status: 200,
     body: {
@@ -111,6 +119,9 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
         const bad = checkApp(params);
         if (bad) return bad;
         if (params.grant_type === 'fb_exchange_token') {
+          if (pageTokens.has(params.fb_exchange_token ?? '')) {
+            return GRAPH_ERRORS.error(400, 'The access token is not a user access token.', 190);
+          }
           return answer(
             orRefuse(store.exchange(params.fb_exchange_token ?? '', 60 * 86400), () =>
               GRAPH_ERRORS.error(400, 'Error validating access token: Session has expired.', 190, 463),
@@ -134,8 +145,12 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
       path: '/:version/me',
       auth: false,
       handler: (ctx) => {
-        const { grant } = requireGrant(ctx, store, GRAPH_ERRORS.unauthorized);
-        return { status: 200, body: { id: grant.account.id, name: grant.account.name } };
+        const { token, grant } = requireGrant(ctx, store, GRAPH_ERRORS.unauthorized);
+        const page = pageTokens.get(token);
+        return {
+          status: 200,
+          body: page ? { id: page.id, name: page.name } : { id: grant.account.id, name: grant.account.name },
+        };
       },
     },
     {
@@ -171,7 +186,7 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
               id: page.id,
               name: page.name,
               category: 'Brand',
-              access_token: store.issueLasting(grant),
+              access_token: pageToken(grant, page),
               tasks: ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'],
             }))
           : [];

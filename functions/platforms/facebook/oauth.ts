@@ -9,7 +9,8 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
  * `grant_type=fb_exchange_token`); the granted permissions come from `GET /me/permissions`. Pages
  * are targets (`GET /me/accounts`), each with its own page token, which does not expire while the
  * login stands. Refresh repeats the exchange with the current long-lived user token (the sweep does
- * it once the token is a week old); revoke is `DELETE /me/permissions`.
+ * it once the token is a week old); a page token is never exchanged: its refresh checks that it is
+ * still accepted and keeps it. Revoke is `DELETE /me/permissions`.
  */
 export const GRAPH_VERSION = 'v21.0';
 export const FACEBOOK_SCOPES = [
@@ -143,10 +144,22 @@ export const facebookAuth = (config: NetworkAuthConfig): NetworkAuth => {
         issuedAt: new Date().toISOString(),
       };
     },
-    refresh: async ({ app, tokens }) => ({
-      ...(await longLived(app, tokens.accessToken, tokens.scopes)),
-      scopes: tokens.scopes,
-    }),
+    refresh: async ({ app, tokens }) => {
+      if (tokens.expiresAt === null) {
+        // A page token: it does not expire and cannot be exchanged (that would turn it into a user
+        // token, which cannot post as the page). It stays valid while the login stands: check that.
+        await oauthCall({
+          ...common,
+          method: 'GET',
+          url: `${graph}/me`,
+          query: { fields: 'id' },
+          bearer: tokens.accessToken,
+          grant: true,
+        });
+        return { ...tokens, issuedAt: new Date().toISOString() };
+      }
+      return { ...(await longLived(app, tokens.accessToken, tokens.scopes)), scopes: tokens.scopes };
+    },
     revoke: async ({ tokens }) => {
       await oauthCall({
         ...common,
