@@ -549,6 +549,15 @@ describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
     }
   });
 
+  it('a refresh token the network never issued is refused with reconnect; the message carries no token', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `f${randomBytes(3).toString('hex')}` });
+    const forged = { ...tokens, accessToken: 'forged-access-token', refreshToken: 'forged-refresh-token' };
+    const refused = await failureOf(auth.refresh({ app, tokens: forged }));
+    expect(refused.kind).toBe('reconnect');
+    expect(refused.message).not.toContain('forged-');
+    expect(refused.message).not.toContain(app.clientSecret);
+  });
+
   it('an expired access token is tokenExpired at the client; refresh brings the channel back', async () => {
     const { tokens } = await connect(auth, app, { sim_user: `e${randomBytes(3).toString('hex')}` });
     const before = await postingAs(tokens);
