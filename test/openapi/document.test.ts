@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
+import { healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
 import { operations } from '../../functions/openapi/operations.ts';
 import { renderClientTypes, renderDocument } from '../../functions/openapi/render.ts';
-import { healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const rendered = renderDocument();
