@@ -82,11 +82,12 @@ export const contractProblems = (method: string, url: string, res: ContractRespo
   const op = byPath.find((candidate) => candidate.method === method.toUpperCase());
   const where = `${method.toUpperCase()} ${path} -> ${res.status}`;
   if (!op) {
-    // The fallback ($default): unknown path 404, known path with another method 405, in the envelope.
+    // The fallback ($default): unknown path 404, known path with another method 405, in the envelope;
+    // like every keyed function it first refuses a read-only key's write (403) and a caller over the limit (429).
     const problems: string[] = [];
     if (res.status === 413) return []; // the runtime refuses an over-large request before routing
-    if (res.status !== 404 && res.status !== 405 && res.status !== 429)
-      problems.push(`${where}: no operation matches; the fallback answers only 404, 405 or 429`);
+    if (![403, 404, 405, 429].includes(res.status))
+      problems.push(`${where}: no operation matches; the fallback answers only 403, 404, 405 or 429`);
     problems.push(...validateAt('/components/schemas/Error', res.body).map((p) => `${where}: ${p}`));
     if (!res.headers.get('x-request-id')) problems.push(`${where}: no X-Request-Id header`);
     return problems;
