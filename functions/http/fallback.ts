@@ -1,8 +1,8 @@
 import { ApiError } from '../shared/errors.ts';
 import { httpHandler } from '../shared/http.ts';
-import { routes } from './routes.ts';
+import { publicRoutes, routes } from './routes.ts';
 
-const patterns = routes.map((route) => ({
+const patterns = [...publicRoutes, ...routes].map((route) => ({
   method: route.method,
   regex: new RegExp(`^${route.path.replace(/\{[^/]+\}/g, '[^/]+')}/?$`),
 }));

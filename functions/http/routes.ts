@@ -16,6 +16,11 @@ export interface RouteDef {
   /** Handler module relative to the repository root; it exports `handler`. */
   entry: string;
   grants: Grant[];
+  /**
+   * Files of npm packages the handler reads at run time (`package/file`): the CDK bundle ships
+   * them beside the handler; the local runtime reads them from node_modules.
+   */
+  assets?: string[];
 }
 
 // Every authenticated route reads the key and counts the request for the rate limit.
@@ -134,6 +139,28 @@ export const routes: RouteDef[] = [
     path: '/v1/webhooks/{id}/deliveries',
     entry: 'functions/http/webhooks/deliveries.ts',
     grants: base,
+  },
+];
+
+/**
+ * Public routes (no key, no rate limit): the OpenAPI document and its reference page. Kept apart
+ * from `routes`, whose every entry requires a key.
+ */
+export const publicRoutes: RouteDef[] = [
+  { method: 'GET', path: '/v1/openapi.json', entry: 'functions/http/openapi/document.ts', grants: [] },
+  {
+    method: 'GET',
+    path: '/docs',
+    entry: 'functions/http/openapi/docs.ts',
+    grants: [],
+    assets: ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    entry: 'functions/http/openapi/docs.ts',
+    grants: [],
+    assets: ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
   },
 ];
 

@@ -15,6 +15,8 @@ export interface HandlerFunctionProps {
   readonly timeout?: Duration;
   readonly memorySize?: number;
   readonly logRetention?: RetentionDays;
+  /** npm package files (`package/file`) copied beside the bundle, for a handler that serves them. */
+  readonly assets?: readonly string[];
 }
 
 /** Lets CommonJS dependencies call `require` inside the ESM bundle. */
@@ -52,6 +54,19 @@ export class HandlerFunction extends NodejsFunction {
         sourcesContent: false,
         // Bundle the pinned AWS SDK v3 too: tree-shaken, the version we test with, not the runtime's.
         externalModules: [],
+        ...(props.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  (props.assets ?? []).map(
+                    (asset) =>
+                      `cp "${path.join(inputDir, 'node_modules', asset)}" "${path.join(outputDir, path.basename(asset))}"`,
+                  ),
+              },
+            }
+          : {}),
       },
     });
 

@@ -15,6 +15,8 @@ export interface RouteManifest {
   /** What the fallback may touch. */
   readonly fallbackGrants: readonly Grant[];
   readonly healthRoute: RouteDef;
+  /** Routes without a key (the OpenAPI document and /docs). */
+  readonly publicRoutes?: readonly RouteDef[];
 }
 
 /**
@@ -79,7 +81,12 @@ export class HeraldHttpApi extends Construct {
       { fn: HandlerFunction; integration: HttpLambdaIntegration; grants: string }
     >();
 
-    const handlerFor = (entry: string, grants: readonly Grant[], description: string) => {
+    const handlerFor = (
+      entry: string,
+      grants: readonly Grant[],
+      description: string,
+      assets: readonly string[] = [],
+    ) => {
       const grantKey = [...grants].sort().join(',');
       const existing = byEntry.get(entry);
       if (existing) {
@@ -96,6 +103,7 @@ export class HeraldHttpApi extends Construct {
         sourceRoot: props.sourceRoot,
         description,
         environment: props.environment,
+        assets,
       });
       for (const grant of new Set(grants)) applyGrant(fn, grant, props.grantTargets);
       const created = {
@@ -120,10 +128,14 @@ export class HeraldHttpApi extends Construct {
       defaultIntegration: fallback.integration,
     });
 
-    for (const route of [props.manifest.healthRoute, ...props.manifest.routes]) {
+    for (const route of [
+      props.manifest.healthRoute,
+      ...(props.manifest.publicRoutes ?? []),
+      ...props.manifest.routes,
+    ]) {
       const routeKey = `${route.method} ${route.path}`;
       if (this.functionsByRouteKey.has(routeKey)) throw new Error(`Route ${routeKey} is listed twice`);
-      const { fn, integration } = handlerFor(route.entry, route.grants, `Herald: ${routeKey}`);
+      const { fn, integration } = handlerFor(route.entry, route.grants, `Herald: ${routeKey}`, route.assets);
       this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
       this.functionsByRouteKey.set(routeKey, fn);
     }

@@ -45,6 +45,7 @@ export function stubSourceRoot(
   const entries = [
     m.fallbackEntry,
     m.healthRoute.entry,
+    ...(m.publicRoutes ?? []).map((route) => route.entry),
     ...m.routes.map((route) => route.entry),
     ...w.workers.map((worker) => worker.entry),
   ];

@@ -37,11 +37,17 @@ describe('functions', () => {
     const entries = new Set([
       manifest.fallbackEntry,
       manifest.healthRoute.entry,
+      ...(manifest.publicRoutes ?? []).map((r) => r.entry),
       ...manifest.routes.map((r) => r.entry),
     ]);
     template.resourceCountIs('AWS::Lambda::Function', entries.size + workerManifest.workers.length);
     expect([...fns.keys()].sort()).toEqual(
-      [DEFAULT_ROUTE_KEY, routeKey(manifest.healthRoute), ...manifest.routes.map(routeKey)].sort(),
+      [
+        DEFAULT_ROUTE_KEY,
+        routeKey(manifest.healthRoute),
+        ...(manifest.publicRoutes ?? []).map(routeKey),
+        ...manifest.routes.map(routeKey),
+      ].sort(),
     );
   });
 

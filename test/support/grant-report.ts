@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GrantUsageFile } from '../../functions/adapters/local/grant-usage.ts';
-import { fallbackGrants, healthRoute, routes } from '../../functions/http/routes.ts';
+import { fallbackGrants, healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
 import type { Grant } from '../../functions/shared/grants.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 
@@ -17,6 +17,7 @@ export const manifestGrants = (): Map<string, readonly Grant[]> =>
   new Map<string, readonly Grant[]>([
     ...routes.map((r): [string, Grant[]] => [`${r.method} ${r.path}`, r.grants]),
     [`${healthRoute.method} ${healthRoute.path}`, healthRoute.grants],
+    ...publicRoutes.map((r): [string, Grant[]] => [`${r.method} ${r.path}`, r.grants]),
     ['$default', fallbackGrants],
     ...workers.map((w): [string, Grant[]] => [w.entry, w.grants]),
   ]);

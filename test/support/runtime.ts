@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/adapters/local/runtime.ts';
 import type { Grant } from '../../functions/shared/grants.ts';
+import { checkContract } from './contract.ts';
 
 export interface ApiCall {
   key?: string | null;
@@ -72,7 +73,11 @@ export const startTestRuntime = async (
     } catch {
       // not JSON: the test sees the text
     }
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    const response = { status: res.status, headers: res.headers, body: parsed, text };
+    // Every answer of this runtime is checked against the OpenAPI document (other hosts are not).
+    if (new URL(url).origin === new URL(runtime.url).origin)
+      checkContract(call.method ?? 'GET', url, response);
+    return response;
   };
   return {
     ...runtime,

@@ -9,6 +9,7 @@ import {
   fallbackGrants,
   type Grant,
   healthRoute,
+  publicRoutes,
   type RouteDef,
   routes,
 } from '../../http/routes.ts';
@@ -238,7 +239,7 @@ export const startHttpServer = async (options: {
   const healthFunction = identity(routeKeyOf(healthRoute), healthRoute.entry, healthRoute.grants);
   const fallbackFunction = identity(FALLBACK_FUNCTION, fallbackEntry, fallbackGrants);
   const compiled: CompiledRoute[] = [];
-  for (const route of routes)
+  for (const route of [...publicRoutes, ...routes])
     compiled.push({
       route,
       ...compile(route.path),

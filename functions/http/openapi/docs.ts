@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/**
+ * GET /docs and GET /docs/{asset} (no key): the API reference, rendered by Swagger UI from
+ * GET /v1/openapi.json, with "Try it out" against this same server. Every asset is served from
+ * here (no CDN): on AWS the CDK bundle ships Swagger UI's files beside this handler (see the
+ * route's `assets`); locally they are read from node_modules. The largest, the 1.5 MB script, is
+ * well under Lambda's 6 MB response limit.
+ */
+
+const CONTENT_TYPES: Record<string, string> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'init.js': 'text/javascript; charset=utf-8',
+};
+
+const INIT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    tryItOutEnabled: true,
+    persistAuthorization: false,
+    displayRequestDuration: true,
+  });
+});
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Herald API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cache = new Map<string, string>();
+
+/** Beside the bundle on AWS, else from the installed package. */
+const readAsset = (name: string): string => {
+  const cached = cache.get(name);
+  if (cached !== undefined) return cached;
+  const bundled = join(here, name);
+  const file = existsSync(bundled)
+    ? bundled
+    : createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`);
+  const text = readFileSync(file, 'utf8');
+  cache.set(name, text);
+  return text;
+};
+
+const answer = (
+  status: number,
+  contentType: string,
+  body: string,
+  extra: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: status,
+  headers: {
+    'Content-Type': contentType,
+    'X-Request-Id': `req_${randomUUID()}`,
+    'X-Content-Type-Options': 'nosniff',
+    ...extra,
+  },
+  body,
+});
+
+export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  const asset = event.pathParameters?.asset;
+  if (asset === undefined) {
+    return answer(200, 'text/html; charset=utf-8', PAGE, { 'Cache-Control': 'no-cache' });
+  }
+  const type = CONTENT_TYPES[asset];
+  if (!type) {
+    const requestId = `req_${randomUUID()}`;
+    return {
+      statusCode: 404,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId },
+      body: JSON.stringify({
+        error: { code: 'not_found', message: 'Nothing was found at this address.', requestId },
+      }),
+    };
+  }
+  return answer(200, type, asset === 'init.js' ? INIT : readAsset(asset), {
+    'Cache-Control': 'public, max-age=3600',
+  });
+};

@@ -1,0 +1,443 @@
+/**
+ * What the OpenAPI document says about each route: one entry per route of the route manifest
+ * (functions/http/routes.ts), keyed by `"METHOD /path"` exactly as the manifest writes it. A test
+ * fails when a manifest route has no entry here, or an entry has no route.
+ *
+ * Adding a route = adding one entry:
+ *
+ *   'GET /v1/things/{id}': {
+ *     summary: 'One thing',                 // short line shown in /docs
+ *     description: 'Longer text (Markdown).', // optional
+ *     tag: 'Things',                        // a group of /docs (add it to TAGS if new)
+ *     params: { id: 'The thing id (thg_...).' },   // every `{param}` of the path, described
+ *     query: [{ name: 'limit', description: '...', schema: z.int() }], // optional
+ *     body: thingBody,                      // the zod schema the handler validates with, if any
+ *     idempotent: true,                     // the route honours an Idempotency-Key header
+ *     responses: { 200: { description: 'The thing.', schema: thingSchema } }, // success answers
+ *     errors: ['not_found'],                // error codes of the route itself (see below)
+ *   },
+ *
+ * `errors` lists the codes the route's own code can answer (functions/shared/errors.ts); the
+ * document adds the ones every route shares: authentication (unauthorized, forbidden for writes
+ * with a read-only key), rate_limited and internal_error on every keyed route; invalid_json,
+ * unsupported_media_type, payload_too_large and validation_failed on routes with a JSON body;
+ * idempotency_key_reused, idempotency_in_progress and service_unavailable on idempotent ones.
+ * Each error status is answered with the error envelope, its `code` limited to that route's codes.
+ * Response schemas are zod schemas (functions/openapi/responses.ts); a response schema is what the
+ * contract test checks every e2e response against, so it must be what the code answers.
+ */
+import * as z from 'zod';
+import { startUploadBody } from '../core/media/presigned-upload.ts';
+import { updateMediaBody } from '../core/media/update-media.ts';
+import { POST_STATUSES } from '../core/posts/model.ts';
+import { postBody, reviseBody } from '../core/posts/schema.ts';
+import { createTagBody } from '../core/tags/tags.ts';
+import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts';
+import type { ErrorCode } from '../shared/errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/pagination.ts';
+import {
+  channelListSchema,
+  deletedSchema,
+  deliveryListSchema,
+  errorSchema,
+  healthSchema,
+  mediaListSchema,
+  mediaSchema,
+  platformListSchema,
+  postListSchema,
+  postSchema,
+  retractResultSchema,
+  reviseResultSchema,
+  startUploadResultSchema,
+  tagListSchema,
+  tagSchema,
+  usageSchema,
+  webhookListSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from './responses.ts';
+
+export const TAGS = [
+  { name: 'Posts', description: 'Create, schedule, publish, edit and retract posts across networks.' },
+  { name: 'Media', description: 'The media library: files posts refer to by id.' },
+  { name: 'Channels', description: 'Connected social accounts of the workspace.' },
+  { name: 'Reference', description: 'Network rules, tags and plan usage.' },
+  { name: 'Webhooks', description: 'Endpoints that receive signed events.' },
+  { name: 'Service', description: 'Health and this document.' },
+] as const;
+export type TagName = (typeof TAGS)[number]['name'];
+
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+  /** The parameter may be repeated (`?status=a&status=b`). */
+  repeatable?: boolean;
+}
+
+export interface Operation {
+  summary: string;
+  description?: string;
+  tag: TagName;
+  /** `key` (the default): an API key is required. `none`: public. */
+  auth?: 'key' | 'none';
+  params?: Record<string, string>;
+  query?: QueryParam[];
+  /** JSON body, validated by this schema. */
+  body?: z.ZodType;
+  /** A body that is not JSON (for example multipart/form-data): media type and schema. */
+  rawBody?: { mediaType: string; schema: Record<string, unknown>; description: string };
+  idempotent?: boolean;
+  responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: string }>;
+  errors?: ErrorCode[];
+}
+
+const limit: QueryParam = {
+  name: 'limit',
+  description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
+  schema: z.int().min(1).max(MAX_PAGE_SIZE),
+};
+const cursorParam: QueryParam = {
+  name: 'cursor',
+  description: 'The `nextCursor` of the previous page; leave out for the first page.',
+  schema: z.string(),
+};
+const page = [limit, cursorParam];
+
+const postId = { id: 'The post id (`pst_...`).' };
+const mediaId = { id: 'The media id (`med_...`).' };
+const webhookId = { id: 'The webhook endpoint id (`wh_...`).' };
+
+/** Codes the post validator answers for a post body (spec 7). */
+const postRules: ErrorCode[] = [
+  'invalid_timezone',
+  'invalid_date',
+  'schedule_in_past',
+  'content_too_long',
+  'option_not_supported',
+  'option_required',
+  'option_invalid',
+  'channel_not_found',
+  'channel_disconnected',
+  'duplicate_channel',
+  'too_many_blocks',
+  'thread_not_supported',
+  'block_empty',
+  'media_not_found',
+  'media_not_ready',
+  'media_required',
+  'too_many_media',
+  'media_type_not_accepted',
+  'alt_text_without_media',
+  'title_required',
+  'title_too_long',
+  'title_not_supported',
+  'post_type_not_supported',
+  'tag_not_found',
+  'quota_exceeded',
+];
+
+const post = (description: string) => ({ description, schema: postSchema });
+
+export const operations: Record<string, Operation> = {
+  'GET /v1/platforms': {
+    summary: 'List the networks and their rules',
+    description:
+      "Text limits, media, titles, post types and each network's option keys. The option keys are data: read them here, they are not fixed by this document.",
+    tag: 'Reference',
+    responses: { 200: { description: 'Every network.', schema: platformListSchema } },
+  },
+  'GET /v1/channels': {
+    summary: "List the workspace's channels",
+    tag: 'Channels',
+    responses: {
+      200: { description: 'Connected accounts, by platform and name.', schema: channelListSchema },
+    },
+  },
+  'GET /v1/tags': {
+    summary: 'List tags',
+    tag: 'Reference',
+    responses: { 200: { description: "The workspace's tags.", schema: tagListSchema } },
+  },
+  'POST /v1/tags': {
+    summary: 'Create a tag',
+    tag: 'Reference',
+    body: createTagBody,
+    responses: { 201: { description: 'The new tag.', schema: tagSchema } },
+    errors: ['already_exists'],
+  },
+  'GET /v1/usage': {
+    summary: 'Plan and usage of the account',
+    tag: 'Reference',
+    responses: { 200: { description: 'Usage this monthly period.', schema: usageSchema } },
+  },
+  'POST /v1/posts': {
+    summary: 'Create a post',
+    description:
+      'A draft (`intent: "draft"`), a scheduled post (`"schedule"` with `scheduledAt`) or one that starts publishing now (`"now"`). Channel `options` keys come from GET /v1/platforms.',
+    tag: 'Posts',
+    body: postBody,
+    idempotent: true,
+    responses: { 201: post('The new post.') },
+    errors: postRules,
+  },
+  'GET /v1/posts': {
+    summary: 'List posts',
+    tag: 'Posts',
+    query: [
+      {
+        name: 'status',
+        description: 'Only posts in these statuses.',
+        schema: z.enum(POST_STATUSES),
+        repeatable: true,
+      },
+      {
+        name: 'tag',
+        description: 'Only posts with one of these tag ids.',
+        schema: z.string(),
+        repeatable: true,
+      },
+      {
+        name: 'from',
+        description: 'Scheduled or created at or after this time.',
+        schema: z.string().meta({ format: 'date-time' }),
+      },
+      {
+        name: 'to',
+        description: 'Scheduled or created before this time.',
+        schema: z.string().meta({ format: 'date-time' }),
+      },
+      ...page,
+    ],
+    responses: { 200: { description: 'A page of posts, newest first.', schema: postListSchema } },
+    errors: ['invalid_cursor', 'invalid_date', 'invalid_timezone', 'validation_failed'],
+  },
+  'GET /v1/posts/{id}': {
+    summary: 'Get a post',
+    tag: 'Posts',
+    params: postId,
+    responses: { 200: post('The post with the result of every channel.') },
+    errors: ['not_found'],
+  },
+  'PUT /v1/posts/{id}': {
+    summary: 'Replace a draft or scheduled post',
+    tag: 'Posts',
+    params: postId,
+    body: postBody,
+    idempotent: true,
+    responses: { 200: post('The post as saved.') },
+    errors: ['not_found', 'conflict', ...postRules],
+  },
+  'POST /v1/posts/{id}/publish': {
+    summary: 'Publish a draft now, or retry the channels not yet published',
+    tag: 'Posts',
+    params: postId,
+    idempotent: true,
+    responses: { 200: post('The post, publishing.') },
+    errors: [
+      'not_found',
+      'conflict',
+      'channel_not_found',
+      'channel_disconnected',
+      'media_not_found',
+      'media_not_ready',
+      'quota_exceeded',
+    ],
+  },
+  'POST /v1/posts/{id}/revise': {
+    summary: 'Change the words of a live post',
+    tag: 'Posts',
+    params: postId,
+    body: reviseBody,
+    responses: {
+      200: {
+        description: 'Which channels were edited and why the others were not.',
+        schema: reviseResultSchema,
+      },
+    },
+    errors: ['not_found', 'conflict', 'revise_mismatch', 'content_too_long', 'block_empty'],
+  },
+  'POST /v1/posts/{id}/retract': {
+    summary: 'Remove a post from the networks that allow it',
+    tag: 'Posts',
+    params: postId,
+    responses: { 200: { description: 'Channels removed and channels left.', schema: retractResultSchema } },
+    errors: ['not_found', 'conflict'],
+  },
+  'DELETE /v1/posts/{id}': {
+    summary: 'Delete a post from the service',
+    description: 'A live post stays on the networks; use retract first to remove it there.',
+    tag: 'Posts',
+    params: postId,
+    responses: { 200: { description: 'Deleted.', schema: deletedSchema } },
+    errors: ['not_found', 'conflict'],
+  },
+  'POST /v1/media': {
+    summary: 'Upload a file (up to 4 MiB)',
+    tag: 'Media',
+    rawBody: {
+      mediaType: 'multipart/form-data',
+      description: 'The file in the field `file`; optional `altText` field.',
+      schema: {
+        type: 'object',
+        properties: {
+          file: { type: 'string', contentMediaType: 'application/octet-stream' },
+          altText: { type: 'string' },
+        },
+        required: ['file'],
+      },
+    },
+    responses: { 201: { description: 'The media record.', schema: mediaSchema } },
+    errors: [
+      'validation_failed',
+      'unsupported_media_type',
+      'media_type_unsupported',
+      'media_type_mismatch',
+      'payload_too_large',
+      'quota_exceeded',
+    ],
+  },
+  'GET /v1/media': {
+    summary: 'List the media library',
+    tag: 'Media',
+    query: page,
+    responses: { 200: { description: 'A page of files, newest first.', schema: mediaListSchema } },
+    errors: ['invalid_cursor', 'validation_failed'],
+  },
+  'POST /v1/media/uploads': {
+    summary: 'Start a direct upload (up to 100 MiB)',
+    tag: 'Media',
+    body: startUploadBody,
+    responses: {
+      201: {
+        description: 'The pending media and a presigned PUT for the bytes.',
+        schema: startUploadResultSchema,
+      },
+    },
+    errors: ['media_type_unsupported', 'media_type_mismatch', 'quota_exceeded'],
+  },
+  'POST /v1/media/{id}/complete': {
+    summary: 'Complete a direct upload',
+    tag: 'Media',
+    params: mediaId,
+    responses: { 200: { description: 'The ready file.', schema: mediaSchema } },
+    errors: [
+      'not_found',
+      'media_not_uploaded',
+      'media_size_mismatch',
+      'media_type_mismatch',
+      'payload_too_large',
+      'quota_exceeded',
+    ],
+  },
+  'GET /v1/media/{id}': {
+    summary: 'Get a file',
+    tag: 'Media',
+    params: mediaId,
+    responses: {
+      200: { description: 'The file (or pending upload) with a fresh url.', schema: mediaSchema },
+    },
+    errors: ['not_found'],
+  },
+  'PUT /v1/media/{id}': {
+    summary: "Set a file's alt text",
+    tag: 'Media',
+    params: mediaId,
+    body: updateMediaBody,
+    responses: { 200: { description: 'The file.', schema: mediaSchema } },
+    errors: ['not_found', 'media_not_ready'],
+  },
+  'DELETE /v1/media/{id}': {
+    summary: 'Delete a file',
+    tag: 'Media',
+    params: mediaId,
+    responses: { 200: { description: 'Deleted.', schema: deletedSchema } },
+    errors: ['not_found'],
+  },
+  'POST /v1/webhooks': {
+    summary: 'Create a webhook endpoint',
+    description:
+      'The answer carries the signing secret; it is never shown again (a replay with the same Idempotency-Key shows it too).',
+    tag: 'Webhooks',
+    body: createWebhookBody,
+    idempotent: true,
+    responses: { 201: { description: 'The secret and the endpoint.', schema: webhookWithSecretSchema } },
+    errors: ['url_not_allowed', 'too_many_webhooks'],
+  },
+  'GET /v1/webhooks': {
+    summary: 'List webhook endpoints',
+    tag: 'Webhooks',
+    responses: { 200: { description: 'Every endpoint, oldest first.', schema: webhookListSchema } },
+  },
+  'GET /v1/webhooks/{id}': {
+    summary: 'Get a webhook endpoint',
+    tag: 'Webhooks',
+    params: webhookId,
+    responses: { 200: { description: 'The endpoint.', schema: webhookSchema } },
+    errors: ['not_found'],
+  },
+  'PUT /v1/webhooks/{id}': {
+    summary: 'Change a webhook endpoint',
+    tag: 'Webhooks',
+    params: webhookId,
+    body: updateWebhookBody,
+    responses: { 200: { description: 'The endpoint.', schema: webhookSchema } },
+    errors: ['not_found', 'url_not_allowed', 'service_unavailable'],
+  },
+  'DELETE /v1/webhooks/{id}': {
+    summary: 'Delete a webhook endpoint',
+    tag: 'Webhooks',
+    params: webhookId,
+    responses: { 200: { description: 'Deleted.', schema: deletedSchema } },
+    errors: ['not_found'],
+  },
+  'POST /v1/webhooks/{id}/roll-secret': {
+    summary: 'Roll the signing secret',
+    tag: 'Webhooks',
+    params: webhookId,
+    responses: {
+      200: { description: 'The new secret, used from the next attempt on.', schema: webhookWithSecretSchema },
+    },
+    errors: ['not_found'],
+  },
+  'GET /v1/webhooks/{id}/deliveries': {
+    summary: 'List delivery attempts',
+    tag: 'Webhooks',
+    params: webhookId,
+    query: page,
+    responses: { 200: { description: 'Every attempt, newest first.', schema: deliveryListSchema } },
+    errors: ['not_found', 'invalid_cursor', 'validation_failed'],
+  },
+  'GET /v1/openapi.json': {
+    summary: 'This document',
+    tag: 'Service',
+    auth: 'none',
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) },
+    },
+  },
+  'GET /docs': {
+    summary: 'The API reference page',
+    description:
+      'Swagger UI rendering this document, with "Try it out" against this server; every asset is served by Herald.',
+    tag: 'Service',
+    auth: 'none',
+    responses: { 200: { description: 'The HTML page.', mediaType: 'text/html' } },
+  },
+  'GET /docs/{asset}': {
+    summary: 'A file of the reference page',
+    tag: 'Service',
+    auth: 'none',
+    params: { asset: 'swagger-ui-bundle.js, swagger-ui.css or init.js.' },
+    responses: {
+      200: { description: 'The script or stylesheet.', mediaType: 'text/*' },
+      404: { description: 'No such file.', schema: errorSchema },
+    },
+  },
+  'GET /health': {
+    summary: 'Liveness',
+    tag: 'Service',
+    auth: 'none',
+    responses: { 200: { description: 'The service answers.', schema: healthSchema } },
+  },
+};
