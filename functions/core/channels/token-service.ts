@@ -188,7 +188,10 @@ export class TokenService {
         throw new NetworkError('transient', `The ${channel.platform} app credentials are not configured.`);
       refreshed = await auth.refresh({ app, tokens, serviceUrl: channel.serviceUrl ?? null });
     } catch (error) {
-      await deps.accounts.releaseRefresh(channel.workspaceId, channel.channelId, owner);
+      // A refused refresh keeps the hold until the mark (which drops it): a waiter must not try again.
+      if (!(error instanceof NetworkError && error.kind === 'reconnect')) {
+        await deps.accounts.releaseRefresh(channel.workspaceId, channel.channelId, owner);
+      }
       if (error instanceof NetworkError && error.kind === 'reconnect') {
         const latest = await deps.accounts.getChannel(channel.workspaceId, channel.channelId);
         // Someone reconnected the channel meanwhile: their tokens are good.
