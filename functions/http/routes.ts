@@ -20,6 +20,13 @@ export interface RouteDef {
 
 // Every authenticated route reads the key and counts the request for the rate limit.
 const base: Grant[] = ['table:read', 'table:write'];
+/** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
+export const tokenRefresh: Grant[] = [
+  'tokenKey:decrypt',
+  'tokenKey:encrypt',
+  'appSecrets:read',
+  'eventQueue:send',
+];
 
 export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: base },
@@ -52,13 +59,17 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/posts/{id}/revise',
     entry: 'functions/http/posts/revise.ts',
-    grants: [...base, 'tokenKey:decrypt'],
+    // The token service may refresh the channel's tokens (sealing the new ones with the app's
+    // credentials), or mark the channel needs_reconnect and hand its event on.
+    grants: [...base, ...tokenRefresh],
   },
   {
     method: 'POST',
     path: '/v1/posts/{id}/retract',
     entry: 'functions/http/posts/retract.ts',
-    grants: [...base, 'tokenKey:decrypt'],
+    // The token service may refresh the channel's tokens (sealing the new ones with the app's
+    // credentials), or mark the channel needs_reconnect and hand its event on.
+    grants: [...base, ...tokenRefresh],
   },
   {
     method: 'DELETE',

@@ -94,6 +94,9 @@ const grantPermissions: Record<Grant, string[]> = {
   'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
   'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
   'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],
+  'appSecrets:read': [
+    'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
+  ],
   'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
 };
 

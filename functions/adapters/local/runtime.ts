@@ -13,10 +13,17 @@ import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
+import { localAppCredentials } from './configured-app-credentials.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
-import { guardScheduler, guardTokenCipher, installGrantGuard, runAsFunction } from './grant-guard.ts';
+import {
+  guardAppCredentials,
+  guardScheduler,
+  guardTokenCipher,
+  installGrantGuard,
+  runAsFunction,
+} from './grant-guard.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
@@ -211,6 +218,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Live keys' channels publish to the local network simulators.
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
+      // Each simulator's preset OAuth app (the client id and secret its token endpoint accepts).
+      [ENV.networkAppCredentials]:
+        process.env[ENV.networkAppCredentials] ??
+        JSON.stringify(localAppCredentials(Object.keys(simulators.baseUrls))),
       // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
       // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).
@@ -224,6 +235,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       awsClient: installGrantGuard,
       tokenCipher: guardTokenCipher,
       scheduler: guardScheduler,
+      appCredentials: guardAppCredentials,
     });
     resetDeps();
 

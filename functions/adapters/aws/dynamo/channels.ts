@@ -44,7 +44,6 @@ export const channelFromItem = (item: Record<string, unknown>): ChannelRecord =>
   createdAt: item.createdAt as string,
 });
 
-
 /** Saves the channel and adds it to the account's channel count, refusing past the plan's limit. */
 export const connectChannel = async (
   { doc, tableName }: TableRef,
