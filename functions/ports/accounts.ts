@@ -42,9 +42,9 @@ export type ChannelConnection = 'connected' | 'needs_reconnect';
 /** Whether the account may post threads (spec 2.4 `continuationStatus`). */
 export type ContinuationStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 /** Whether a live post can be edited or removed remotely (spec 2.4 `manageStatus`). */
-export type ManageStatus = 'available' | 'unsupported' | 'needs_reconnect';
+export type ManageStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 /** Whether the channel reports metrics (spec 2.4 `metricsStatus`). */
-export type MetricsStatus = 'available' | 'unsupported' | 'needs_reconnect';
+export type MetricsStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 
 export interface ChannelRecord {
   channelId: string;
