@@ -1,5 +1,9 @@
 import type { NetworkAuth, NetworkAuthConfig } from '../ports/network-auth.ts';
+import { blueskyAuth } from './bluesky/oauth.ts';
+import { linkedInMemberAuth } from './linkedin/oauth.ts';
+import { linkedInPageAuth } from './linkedin_page/oauth.ts';
 import type { PlatformId } from './types.ts';
+import { xAuth } from './x/oauth.ts';
 
 /**
  * The one place that knows which networks can connect, and how (issue 11). Each network's
@@ -9,7 +13,12 @@ import type { PlatformId } from './types.ts';
  */
 type AuthFactory = (config: NetworkAuthConfig) => NetworkAuth;
 
-const factories: Partial<Record<PlatformId, AuthFactory>> = {};
+const factories: Partial<Record<PlatformId, AuthFactory>> = {
+  x: xAuth,
+  bluesky: blueskyAuth,
+  linkedin: linkedInMemberAuth,
+  linkedin_page: linkedInPageAuth,
+};
 
 /** The auth per network, built once per config. */
 export const networkAuths = (config: NetworkAuthConfig) => {

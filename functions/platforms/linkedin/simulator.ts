@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { linkedInOAuthSimulator } from './oauth-simulator.ts';
 
 /**
  * A local LinkedIn Posts and Comments API (versioned REST): `POST /rest/posts` (201, URN in
@@ -119,6 +120,8 @@ interface StoredPost {
 export interface LinkedInSimulatorOptions {
   port?: number;
   holdMs?: number;
+  /** OAuth endpoints and token lifetimes (linkedin/oauth-simulator.ts). */
+  oauth?: Parameters<typeof linkedInOAuthSimulator>[0];
 }
 
 export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
@@ -377,6 +380,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     port: options.port,
     holdMs: options.holdMs,
     onReset: () => posts.clear(),
+    oauth: linkedInOAuthSimulator(options.oauth),
     routes: [
       { method: 'POST', path: '/rest/posts', handler: createPost },
       { method: 'POST', path: '/rest/posts/:urn', handler: updatePost },
