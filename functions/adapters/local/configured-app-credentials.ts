@@ -11,15 +11,3 @@ export const configuredAppCredentials = (apps: () => Record<string, Partial<OAut
       : null;
   },
 });
-
-/**
- * The simulators' preset apps (the same formula as the simulators' `simOAuthApp`): what the local
- * runtime configures, so every network connects on `npm start` without setup.
- */
-export const localAppCredentials = (platforms: string[]): Record<string, OAuthApp> =>
-  Object.fromEntries(
-    platforms.map((platform) => [
-      platform,
-      { clientId: `herald-sim-${platform}`, clientSecret: `herald-sim-secret-${platform}` },
-    ]),
-  );

@@ -13,7 +13,6 @@ import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { startLocalAwsServices } from './aws-services.ts';
-import { localAppCredentials } from './configured-app-credentials.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
@@ -28,6 +27,7 @@ import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
 import { requeueLostJobs } from './recovery.ts';
+import { SIM_OAUTH_APPS } from './sim-oauth-apps.ts';
 import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { TableScheduler } from './table-scheduler.ts';
 
@@ -219,9 +219,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       // Live keys' channels publish to the local network simulators.
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
       // Each simulator's preset OAuth app (the client id and secret its token endpoint accepts).
-      [ENV.networkAppCredentials]:
-        process.env[ENV.networkAppCredentials] ??
-        JSON.stringify(localAppCredentials(Object.keys(simulators.baseUrls))),
+      [ENV.networkAppCredentials]: process.env[ENV.networkAppCredentials] ?? JSON.stringify(SIM_OAUTH_APPS),
       // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
       // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).

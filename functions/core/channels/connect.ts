@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PlatformId } from '../../platforms/types.ts';
 import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
-import type { AppCredentials } from '../../ports/app-credentials.ts';
+import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
 import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
@@ -41,7 +41,7 @@ const networkFor = async (
   platform: PlatformId,
 ): Promise<{ auth: NetworkAuth; app: OAuthApp }> => {
   const auth = deps.auths(platform);
-  const app = auth ? await deps.appCredentials.get(platform) : null;
+  const app = auth ? await appFor(deps.appCredentials, platform, auth.kind) : null;
   if (!auth || !app) {
     throw new ApiError(
       'network_not_configured',
@@ -201,7 +201,7 @@ export const completeCallback = async (
     return fail(safeCode(query.error, 'invalid_request'), 'The network did not grant access.');
   }
   const auth = deps.auths(record.platform);
-  const app = auth ? await deps.appCredentials.get(record.platform) : null;
+  const app = auth ? await appFor(deps.appCredentials, record.platform, auth.kind) : null;
   if (!auth?.exchangeCode || !app)
     return fail('network_not_configured', 'The network cannot be connected here.');
   try {
@@ -424,7 +424,7 @@ export const disconnectChannel = async (deps: ConnectDeps, auth: AuthContext, ch
   const network = deps.auths(channel.platform);
   if (network?.revoke && channel.authKind) {
     try {
-      const app = await deps.appCredentials.get(channel.platform);
+      const app = await appFor(deps.appCredentials, channel.platform, network.kind);
       if (app) {
         const tokens = await openTokens(deps.tokenCipher(), channel.channelId, channel.tokenCiphertext);
         await network.revoke({ app, tokens, serviceUrl: channel.serviceUrl ?? null });

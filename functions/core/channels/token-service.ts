@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PlatformId } from '../../platforms/types.ts';
 import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
-import type { AppCredentials } from '../../ports/app-credentials.ts';
+import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
@@ -180,7 +180,7 @@ export class TokenService {
     let refreshed: Awaited<ReturnType<NetworkAuth['refresh']>>;
     try {
       const tokens = await openTokens(cipher, channel.channelId, channel.tokenCiphertext);
-      const app = auth ? await deps.appCredentials.get(channel.platform) : null;
+      const app = auth ? await appFor(deps.appCredentials, channel.platform, auth.kind) : null;
       // A network that cannot be connected through the API (a channel pasted in by the admin CLI)
       // has nothing to refresh with: the network's "expired" stands, as a refused refresh would.
       if (!auth) throw new NetworkError('reconnect', REFUSED);
