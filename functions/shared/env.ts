@@ -50,6 +50,7 @@ export const ENV = {
   postSweepIntervalSeconds: 'POST_SWEEP_INTERVAL_SECONDS',
   grantUsageDir: 'HERALD_GRANT_USAGE_DIR',
   publicBaseUrl: 'PUBLIC_BASE_URL',
+  tokenSweepIntervalSeconds: 'TOKEN_SWEEP_INTERVAL_SECONDS',
   appSecretPrefix: 'APP_SECRET_PREFIX',
   networkAppCredentials: 'NETWORK_APP_CREDENTIALS',
 } as const;
@@ -178,6 +179,10 @@ export const env = {
    */
   get publicBaseUrl(): string | undefined {
     return process.env[ENV.publicBaseUrl]?.replace(/\/+$/, '') || undefined;
+  },
+  /** Locally: how often the token refresh sweep runs (default 900 s, the AWS schedule's rate). */
+  get tokenSweepIntervalSeconds(): number {
+    return readNumber(ENV.tokenSweepIntervalSeconds, 900);
   },
   /** Name prefix of the networks' app-credential secrets (`<prefix><network>`, one per network) on AWS. */
   get appSecretPrefix(): string {

@@ -7,6 +7,7 @@ import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
 import { createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
+import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
 import { TokenService } from '../../functions/core/channels/token-service.ts';
 import { openTokens, sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
 import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
@@ -79,7 +80,10 @@ afterAll(async () => {
   await table?.drop();
 });
 
-const connected = async (expiresInSeconds: number): Promise<ChannelRecord> => {
+const connected = async (
+  expiresInSeconds: number,
+  proactiveAfterSeconds: number | null = null,
+): Promise<ChannelRecord> => {
   const deps = { accounts, clock, tokenCipher: () => cipher };
   const account = await createAccount(deps, { name: 'A', plan: 'starter' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
@@ -91,7 +95,7 @@ const connected = async (expiresInSeconds: number): Promise<ChannelRecord> => {
     scopes: ['post'],
     issuedAt: now.toISOString(),
   };
-  const policy = { marginSeconds: 60, proactiveAfterSeconds: null, rotatesRefreshToken: true };
+  const policy = { marginSeconds: 60, proactiveAfterSeconds, rotatesRefreshToken: true };
   const { channel } = await accounts.upsertChannel(
     {
       accountId: account.accountId,
@@ -235,5 +239,35 @@ describe('token service', () => {
     const credentials = await service(auth).credentials(channel);
     expect(credentials.accessToken).toMatch(/^access-\d+$/);
     expect(credentials.accessToken).not.toBe('access-0');
+  });
+});
+
+describe('proactive refresh sweep', () => {
+  it("refreshes long-lived tokens once they reach the network's age, and not before", async () => {
+    const { auth, state } = rotatingNetwork();
+    const proactive: NetworkAuth = { ...auth, policy: { ...auth.policy, proactiveAfterSeconds: 24 * 3600 } };
+    const channel = await connected(60 * 24 * 3600, 24 * 3600);
+    const tokenService = service(proactive);
+    const deps = { clock, accounts, tokens: () => tokenService };
+    const mine = async () =>
+      (await accounts.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
+        (c) => c.channelId === channel.channelId,
+      );
+
+    now = new Date(Date.parse(channel.tokenIssuedAt as string) + 23 * 3600 * 1000);
+    expect(await mine()).toEqual([]);
+    await sweepTokens(deps);
+    expect(state.refreshCalls).toBe(0);
+
+    now = new Date(Date.parse(channel.tokenIssuedAt as string) + 25 * 3600 * 1000);
+    expect(await mine()).toHaveLength(1);
+    const result = await sweepTokens(deps);
+    expect(result.refreshed).toBeGreaterThanOrEqual(1);
+    expect(state.refreshCalls).toBe(1);
+    const stored = (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+    expect(stored.tokenVersion).toBe((channel.tokenVersion ?? 0) + 1);
+    expect(Date.parse(stored.refreshDueAt as string)).toBe(now.getTime() + 24 * 3600 * 1000);
+    // Not due again until the new tokens are a day old.
+    expect(await mine()).toEqual([]);
   });
 });

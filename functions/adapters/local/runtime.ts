@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
+import { TOKEN_SWEEP_MESSAGE } from '../../core/channels/sweep-tokens.ts';
 import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
@@ -345,6 +346,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
     const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
     stops.push(async () => clearInterval(postSweepTimer));
+    // Plays the recurring schedule that extends channels' long-lived tokens on AWS (the publish worker runs it).
+    const sweepTokens = () =>
+      sqs
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: TOKEN_SWEEP_MESSAGE }),
+        )
+        .catch((error: unknown) => log.error(`Token refresh sweep could not be queued: ${String(error)}`));
+    const tokenSweepTimer = setInterval(sweepTokens, env.tokenSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(tokenSweepTimer));
 
     // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
     // finds what the in-memory queue lost when the runtime last stopped.
