@@ -1,9 +1,11 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { PLATFORM_IDS } from '../functions/platforms/types.ts';
 import { MediaStorage } from './constructs/media-storage.ts';
 import { HeraldQueues, type QueueName, type QueueWithDlq } from './constructs/queues.ts';
 import { Scheduling } from './constructs/scheduling.ts';
@@ -31,6 +33,8 @@ export class StatefulStack extends Stack {
   readonly tokenKey: Key;
   readonly scheduleGroupName: string;
   readonly schedulerRole: IRole;
+  /** Name prefix of the networks' app-credential secrets: `<prefix><network>`, one per network. */
+  readonly appSecretPrefix: string;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, { terminationProtection: true, ...props });
@@ -47,6 +51,23 @@ export class StatefulStack extends Stack {
       pendingWindow: Duration.days(30),
       removalPolicy: RemovalPolicy.RETAIN,
     });
+
+    // One secret per network for its app's client id and secret, created empty (`{}`): a network
+    // whose secret is not filled in answers POST /channels/connect with network_not_configured.
+    this.appSecretPrefix = `${props.scheduleGroupName}/network-app/`;
+    for (const platform of PLATFORM_IDS) {
+      const secret = new Secret(this, `AppSecret-${platform}`, {
+        secretName: `${this.appSecretPrefix}${platform}`,
+        description: `OAuth app credentials of ${platform} as {"clientId":"...","clientSecret":"..."} (see the README)`,
+        secretStringValue: SecretValue.unsafePlainText('{}'),
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          "A network app's client secret is issued by the network's developer console and cannot be rotated by a Lambda; it is replaced by hand when the network rotates it.",
+      });
+    }
 
     const scheduling = new Scheduling(this, 'Scheduling', {
       groupName: props.scheduleGroupName,

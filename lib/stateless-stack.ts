@@ -47,6 +47,7 @@ export class StatelessStack extends Stack {
       tokenKey: stateful.tokenKey,
       scheduleGroupName: stateful.scheduleGroupName,
       schedulerRole: stateful.schedulerRole,
+      appSecretPrefix: stateful.appSecretPrefix,
     };
 
     // Every function, route or worker, gets every variable (names from the code's env module); IAM,
@@ -65,6 +66,7 @@ export class StatelessStack extends Stack {
       [ENV.schedulerTargetArn]: publish.queue.queueArn,
       [ENV.tokenKmsKeyId]: stateful.tokenKey.keyArn,
       [ENV.rateLimitPerMinute]: String(props.rateLimitPerMinute),
+      [ENV.appSecretPrefix]: stateful.appSecretPrefix,
     };
 
     this.httpApi = new HeraldHttpApi(this, 'Http', {

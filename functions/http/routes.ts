@@ -25,10 +25,57 @@ export interface RouteDef {
 
 // Every authenticated route reads the key and counts the request for the rate limit.
 const base: Grant[] = ['table:read', 'table:write'];
+/** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
+export const tokenRefresh: Grant[] = [
+  'tokenKey:decrypt',
+  'tokenKey:encrypt',
+  'appSecrets:read',
+  'eventQueue:send',
+];
 
 export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: base },
   { method: 'GET', path: '/v1/channels', entry: 'functions/http/channels/list.ts', grants: base },
+  {
+    method: 'POST',
+    path: '/v1/channels/connect',
+    entry: 'functions/http/channels/connect.ts',
+    grants: [...base, 'appSecrets:read'],
+  },
+  {
+    // No key: the network's redirect. Exchanges the code with the app's credentials and seals the tokens.
+    method: 'GET',
+    path: '/v1/channels/callback',
+    entry: 'functions/http/channels/callback.ts',
+    grants: [...base, 'appSecrets:read', 'tokenKey:encrypt'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/channels/connect/{state}/targets',
+    entry: 'functions/http/channels/targets-list.ts',
+    grants: base,
+  },
+  {
+    // Opens the account's grant and seals each chosen target's tokens.
+    method: 'POST',
+    path: '/v1/channels/connect/{state}/targets',
+    entry: 'functions/http/channels/targets-choose.ts',
+    grants: [...base, 'appSecrets:read', 'tokenKey:decrypt', 'tokenKey:encrypt'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/channels',
+    entry: 'functions/http/channels/create.ts',
+    grants: [...base, 'appSecrets:read', 'tokenKey:encrypt'],
+  },
+  { method: 'GET', path: '/v1/channels/{id}', entry: 'functions/http/channels/get.ts', grants: base },
+  {
+    // Opens the tokens to revoke them at the network.
+    method: 'DELETE',
+    path: '/v1/channels/{id}',
+    entry: 'functions/http/channels/delete.ts',
+    grants: [...base, 'appSecrets:read', 'tokenKey:decrypt'],
+  },
   { method: 'GET', path: '/v1/tags', entry: 'functions/http/tags/list.ts', grants: base },
   { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: base },
   { method: 'GET', path: '/v1/usage', entry: 'functions/http/usage/get.ts', grants: base },
@@ -57,13 +104,17 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/posts/{id}/revise',
     entry: 'functions/http/posts/revise.ts',
-    grants: [...base, 'tokenKey:decrypt'],
+    // The token service may refresh the channel's tokens (sealing the new ones with the app's
+    // credentials), or mark the channel needs_reconnect and hand its event on.
+    grants: [...base, ...tokenRefresh],
   },
   {
     method: 'POST',
     path: '/v1/posts/{id}/retract',
     entry: 'functions/http/posts/retract.ts',
-    grants: [...base, 'tokenKey:decrypt'],
+    // The token service may refresh the channel's tokens (sealing the new ones with the app's
+    // credentials), or mark the channel needs_reconnect and hand its event on.
+    grants: [...base, ...tokenRefresh],
   },
   {
     method: 'DELETE',

@@ -1,5 +1,6 @@
 import type { PlanName } from '../core/usage/plans.ts';
 import type { PlatformId } from '../platforms/types.ts';
+import type { OutboxEvent } from './publishing.ts';
 
 export interface Account {
   accountId: string;
@@ -41,9 +42,9 @@ export type ChannelConnection = 'connected' | 'needs_reconnect';
 /** Whether the account may post threads (spec 2.4 `continuationStatus`). */
 export type ContinuationStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 /** Whether a live post can be edited or removed remotely (spec 2.4 `manageStatus`). */
-export type ManageStatus = 'available' | 'unsupported' | 'needs_reconnect';
+export type ManageStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 /** Whether the channel reports metrics (spec 2.4 `metricsStatus`). */
-export type MetricsStatus = 'available' | 'unsupported' | 'needs_reconnect';
+export type MetricsStatus = 'available' | 'unsupported' | 'missing_permission' | 'needs_reconnect';
 
 export interface ChannelRecord {
   channelId: string;
@@ -56,10 +57,44 @@ export interface ChannelRecord {
   connection: ChannelConnection;
   /** Set when the account lacks the permission to post threads even though the network has them. */
   threadsPermitted: boolean;
-  /** The access token, encrypted (KMS on AWS, a local key file locally). Never returned or logged. */
+  /**
+   * The channel's tokens, encrypted (KMS on AWS, a local key file locally). Never returned or logged.
+   * Channels connected through the API hold a sealed `TokenSet` (JSON); channels pasted in by the
+   * admin CLI before issue 11 hold a bare access token (see core/channels/tokens.ts).
+   */
   tokenCiphertext: string;
+  /** Bumped by every token change; refreshes are conditional on it (one refresh at a time per channel). */
+  tokenVersion?: number;
+  /** When the access token expires (ISO 8601, plaintext so refresh decisions need no decryption); null: never or unknown. */
+  tokenExpiresAt?: string | null;
+  /** When the tokens were issued (the proactive sweep extends long-lived tokens past a given age). */
+  tokenIssuedAt?: string | null;
+  /** When the proactive refresh sweep should extend this channel's tokens; absent: it never needs to. */
+  refreshDueAt?: string | null;
+  /** The scopes the network granted; absent for channels connected by the admin CLI. */
+  scopes?: string[];
+  /** What the granted scopes allow (from the network's `capabilities(scopes)`); absent: everything the network has. */
+  capabilities?: { publish: boolean; manage: boolean; threads: boolean; metrics: boolean };
+  /** The account's own API host (a Bluesky account's PDS); null: the network's default. */
+  serviceUrl?: string | null;
+  /** `oauth2` or `app_password` when connected through the API; absent: pasted in by the admin CLI. */
+  authKind?: 'oauth2' | 'app_password';
+  /** The last time the channel was (re)connected or its tokens changed. */
+  updatedAt?: string;
   createdAt: string;
 }
+
+/** New tokens for a channel, written only if nobody changed them since `expectedVersion` was read. */
+export interface TokenUpdate {
+  tokenCiphertext: string;
+  tokenExpiresAt: string | null;
+  tokenIssuedAt: string | null;
+  refreshDueAt: string | null;
+  updatedAt: string;
+}
+
+/** A connection through the API: a new channel, or new tokens for the workspace's channel of the same remote account. */
+export type ChannelConnectResult = { created: boolean; channel: ChannelRecord };
 
 export interface Tag {
   tagId: string;
@@ -83,8 +118,47 @@ export interface AccountStore {
   connectChannel(channel: ChannelRecord, channelLimit: number | null): Promise<void>;
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;
   listChannels(workspaceId: string): Promise<ChannelRecord[]>;
-  /** Marks the channel as needing reconnection (its token was refused); true if it was connected until now. */
-  markNeedsReconnect(workspaceId: string, channelId: string): Promise<boolean>;
+  /**
+   * Marks the channel as needing reconnection (its token was refused); true if it was connected
+   * until now. With `event`, the event enters the outbox in the same write (only when it changed).
+   */
+  markNeedsReconnect(workspaceId: string, channelId: string, event?: OutboxEvent): Promise<boolean>;
+  /**
+   * Connects a remote account through the API: the workspace's channel of the same platform and
+   * remote account gets the new tokens (and is connected again); otherwise `build(channelId)` is
+   * saved and counted on the account (`quota_exceeded` at the plan limit). `build` gets the id the
+   * channel will have, because its tokens are sealed for that id.
+   */
+  upsertChannel(
+    base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'>,
+    seal: (channelId: string) => Promise<string>,
+    channelLimit: number | null,
+  ): Promise<ChannelConnectResult>;
+  /** Writes refreshed tokens if the channel's token version is still `expectedVersion`; false when another refresh won. */
+  replaceTokens(
+    workspaceId: string,
+    channelId: string,
+    expectedVersion: number,
+    update: TokenUpdate,
+  ): Promise<boolean>;
+  /**
+   * Holds the channel's refresh for `owner` until `until` if its token version is still
+   * `expectedVersion` and nobody else holds it; false otherwise (the caller waits and re-reads).
+   */
+  holdRefresh(
+    workspaceId: string,
+    channelId: string,
+    expectedVersion: number,
+    owner: string,
+    now: string,
+    until: string,
+  ): Promise<boolean>;
+  /** Lets go of a refresh hold (the refresh failed without changing the tokens). */
+  releaseRefresh(workspaceId: string, channelId: string, owner: string): Promise<void>;
+  /** Removes the channel, its remote-account guard and its place in the account's channel count; false if it was gone. */
+  disconnectChannel(channel: ChannelRecord): Promise<boolean>;
+  /** Channels (any workspace) whose proactive refresh is due at `now`, oldest first. */
+  channelsDueForRefresh(now: string, limit: number): Promise<{ workspaceId: string; channelId: string }[]>;
   /** Creates a tag; fails with `already_exists` when the workspace has one of the same name. */
   createTag(tag: Tag): Promise<void>;
   listTags(workspaceId: string): Promise<Tag[]>;

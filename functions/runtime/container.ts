@@ -7,6 +7,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { DynamoClaimStore } from '../adapters/aws/dynamo/claims.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
+import { DynamoConnectStateStore } from '../adapters/aws/dynamo/connect-states.ts';
 import { getEventRecord, markEventDispatched, pendingEventIdsBefore } from '../adapters/aws/dynamo/events.ts';
 import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
 import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
@@ -15,17 +16,25 @@ import { DynamoWebhookStore } from '../adapters/aws/dynamo/webhooks.ts';
 import { KmsTokenCipher } from '../adapters/aws/kms-token-cipher.ts';
 import { S3BlobStore } from '../adapters/aws/s3-blob-store.ts';
 import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
+import { SecretsManagerAppCredentials } from '../adapters/aws/secrets-app-credentials.ts';
 import { SqsDeliveryQueue } from '../adapters/aws/sqs-delivery-queue.ts';
 import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
 import { HttpsWebhookSender, systemResolver } from '../adapters/http/webhook-sender.ts';
+import { configuredAppCredentials } from '../adapters/local/configured-app-credentials.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
 import { TableScheduler } from '../adapters/local/table-scheduler.ts';
+import { TokenService } from '../core/channels/token-service.ts';
 import { type PublishingDeps, PublishingEngine } from '../core/publishing/engine.ts';
+import { networkAuths } from '../platforms/auth-registry.ts';
 import { networkClients } from '../platforms/registry.ts';
+import type { PlatformId } from '../platforms/types.ts';
 import type { AccountStore } from '../ports/accounts.ts';
+import type { AppCredentials } from '../ports/app-credentials.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
+import type { ConnectStateStore } from '../ports/connect-states.ts';
 import type { MediaStore } from '../ports/media.ts';
+import type { NetworkAuth } from '../ports/network-auth.ts';
 import type { OverduePosts } from '../ports/overdue-posts.ts';
 import type { PostStore } from '../ports/posts.ts';
 import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
@@ -73,6 +82,13 @@ export interface Deps {
   resolveHost: HostResolver;
   /** Read from the environment on each call. */
   webhookSettings: () => WebhookSettings;
+  /** Each network's OAuth (or app password) flow; null: the network cannot be connected through the API. */
+  auths: (platform: PlatformId) => NetworkAuth | null;
+  /** Each network's app credentials (Secrets Manager on AWS, the simulators' preset apps locally). */
+  appCredentials: AppCredentials;
+  connectStates: ConnectStateStore;
+  /** Live channels' valid access tokens. */
+  tokens: () => TokenService;
 }
 
 /** The webhook settings of the environment (see env.ts); the rest are product rules. */
@@ -97,6 +113,7 @@ export interface AdapterDecorators {
   awsClient?: (client: AwsSdkClient) => void;
   tokenCipher?: (cipher: TokenCipher) => TokenCipher;
   scheduler?: (scheduler: Scheduler) => Scheduler;
+  appCredentials?: (credentials: AppCredentials) => AppCredentials;
 }
 
 let decorators: AdapterDecorators = {};
@@ -152,7 +169,15 @@ export const buildDeps = (): Deps => {
     throw new Error(`${ENV.publishLeaseSeconds} must be more than twice ${ENV.networkTimeoutMs}`);
   }
   const posts = new DynamoPostStore(table);
+  const appCredentials: AppCredentials =
+    runtime === 'aws'
+      ? new SecretsManagerAppCredentials(env.appSecretPrefix)
+      : configuredAppCredentials(() => env.networkAppCredentials);
   const deps: Deps = {
+    auths: networkAuths({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
+    appCredentials: decorators.appCredentials?.(appCredentials) ?? appCredentials,
+    connectStates: new DynamoConnectStateStore(table),
+    tokens: lazy(() => new TokenService(current ?? deps)),
     s3,
     queue,
     claims: new DynamoClaimStore(table),

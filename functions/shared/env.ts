@@ -49,6 +49,10 @@ export const ENV = {
   postSweepAfterSeconds: 'POST_SWEEP_AFTER_SECONDS',
   postSweepIntervalSeconds: 'POST_SWEEP_INTERVAL_SECONDS',
   grantUsageDir: 'HERALD_GRANT_USAGE_DIR',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  tokenSweepIntervalSeconds: 'TOKEN_SWEEP_INTERVAL_SECONDS',
+  appSecretPrefix: 'APP_SECRET_PREFIX',
+  networkAppCredentials: 'NETWORK_APP_CREDENTIALS',
 } as const;
 
 export type RuntimeKind = 'aws' | 'local';
@@ -168,6 +172,30 @@ export const env = {
   /** Local runtime only: a directory where each process writes which grants its functions used (tests set it). */
   get grantUsageDir(): string | undefined {
     return process.env[ENV.grantUsageDir] || undefined;
+  },
+  /**
+   * The service's public base URL (`https://api.example.com`, no /v1): the OAuth callback
+   * `<base>/v1/channels/callback` is registered with each network app. Absent: taken from the request.
+   */
+  get publicBaseUrl(): string | undefined {
+    return process.env[ENV.publicBaseUrl]?.replace(/\/+$/, '') || undefined;
+  },
+  /** Locally: how often the token refresh sweep runs (default 900 s, the AWS schedule's rate). */
+  get tokenSweepIntervalSeconds(): number {
+    return readNumber(ENV.tokenSweepIntervalSeconds, 900);
+  },
+  /** Name prefix of the networks' app-credential secrets (`<prefix><network>`, one per network) on AWS. */
+  get appSecretPrefix(): string {
+    return read(ENV.appSecretPrefix, 'herald/network-app/');
+  },
+  /** Locally: each network's app credentials as JSON (`{"x":{"clientId":"…","clientSecret":"…"}}`), the simulators' preset apps. */
+  get networkAppCredentials(): Record<string, { clientId: string; clientSecret: string }> {
+    const raw = process.env[ENV.networkAppCredentials];
+    if (!raw) return {};
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new Error(`${ENV.networkAppCredentials} must be a JSON object`);
+    return parsed as Record<string, { clientId: string; clientSecret: string }>;
   },
   /** Largest JSON request body accepted, in bytes (default 1 MiB). */
   get maxJsonBodyBytes(): number {

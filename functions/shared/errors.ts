@@ -35,6 +35,20 @@ export const ERROR_CATALOGUE = {
   schedule_in_past: { status: 422, message: 'scheduledAt must be in the future.' },
   content_too_long: { status: 422, message: "The text exceeds the network's limit." },
   option_not_supported: { status: 422, message: 'The network does not have this option.' },
+  network_not_configured: {
+    status: 422,
+    message:
+      "This network cannot be connected: its app credentials are not configured (see the README's channels section).",
+  },
+  invalid_state: {
+    status: 400,
+    message:
+      'The state of this connection is unknown, expired or already used; start again with POST /v1/channels/connect.',
+  },
+  network_refused: {
+    status: 422,
+    message: 'The network refused the credentials.',
+  },
   channel_not_found: { status: 422, message: 'The channel does not exist in this workspace.' },
   channel_disconnected: { status: 422, message: 'The channel must be reconnected before it can post.' },
   duplicate_channel: { status: 422, message: 'The same channel appears twice in one post.' },

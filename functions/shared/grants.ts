@@ -23,7 +23,9 @@ export type Grant =
   | 'tokenKey:decrypt'
   | 'tokenKey:encrypt'
   /** Decrypts with the token key only what was sealed for a webhook endpoint (never a channel token). */
-  | 'webhookSecret:decrypt';
+  | 'webhookSecret:decrypt'
+  /** Reads the networks' app credentials (one Secrets Manager secret per network). */
+  | 'appSecrets:read';
 
 /** The resources a grant statement can name; each runtime knows their ARNs. */
 export type GrantResource =
@@ -41,7 +43,9 @@ export type GrantResource =
   /** The schedules of our schedule group (`schedule/<group>/*`). */
   | 'schedules'
   /** The role EventBridge Scheduler assumes to deliver our schedules. */
-  | 'schedulerRole';
+  | 'schedulerRole'
+  /** The networks' app-credential secrets. */
+  | 'appSecrets';
 
 /** IAM condition operators we use, with their keys and values (as in a policy document). */
 export interface GrantConditions {
@@ -107,6 +111,7 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   'webhookSecret:decrypt': [
     { actions: ['kms:Decrypt'], resources: ['tokenKey'], conditions: { StringLike: WEBHOOK_SECRET_CONTEXT } },
   ],
+  'appSecrets:read': [{ actions: ['secretsmanager:GetSecretValue'], resources: ['appSecrets'] }],
   'scheduler:manage': [
     { actions: SCHEDULE_ACTIONS, resources: ['schedules'] },
     {

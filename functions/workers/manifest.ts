@@ -26,12 +26,15 @@ export const workers: WorkerDef[] = [
     // Reads posts and channels, writes outcomes and claims; re-queues itself (and stuck posts, on
     // the post sweep's `{ sweep: true }`); hands events on; decrypts channel tokens; presigns media
     // URLs for the networks.
+    // Refreshes channel tokens through the token service (seals new tokens, reads the network app).
     grants: [
       'table:read',
       'table:write',
       'publishQueue:send',
       'eventQueue:send',
       'tokenKey:decrypt',
+      'tokenKey:encrypt',
+      'appSecrets:read',
       'bucket:read',
     ],
     timeoutSeconds: 60,

@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sweepTokens } from '../core/channels/sweep-tokens.ts';
 import { sweepPosts } from '../core/publishing/sweep-posts.ts';
 import type { PublishJob } from '../ports/publishing.ts';
 import { getDeps } from '../runtime/container.ts';
@@ -18,21 +19,28 @@ const parseJob = (record: SQSRecord): PublishJob | null => {
   return null;
 };
 
-const isSweep = (record: SQSRecord): boolean => {
+const sweepOf = (record: SQSRecord): 'posts' | 'tokens' | null => {
   try {
-    return (JSON.parse(record.body) as { sweep?: unknown }).sweep === true;
+    const body = JSON.parse(record.body) as { sweep?: unknown; tokenSweep?: unknown };
+    return body.sweep === true ? 'posts' : body.tokenSweep === true ? 'tokens' : null;
   } catch {
-    return false;
+    return null;
   }
 };
 
 /**
  * One message: reload the post and do what is left; a thrown error puts the message back on the
- * queue. `{ "sweep": true }` (a recurring schedule on AWS) requeues posts that got stuck.
+ * queue. `{ "sweep": true }` (a recurring schedule on AWS) requeues posts that got stuck;
+ * `{ "tokenSweep": true }` (another) extends channels' long-lived tokens before they lapse.
  */
 const recordHandler = async (record: SQSRecord): Promise<void> => {
-  if (isSweep(record)) {
+  const sweep = sweepOf(record);
+  if (sweep === 'posts') {
     await sweepPosts(getDeps());
+    return;
+  }
+  if (sweep === 'tokens') {
+    await sweepTokens(getDeps());
     return;
   }
   const job = parseJob(record);

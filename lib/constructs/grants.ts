@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -26,7 +26,18 @@ export interface GrantTargets {
   readonly tokenKey: IKey;
   readonly scheduleGroupName: string;
   readonly schedulerRole: IRole;
+  /** Name prefix of the networks' app-credential secrets (`<prefix><network>`). */
+  readonly appSecretPrefix: string;
 }
+
+/** ARN pattern of the app-credential secrets (Secrets Manager appends a random suffix to each name). */
+export const appSecretArnPattern = (stack: Stack, prefix: string): string =>
+  stack.formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${prefix}*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
 
 /** ARN pattern of every schedule in a group (what `scheduler:manage` is scoped to). */
 export const scheduleArnPattern = (stack: Stack, groupName: string): string =>
@@ -55,6 +66,8 @@ const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): 
       return [scheduleArnPattern(Stack.of(fn), targets.scheduleGroupName)];
     case 'schedulerRole':
       return [targets.schedulerRole.roleArn];
+    case 'appSecrets':
+      return [appSecretArnPattern(Stack.of(fn), targets.appSecretPrefix)];
     default: {
       const unknown: never = resource;
       throw new Error(`No ARN for grant resource ${String(unknown)}`);
@@ -69,6 +82,13 @@ const acknowledgeWildcard = (resource: GrantResource, fn: IFunction, targets: Gr
       id: `AwsSolutions-IAM5[Resource::${targets.mediaBucket.arnExportName}/*]`,
       reason:
         'Media object keys are generated per upload; the wildcard covers objects of the media bucket only, with object-level actions only.',
+    });
+  }
+  if (resource === 'appSecrets') {
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${targets.appSecretPrefix}*]`,
+      reason:
+        "Secrets Manager appends a random suffix to each secret name; the wildcard covers only the networks' app-credential secrets, read-only.",
     });
   }
   if (resource === 'schedules') {

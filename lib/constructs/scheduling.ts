@@ -3,6 +3,7 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TOKEN_SWEEP_MESSAGE } from '../../functions/core/channels/sweep-tokens.ts';
 
 export interface SchedulingProps {
   readonly groupName: string;
@@ -22,6 +23,7 @@ export const WEBHOOK_SWEEP_MESSAGE = '{"sweep":true}';
  * requeues posts stuck publishing (or scheduled past their time) with it.
  */
 export const POST_SWEEP_MESSAGE = '{"sweep":true}';
+export { TOKEN_SWEEP_MESSAGE } from '../../functions/core/channels/sweep-tokens.ts';
 
 /**
  * The EventBridge Scheduler group holding one `at()` schedule per scheduled post (and the recurring
@@ -106,6 +108,23 @@ export class Scheduling extends Construct {
       },
     });
     postSweep.node.addDependency(this.group);
+    // Extends channels' long-lived tokens before they lapse (the publish worker runs the sweep).
+    const tokenSweep = new CfnSchedule(this, 'TokenRefreshSweep', {
+      name: 'token-refresh-sweep',
+      groupName: this.group.scheduleGroupName,
+      description:
+        "Every 15 minutes: refreshes channels' long-lived tokens that are due (Instagram, Threads, Pinterest, Facebook)",
+      scheduleExpression: 'rate(15 minutes)',
+      flexibleTimeWindow: { mode: 'OFF' },
+      state: 'ENABLED',
+      target: {
+        arn: props.publishQueue.queueArn,
+        roleArn: this.role.roleArn,
+        input: TOKEN_SWEEP_MESSAGE,
+        retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 300 },
+      },
+    });
+    tokenSweep.node.addDependency(this.group);
     // Live schedules name this role; it must outlive a stack replacement like the group does.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
   }

@@ -28,6 +28,7 @@ const everyGrant: Record<Grant, true> = {
   'tokenKey:decrypt': true,
   'tokenKey:encrypt': true,
   'webhookSecret:decrypt': true,
+  'appSecrets:read': true,
 };
 
 const unsuppressed = (app: App) =>

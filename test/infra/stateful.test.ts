@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TABLE_KEYS } from '../../functions/adapters/aws/dynamo/keys.ts';
+import { PLATFORM_IDS } from '../../functions/platforms/types.ts';
 import { buildTestApp, logicalIdOf } from './fixture.ts';
 
 const { stateful } = buildTestApp();
@@ -197,8 +198,25 @@ describe('stateful stack', () => {
     expect(attached).toEqual([]);
   });
 
+  it('refreshes long-lived channel tokens every 15 minutes: a recurring schedule puts {"tokenSweep":true} on the publish queue', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'token-refresh-sweep',
+      ScheduleExpression: 'rate(15 minutes)',
+      Target: Match.objectLike({ Input: '{"tokenSweep":true}' }),
+    });
+  });
+
+  it('creates one empty app-credentials secret per network, kept on stack deletion', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', PLATFORM_IDS.length);
+    template.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ Name: 'herald-dev/network-app/x', SecretString: '{}' }),
+    });
+  });
+
   it('sweeps lost webhook work every minute: a recurring schedule puts {"sweep":true} on the event queue', () => {
-    template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    // The webhook sweep, the post sweep and the token refresh sweep.
+    template.resourceCountIs('AWS::Scheduler::Schedule', 3);
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
     template.hasResource('AWS::Scheduler::Schedule', { DependsOn: Match.arrayWith([groupId]) });
     template.hasResourceProperties('AWS::Scheduler::Schedule', {

@@ -94,6 +94,9 @@ const grantPermissions: Record<Grant, string[]> = {
   'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
   'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
   'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],
+  'appSecrets:read': [
+    'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
+  ],
   'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
 };
 
@@ -184,6 +187,9 @@ describe('queue workers', () => {
         'sqs:ChangeMessageVisibility queue:publish',
         'sqs:GetQueueAttributes queue:publish',
         'kms:Decrypt tokenKey',
+        // The token service seals refreshed channel tokens with the app's credentials (issue 11).
+        'kms:Encrypt tokenKey',
+        'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
         's3:GetObject media/*',
         'dynamodb:Query table/index/GSI1',
         'dynamodb:UpdateItem table',
@@ -193,7 +199,6 @@ describe('queue workers', () => {
       (p) =>
         p.startsWith('scheduler:') ||
         p.startsWith('iam:') ||
-        p.startsWith('kms:Encrypt') ||
         p.startsWith('s3:Put') ||
         p.startsWith('s3:Delete') ||
         p.includes('queue:delivery') ||

@@ -20,6 +20,7 @@ import type {
   InitializeMiddleware,
   MetadataBearer,
 } from '@smithy/types';
+import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { env } from '../../shared/env.ts';
@@ -50,7 +51,10 @@ export const currentFunction = (): FunctionIdentity | null => invocation.getStor
 /** Runs a local stand-in's own work (its table writes play an AWS service, not the function). */
 const asStandIn = <T>(run: () => T): T => invocation.run(null, run);
 
-export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'kms' | 'scheduler';
+export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'kms' | 'scheduler' | 'secretsmanager';
+
+/** Secrets Manager's refusal (no SDK client of it runs locally: the app credentials are configuration). */
+class SecretsManagerServiceException extends KMSServiceException {}
 
 /** The names of our resources in this runtime, to tell which grant resource a call touches. */
 export interface ResourceNames {
@@ -314,6 +318,7 @@ const DENIALS: Record<
   dynamodb: { name: 'AccessDeniedException', status: 400, exception: DynamoDBServiceException },
   kms: { name: 'AccessDeniedException', status: 400, exception: KMSServiceException },
   scheduler: { name: 'AccessDeniedException', status: 403, exception: SchedulerServiceException },
+  secretsmanager: { name: 'AccessDeniedException', status: 400, exception: SecretsManagerServiceException },
   s3: { name: 'AccessDenied', status: 403, exception: S3ServiceException, quoteResource: true },
   sqs: { name: 'AccessDenied', status: 403, exception: SQSServiceException, lowerCaseAction: true },
 };
@@ -440,6 +445,24 @@ export const guardTokenCipher = (cipher: TokenCipher): TokenCipher => ({
     const names = resourceNamesFromEnv();
     authorize('kms', [kmsRequest('kms:Decrypt', names, names.tokenKeyId, context)]);
     return cipher.decrypt(ciphertext, context);
+  },
+});
+
+/**
+ * The local app credentials, checked as the Secrets Manager reads they stand for (one secret per
+ * network, `<APP_SECRET_PREFIX><network>`).
+ */
+export const guardAppCredentials = (credentials: AppCredentials): AppCredentials => ({
+  get: async (platform) => {
+    const names = resourceNamesFromEnv();
+    authorize('secretsmanager', [
+      {
+        action: 'secretsmanager:GetSecretValue',
+        resource: 'appSecrets',
+        arn: `arn:aws:secretsmanager:${names.region}:${names.account}:secret:${env.appSecretPrefix}${platform}`,
+      },
+    ]);
+    return credentials.get(platform);
   },
 });
 

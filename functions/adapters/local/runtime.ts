@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
+import { TOKEN_SWEEP_MESSAGE } from '../../core/channels/sweep-tokens.ts';
 import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
@@ -16,11 +17,18 @@ import { startLocalAwsServices } from './aws-services.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
-import { guardScheduler, guardTokenCipher, installGrantGuard, runAsFunction } from './grant-guard.ts';
+import {
+  guardAppCredentials,
+  guardScheduler,
+  guardTokenCipher,
+  installGrantGuard,
+  runAsFunction,
+} from './grant-guard.ts';
 import { startHttpServer } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
 import { requeueLostJobs } from './recovery.ts';
+import { SIM_OAUTH_APPS } from './sim-oauth-apps.ts';
 import { type NetworkSimulators, startNetworkSimulators } from './simulators.ts';
 import { TableScheduler } from './table-scheduler.ts';
 
@@ -211,6 +219,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Live keys' channels publish to the local network simulators.
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
+      // Each simulator's preset OAuth app (the client id and secret its token endpoint accepts).
+      [ENV.networkAppCredentials]: process.env[ENV.networkAppCredentials] ?? JSON.stringify(SIM_OAUTH_APPS),
       // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
       // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).
@@ -224,6 +234,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       awsClient: installGrantGuard,
       tokenCipher: guardTokenCipher,
       scheduler: guardScheduler,
+      appCredentials: guardAppCredentials,
     });
     resetDeps();
 
@@ -335,6 +346,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
     const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
     stops.push(async () => clearInterval(postSweepTimer));
+    // Plays the recurring schedule that extends channels' long-lived tokens on AWS (the publish worker runs it).
+    const sweepTokens = () =>
+      sqs
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: TOKEN_SWEEP_MESSAGE }),
+        )
+        .catch((error: unknown) => log.error(`Token refresh sweep could not be queued: ${String(error)}`));
+    const tokenSweepTimer = setInterval(sweepTokens, env.tokenSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(tokenSweepTimer));
 
     // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
     // finds what the in-memory queue lost when the runtime last stopped.

@@ -20,21 +20,35 @@ export const channelView = (channel: ChannelRecord): ChannelView => {
   const reconnect = channel.connection === 'needs_reconnect';
   const { limits } = platform;
   const canManage = limits.remoteEdit !== null || limits.supportsRemoteDelete;
+  // What the granted scopes allow (channels connected through the API); admin-connected: everything.
+  const granted = channel.capabilities ?? { publish: true, manage: true, threads: true, metrics: true };
   return {
     id: channel.channelId,
     platform: channel.platform,
     name: channel.name,
     status: channel.connection,
-    manageStatus: reconnect ? 'needs_reconnect' : canManage ? 'available' : 'unsupported',
+    manageStatus: reconnect
+      ? 'needs_reconnect'
+      : !canManage
+        ? 'unsupported'
+        : granted.manage
+          ? 'available'
+          : 'missing_permission',
     continuationStatus:
       limits.maxBlocks <= 1
         ? 'unsupported'
         : reconnect
           ? 'needs_reconnect'
-          : channel.threadsPermitted
+          : channel.threadsPermitted && granted.threads
             ? 'available'
             : 'missing_permission',
-    metricsStatus: !platform.supportsMetrics ? 'unsupported' : reconnect ? 'needs_reconnect' : 'available',
+    metricsStatus: !platform.supportsMetrics
+      ? 'unsupported'
+      : reconnect
+        ? 'needs_reconnect'
+        : granted.metrics
+          ? 'available'
+          : 'missing_permission',
     createdAt: channel.createdAt,
   };
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getPlatform } from '../../platforms/catalog.ts';
 import type { PlatformId } from '../../platforms/types.ts';
-import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { AccountStore, ChannelRecord, KeyMode } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaRecord, MediaStore } from '../../ports/media.ts';
 import {
@@ -25,6 +25,7 @@ import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
+import { isTokenExpired, type TokenService } from '../channels/token-service.ts';
 import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { usagePeriod } from '../posts/post-context.ts';
 import { postView } from '../posts/post-view.ts';
@@ -40,6 +41,8 @@ export interface PublishingDeps {
   /** The client for a network: the sandbox for test keys, the real API (or its simulator) for live keys. */
   networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
   tokenCipher: () => TokenCipher;
+  /** Live channels' valid access tokens (refreshed when they expire; see core/channels/token-service.ts). */
+  tokens: () => TokenService;
   /** A temporary URL the network can fetch the file from. */
   mediaUrl: (record: MediaRecord) => Promise<string>;
   settings: PublishingSettings;
@@ -73,6 +76,15 @@ interface BlockContext {
   input: PublishBlockInput;
   /** false for a channel's last block, recorded in the write that completes the channel. */
   record: boolean;
+  /** The channel's credentials, shared by its blocks: a refresh during one block serves the next. */
+  access: ChannelAccess;
+}
+
+/** A channel's stored record and the credentials its calls use now. */
+interface ChannelAccess {
+  channel: ChannelRecord;
+  credentials: NetworkCredentials;
+  mode: KeyMode;
 }
 
 /** Lookups that find nothing (or fail) after the consistency window, at most, before the block counts as unknown. */
@@ -242,17 +254,21 @@ export class PublishingEngine {
     const client = deps.networks(channel.platform, post.mode);
     let credentials: NetworkCredentials;
     try {
-      credentials = {
-        accessToken:
-          post.mode === 'test'
-            ? 'sandbox'
-            : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId }),
-        remoteAccountId: record.remoteAccountId,
-      };
+      credentials =
+        post.mode === 'test'
+          ? { accessToken: 'sandbox', remoteAccountId: record.remoteAccountId }
+          : await deps.tokens().credentials(record, { postId });
     } catch (error) {
+      if (error instanceof NetworkError) {
+        if (error.kind === 'reconnect') return this.reconnectNeeded(post, channel);
+        if (error.kind === 'transient')
+          return this.transientFailure(post, channelId, error.message, error.details.retryAfterSeconds);
+        return this.failChannel(post, channelId, error.message);
+      }
       logger.error('Could not decrypt a channel token', { channelId, error: error as Error });
       return this.failChannel(post, channelId, 'The channel must be reconnected before it can post.');
     }
+    const access: ChannelAccess = { channel: record, credentials, mode: post.mode };
 
     const blocks = [...channel.blocks];
     for (let b = 0; b < blocks.length; b++) {
@@ -273,7 +289,7 @@ export class PublishingEngine {
       if (typeof media === 'string') return this.failChannel(post, channelId, media);
 
       const input: PublishBlockInput = {
-        credentials,
+        credentials: access.credentials,
         content: block.content,
         media,
         title: b === 0 ? channel.title : null,
@@ -285,7 +301,7 @@ export class PublishingEngine {
       };
       // The last block is recorded in the same write that completes the channel.
       const last = b === blocks.length - 1;
-      const step = await this.sendBlock(post, channel, b, client, input, !last);
+      const step = await this.sendBlock(post, channel, b, client, input, access, !last);
       if (step.kind !== 'sent') return step.outcome;
       if (last) return this.completeChannel(post, channelId, { b, remote: step.remote });
       blocks[b] = {
@@ -308,10 +324,11 @@ export class PublishingEngine {
     b: number,
     client: NetworkClient,
     input: PublishBlockInput,
+    access: ChannelAccess,
     record = true,
   ): Promise<BlockStep> {
     const { deps } = this;
-    const block: BlockContext = { post, channel, b, client, input, record };
+    const block: BlockContext = { post, channel, b, client, input, record, access };
     const now = deps.clock.now();
     const fresh: BlockClaim = {
       postId: post.postId,
@@ -362,7 +379,9 @@ export class PublishingEngine {
     const lost = () => ({ ...held, lostAt: held.lostAt ?? deps.clock.now().toISOString() });
     let remote: RemoteBlock;
     try {
-      remote = await block.client.publish(block.input);
+      remote = await this.withFreshToken(block, (credentials) =>
+        block.client.publish({ ...block.input, credentials }),
+      );
     } catch (error) {
       if (!(error instanceof NetworkError)) {
         // Not the network's answer: whether it has the block cannot be told from here.
@@ -412,13 +431,16 @@ export class PublishingEngine {
     if (!client.lookup) return failUnknown();
     let found: RemoteBlock | null;
     try {
-      found = await client.lookup({
-        credentials: input.credentials,
-        idempotencyKey: input.idempotencyKey,
-        content: input.content,
-        parent: input.parent,
-        since: new Date(Date.parse(held.firstSentAt ?? held.since) - LOOKUP_SLACK_MS),
-      });
+      const lookup = client.lookup.bind(client);
+      found = await this.withFreshToken(block, (credentials) =>
+        lookup({
+          credentials,
+          idempotencyKey: input.idempotencyKey,
+          content: input.content,
+          parent: input.parent,
+          since: new Date(Date.parse(held.firstSentAt ?? held.since) - LOOKUP_SLACK_MS),
+        }),
+      );
     } catch (error) {
       logger.warn('Lookup failed; the block stays claimed until it can be checked', {
         postId: post.postId,
@@ -590,6 +612,28 @@ export class PublishingEngine {
     }
     const backoff = settings.retryBaseSeconds * 2 ** (attempts - 1);
     return { kind: 'retry', delaySeconds: Math.max(backoff, retryAfterSeconds ?? 0) };
+  }
+
+  /**
+   * Runs a network call with the channel's credentials; when the network answers that the token
+   * expired, the token service refreshes it (once for every caller) and the call runs once more.
+   * The expired answer means the network did not act, so calling again cannot duplicate anything.
+   * A refused refresh throws `reconnect` (the channel is then marked, with its one event).
+   */
+  private async withFreshToken<T>(
+    block: BlockContext,
+    call: (credentials: NetworkCredentials) => Promise<T>,
+  ): Promise<T> {
+    const { access } = block;
+    try {
+      return await call(access.credentials);
+    } catch (error) {
+      if (access.mode === 'test' || !isTokenExpired(error)) throw error;
+      access.credentials = await this.deps
+        .tokens()
+        .afterExpired(access.channel, access.credentials, { postId: block.post.postId });
+      return call(access.credentials);
+    }
   }
 
   private async reconnectNeeded(post: PostRecord, channel: PostChannel): Promise<ChannelOutcome> {

@@ -1,11 +1,12 @@
 import { getPlatform } from '../../platforms/catalog.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { NetworkError } from '../../ports/network-client.ts';
+import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
+import { isTokenExpired } from '../channels/token-service.ts';
 import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
@@ -20,7 +21,7 @@ const liveBlock = (block: PostChannel['blocks'][number]) => ({
   meta: block.remoteMeta ?? {},
 });
 
-export type ManageDeps = Pick<PublishingDeps, 'networks'> & {
+export type ManageDeps = Pick<PublishingDeps, 'networks' | 'tokens'> & {
   posts: PostStore;
   accounts: AccountStore;
   clock: Clock;
@@ -35,17 +36,34 @@ interface ChannelResult {
 
 const isLive = (post: PostRecord) => post.status === 'published' || post.status === 'partially_published';
 
-/** The channel's credentials, or why it cannot act now. */
+/**
+ * The channel's credentials (refreshed by the token service when they expire) and a way to call
+ * the network with them, or why it cannot act now. A call answered "token expired" is refreshed
+ * and made once more.
+ */
 const credentialsFor = async (deps: ManageDeps, post: PostRecord, channel: PostChannel) => {
   const record = await deps.accounts.getChannel(post.workspaceId, channel.channelId);
   if (!record) return 'The channel is no longer connected to this workspace.';
   if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';
-  return {
-    accessToken:
-      post.mode === 'test'
-        ? 'sandbox'
-        : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
-    remoteAccountId: record.remoteAccountId,
+  if (post.mode === 'test') {
+    const sandbox = { accessToken: 'sandbox', remoteAccountId: record.remoteAccountId };
+    return <T>(call: (credentials: NetworkCredentials) => Promise<T>) => call(sandbox);
+  }
+  const tokens = deps.tokens();
+  let credentials: NetworkCredentials;
+  try {
+    credentials = await tokens.credentials(record, { postId: post.postId });
+  } catch (error) {
+    return reasonOf(error);
+  }
+  return async <T>(call: (credentials: NetworkCredentials) => Promise<T>): Promise<T> => {
+    try {
+      return await call(credentials);
+    } catch (error) {
+      if (!isTokenExpired(error)) throw error;
+      credentials = await tokens.afterExpired(record, credentials, { postId: post.postId });
+      return call(credentials);
+    }
   };
 };
 
@@ -134,9 +152,9 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
         keep(channel, plan.reason);
         continue;
       }
-      const credentials = await credentialsFor(deps, post, channel);
-      if (typeof credentials === 'string') {
-        keep(channel, credentials);
+      const withCredentials = await credentialsFor(deps, post, channel);
+      if (typeof withCredentials === 'string') {
+        keep(channel, withCredentials);
         continue;
       }
       const client = deps.networks(channel.platform, post.mode);
@@ -146,11 +164,13 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
         const block = channel.blocks[j] as PostChannel['blocks'][number];
         const content = plan.contents[j] as string;
         try {
-          await client.edit({
-            credentials,
-            block: liveBlock(block),
-            content,
-          });
+          await withCredentials((credentials) =>
+            client.edit({
+              credentials,
+              block: liveBlock(block),
+              content,
+            }),
+          );
           done.set(j, content);
         } catch (error) {
           failure = `The network refused the edit of block ${j + 1}: ${reasonOf(error)}`;
@@ -232,9 +252,9 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
         });
         continue;
       }
-      const credentials = await credentialsFor(deps, held, channel);
-      if (typeof credentials === 'string') {
-        remaining.push({ ...result, reason: credentials });
+      const withCredentials = await credentialsFor(deps, held, channel);
+      if (typeof withCredentials === 'string') {
+        remaining.push({ ...result, reason: withCredentials });
         continue;
       }
       const client = deps.networks(channel.platform, held.mode);
@@ -245,10 +265,12 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
       for (const j of [...live].reverse()) {
         const block = channel.blocks[j] as PostChannel['blocks'][number];
         try {
-          await client.delete({
-            credentials,
-            block: liveBlock(block),
-          });
+          await withCredentials((credentials) =>
+            client.delete({
+              credentials,
+              block: liveBlock(block),
+            }),
+          );
           deleted.add(j);
         } catch (error) {
           failure = `The network did not remove block ${j + 1}: ${reasonOf(error)}`;

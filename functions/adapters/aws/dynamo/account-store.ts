@@ -8,7 +8,18 @@ import {
   setAccountPlan,
 } from './accounts.ts';
 import { getApiKey, putApiKey } from './api-keys.ts';
-import { connectChannel, getChannel, listChannels, markNeedsReconnect } from './channels.ts';
+import {
+  channelsDueForRefresh,
+  connectChannel,
+  disconnectChannel,
+  getChannel,
+  holdRefresh,
+  listChannels,
+  markNeedsReconnect,
+  releaseRefresh,
+  replaceTokens,
+  upsertChannel,
+} from './channels.ts';
 import type { TableRef } from './client.ts';
 import { createTag, listTags } from './tags.ts';
 
@@ -25,7 +36,16 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
   listChannels: (workspaceId) => listChannels(table, workspaceId),
-  markNeedsReconnect: (workspaceId, channelId) => markNeedsReconnect(table, workspaceId, channelId),
+  markNeedsReconnect: (workspaceId, channelId, event) =>
+    markNeedsReconnect(table, workspaceId, channelId, event),
+  upsertChannel: (base, seal, limit) => upsertChannel(table, base, seal, limit),
+  replaceTokens: (workspaceId, channelId, version, update) =>
+    replaceTokens(table, workspaceId, channelId, version, update),
+  holdRefresh: (workspaceId, channelId, version, owner, now, until) =>
+    holdRefresh(table, workspaceId, channelId, version, owner, now, until),
+  releaseRefresh: (workspaceId, channelId, owner) => releaseRefresh(table, workspaceId, channelId, owner),
+  disconnectChannel: (channel) => disconnectChannel(table, channel),
+  channelsDueForRefresh: (now, limit) => channelsDueForRefresh(table, now, limit),
   createTag: (tag) => createTag(table, tag),
   listTags: (workspaceId) => listTags(table, workspaceId),
 });

@@ -1,6 +1,8 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChannelRecord } from '../../../ports/accounts.ts';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ChannelConnectResult, ChannelRecord, TokenUpdate } from '../../../ports/accounts.ts';
+import type { OutboxEvent } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
+import { newId } from '../../../shared/ids.ts';
 import {
   isConditionFailure,
   queryByPrefix,
@@ -8,10 +10,15 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { keys } from './keys.ts';
+import { eventToItem } from './events.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
+
+const refreshIndex = (c: Pick<ChannelRecord, 'refreshDueAt' | 'workspaceId' | 'channelId'>) =>
+  c.refreshDueAt ? keys.channelRefreshIndex(c.refreshDueAt, c.workspaceId, c.channelId) : {};
 
 export const channelToItem = (c: ChannelRecord) => ({
   ...keys.channel(c.workspaceId, c.channelId),
+  ...refreshIndex(c),
   type: 'Channel',
   ...c,
 });
@@ -25,6 +32,15 @@ export const channelFromItem = (item: Record<string, unknown>): ChannelRecord =>
   connection: item.connection as ChannelRecord['connection'],
   threadsPermitted: item.threadsPermitted as boolean,
   tokenCiphertext: item.tokenCiphertext as string,
+  tokenVersion: (item.tokenVersion as number | undefined) ?? 0,
+  tokenExpiresAt: (item.tokenExpiresAt as string | null | undefined) ?? null,
+  tokenIssuedAt: (item.tokenIssuedAt as string | null | undefined) ?? null,
+  refreshDueAt: (item.refreshDueAt as string | null | undefined) ?? null,
+  ...(item.scopes ? { scopes: item.scopes as string[] } : {}),
+  ...(item.capabilities ? { capabilities: item.capabilities as ChannelRecord['capabilities'] } : {}),
+  serviceUrl: (item.serviceUrl as string | null | undefined) ?? null,
+  ...(item.authKind ? { authKind: item.authKind as ChannelRecord['authKind'] } : {}),
+  ...(item.updatedAt ? { updatedAt: item.updatedAt as string } : {}),
   createdAt: item.createdAt as string,
 });
 
@@ -93,16 +109,204 @@ export const markNeedsReconnect = async (
   { doc, tableName }: TableRef,
   workspaceId: string,
   channelId: string,
+  event?: OutboxEvent,
 ): Promise<boolean> => {
+  const update = {
+    TableName: tableName,
+    Key: keys.channel(workspaceId, channelId),
+    // A channel that needs reconnecting is not refreshed by the sweep.
+    UpdateExpression: 'SET #connection = :reconnect REMOVE GSI2PK, GSI2SK, refreshHeldBy, refreshHeldUntil',
+    ConditionExpression: 'attribute_exists(PK) AND #connection = :connected',
+    ExpressionAttributeNames: { '#connection': 'connection' },
+    ExpressionAttributeValues: { ':reconnect': 'needs_reconnect', ':connected': 'connected' },
+  };
+  try {
+    if (!event) {
+      await doc.send(new UpdateCommand(update));
+    } else {
+      await doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: update },
+            {
+              Put: {
+                TableName: tableName,
+                Item: eventToItem(event),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    }
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+};
+
+const readItem = async ({ doc, tableName }: TableRef, key: { PK: string; SK: string }) =>
+  (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+
+/**
+ * A connection through the API. The remote-account guard item makes "one channel per workspace,
+ * platform and remote account" an invariant of the table: a reconnect (or two callbacks racing for
+ * the same account) updates the channel the guard names instead of creating a second one.
+ */
+export const upsertChannel = async (
+  table: TableRef,
+  base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'>,
+  seal: (channelId: string) => Promise<string>,
+  channelLimit: number | null,
+): Promise<ChannelConnectResult> => {
+  const { doc, tableName } = table;
+  const guardKey = keys.channelRemote(base.workspaceId, base.platform, base.remoteAccountId);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const guard = await readItem(table, guardKey);
+    if (guard) {
+      const channelId = guard.channelId as string;
+      const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
+      if (!existing) continue;
+      const current = channelFromItem(existing);
+      const next: ChannelRecord = {
+        ...current,
+        name: base.name,
+        connection: 'connected',
+        threadsPermitted: base.threadsPermitted,
+        tokenCiphertext: await seal(channelId),
+        tokenVersion: (current.tokenVersion ?? 0) + 1,
+        tokenExpiresAt: base.tokenExpiresAt ?? null,
+        tokenIssuedAt: base.tokenIssuedAt ?? null,
+        refreshDueAt: base.refreshDueAt ?? null,
+        serviceUrl: base.serviceUrl ?? null,
+        ...(base.scopes ? { scopes: base.scopes } : {}),
+        ...(base.capabilities ? { capabilities: base.capabilities } : {}),
+        ...(base.authKind ? { authKind: base.authKind } : {}),
+        ...(base.updatedAt ? { updatedAt: base.updatedAt } : {}),
+      };
+      try {
+        // The whole record is replaced, conditional on the version read (a refresh in between wins, we retry).
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: channelToItem(next),
+                  ConditionExpression:
+                    'attribute_exists(PK) AND (tokenVersion = :v OR attribute_not_exists(tokenVersion))',
+                  ExpressionAttributeValues: { ':v': current.tokenVersion ?? 0 },
+                },
+              },
+            ],
+          }),
+        );
+        return { created: false, channel: next };
+      } catch (error) {
+        if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') continue;
+        throw error;
+      }
+    }
+    const channelId = newId('ch');
+    const channel: ChannelRecord = {
+      ...base,
+      channelId,
+      tokenCiphertext: await seal(channelId),
+      tokenVersion: 1,
+    };
+    try {
+      await retryOnTransactionConflict(() =>
+        doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: channelToItem(channel),
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...guardKey, type: 'ChannelRemote', channelId },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+              accountCountUpdate(tableName, channel.accountId, 1, channelLimit),
+            ],
+          }),
+        ),
+      );
+      return { created: true, channel };
+    } catch (error) {
+      const cancelled = transactionCancellation(error);
+      if (cancelled?.reasons[2] === 'ConditionalCheckFailed') {
+        throw new ApiError('quota_exceeded', 'The plan allows no more connected channels.');
+      }
+      // Another connection of the same account won the guard: update its channel instead.
+      if (cancelled?.reasons[1] === 'ConditionalCheckFailed') continue;
+      throw error;
+    }
+  }
+  throw new ApiError('conflict', 'The channel changed while it was being connected; try again.');
+};
+
+const accountCountUpdate = (
+  tableName: string,
+  accountId: string,
+  by: 1 | -1,
+  channelLimit: number | null,
+) => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.account(accountId),
+    UpdateExpression: 'ADD channelCount :by',
+    ConditionExpression:
+      by === 1 && channelLimit !== null
+        ? 'attribute_exists(PK) AND (attribute_not_exists(channelCount) OR channelCount < :limit)'
+        : 'attribute_exists(PK)',
+    ExpressionAttributeValues:
+      by === 1 && channelLimit !== null ? { ':by': by, ':limit': channelLimit } : { ':by': by },
+  },
+});
+
+/** New tokens, conditional on the version read: the loser of a race re-reads the winner's tokens. */
+export const replaceTokens = async (
+  { doc, tableName }: TableRef,
+  workspaceId: string,
+  channelId: string,
+  expectedVersion: number,
+  update: TokenUpdate,
+): Promise<boolean> => {
+  const due = update.refreshDueAt
+    ? keys.channelRefreshIndex(update.refreshDueAt, workspaceId, channelId)
+    : null;
   try {
     await doc.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.channel(workspaceId, channelId),
-        UpdateExpression: 'SET #connection = :reconnect',
-        ConditionExpression: 'attribute_exists(PK) AND #connection = :connected',
+        UpdateExpression: `SET tokenCiphertext = :c, tokenExpiresAt = :e, tokenIssuedAt = :i, refreshDueAt = :d, updatedAt = :u, tokenVersion = :next${
+          due ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''
+        } REMOVE refreshHeldBy, refreshHeldUntil${due ? '' : ', GSI2PK, GSI2SK'}`,
+        ConditionExpression:
+          'attribute_exists(PK) AND #connection = :connected AND (tokenVersion = :v OR (attribute_not_exists(tokenVersion) AND :v = :zero))',
         ExpressionAttributeNames: { '#connection': 'connection' },
-        ExpressionAttributeValues: { ':reconnect': 'needs_reconnect', ':connected': 'connected' },
+        ExpressionAttributeValues: {
+          ':c': update.tokenCiphertext,
+          ':e': update.tokenExpiresAt,
+          ':i': update.tokenIssuedAt,
+          ':d': update.refreshDueAt,
+          ':u': update.updatedAt,
+          ':next': expectedVersion + 1,
+          ':v': expectedVersion,
+          ':zero': 0,
+          ':connected': 'connected',
+          ...(due ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {}),
+        },
       }),
     );
     return true;
@@ -110,4 +314,118 @@ export const markNeedsReconnect = async (
     if (isConditionFailure(error)) return false;
     throw error;
   }
+};
+
+export const holdRefresh = async (
+  { doc, tableName }: TableRef,
+  workspaceId: string,
+  channelId: string,
+  expectedVersion: number,
+  owner: string,
+  now: string,
+  until: string,
+): Promise<boolean> => {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.channel(workspaceId, channelId),
+        UpdateExpression: 'SET refreshHeldBy = :owner, refreshHeldUntil = :until',
+        ConditionExpression:
+          'attribute_exists(PK) AND #connection = :connected AND (tokenVersion = :v OR (attribute_not_exists(tokenVersion) AND :v = :zero)) AND (attribute_not_exists(refreshHeldUntil) OR refreshHeldUntil < :now)',
+        ExpressionAttributeNames: { '#connection': 'connection' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':until': until,
+          ':now': now,
+          ':v': expectedVersion,
+          ':zero': 0,
+          ':connected': 'connected',
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+export const releaseRefresh = async (
+  { doc, tableName }: TableRef,
+  workspaceId: string,
+  channelId: string,
+  owner: string,
+): Promise<void> => {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.channel(workspaceId, channelId),
+        UpdateExpression: 'REMOVE refreshHeldBy, refreshHeldUntil',
+        ConditionExpression: 'refreshHeldBy = :owner',
+        ExpressionAttributeValues: { ':owner': owner },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/** Removes the channel and its guard and uncounts it, in one transaction; posts keep their copy of what they need. */
+export const disconnectChannel = async (
+  { doc, tableName }: TableRef,
+  channel: ChannelRecord,
+): Promise<boolean> => {
+  try {
+    await retryOnTransactionConflict(() =>
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName,
+                Key: keys.channel(channel.workspaceId, channel.channelId),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Delete: {
+                TableName: tableName,
+                Key: keys.channelRemote(channel.workspaceId, channel.platform, channel.remoteAccountId),
+                // Only this channel's guard (admin-connected channels have none).
+                ConditionExpression: 'attribute_not_exists(PK) OR channelId = :id',
+                ExpressionAttributeValues: { ':id': channel.channelId },
+              },
+            },
+            accountCountUpdate(tableName, channel.accountId, -1, null),
+          ],
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+};
+
+export const channelsDueForRefresh = async (
+  { doc, tableName }: TableRef,
+  now: string,
+  limit: number,
+): Promise<{ workspaceId: string; channelId: string }[]> => {
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: TABLE_KEYS.gsi2.name,
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
+      ExpressionAttributeValues: { ':pk': keys.channelRefreshPartition, ':now': now },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => ({
+    workspaceId: item.workspaceId as string,
+    channelId: item.channelId as string,
+  }));
 };

@@ -31,6 +31,22 @@ export const keys = {
     SK: `CHANNEL#${channelId}`,
   }),
   channelPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'CHANNEL#' }),
+  /** Guards one channel per workspace, platform and remote account (a reconnect finds the channel here). */
+  channelRemote: (workspaceId: string, platform: string, remoteAccountId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `CHANNELREMOTE#${platform}#${remoteAccountId}`,
+  }),
+  /**
+   * A channel whose long-lived tokens must be extended before they lapse is also in GSI2 under
+   * `TOKEN_REFRESH`, sorted by when the proactive sweep should refresh it (a sparse index).
+   */
+  channelRefreshIndex: (dueAt: string, workspaceId: string, channelId: string) => ({
+    GSI2PK: 'TOKEN_REFRESH',
+    GSI2SK: `${dueAt}#${workspaceId}#${channelId}`,
+  }),
+  channelRefreshPartition: 'TOKEN_REFRESH',
+  /** A connect flow's state, found by the SHA-256 of the `state` value (the value itself is never stored). */
+  connectState: (stateHash: string): Key => ({ PK: `CONNECT#${stateHash}`, SK: 'CONNECT' }),
   tag: (workspaceId: string, tagId: string): Key => ({ PK: `WORKSPACE#${workspaceId}`, SK: `TAG#${tagId}` }),
   tagPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'TAG#' }),
   /** Guards tag-name uniqueness inside a workspace (case-insensitive). */

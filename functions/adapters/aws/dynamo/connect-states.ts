@@ -1,0 +1,72 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ConnectState, ConnectStateStore } from '../../../ports/connect-states.ts';
+import { isConditionFailure, type TableRef } from './client.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
+
+/** Kept a day past its expiry so a late replay is told "expired", then removed by the table's TTL. */
+const TTL_GRACE_SECONDS = 24 * 3600;
+
+export const connectStateToItem = (state: ConnectState) => ({
+  ...keys.connectState(state.stateHash),
+  type: 'ConnectState',
+  [TABLE_KEYS.ttlAttribute]: Math.floor(Date.parse(state.expiresAt) / 1000) + TTL_GRACE_SECONDS,
+  state,
+});
+
+/** Connect states in the single table, one item each. */
+export class DynamoConnectStateStore implements ConnectStateStore {
+  constructor(private readonly table: TableRef) {}
+
+  async create(state: ConnectState): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: connectStateToItem(state),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  }
+
+  async get(stateHash: string): Promise<ConnectState | null> {
+    const out = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.connectState(stateHash),
+        ConsistentRead: true,
+      }),
+    );
+    return (out.Item?.state as ConnectState | undefined) ?? null;
+  }
+
+  async transition(
+    stateHash: string,
+    from: ConnectState['status'],
+    to: ConnectState['status'],
+    extra: Partial<ConnectState> = {},
+  ): Promise<boolean> {
+    const fields = Object.entries({ ...extra, status: to });
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.connectState(stateHash),
+          UpdateExpression: `SET ${fields.map((_, i) => `#state.#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK) AND #state.#status = :from',
+          ExpressionAttributeNames: {
+            '#state': 'state',
+            '#status': 'status',
+            ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+          },
+          ExpressionAttributeValues: {
+            ':from': from,
+            ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

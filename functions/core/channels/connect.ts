@@ -1,0 +1,445 @@
+import { createHash } from 'node:crypto';
+import type { PlatformId } from '../../platforms/types.ts';
+import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
+import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
+import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
+import { NetworkError } from '../../ports/network-client.ts';
+import type { TokenCipher } from '../../ports/token-cipher.ts';
+import { ApiError, isApiError } from '../../shared/errors.ts';
+import { randomBase62 } from '../../shared/ids.ts';
+import { logger } from '../../shared/powertools.ts';
+import type { AuthContext } from '../auth/api-keys.ts';
+import { planLimits } from '../usage/plans.ts';
+import { channelView } from './channel-view.ts';
+import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
+import { openTokens, sealTokens, tokenFields } from './tokens.ts';
+
+/** What connecting channels depends on. */
+export interface ConnectDeps {
+  clock: Clock;
+  accounts: AccountStore;
+  connectStates: ConnectStateStore;
+  tokenCipher: () => TokenCipher;
+  auths: (platform: PlatformId) => NetworkAuth | null;
+  appCredentials: AppCredentials;
+}
+
+/** How long a connect flow's `state` is accepted. */
+export const CONNECT_STATE_SECONDS = 600;
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const base64url = (bytes: Buffer) => bytes.toString('base64url');
+
+/** The connect state's own encryption context (a grant waiting for its targets belongs to no channel yet). */
+const grantSealId = (stateHash: string) => `connect_${stateHash.slice(0, 32)}`;
+
+/** The network's auth and app, or the clear refusal of a network that cannot be connected. */
+const networkFor = async (
+  deps: ConnectDeps,
+  platform: PlatformId,
+): Promise<{ auth: NetworkAuth; app: OAuthApp }> => {
+  const auth = deps.auths(platform);
+  const app = auth ? await appFor(deps.appCredentials, platform, auth.kind) : null;
+  if (!auth || !app) {
+    throw new ApiError(
+      'network_not_configured',
+      `${platform} cannot be connected here: ${auth ? 'its app credentials (client id and secret) are not configured' : 'it has no connection flow yet'}.`,
+      'platform',
+    );
+  }
+  return { auth, app };
+};
+
+/** POST /v1/channels/connect: the consent screen's URL and the single-use state bound to the workspace. */
+export const startConnect = async (
+  deps: ConnectDeps,
+  auth: AuthContext,
+  body: ConnectChannelBody,
+  callbackUri: string,
+) => {
+  const network = await networkFor(deps, body.platform);
+  if (network.auth.kind !== 'oauth2' || !network.auth.authorizeUrl) {
+    throw new ApiError(
+      'validation_failed',
+      `${body.platform} connects with an app password: POST /v1/channels { platform, identifier, appPassword }.`,
+      'platform',
+    );
+  }
+  await refuseAtChannelLimit(deps, auth, body.platform);
+  const state = randomBase62(43);
+  const codeVerifier = network.auth.usesPkce ? randomBase62(64) : null;
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + CONNECT_STATE_SECONDS * 1000).toISOString();
+  const record: ConnectState = {
+    stateHash: sha256(state),
+    accountId: auth.accountId,
+    workspaceId: auth.workspaceId,
+    platform: body.platform,
+    redirectUrl: body.redirectUrl,
+    codeVerifier,
+    status: 'pending',
+    createdAt: now.toISOString(),
+    expiresAt,
+  };
+  await deps.connectStates.create(record);
+  const authorizeUrl = network.auth.authorizeUrl({
+    app: network.app,
+    redirectUri: callbackUri,
+    state,
+    codeChallenge: codeVerifier ? base64url(createHash('sha256').update(codeVerifier).digest()) : null,
+  });
+  return { authorizeUrl, state, expiresAt };
+};
+
+/**
+ * A new connection at the plan's channel limit is refused before the user is sent to the network
+ * (a reconnect of one of the workspace's channels of that network is not: it adds none).
+ */
+const refuseAtChannelLimit = async (deps: ConnectDeps, auth: AuthContext, platform: PlatformId) => {
+  const account = await deps.accounts.getAccount(auth.accountId);
+  const limit = account ? planLimits(account.plan).channels : null;
+  if (!account || limit === null || account.channelCount < limit) return;
+  const channels = await deps.accounts.listChannels(auth.workspaceId);
+  if (channels.some((channel) => channel.platform === platform)) return;
+  throw new ApiError(
+    'quota_exceeded',
+    `The plan allows ${limit} connected channels; disconnect one or change plan.`,
+  );
+};
+
+const channelLimit = async (deps: ConnectDeps, accountId: string) => {
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account) throw new ApiError('not_found', 'The account no longer exists.');
+  return planLimits(account.plan).channels;
+};
+
+/** Saves (or reconnects) the channel of one remote account with its tokens. */
+const saveChannel = async (
+  deps: ConnectDeps,
+  input: {
+    accountId: string;
+    workspaceId: string;
+    platform: PlatformId;
+    auth: NetworkAuth;
+    account: NetworkAccount;
+    tokens: TokenSet;
+  },
+) => {
+  const { auth, account, tokens } = input;
+  const now = deps.clock.now();
+  const capabilities = auth.capabilities(tokens.scopes.length > 0 ? tokens.scopes : auth.scopes);
+  const base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'> = {
+    accountId: input.accountId,
+    workspaceId: input.workspaceId,
+    platform: input.platform,
+    name: account.name,
+    remoteAccountId: account.remoteAccountId,
+    connection: 'connected',
+    threadsPermitted: capabilities.threads,
+    ...tokenFields(auth.policy, tokens, now),
+    scopes: tokens.scopes,
+    capabilities,
+    serviceUrl: account.serviceUrl ?? null,
+    authKind: auth.kind,
+    updatedAt: now.toISOString(),
+    createdAt: now.toISOString(),
+  };
+  return deps.accounts.upsertChannel(
+    base,
+    (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
+    await channelLimit(deps, input.accountId),
+  );
+};
+
+/** Where the callback sends the browser. */
+export type CallbackOutcome = { location: string };
+
+const withQuery = (url: string, params: Record<string, string>) => {
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
+  return target.toString();
+};
+
+/** A network's error code as a redirect may carry it (letters, digits and underscores only). */
+const safeCode = (value: string | undefined, fallback: string) =>
+  value && /^[A-Za-z0-9_]{1,64}$/.test(value) ? value : fallback;
+
+/**
+ * GET /v1/channels/callback: the network's redirect. The state authenticates it (single use,
+ * unexpired); the code is exchanged, the account read and the channel stored, then the browser
+ * goes back to the client's redirectUrl with `channelId`, `state` + `pending=targets`, or `error`.
+ */
+export const completeCallback = async (
+  deps: ConnectDeps,
+  query: { state?: string; code?: string; error?: string },
+  callbackUri: string,
+): Promise<CallbackOutcome> => {
+  if (!query.state || query.state.length > 200) throw new ApiError('invalid_state', undefined, 'state');
+  const stateHash = sha256(query.state);
+  const record = await deps.connectStates.get(stateHash);
+  if (!record) throw new ApiError('invalid_state', undefined, 'state');
+  const back = (params: Record<string, string>) => ({ location: withQuery(record.redirectUrl, params) });
+  const fail = async (error: string, description: string) => {
+    await deps.connectStates.transition(stateHash, 'exchanging', 'failed');
+    return back({ error, error_description: description });
+  };
+  if (deps.clock.now().toISOString() > record.expiresAt) {
+    return back({
+      error: 'state_expired',
+      error_description: 'The connection took longer than 10 minutes; start again.',
+    });
+  }
+  if (!(await deps.connectStates.transition(stateHash, 'pending', 'exchanging'))) {
+    return back({
+      error: 'state_used',
+      error_description: 'This connection was already completed or refused.',
+    });
+  }
+  if (query.error || !query.code) {
+    return fail(safeCode(query.error, 'invalid_request'), 'The network did not grant access.');
+  }
+  const auth = deps.auths(record.platform);
+  const app = auth ? await appFor(deps.appCredentials, record.platform, auth.kind) : null;
+  if (!auth?.exchangeCode || !app)
+    return fail('network_not_configured', 'The network cannot be connected here.');
+  try {
+    const tokens = await auth.exchangeCode({
+      app,
+      code: query.code,
+      redirectUri: callbackUri,
+      codeVerifier: record.codeVerifier,
+    });
+    const account = await auth.identify({ app, tokens });
+    if (auth.hasTargets && auth.targets) {
+      const targets = await auth.targets({ app, tokens });
+      const grantCiphertext = await sealTokens(deps.tokenCipher(), grantSealId(stateHash), tokens);
+      await deps.connectStates.transition(stateHash, 'exchanging', 'targets', {
+        grantCiphertext,
+        targets,
+        remoteAccountId: account.remoteAccountId,
+      });
+      return back({ state: query.state, pending: 'targets' });
+    }
+    const { channel } = await saveChannel(deps, {
+      accountId: record.accountId,
+      workspaceId: record.workspaceId,
+      platform: record.platform,
+      auth,
+      account,
+      tokens,
+    });
+    await deps.connectStates.transition(stateHash, 'exchanging', 'done', { channelIds: [channel.channelId] });
+    return back({ channelId: channel.channelId });
+  } catch (error) {
+    if (isApiError(error)) return fail(error.code, error.message);
+    if (error instanceof NetworkError) {
+      return fail(
+        error.kind === 'transient' ? 'network_unavailable' : 'network_refused',
+        `The network refused the connection: ${error.message}`,
+      );
+    }
+    logger.error('Connect callback failed', { platform: record.platform, error: error as Error });
+    return fail('internal_error', 'Something went wrong on our side; try again.');
+  }
+};
+
+/** The state of a targets step, for the workspace that started it. */
+const targetsState = async (deps: ConnectDeps, auth: AuthContext, state: string) => {
+  const record = state.length <= 200 ? await deps.connectStates.get(sha256(state)) : null;
+  // Another workspace's state is as unknown as a forged one.
+  if (!record || record.workspaceId !== auth.workspaceId) {
+    throw new ApiError('not_found', 'No connection with this state in this workspace.');
+  }
+  if (deps.clock.now().toISOString() > record.expiresAt)
+    throw new ApiError('invalid_state', 'This connection expired; start again.');
+  if (record.status !== 'targets') {
+    throw new ApiError(
+      'invalid_state',
+      record.status === 'done'
+        ? 'The targets of this connection were already chosen.'
+        : 'This connection has no targets to choose (the network has not redirected back, or it failed).',
+    );
+  }
+  return record;
+};
+
+const targetView = (target: NonNullable<ConnectState['targets']>[number]) => ({
+  id: target.targetId,
+  name: target.name,
+  platform: target.platform,
+  kind: target.kind,
+});
+
+/** GET /v1/channels/connect/{state}/targets */
+export const listTargets = async (deps: ConnectDeps, auth: AuthContext, state: string) => {
+  const record = await targetsState(deps, auth, state);
+  return {
+    platform: record.platform,
+    expiresAt: record.expiresAt,
+    data: (record.targets ?? []).map(targetView),
+  };
+};
+
+/** POST /v1/channels/connect/{state}/targets: the chosen targets become channels (single use). */
+export const chooseTargets = async (
+  deps: ConnectDeps,
+  auth: AuthContext,
+  state: string,
+  body: ChooseTargetsBody,
+) => {
+  const record = await targetsState(deps, auth, state);
+  const stateHash = record.stateHash;
+  const byId = new Map((record.targets ?? []).map((target) => [target.targetId, target]));
+  const unknown = body.targetIds.find((id) => !byId.has(id));
+  if (unknown !== undefined) {
+    throw new ApiError(
+      'validation_failed',
+      `targetIds: ${unknown} is not one of this account's targets.`,
+      'targetIds',
+    );
+  }
+  const network = await networkFor(deps, record.platform);
+  if (!(await deps.connectStates.transition(stateHash, 'targets', 'exchanging'))) {
+    throw new ApiError('invalid_state', 'The targets of this connection were already chosen.');
+  }
+  const created: ChannelRecord[] = [];
+  try {
+    const grant = await openTokens(
+      deps.tokenCipher(),
+      grantSealId(stateHash),
+      record.grantCiphertext as string,
+    );
+    for (const id of body.targetIds) {
+      const target = byId.get(id) as NonNullable<ConnectState['targets']>[number];
+      const targetAuth = deps.auths(target.platform) ?? network.auth;
+      const tokens = network.auth.targetTokens
+        ? await network.auth.targetTokens({ app: network.app, tokens: grant, target })
+        : grant;
+      const { channel } = await saveChannel(deps, {
+        accountId: record.accountId,
+        workspaceId: record.workspaceId,
+        platform: target.platform,
+        auth: targetAuth,
+        account: { remoteAccountId: target.targetId, name: target.name },
+        tokens,
+      });
+      created.push(channel);
+    }
+  } catch (error) {
+    await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
+      channelIds: created.map((c) => c.channelId),
+    });
+    if (error instanceof NetworkError) {
+      throw new ApiError(
+        error.kind === 'transient' ? 'service_unavailable' : 'network_refused',
+        `The network refused the targets: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+  await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
+    channelIds: created.map((c) => c.channelId),
+  });
+  return { data: created.map(channelView) };
+};
+
+/**
+ * POST /v1/channels (Bluesky app password): one createSession (the network allows 30 per 5
+ * minutes), then the session's refreshJwt keeps the channel connected.
+ */
+export const connectWithAppPassword = async (
+  deps: ConnectDeps,
+  auth: AuthContext,
+  body: CreateChannelBody,
+  defaultServiceUrl: string,
+) => {
+  const { auth: network } = await networkFor(deps, body.platform);
+  if (network.kind !== 'app_password' || !network.createSession) {
+    throw new ApiError(
+      'validation_failed',
+      `${body.platform} connects through POST /v1/channels/connect.`,
+      'platform',
+    );
+  }
+  let session: Awaited<ReturnType<NonNullable<NetworkAuth['createSession']>>>;
+  try {
+    session = await network.createSession({
+      identifier: body.identifier,
+      appPassword: body.appPassword,
+      serviceUrl: body.service ?? defaultServiceUrl,
+    });
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    if (error.kind === 'transient') {
+      throw new ApiError(
+        'service_unavailable',
+        `The network could not be reached or is rate limiting sign-ins: ${error.message}`,
+        undefined,
+        error.details.retryAfterSeconds ? { 'Retry-After': String(error.details.retryAfterSeconds) } : {},
+      );
+    }
+    throw new ApiError(
+      'network_refused',
+      `The network refused the identifier or app password: ${error.message}`,
+      'appPassword',
+    );
+  }
+  const account = {
+    ...session.account,
+    serviceUrl: session.account.serviceUrl ?? (body.service ? body.service : null),
+  };
+  const result = await saveChannel(deps, {
+    accountId: auth.accountId,
+    workspaceId: auth.workspaceId,
+    platform: body.platform,
+    auth: network,
+    account,
+    tokens: session.tokens,
+  });
+  return { created: result.created, channel: channelView(result.channel) };
+};
+
+/** GET /v1/channels/{id} */
+export const getChannel = async (
+  deps: Pick<ConnectDeps, 'accounts'>,
+  auth: AuthContext,
+  channelId: string,
+) => {
+  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
+  return channelView(channel);
+};
+
+/**
+ * DELETE /v1/channels/{id}: revokes the grant at the network where it has a revocation call (a
+ * failed revocation does not keep the channel), then removes the channel and its tokens. Posts
+ * keep their history.
+ */
+export const disconnectChannel = async (deps: ConnectDeps, auth: AuthContext, channelId: string) => {
+  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
+  let revoked = false;
+  const network = deps.auths(channel.platform);
+  if (network?.revoke && channel.authKind) {
+    try {
+      const app = await appFor(deps.appCredentials, channel.platform, network.kind);
+      if (app) {
+        const tokens = await openTokens(deps.tokenCipher(), channel.channelId, channel.tokenCiphertext);
+        await network.revoke({ app, tokens, serviceUrl: channel.serviceUrl ?? null });
+        revoked = true;
+      }
+    } catch (error) {
+      logger.warn('Revoking a channel grant failed; the channel is removed all the same', {
+        channelId,
+        platform: channel.platform,
+        error: error instanceof NetworkError ? error.message : (error as Error).message,
+      });
+    }
+  }
+  if (!(await deps.accounts.disconnectChannel(channel))) {
+    throw new ApiError('not_found', 'No channel with this id in this workspace.');
+  }
+  return { id: channelId, disconnected: true as const, revoked };
+};

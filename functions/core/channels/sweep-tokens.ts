@@ -1,0 +1,44 @@
+import type { AccountStore } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { NetworkError } from '../../ports/network-client.ts';
+import { logger } from '../../shared/powertools.ts';
+import type { TokenService } from './token-service.ts';
+
+/** The message the token refresh sweep puts on the publish queue (a recurring schedule on AWS, a timer locally). */
+export const TOKEN_SWEEP_MESSAGE = '{"tokenSweep":true}';
+
+/** Channels refreshed per sweep at most; the rest wait for the next sweep (they are not yet expiring). */
+const BATCH = 50;
+
+/**
+ * Extends long-lived tokens before they lapse (Instagram and Threads once at least 24 h old,
+ * Pinterest, Facebook user tokens: each network's `policy.proactiveAfterSeconds`). Each channel
+ * goes through the token service, so a sweep never races a publish refreshing the same channel;
+ * a refused refresh makes the channel needs_reconnect (with its one event) as anywhere else.
+ */
+export const sweepTokens = async (deps: {
+  clock: Clock;
+  accounts: AccountStore;
+  tokens: () => TokenService;
+}): Promise<{ refreshed: number; failed: number }> => {
+  const due = await deps.accounts.channelsDueForRefresh(deps.clock.now().toISOString(), BATCH);
+  let refreshed = 0;
+  let failed = 0;
+  for (const { workspaceId, channelId } of due) {
+    const channel = await deps.accounts.getChannel(workspaceId, channelId);
+    if (channel?.connection !== 'connected') continue;
+    try {
+      await deps.tokens().refreshNow(channel);
+      refreshed++;
+    } catch (error) {
+      failed++;
+      logger.warn('Proactive token refresh failed', {
+        channelId,
+        platform: channel.platform,
+        kind: error instanceof NetworkError ? error.kind : 'unexpected',
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return { refreshed, failed };
+};

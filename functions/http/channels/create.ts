@@ -1,0 +1,13 @@
+import { connectWithAppPassword } from '../../core/channels/connect.ts';
+import { createChannelBody } from '../../core/channels/schema.ts';
+import { env } from '../../shared/env.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** Bluesky's default PDS entry point (the local simulator's address locally). */
+const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social';
+
+/** POST /v1/channels: connects a Bluesky account with an app password (201 new, 200 reconnected). */
+export const handler = httpHandler({ body: createChannelBody }, async ({ deps, auth, body }) => {
+  const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
+  return { status: created ? 201 : 200, body: channel };
+});

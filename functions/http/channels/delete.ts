@@ -1,0 +1,8 @@
+import { disconnectChannel } from '../../core/channels/connect.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** DELETE /v1/channels/{id}: revokes at the network where possible and removes the channel; posts keep their history. */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
+  status: 200,
+  body: await disconnectChannel(deps, auth, params.id as string),
+}));

@@ -1,0 +1,8 @@
+import { listTargets } from '../../core/channels/connect.ts';
+import { httpHandler } from '../../shared/http.ts';
+
+/** GET /v1/channels/connect/{state}/targets: the pages, boards or channels the account may post to. */
+export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
+  status: 200,
+  body: await listTargets(deps, auth, params.state as string),
+}));

@@ -1,0 +1,273 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
+import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
+import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
+import { createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
+import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
+import { TokenService } from '../../functions/core/channels/token-service.ts';
+import { openTokens, sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
+import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
+import { NetworkError } from '../../functions/ports/network-client.ts';
+import type { JobQueue } from '../../functions/ports/publishing.ts';
+import { freshTable } from '../support/table.ts';
+
+/**
+ * A network whose refresh tokens rotate: each refresh token works once, and a used one is refused
+ * (as X and TikTok do). It answers slowly, so concurrent callers really overlap.
+ */
+const rotatingNetwork = () => {
+  let counter = 0;
+  const valid = new Set<string>(['refresh-0']);
+  const state = { refreshCalls: 0, refuseAll: false, delayMs: 50 };
+  const issue = (now: Date, lifetimeSeconds: number): TokenSet => {
+    counter++;
+    valid.add(`refresh-${counter}`);
+    return {
+      accessToken: `access-${counter}`,
+      refreshToken: `refresh-${counter}`,
+      expiresAt: new Date(now.getTime() + lifetimeSeconds * 1000).toISOString(),
+      refreshExpiresAt: null,
+      scopes: ['post'],
+      issuedAt: now.toISOString(),
+    };
+  };
+  const auth: NetworkAuth = {
+    platform: 'x',
+    kind: 'oauth2',
+    usesPkce: true,
+    scopes: ['post'],
+    policy: { marginSeconds: 60, proactiveAfterSeconds: null, rotatesRefreshToken: true },
+    hasTargets: false,
+    identify: async () => ({ remoteAccountId: 'u1', name: 'User' }),
+    refresh: async ({ tokens }) => {
+      state.refreshCalls++;
+      await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+      if (state.refuseAll || !tokens.refreshToken || !valid.has(tokens.refreshToken)) {
+        throw new NetworkError('reconnect', 'invalid_grant: refresh token invalid');
+      }
+      valid.delete(tokens.refreshToken);
+      return issue(clock.now(), 7200);
+    },
+    capabilities: () => ({ publish: true, manage: true, threads: true, metrics: true }),
+  };
+  return { auth, state };
+};
+
+let now = new Date('2026-01-01T00:00:00.000Z');
+const clock = { now: () => now };
+let table: Awaited<ReturnType<typeof freshTable>>;
+let accounts: AccountStore;
+let cipher: FileTokenCipher;
+const sentEvents: string[] = [];
+const queue: JobQueue = {
+  sendPublish: async () => {},
+  sendEvent: async (id) => {
+    sentEvents.push(id);
+  },
+};
+
+beforeAll(async () => {
+  table = await freshTable();
+  cipher = new FileTokenCipher(loadOrCreateKey(join(mkdtempSync(join(tmpdir(), 'herald-')), 'k')));
+  accounts = dynamoAccountStore(table);
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+const connected = async (
+  expiresInSeconds: number,
+  proactiveAfterSeconds: number | null = null,
+): Promise<ChannelRecord> => {
+  const deps = { accounts, clock, tokenCipher: () => cipher };
+  const account = await createAccount(deps, { name: 'A', plan: 'starter' });
+  const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+  const tokens: TokenSet = {
+    accessToken: 'access-0',
+    refreshToken: 'refresh-0',
+    expiresAt: new Date(now.getTime() + expiresInSeconds * 1000).toISOString(),
+    refreshExpiresAt: null,
+    scopes: ['post'],
+    issuedAt: now.toISOString(),
+  };
+  const policy = { marginSeconds: 60, proactiveAfterSeconds, rotatesRefreshToken: true };
+  const { channel } = await accounts.upsertChannel(
+    {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      platform: 'x',
+      name: 'User',
+      remoteAccountId: `u-${Math.random()}`,
+      connection: 'connected',
+      threadsPermitted: true,
+      ...tokenFields(policy, tokens, now),
+      scopes: ['post'],
+      authKind: 'oauth2',
+      createdAt: now.toISOString(),
+    },
+    (channelId) => sealTokens(cipher, channelId, tokens),
+    25,
+  );
+  return channel;
+};
+
+const service = (auth: NetworkAuth) =>
+  new TokenService(
+    {
+      clock,
+      accounts,
+      tokenCipher: () => cipher,
+      auths: (platform) => (platform === 'x' ? auth : null),
+      appCredentials: { get: async () => ({ clientId: 'c', clientSecret: 's' }) },
+      queue: () => queue,
+    },
+    { holdSeconds: 5, pollMs: 20 },
+  );
+
+const eventItem = async (eventId: string) =>
+  (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.event(eventId) }))).Item;
+
+describe('token service', () => {
+  it('uses a token that is not near expiry as it is', async () => {
+    const { auth, state } = rotatingNetwork();
+    const channel = await connected(3600);
+    const credentials = await service(auth).credentials(channel);
+    expect(credentials.accessToken).toBe('access-0');
+    expect(state.refreshCalls).toBe(0);
+  });
+
+  it('20 concurrent callers during an expiry refresh once, and all get the new token', async () => {
+    const { auth, state } = rotatingNetwork();
+    const channel = await connected(30); // inside the 60 s margin
+    // Two services stand for two Lambda instances: only the table's hold keeps them apart.
+    const services = [service(auth), service(auth)];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (services[i % 2] as TokenService).credentials(channel)),
+    );
+    expect(state.refreshCalls).toBe(1);
+    expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set(['access-1']));
+    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    expect(stored?.tokenVersion).toBe((channel.tokenVersion ?? 0) + 1);
+    expect(stored?.connection).toBe('connected');
+    const tokens = await openTokens(cipher, channel.channelId, stored?.tokenCiphertext as string);
+    expect(tokens.refreshToken).toBe('refresh-1');
+  });
+
+  it('20 concurrent calls answered "token expired" refresh once (rotating refresh token) and are retried', async () => {
+    const { auth, state } = rotatingNetwork();
+    const channel = await connected(3600);
+    const services = [service(auth), service(auth)];
+    const seen: string[] = [];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (services[i % 2] as TokenService).withCredentials(channel, async (credentials) => {
+          seen.push(credentials.accessToken);
+          if (credentials.accessToken === 'access-0') {
+            throw new NetworkError('reconnect', 'token expired', { status: 401, tokenExpired: true });
+          }
+          return credentials.accessToken;
+        }),
+      ),
+    );
+    expect(state.refreshCalls).toBe(1);
+    expect(results.every((token) => token === 'access-1')).toBe(true);
+    expect(seen.filter((token) => token === 'access-0')).toHaveLength(20);
+  });
+
+  it('keeps rotating: each refresh uses the refresh token the previous one issued', async () => {
+    const { auth, state } = rotatingNetwork();
+    const channel = await connected(30);
+    const tokenService = service(auth);
+    for (let round = 1; round <= 3; round++) {
+      const current = (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+      now = new Date(Date.parse(current.tokenExpiresAt as string) - 10_000);
+      const credentials = await tokenService.credentials(current);
+      expect(credentials.accessToken).toBe(`access-${round}`);
+    }
+    expect(state.refreshCalls).toBe(3);
+    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    expect(stored?.connection).toBe('connected');
+  });
+
+  it('a refused refresh makes the channel needs_reconnect with exactly one event, however many callers', async () => {
+    const { auth, state } = rotatingNetwork();
+    state.refuseAll = true;
+    const channel = await connected(30);
+    sentEvents.length = 0;
+    const services = [service(auth), service(auth)];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => (services[i % 2] as TokenService).credentials(channel)),
+    );
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ kind: 'reconnect' });
+    }
+    expect(state.refreshCalls).toBe(1);
+    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    expect(stored?.connection).toBe('needs_reconnect');
+    expect(sentEvents).toHaveLength(1);
+    const item = await eventItem(sentEvents[0] as string);
+    expect(item?.event).toMatchObject({
+      type: 'channel.needs_reconnect',
+      workspaceId: channel.workspaceId,
+      data: { channelId: channel.channelId, platform: 'x' },
+    });
+    // Later callers are refused without asking the network again.
+    await expect(service(auth).credentials(stored as ChannelRecord)).rejects.toMatchObject({
+      kind: 'reconnect',
+    });
+    expect(sentEvents).toHaveLength(1);
+  });
+
+  it('a transient refresh failure leaves the channel connected and lets the next caller refresh', async () => {
+    const { auth, state } = rotatingNetwork();
+    const channel = await connected(30);
+    const failing: NetworkAuth = {
+      ...auth,
+      refresh: async () => {
+        state.refreshCalls++;
+        throw new NetworkError('transient', 'HTTP 503');
+      },
+    };
+    await expect(service(failing).credentials(channel)).rejects.toMatchObject({ kind: 'transient' });
+    expect((await accounts.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe('connected');
+    const credentials = await service(auth).credentials(channel);
+    expect(credentials.accessToken).toMatch(/^access-\d+$/);
+    expect(credentials.accessToken).not.toBe('access-0');
+  });
+});
+
+describe('proactive refresh sweep', () => {
+  it("refreshes long-lived tokens once they reach the network's age, and not before", async () => {
+    const { auth, state } = rotatingNetwork();
+    const proactive: NetworkAuth = { ...auth, policy: { ...auth.policy, proactiveAfterSeconds: 24 * 3600 } };
+    const channel = await connected(60 * 24 * 3600, 24 * 3600);
+    const tokenService = service(proactive);
+    const deps = { clock, accounts, tokens: () => tokenService };
+    const mine = async () =>
+      (await accounts.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
+        (c) => c.channelId === channel.channelId,
+      );
+
+    now = new Date(Date.parse(channel.tokenIssuedAt as string) + 23 * 3600 * 1000);
+    expect(await mine()).toEqual([]);
+    await sweepTokens(deps);
+    expect(state.refreshCalls).toBe(0);
+
+    now = new Date(Date.parse(channel.tokenIssuedAt as string) + 25 * 3600 * 1000);
+    expect(await mine()).toHaveLength(1);
+    const result = await sweepTokens(deps);
+    expect(result.refreshed).toBeGreaterThanOrEqual(1);
+    expect(state.refreshCalls).toBe(1);
+    const stored = (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+    expect(stored.tokenVersion).toBe((channel.tokenVersion ?? 0) + 1);
+    expect(Date.parse(stored.refreshDueAt as string)).toBe(now.getTime() + 24 * 3600 * 1000);
+    // Not due again until the new tokens are a day old.
+    expect(await mine()).toEqual([]);
+  });
+});
