@@ -353,7 +353,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     // Plays the recurring schedule that hands out due metrics readings on AWS (the metrics worker runs it).
     const sweepMetrics = () =>
       sqs
-        .send(new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }))
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
+        )
         .catch((error: unknown) =>
           log.error(
             `Metrics sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,

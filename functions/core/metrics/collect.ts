@@ -124,7 +124,11 @@ const cleanReading = (reading: MetricsReading): MetricsReading => {
 };
 
 /** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value). */
-export const statsDeltas = (platform: string, known: MetricsReading, reading: MetricsReading): StatsCounters => {
+export const statsDeltas = (
+  platform: string,
+  known: MetricsReading,
+  reading: MetricsReading,
+): StatsCounters => {
   const deltas: StatsCounters = {};
   for (const name of METRIC_NAMES) {
     const value = reading[name];
@@ -164,7 +168,10 @@ const readChannel = async (
       remoteAccountId: record.remoteAccountId,
     };
   } catch (error) {
-    logger.error('Could not decrypt a channel token', { channelId: channel.channelId, error: error as Error });
+    logger.error('Could not decrypt a channel token', {
+      channelId: channel.channelId,
+      error: error as Error,
+    });
     return { kind: 'failed', reason: 'The channel token could not be read.' };
   }
   const ageSeconds = readingAgeSeconds(tracker.step);
@@ -183,7 +190,10 @@ const readChannel = async (
     const remote = remoteOf(channel.blocks[b] as PostChannel['blocks'][number]);
     if (!remote) continue;
     try {
-      blocks.push({ block: b, metrics: cleanReading(await client.metrics({ credentials, block: remote, ageSeconds })) });
+      blocks.push({
+        block: b,
+        metrics: cleanReading(await client.metrics({ credentials, block: remote, ageSeconds })),
+      });
     } catch {
       // per-block values are a bonus; the first block's reading stands
     }
@@ -219,7 +229,13 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   }
 
   const at = deps.clock.now().toISOString();
-  const base = { postId: job.postId, channelId: job.channelId, step: tracker.step, at, dueAt: dueAt.toISOString() };
+  const base = {
+    postId: job.postId,
+    channelId: job.channelId,
+    step: tracker.step,
+    at,
+    dueAt: dueAt.toISOString(),
+  };
   const nextDue = readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
   const moved = { ...tracker, step: tracker.step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
   if (attempt.kind === 'ok') {
@@ -235,11 +251,17 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
       latest: { at, metrics: attempt.metrics },
       readings: tracker.readings + 1,
     };
-    await deps.metrics.record(tracker, reading, next, statsDeltas(tracker.platform, tracker.known, attempt.metrics));
+    await deps.metrics.record(
+      tracker,
+      reading,
+      next,
+      statsDeltas(tracker.platform, tracker.known, attempt.metrics),
+    );
     return;
   }
   const outcome = attempt.kind === 'failed' ? 'missed' : 'skipped';
-  const reason = attempt.kind === 'failed' ? `${attempt.reason} (after ${job.attempt} tries)` : attempt.reason;
+  const reason =
+    attempt.kind === 'failed' ? `${attempt.reason} (after ${job.attempt} tries)` : attempt.reason;
   const next: MetricsTracker = {
     ...moved,
     ...(outcome === 'missed' ? { missed: tracker.missed + 1 } : { skipped: tracker.skipped + 1 }),
@@ -251,7 +273,10 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
  * Drops a deleted post's metrics and takes it out of the stats. A failure is only logged (the post
  * is gone already): the post's next due reading finds it missing and forgets it then.
  */
-export const forgetPostMetrics = async (deps: Pick<MetricsDeps, 'metrics'>, postId: string): Promise<void> => {
+export const forgetPostMetrics = async (
+  deps: Pick<MetricsDeps, 'metrics'>,
+  postId: string,
+): Promise<void> => {
   try {
     await deps.metrics.forgetPost(postId);
   } catch (error) {

@@ -53,12 +53,20 @@ const channelMetrics = (
 ): ChannelMetrics => {
   const supported = getPlatform(channel.platform)?.supportsMetrics ?? false;
   const live = channel.status === 'published';
-  const latestReading = [...readings].reverse().find((r) => r.outcome === 'ok' && r.at === tracker?.latest?.at);
+  const latestReading = [...readings]
+    .reverse()
+    .find((r) => r.outcome === 'ok' && r.at === tracker?.latest?.at);
   return {
     channelId: channel.channelId,
     platform: channel.platform,
     metricsStatus,
-    collection: !supported ? 'unsupported' : !live || !tracker ? 'not_live' : tracker.nextAt ? 'collecting' : 'finished',
+    collection: !supported
+      ? 'unsupported'
+      : !live || !tracker
+        ? 'not_live'
+        : tracker.nextAt
+          ? 'collecting'
+          : 'finished',
     publishedAt: live ? (channel.publishedAt ?? null) : null,
     nextReadingAt: tracker?.nextAt ?? null,
     latest: tracker?.latest
@@ -68,7 +76,11 @@ const channelMetrics = (
           ...(latestReading?.blocks ? { blocks: latestReading.blocks } : {}),
         }
       : null,
-    counts: { readings: tracker?.readings ?? 0, missed: tracker?.missed ?? 0, skipped: tracker?.skipped ?? 0 },
+    counts: {
+      readings: tracker?.readings ?? 0,
+      missed: tracker?.missed ?? 0,
+      skipped: tracker?.skipped ?? 0,
+    },
     readings: series(readings, granularity),
   };
 };

@@ -74,7 +74,9 @@ export const channelMetricsSchema = z.object({
   metricsStatus: z.enum(['available', 'unsupported', 'needs_reconnect']),
   collection: z
     .enum(['not_live', 'collecting', 'finished', 'unsupported'])
-    .describe('not_live: the channel is not published; collecting: readings continue; finished: 30 days are over.'),
+    .describe(
+      'not_live: the channel is not published; collecting: readings continue; finished: 30 days are over.',
+    ),
   publishedAt: z.string().nullable(),
   nextReadingAt: z.string().nullable(),
   latest: pointSchema.nullable().describe('The latest successful reading.'),

@@ -31,7 +31,11 @@ export const getStats = async (
 ): Promise<StatsResponse> => {
   const parsedTo = input.to !== undefined ? Date.parse(parseBound(input.to, 'to')) : undefined;
   const parsedFrom = input.from !== undefined ? Date.parse(parseBound(input.from, 'from')) : undefined;
-  const to = parsedTo ?? (parsedFrom !== undefined ? Math.max(parsedFrom, deps.clock.now().getTime()) : deps.clock.now().getTime());
+  const to =
+    parsedTo ??
+    (parsedFrom !== undefined
+      ? Math.max(parsedFrom, deps.clock.now().getTime())
+      : deps.clock.now().getTime());
   const from = parsedFrom ?? to - DEFAULT_STATS_DAYS * DAY_MS;
   if (from > to) throw new ApiError('validation_failed', 'from must not be after to.', 'from');
   if (to - from > MAX_STATS_DAYS * DAY_MS) {
@@ -45,7 +49,9 @@ export const getStats = async (
   const wholeLast = to === lastDay + DAY_MS - 1;
   const reads: Promise<StatsCounters[]>[] = [];
   if (firstDay === lastDay && !(wholeFirst && wholeLast)) {
-    reads.push(deps.metrics.statsPosts(workspaceId, mode, new Date(from).toISOString(), new Date(to).toISOString()));
+    reads.push(
+      deps.metrics.statsPosts(workspaceId, mode, new Date(from).toISOString(), new Date(to).toISOString()),
+    );
   } else {
     const low = wholeFirst ? firstDay : firstDay + DAY_MS;
     const high = wholeLast ? lastDay : lastDay - DAY_MS;
@@ -62,7 +68,12 @@ export const getStats = async (
     }
     if (!wholeLast) {
       reads.push(
-        deps.metrics.statsPosts(workspaceId, mode, new Date(lastDay).toISOString(), new Date(to).toISOString()),
+        deps.metrics.statsPosts(
+          workspaceId,
+          mode,
+          new Date(lastDay).toISOString(),
+          new Date(to).toISOString(),
+        ),
       );
     }
   }

@@ -683,7 +683,11 @@ export class PublishingEngine {
     try {
       await this.deps.onChannelLive?.(post, channelId);
     } catch (error) {
-      logger.error('Could not start metrics readings', { postId: post.postId, channelId, error: error as Error });
+      logger.error('Could not start metrics readings', {
+        postId: post.postId,
+        channelId,
+        error: error as Error,
+      });
     }
   }
 

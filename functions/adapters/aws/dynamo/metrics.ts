@@ -283,36 +283,40 @@ export class DynamoMetricsStore implements MetricsStore {
     const first = trackers[0];
     if (first) {
       const postKey = keys.statsPost(first.workspaceId, first.mode, first.postLiveAt, postId);
-      const out = await this.table.doc.send(new GetCommand({ TableName: this.table.tableName, Key: postKey }));
+      const out = await this.table.doc.send(
+        new GetCommand({ TableName: this.table.tableName, Key: postKey }),
+      );
       if (out.Item) {
         const negated = Object.fromEntries(Object.entries(countersOf(out.Item)).map(([k, v]) => [k, -v]));
         // The post's own item goes in the same write, so a repeated forget subtracts nothing twice.
-        await this.table.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: this.table.tableName,
-                  Key: postKey,
-                  ConditionExpression: 'attribute_exists(PK)',
+        await this.table.doc
+          .send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.table.tableName,
+                    Key: postKey,
+                    ConditionExpression: 'attribute_exists(PK)',
+                  },
                 },
-              },
-              ...(Object.keys(negated).length
-                ? [
-                    {
-                      Update: {
-                        TableName: this.table.tableName,
-                        Key: keys.statsDay(first.workspaceId, first.mode, day(first.postLiveAt)),
-                        ...addExpression(negated),
+                ...(Object.keys(negated).length
+                  ? [
+                      {
+                        Update: {
+                          TableName: this.table.tableName,
+                          Key: keys.statsDay(first.workspaceId, first.mode, day(first.postLiveAt)),
+                          ...addExpression(negated),
+                        },
                       },
-                    },
-                  ]
-                : []),
-            ],
-          }),
-        ).catch((error: unknown) => {
-          if (!isCancelledByCondition(error)) throw error;
-        });
+                    ]
+                  : []),
+              ],
+            }),
+          )
+          .catch((error: unknown) => {
+            if (!isCancelledByCondition(error)) throw error;
+          });
       }
     }
     const pk = keys.post(postId).PK;
