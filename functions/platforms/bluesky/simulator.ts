@@ -8,6 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
+import { getPosts } from './sim-metrics.ts';
 
 /**
  * A local Bluesky PDS for `app.bsky.feed.post` records: `com.atproto.repo.createRecord`,
@@ -274,6 +275,7 @@ export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {
       // Public on a real PDS: reading a record needs no token.
       { method: 'GET', path: '/xrpc/com.atproto.repo.getRecord', auth: false, handler: getRecord },
       { method: 'POST', path: '/xrpc/com.atproto.repo.deleteRecord', handler: deleteRecord },
+      { method: 'GET', path: '/xrpc/app.bsky.feed.getPosts', handler: (ctx) => getPosts(records, ctx) },
     ],
   });
 };

@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
 /**
  * A local LinkedIn Posts and Comments API (versioned REST): `POST /rest/posts` (201, URN in
@@ -384,6 +385,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
+      ...linkedInMetricsRoutes(posts),
     ],
   });
 };
