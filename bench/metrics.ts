@@ -283,7 +283,8 @@ schedules against the account's schedule quota, need cleaning up when a post is 
 nothing to catch up with after an outage. The sweep costs a fixed ${usd(fixed)} a month, its due
 index is a sparse GSI entry updated in the reading's own transaction, a deleted post just drops its
 tracker, and overdue readings are found by the next sweep; readings land at most a minute late.
-Storage: ${READINGS_PER_CHANNEL} reading items of ~0.3 KB per channel, about 10 MB per 1,000 posts ($0.0025 a month).
+Storage: ${READINGS_PER_CHANNEL} reading items per channel (the largest item written: ${consumed.largestItem} bytes): about ${((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e6).toFixed(0)} MB per 1,000 posts at most, ${usd(((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e9) * PRICES.dynamoStoragePerGbMonth)} a month.
+DynamoDB Local reports no consumed capacity: the units above apply DynamoDB's on-demand rules to every call the run made (item sizes measured as JSON).
 `;
     writeSection('metrics', md);
     console.log(md);
