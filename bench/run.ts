@@ -1,5 +1,6 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
 import { runMedia } from './media.ts';
+import { runMetrics } from './metrics.ts';
 import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
@@ -13,6 +14,7 @@ const suites: Record<string, () => Promise<void>> = {
   publishing: runPublishing,
   media: runMedia,
   webhooks: runWebhooks,
+  metrics: runMetrics,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -73,6 +73,7 @@ export class StatefulStack extends Stack {
       groupName: props.scheduleGroupName,
       publishQueue: this.queues.publish.queue,
       webhookSweep: { eventQueue: this.queues.event.queue },
+      metricsSweep: { metricsQueue: this.queues.metrics.queue },
     });
     // The literal name (not the group's Ref) so other stacks can build ARNs from it without an import.
     this.scheduleGroupName = props.scheduleGroupName;

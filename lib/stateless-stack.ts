@@ -44,6 +44,7 @@ export class StatelessStack extends Stack {
       publishQueue: publish.queue,
       eventQueue: event.queue,
       deliveryQueue: delivery.queue,
+      metricsQueue: metrics.queue,
       tokenKey: stateful.tokenKey,
       scheduleGroupName: stateful.scheduleGroupName,
       schedulerRole: stateful.schedulerRole,

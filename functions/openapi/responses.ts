@@ -101,9 +101,9 @@ export const channelSchema = z.strictObject({
   platform: z.string().meta({ description: 'A platform id of GET /v1/platforms.' }),
   name: z.string(),
   status: z.enum(['connected', 'needs_reconnect']),
-  manageStatus: z.enum(['available', 'unsupported', 'needs_reconnect']),
+  manageStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   continuationStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
-  metricsStatus: z.enum(['available', 'unsupported', 'needs_reconnect']),
+  metricsStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   createdAt: dateTime(),
 });
 export const channelListSchema = z.strictObject({ data: z.array(channelSchema) });

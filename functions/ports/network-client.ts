@@ -151,6 +151,11 @@ export interface NetworkClient {
 export interface MetricsInput {
   credentials: NetworkCredentials;
   block: RemoteBlock;
+  /**
+   * How long the block has been live on the metrics cadence (seconds, unscaled): simulated
+   * networks (the sandbox) grow their counts from it; real networks ignore it.
+   */
+  ageSeconds?: number;
 }
 
 /** Stable metric names across networks (each client maps the network's own names onto these). */

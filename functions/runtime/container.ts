@@ -10,6 +10,7 @@ import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/clie
 import { DynamoConnectStateStore } from '../adapters/aws/dynamo/connect-states.ts';
 import { getEventRecord, markEventDispatched, pendingEventIdsBefore } from '../adapters/aws/dynamo/events.ts';
 import { DynamoMediaStore } from '../adapters/aws/dynamo/media.ts';
+import { DynamoMetricsStore } from '../adapters/aws/dynamo/metrics.ts';
 import { DynamoPostStore } from '../adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
 import { DynamoWebhookStore } from '../adapters/aws/dynamo/webhooks.ts';
@@ -19,11 +20,14 @@ import { EventBridgeScheduler } from '../adapters/aws/scheduler.ts';
 import { SecretsManagerAppCredentials } from '../adapters/aws/secrets-app-credentials.ts';
 import { SqsDeliveryQueue } from '../adapters/aws/sqs-delivery-queue.ts';
 import { SqsJobQueue } from '../adapters/aws/sqs-job-queue.ts';
+import { SqsMetricsQueue } from '../adapters/aws/sqs-metrics-queue.ts';
 import { HttpsWebhookSender, systemResolver } from '../adapters/http/webhook-sender.ts';
 import { configuredAppCredentials } from '../adapters/local/configured-app-credentials.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../adapters/local/file-token-cipher.ts';
 import { TableScheduler } from '../adapters/local/table-scheduler.ts';
 import { TokenService } from '../core/channels/token-service.ts';
+import type { CadenceSettings } from '../core/metrics/cadence.ts';
+import { startTracking } from '../core/metrics/collect.ts';
 import { type PublishingDeps, PublishingEngine } from '../core/publishing/engine.ts';
 import { networkAuths } from '../platforms/auth-registry.ts';
 import { networkClients } from '../platforms/registry.ts';
@@ -35,6 +39,7 @@ import { type Clock, systemClock } from '../ports/clock.ts';
 import type { ConnectStateStore } from '../ports/connect-states.ts';
 import type { MediaStore } from '../ports/media.ts';
 import type { NetworkAuth } from '../ports/network-auth.ts';
+import type { MetricsQueue, MetricsStore } from '../ports/metrics.ts';
 import type { OverduePosts } from '../ports/overdue-posts.ts';
 import type { PostStore } from '../ports/posts.ts';
 import type { ClaimStore, JobQueue } from '../ports/publishing.ts';
@@ -75,7 +80,13 @@ export interface Deps {
   mediaUrl: PublishingDeps['mediaUrl'];
   settings: PublishingDeps['settings'] & { scheduleLeadSeconds: number; postSweepAfterSeconds: number };
   publishing: () => PublishingEngine;
+  onChannelLive: NonNullable<PublishingDeps['onChannelLive']>;
   webhooks: WebhookStore;
+  /** Metrics trackers, readings and stats aggregates. */
+  metrics: MetricsStore;
+  metricsQueue: () => MetricsQueue;
+  /** The metrics cadence's time scale (read from the environment on each call). */
+  cadence: CadenceSettings;
   outbox: EventOutbox;
   deliveryQueue: () => DeliveryQueue;
   webhookSender: () => WebhookSender;
@@ -198,6 +209,7 @@ export const buildDeps = (): Deps => {
       postSweepAfterSeconds: env.postSweepAfterSeconds,
     },
     publishing: lazy(() => new PublishingEngine(current ?? deps)),
+    onChannelLive: (post, channelId) => startTracking(current ?? deps, post, channelId),
     posts,
     overduePosts: posts,
     media: new DynamoMediaStore(table),
@@ -222,6 +234,13 @@ export const buildDeps = (): Deps => {
     accounts: dynamoAccountStore(table),
     rateLimiter: new DynamoRateLimiter(table, env.rateLimitPerMinute),
     webhooks: new DynamoWebhookStore(table),
+    metrics: new DynamoMetricsStore(table),
+    metricsQueue: lazy(() => new SqsMetricsQueue(sqs(), env.metricsQueueUrl)),
+    cadence: {
+      get timeScale() {
+        return env.metricsTimeScale;
+      },
+    },
     outbox: {
       get: (eventId) => getEventRecord(table, eventId),
       markDispatched: (eventId) => markEventDispatched(table, eventId),

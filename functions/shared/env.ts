@@ -53,6 +53,8 @@ export const ENV = {
   tokenSweepIntervalSeconds: 'TOKEN_SWEEP_INTERVAL_SECONDS',
   appSecretPrefix: 'APP_SECRET_PREFIX',
   networkAppCredentials: 'NETWORK_APP_CREDENTIALS',
+  metricsTimeScale: 'METRICS_TIME_SCALE',
+  metricsSweepIntervalSeconds: 'METRICS_SWEEP_INTERVAL_SECONDS',
 } as const;
 
 export type RuntimeKind = 'aws' | 'local';
@@ -168,6 +170,17 @@ export const env = {
   /** How often the local runtime runs the post sweep (default 60 s; on AWS a recurring schedule does). */
   get postSweepIntervalSeconds(): number {
     return readNumber(ENV.postSweepIntervalSeconds, 60);
+  },
+  /**
+   * Divides every interval of the metrics cadence (readings, retries, leases): 1 in production
+   * (default); 3600 turns an hour into a second for tests and demos.
+   */
+  get metricsTimeScale(): number {
+    return readNumber(ENV.metricsTimeScale, 1);
+  },
+  /** How often the local runtime runs the metrics sweep (default 60 s; on AWS a recurring schedule does). */
+  get metricsSweepIntervalSeconds(): number {
+    return readNumber(ENV.metricsSweepIntervalSeconds, 60);
   },
   /** Local runtime only: a directory where each process writes which grants its functions used (tests set it). */
   get grantUsageDir(): string | undefined {

@@ -19,6 +19,7 @@ export type Grant =
   | 'publishQueue:send'
   | 'eventQueue:send'
   | 'deliveryQueue:send'
+  | 'metricsQueue:send'
   | 'scheduler:manage'
   | 'tokenKey:decrypt'
   | 'tokenKey:encrypt'
@@ -39,6 +40,7 @@ export type GrantResource =
   | 'publishQueue'
   | 'eventQueue'
   | 'deliveryQueue'
+  | 'metricsQueue'
   | 'tokenKey'
   /** The schedules of our schedule group (`schedule/<group>/*`). */
   | 'schedules'
@@ -106,6 +108,7 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   'publishQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['publishQueue'] }],
   'eventQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['eventQueue'] }],
   'deliveryQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['deliveryQueue'] }],
+  'metricsQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['metricsQueue'] }],
   'tokenKey:encrypt': [{ actions: ['kms:Encrypt'], resources: ['tokenKey'] }],
   'tokenKey:decrypt': [{ actions: ['kms:Decrypt'], resources: ['tokenKey'] }],
   'webhookSecret:decrypt': [

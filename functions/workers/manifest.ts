@@ -58,4 +58,13 @@ export const workers: WorkerDef[] = [
     grants: ['table:read', 'table:write', 'deliveryQueue:send', 'webhookSecret:decrypt'],
     timeoutSeconds: 60,
   },
+  {
+    queue: 'metrics',
+    entry: 'functions/workers/metrics.ts',
+    batchSize: 10,
+    // Reads posts, channels and trackers; writes readings, trackers and stats aggregates; re-queues
+    // its own readings (retries, and the sweep's hand-outs); decrypts channel tokens to call the networks.
+    grants: ['table:read', 'table:write', 'metricsQueue:send', 'tokenKey:decrypt'],
+    timeoutSeconds: 60,
+  },
 ];

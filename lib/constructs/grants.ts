@@ -23,6 +23,7 @@ export interface GrantTargets {
   readonly publishQueue: IQueue;
   readonly eventQueue: IQueue;
   readonly deliveryQueue: IQueue;
+  readonly metricsQueue: IQueue;
   readonly tokenKey: IKey;
   readonly scheduleGroupName: string;
   readonly schedulerRole: IRole;
@@ -60,6 +61,8 @@ const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): 
       return [targets.eventQueue.queueArn];
     case 'deliveryQueue':
       return [targets.deliveryQueue.queueArn];
+    case 'metricsQueue':
+      return [targets.metricsQueue.queueArn];
     case 'tokenKey':
       return [targets.tokenKey.keyArn];
     case 'schedules':

@@ -14,6 +14,11 @@ export interface SchedulingProps {
    * minute, so outbox events and deliveries whose queue message was lost are sent again.
    */
   readonly webhookSweep?: { readonly eventQueue: IQueue };
+  /**
+   * The metrics sweep: a recurring schedule that puts `{"sweep":true}` on the metrics queue every
+   * minute; the metrics worker hands the readings that are due to the same queue.
+   */
+  readonly metricsSweep?: { readonly metricsQueue: IQueue };
 }
 
 /** The message the sweep schedule sends; the webhook dispatcher recognises it. */
@@ -24,6 +29,8 @@ export const WEBHOOK_SWEEP_MESSAGE = '{"sweep":true}';
  */
 export const POST_SWEEP_MESSAGE = '{"sweep":true}';
 export { TOKEN_SWEEP_MESSAGE } from '../../functions/core/channels/sweep-tokens.ts';
+/** The message the metrics sweep schedule puts on the metrics queue every minute. */
+export const METRICS_SWEEP_MESSAGE = '{"sweep":true}';
 
 /**
  * The EventBridge Scheduler group holding one `at()` schedule per scheduled post (and the recurring
@@ -66,6 +73,18 @@ export class Scheduling extends Construct {
                   new PolicyStatement({
                     actions: ['sqs:SendMessage'],
                     resources: [props.webhookSweep.eventQueue.queueArn],
+                  }),
+                ],
+              }),
+            }
+          : {}),
+        ...(props.metricsSweep
+          ? {
+              SendSweepToMetricsQueue: new PolicyDocument({
+                statements: [
+                  new PolicyStatement({
+                    actions: ['sqs:SendMessage'],
+                    resources: [props.metricsSweep.metricsQueue.queueArn],
                   }),
                 ],
               }),
@@ -125,6 +144,25 @@ export class Scheduling extends Construct {
       },
     });
     tokenSweep.node.addDependency(this.group);
+    if (props.metricsSweep) {
+      // One sweep a minute instead of a schedule per reading: see README "Metrics" and BENCHMARKS.md.
+      const metricsSweep = new CfnSchedule(this, 'MetricsSweep', {
+        name: 'metrics-sweep',
+        groupName: this.group.scheduleGroupName,
+        description: 'Every minute: hands the metrics readings that are due to the metrics queue',
+        scheduleExpression: 'rate(1 minute)',
+        flexibleTimeWindow: { mode: 'OFF' },
+        state: 'ENABLED',
+        target: {
+          arn: props.metricsSweep.metricsQueue.queueArn,
+          roleArn: this.role.roleArn,
+          input: METRICS_SWEEP_MESSAGE,
+          // A missed sweep is made up by the next one a minute later.
+          retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
+        },
+      });
+      metricsSweep.node.addDependency(this.group);
+    }
     // Live schedules name this role; it must outlive a stack replacement like the group does.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
   }

@@ -24,6 +24,7 @@ const everyGrant: Record<Grant, true> = {
   'publishQueue:send': true,
   'eventQueue:send': true,
   'deliveryQueue:send': true,
+  'metricsQueue:send': true,
   'scheduler:manage': true,
   'tokenKey:decrypt': true,
   'tokenKey:encrypt': true,

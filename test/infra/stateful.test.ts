@@ -149,7 +149,7 @@ describe('stateful stack', () => {
     });
   });
 
-  it('has a schedule group and a scheduler role that may only send messages to the publish queue (and the sweep to the event queue)', () => {
+  it('has a schedule group and a scheduler role that may only send messages to the publish queue (and the sweeps to the event and metrics queues)', () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'herald-dev' });
     const roleId = logicalIdOf(stateful, stateful.schedulerRole);
     const role = template.findResources('AWS::IAM::Role')[roleId];
@@ -190,6 +190,19 @@ describe('stateful stack', () => {
           ],
         },
       },
+      {
+        PolicyName: 'SendSweepToMetricsQueue',
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: 'sqs:SendMessage',
+              Resource: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.metrics.queue), 'Arn'] },
+            },
+          ],
+        },
+      },
     ]);
     // No other policy is attached to it anywhere in the stack.
     const attached = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
@@ -215,8 +228,8 @@ describe('stateful stack', () => {
   });
 
   it('sweeps lost webhook work every minute: a recurring schedule puts {"sweep":true} on the event queue', () => {
-    // The webhook sweep, the post sweep and the token refresh sweep.
-    template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+    // The webhook sweep, the post sweep, the token refresh sweep and the metrics sweep.
+    template.resourceCountIs('AWS::Scheduler::Schedule', 4);
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
     template.hasResource('AWS::Scheduler::Schedule', { DependsOn: Match.arrayWith([groupId]) });
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -227,6 +240,25 @@ describe('stateful stack', () => {
       State: 'ENABLED',
       Target: {
         Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.event.queue), 'Arn'] },
+        RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
+        Input: '{"sweep":true}',
+      },
+    });
+  });
+
+  it('hands out due metrics readings every minute: a recurring schedule puts {"sweep":true} on the metrics queue', () => {
+    const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
+    const [sweep] = Object.values(
+      template.findResources('AWS::Scheduler::Schedule', { Properties: { Name: 'metrics-sweep' } }),
+    );
+    expect(sweep?.DependsOn).toEqual(expect.arrayContaining([groupId]));
+    expect(sweep?.Properties).toMatchObject({
+      GroupName: 'herald-dev',
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: {
+        Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.metrics.queue), 'Arn'] },
         RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
         Input: '{"sweep":true}',
       },

@@ -91,6 +91,7 @@ const grantPermissions: Record<Grant, string[]> = {
   'publishQueue:send': SEND_ACTIONS.map((a) => `${a} queue:publish`),
   'eventQueue:send': SEND_ACTIONS.map((a) => `${a} queue:event`),
   'deliveryQueue:send': SEND_ACTIONS.map((a) => `${a} queue:delivery`),
+  'metricsQueue:send': SEND_ACTIONS.map((a) => `${a} queue:metrics`),
   'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
   'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
   'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],

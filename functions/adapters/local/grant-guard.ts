@@ -63,7 +63,7 @@ export interface ResourceNames {
   tableName: string;
   indexNames: readonly string[];
   mediaBucket: string;
-  queueUrls: Partial<Record<'publishQueue' | 'eventQueue' | 'deliveryQueue', string>>;
+  queueUrls: Partial<Record<'publishQueue' | 'eventQueue' | 'deliveryQueue' | 'metricsQueue', string>>;
   tokenKeyId: string;
   scheduleGroup: string;
   schedulerRoleArn: string;
@@ -90,6 +90,7 @@ export const resourceNamesFromEnv = (): ResourceNames => {
       publishQueue: optional(() => env.publishQueueUrl),
       eventQueue: optional(() => env.eventQueueUrl),
       deliveryQueue: optional(() => env.deliveryQueueUrl),
+      metricsQueue: optional(() => env.metricsQueueUrl),
     },
     // Locally the token key is a file (FileTokenCipher); it stands for the KMS key of the stack.
     tokenKeyId: optional(() => env.tokenKmsKeyId) ?? 'local-token-key',

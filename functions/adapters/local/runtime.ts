@@ -370,6 +370,20 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);
     stops.push(async () => clearInterval(sweepTimer));
 
+    // Plays the recurring schedule that hands out due metrics readings on AWS (the metrics worker runs it).
+    const sweepMetrics = () =>
+      sqs
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
+        )
+        .catch((error: unknown) =>
+          log.error(
+            `Metrics sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+    const metricsSweepTimer = setInterval(sweepMetrics, env.metricsSweepIntervalSeconds * 1000);
+    stops.push(async () => clearInterval(metricsSweepTimer));
+
     log.info(
       `  scheduler and ${workers.length} queue consumers running` +
         `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +

@@ -22,7 +22,7 @@ export interface ListPostsInput {
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A `from`/`to` bound: a date (a whole UTC day, inclusive) or a full ISO 8601 time with timezone. */
-const parseBound = (value: string, field: 'from' | 'to'): string => {
+export const parseBound = (value: string, field: 'from' | 'to'): string => {
   const date = DATE_ONLY.exec(value);
   if (date) {
     const [, y, m, d] = date.map(Number) as [number, number, number, number];

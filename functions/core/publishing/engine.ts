@@ -46,6 +46,8 @@ export interface PublishingDeps {
   /** A temporary URL the network can fetch the file from. */
   mediaUrl: (record: MediaRecord) => Promise<string>;
   settings: PublishingSettings;
+  /** Called once a channel is live (again after a redelivery: it must be idempotent); starts its metrics readings. */
+  onChannelLive?: (post: PostRecord, channelId: string) => Promise<void>;
 }
 
 export interface PublishingSettings {
@@ -686,7 +688,7 @@ export class PublishingEngine {
   ): Promise<ChannelOutcome> {
     const names = await this.tagNames(workspaceId);
     // The event's snapshot carries the same time as the write, so it equals GET /posts/{id} to the letter.
-    const { extras } = await mutatePost(this.deps, postId, (current, now) => {
+    const { post: written, extras } = await mutatePost(this.deps, postId, (current, now) => {
       const channel = current.channels.find((c) => c.channelId === channelId);
       if (channel?.status !== 'publishing') return null;
       const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;
@@ -716,7 +718,21 @@ export class PublishingEngine {
       return { next, extras: { ...applied?.extras, events: [...extraEvents, event] } };
     });
     await this.dispatch(extras?.events ?? []);
+    if (status === 'published') await this.channelLive(written, channelId);
     return { kind: 'done' };
+  }
+
+  /** A failure here never fails the publication: the channel is live whatever its metrics do. */
+  private async channelLive(post: PostRecord, channelId: string): Promise<void> {
+    try {
+      await this.deps.onChannelLive?.(post, channelId);
+    } catch (error) {
+      logger.error('Could not start metrics readings', {
+        postId: post.postId,
+        channelId,
+        error: error as Error,
+      });
+    }
   }
 
   private event(post: PostRecord, type: EventType, data: OutboxEvent['data']): OutboxEvent {

@@ -3,6 +3,8 @@ import {
   type DeleteBlockInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type MetricsInput,
+  type MetricsReading,
   type NetworkClient,
   type NetworkCredentials,
   NetworkError,
@@ -23,6 +25,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { readBlueskyMetrics } from './metrics.ts';
 
 /**
  * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT
@@ -310,6 +313,14 @@ export class BlueskyClient implements NetworkClient {
     const parentUri = value?.reply?.parent?.uri ?? null;
     const wantedParent = parent ? (parent.block.meta.uri ?? parent.block.remoteId) : null;
     return { block: blockOf(uri, cid), matches: value?.text === content && parentUri === wantedParent };
+  }
+
+  /** The post's counts from getPosts (see metrics.ts), on the account's own PDS when it has one. */
+  metrics(input: MetricsInput): Promise<MetricsReading> {
+    return readBlueskyMetrics(
+      { baseUrl: input.credentials.serviceUrl ?? this.baseUrl, timeoutMs: this.timeoutMs },
+      input,
+    );
   }
 
   private async call(

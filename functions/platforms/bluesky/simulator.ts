@@ -9,6 +9,7 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { blueskyOAuthSimulator } from './oauth-simulator.ts';
+import { getPosts } from './sim-metrics.ts';
 
 /**
  * A local Bluesky PDS for `app.bsky.feed.post` records: `com.atproto.repo.createRecord`,
@@ -278,6 +279,7 @@ export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {
       // Public on a real PDS: reading a record needs no token.
       { method: 'GET', path: '/xrpc/com.atproto.repo.getRecord', auth: false, handler: getRecord },
       { method: 'POST', path: '/xrpc/com.atproto.repo.deleteRecord', handler: deleteRecord },
+      { method: 'GET', path: '/xrpc/app.bsky.feed.getPosts', handler: (ctx) => getPosts(records, ctx) },
     ],
   });
 };

@@ -2,6 +2,8 @@ import {
   type DeleteBlockInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type MetricsInput,
+  type MetricsReading,
   type NetworkClient,
   type NetworkCredentials,
   NetworkError,
@@ -10,6 +12,7 @@ import {
 } from '../../ports/network-client.ts';
 import { getPlatform } from '../catalog.ts';
 import type { Platform, PlatformId } from '../types.ts';
+import { parseGenericMetrics } from './metrics.ts';
 
 /**
  * Client of the generic simulated network API (see `simulator.ts`), for the networks that have
@@ -293,6 +296,13 @@ export class GenericNetworkClient implements NetworkClient {
         status: answer.status,
       });
     return block;
+  }
+
+  /** `GET /v1/posts/:id/metrics` (see metrics.ts). */
+  async metrics(input: MetricsInput): Promise<MetricsReading> {
+    const path = `/v1/posts/${encodeURIComponent(input.block.remoteId)}/metrics`;
+    const answer = await this.request('GET', path, input.credentials);
+    return parseGenericMetrics(answer.status, answer.body);
   }
 
   private async request(

@@ -8,6 +8,7 @@ import { oauthSimulatorFor } from '../simulator/network-oauth.ts';
 import { dispatchOAuth } from '../simulator/oauth.ts';
 import { exceedsLimit } from '../text-length.ts';
 import type { Platform, PlatformId } from '../types.ts';
+import { genericSimMetrics } from './metrics.ts';
 
 /**
  * A generic simulated social-network API, for the networks that have no client of their own yet
@@ -29,6 +30,8 @@ import type { Platform, PlatformId } from '../types.ts';
  * - `PATCH /v1/posts/:id` `{ text?, title?, options? }` → 200 `{ id, url }`; 405 when the network has no remote edit.
  * - `DELETE /v1/posts/:id` → 204; 405 when the network has no remote delete.
  * - `GET /v1/posts?clientKey=` → 200 `{ data: [{ id, url, text, parentId, rootId, createdAt }] }`, oldest first.
+ * - `GET /v1/posts/:id/metrics` → 200 `{ data: { likes, ... } }`: the network's metrics (see
+ *   generic/metrics.ts), growing with the post's age; 404 when the post is gone.
  * - Errors: `{ error: { code, message } }`. 401 `token_expired` for a token starting `revoked` or
  *   `expired`; 429 with `Retry-After` while rate-limited (see `setRateLimited`).
  * - OAuth: the network's own OAuth endpoints, real paths and shapes (simulator/network-oauth.ts,
@@ -499,6 +502,17 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
       const created = createPost(account, parseJson(raw));
       loseAnswer(req, created.lost);
       return sendJson(res, 201, { id: created.post.id, url: created.post.url });
+    }
+
+    const metricsOf = /^\/v1\/posts\/([^/]+)\/metrics$/.exec(path);
+    if (metricsOf?.[1]) {
+      if (method !== 'GET') throw new SimHttpError(405, 'method_not_allowed', 'Use GET.');
+      const account = authenticate(req);
+      checkRateLimit();
+      const post = posts.get(decodeURIComponent(metricsOf[1]));
+      if (!post || post.deleted || post.account !== account)
+        throw new SimHttpError(404, 'not_found', 'No such post.');
+      return sendJson(res, 200, { data: genericSimMetrics(options.platform, post) });
     }
 
     const match = /^\/v1\/posts\/([^/]+)$/.exec(path);

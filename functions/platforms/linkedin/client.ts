@@ -1,6 +1,8 @@
 import {
   type DeleteBlockInput,
   type EditBlockInput,
+  type MetricsInput,
+  type MetricsReading,
   type NetworkClient,
   type NetworkCredentials,
   NetworkError,
@@ -20,6 +22,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { readLinkedInMetrics } from './metrics.ts';
 
 /**
  * LinkedIn Posts API client (versioned REST: `LinkedIn-Version: YYYYMM`,
@@ -229,6 +232,17 @@ export class LinkedInClient implements NetworkClient {
       input.credentials,
       { method: 'DELETE', path, headers: { 'x-restli-method': 'DELETE' } },
       [404],
+    );
+  }
+
+  /** The post's engagement (see metrics.ts). */
+  metrics(input: MetricsInput): Promise<MetricsReading> {
+    const { baseUrl, timeoutMs, apiVersion } = this;
+    const author = this.authorOf(input.credentials);
+    return readLinkedInMetrics(
+      { baseUrl, timeoutMs, apiVersion, author },
+      this.platform === 'linkedin_page',
+      input,
     );
   }
 

@@ -10,6 +10,7 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { linkedInOAuthSimulator } from './oauth-simulator.ts';
+import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
 /**
  * A local LinkedIn Posts and Comments API (versioned REST): `POST /rest/posts` (201, URN in
@@ -388,6 +389,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
+      ...linkedInMetricsRoutes(posts),
     ],
   });
 };

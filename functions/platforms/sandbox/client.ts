@@ -4,6 +4,8 @@ import {
   type EditBlockInput,
   LOST_ANSWER_TOKENS,
   type LookupBlockInput,
+  type MetricsInput,
+  type MetricsReading,
   type NetworkClient,
   NetworkError,
   type PublishBlockInput,
@@ -12,6 +14,7 @@ import {
 } from '../../ports/network-client.ts';
 import { getPlatform } from '../catalog.ts';
 import type { Platform, PlatformId } from '../types.ts';
+import { simulatedMetrics } from './metrics.ts';
 
 /**
  * The network client used for test-key (`sk_test_`) posts: nothing leaves the process, no timer
@@ -238,6 +241,12 @@ export class SandboxNetworkClient implements NetworkClient {
     if (token && LOST_ANSWER_TOKENS.includes(token))
       return sandboxBlockForKey(this.platform, input.idempotencyKey);
     return null;
+  }
+
+  /** Simulated growing counts (from the block's id and age on the cadence); no network is called. */
+  async metrics(input: MetricsInput): Promise<MetricsReading> {
+    this.assertSandboxBlock(input.block);
+    return simulatedMetrics(this.platform, input.block.remoteId, input.ageSeconds ?? 0);
   }
 
   private assertSandboxBlock(block: RemoteBlock): void {

@@ -4,6 +4,8 @@ import {
   type EditBlockInput,
   type LookupBlockInput,
   type MediaForNetwork,
+  type MetricsInput,
+  type MetricsReading,
   type NetworkClient,
   type NetworkCredentials,
   NetworkError,
@@ -24,6 +26,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { readXMetrics } from './metrics.ts';
 
 /**
  * X API v2 client. Threads: each block replies to the previous one (`reply.in_reply_to_tweet_id`).
@@ -259,6 +262,11 @@ export class XClient implements NetworkClient {
     if (!id) throw new NetworkError('transient', 'X did not say which user this token belongs to', {});
     this.userIds.set(credentials.remoteAccountId, id);
     return id;
+  }
+
+  /** The tweet's public metrics (see metrics.ts). */
+  metrics(input: MetricsInput): Promise<MetricsReading> {
+    return readXMetrics({ baseUrl: this.baseUrl, timeoutMs: this.timeoutMs }, input);
   }
 
   private async call(

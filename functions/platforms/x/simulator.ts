@@ -10,6 +10,7 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
+import { xPublicMetrics } from './sim-metrics.ts';
 
 /**
  * A local X API v2: `POST /2/tweets`, `DELETE /2/tweets/:id`, `GET /2/tweets/:id`,
@@ -155,6 +156,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     };
     if (fields.has('entities') && tweet.links.length > 0) data.entities = { urls: tweet.links };
     if (fields.has('created_at')) data.created_at = tweet.createdAt.toISOString();
+    if (fields.has('public_metrics')) data.public_metrics = xPublicMetrics(tweet.id, tweet.createdAt);
     if (fields.has('author_id')) data.author_id = tweet.authorId;
     if (fields.has('conversation_id')) data.conversation_id = tweet.conversationId;
     if (fields.has('reply_settings')) data.reply_settings = tweet.replySettings;

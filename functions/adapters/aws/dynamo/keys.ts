@@ -142,6 +142,47 @@ export const keys = {
     GSI1SK: `${dueAt}#${postId}`,
   }),
   postDuePartition: (shard: number): string => `POST_DUE#${shard}`,
+  /** Metrics collection state of one live channel of a post (lives beside the post). */
+  metricsTracker: (postId: string, channelId: string): Key => ({
+    PK: `POST#${postId}`,
+    SK: `METRICS#${channelId}`,
+  }),
+  metricsTrackerPrefix: 'METRICS#',
+  /** One reading (or a missed/skipped one) of a channel's metrics, in cadence order. */
+  metricsReading: (postId: string, channelId: string, step: number): Key => ({
+    PK: `POST#${postId}`,
+    SK: `READING#${channelId}#${String(step).padStart(3, '0')}`,
+  }),
+  metricsReadingPrefix: 'READING#',
+  /** Marks that a post (or a post on one platform) already counts in the stats aggregates. */
+  metricsCounted: (postId: string, platform: string | null): Key => ({
+    PK: `POST#${postId}`,
+    SK: platform ? `STATSCOUNTED#${platform}` : 'STATSCOUNTED',
+  }),
+  metricsCountedPrefix: 'STATSCOUNTED',
+  /**
+   * While a channel still has readings to take its tracker is also in GSI1 under one of a few
+   * shards of `METRICS_DUE`, sorted by when its next reading is due (sparse: finished trackers leave).
+   */
+  metricsDueIndex: (shard: number, dueAt: string, postId: string, channelId: string) => ({
+    GSI1PK: `METRICS_DUE#${shard}`,
+    GSI1SK: `${dueAt}#${postId}#${channelId}`,
+  }),
+  metricsDuePartition: (shard: number): string => `METRICS_DUE#${shard}`,
+  /** The stats aggregates of a workspace and key mode: day buckets and one item per post. */
+  statsPartition: (workspaceId: string, mode: string): string => `WORKSPACE#${workspaceId}#STATS#${mode}`,
+  /** Totals of the posts that went live on one UTC day (`YYYY-MM-DD`). */
+  statsDay: (workspaceId: string, mode: string, day: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}#STATS#${mode}`,
+    SK: `DAY#${day}`,
+  }),
+  statsDaySortKey: (day: string): string => `DAY#${day}`,
+  /** Totals of one post, sorted by when it went live (for ranges that cut a day). */
+  statsPost: (workspaceId: string, mode: string, liveAt: string, postId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}#STATS#${mode}`,
+    SK: `POST#${liveAt}#${postId}`,
+  }),
+  statsPostSortKey: (liveAt: string): string => `POST#${liveAt}`,
   /** Idempotency records (Powertools persistence layer): one static partition, the hashed key as sort key. */
   idempotencyPartition: 'IDEMPOTENCY',
   /** Local scheduler (the AWS runtime uses EventBridge Scheduler instead): one item per schedule. */

@@ -1,0 +1,340 @@
+/** The metrics entities: per-channel trackers and readings beside the post, and the stats aggregates. */
+import { createHash } from 'node:crypto';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { KeyMode } from '../../../ports/accounts.ts';
+import type { MetricsStore, MetricsTracker, StatsCounters, StoredReading } from '../../../ports/metrics.ts';
+import { isConditionFailure, queryByPrefix, type TableRef, transactionCancellation } from './client.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Shards of the due index, so no single index partition takes every tracker. */
+export const METRICS_DUE_SHARDS = 4;
+
+const shardOf = (postId: string, channelId: string): number =>
+  (createHash('sha256').update(`${postId}/${channelId}`).digest()[0] as number) % METRICS_DUE_SHARDS;
+
+const trackerItem = (t: MetricsTracker): Record<string, unknown> => ({
+  ...keys.metricsTracker(t.postId, t.channelId),
+  ...(t.nextAt ? keys.metricsDueIndex(shardOf(t.postId, t.channelId), t.nextAt, t.postId, t.channelId) : {}),
+  type: 'metricsTracker',
+  ...t,
+});
+
+const STATS_ATTRIBUTES = new Set([
+  'postId',
+  'channelId',
+  'workspaceId',
+  'mode',
+  'platform',
+  'liveAt',
+  'postLiveAt',
+  'step',
+  'nextAt',
+  'known',
+  'latest',
+  'readings',
+  'missed',
+  'skipped',
+]);
+
+const fromTrackerItem = (item: Record<string, unknown>): MetricsTracker => {
+  const tracker: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) if (STATS_ATTRIBUTES.has(name)) tracker[name] = value;
+  return { nextAt: null, latest: null, known: {}, ...tracker } as MetricsTracker;
+};
+
+const fromReadingItem = (item: Record<string, unknown>): StoredReading => {
+  const { PK: _pk, SK: _sk, type: _type, ...reading } = item;
+  return reading as unknown as StoredReading;
+};
+
+/** Counters are stored as plain numeric attributes; everything else on an aggregate item is a key. */
+const countersOf = (item: Record<string, unknown>): StatsCounters => {
+  const counters: StatsCounters = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (name === 'PK' || name === 'SK' || typeof value !== 'number') continue;
+    counters[name] = value;
+  }
+  return counters;
+};
+
+/** `ADD` of every counter (negative values subtract). */
+const addExpression = (deltas: StatsCounters) => {
+  const names: Record<string, string> = {};
+  const values: Record<string, number> = {};
+  const parts = Object.entries(deltas).map(([name, delta], i) => {
+    names[`#c${i}`] = name;
+    values[`:c${i}`] = delta;
+    return `#c${i} :c${i}`;
+  });
+  return {
+    UpdateExpression: `ADD ${parts.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+};
+
+const day = (iso: string): string => iso.slice(0, 10);
+
+const isCancelledByCondition = (error: unknown): boolean =>
+  transactionCancellation(error)?.reasons.includes('ConditionalCheckFailed') ?? false;
+
+export class DynamoMetricsStore implements MetricsStore {
+  constructor(private readonly table: TableRef) {}
+
+  /** The stats updates of one post's counters: its day bucket and its own item. */
+  private statsUpdates(t: MetricsTracker, deltas: StatsCounters): TransactItem[] {
+    if (Object.keys(deltas).length === 0) return [];
+    const { tableName } = this.table;
+    return [
+      keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
+      keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
+    ].map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
+  }
+
+  /** Adds `deltas` once per marker: a repeated call finds the marker and adds nothing. */
+  private async countOnce(t: MetricsTracker, platform: string | null, deltas: StatsCounters): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table.tableName,
+                Item: { ...keys.metricsCounted(t.postId, platform), type: 'metricsCounted' },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            ...this.statsUpdates(t, deltas),
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!isCancelledByCondition(error)) throw error;
+    }
+  }
+
+  async track(tracker: MetricsTracker): Promise<void> {
+    // Each step is idempotent, and the tracker comes last: a retry after a crash finishes the counting.
+    await this.countOnce(tracker, null, { posts: 1 });
+    await this.countOnce(tracker, tracker.platform, { [`${tracker.platform}:posts`]: 1 });
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: trackerItem(tracker),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async getTracker(postId: string, channelId: string): Promise<MetricsTracker | null> {
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.metricsTracker(postId, channelId) }),
+    );
+    return out.Item ? fromTrackerItem(out.Item) : null;
+  }
+
+  async listTrackers(postId: string): Promise<MetricsTracker[]> {
+    const items = await queryByPrefix(this.table, keys.post(postId).PK, keys.metricsTrackerPrefix);
+    return items.map(fromTrackerItem);
+  }
+
+  async listReadings(postId: string): Promise<StoredReading[]> {
+    const items = await queryByPrefix(this.table, keys.post(postId).PK, keys.metricsReadingPrefix);
+    return items.map(fromReadingItem);
+  }
+
+  async due(now: string, limit: number): Promise<MetricsTracker[]> {
+    const found: MetricsTracker[] = [];
+    for (let shard = 0; shard < METRICS_DUE_SHARDS && found.length < limit; shard++) {
+      const out = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          IndexName: TABLE_KEYS.gsi1.name,
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+          ExpressionAttributeValues: { ':pk': keys.metricsDuePartition(shard), ':now': `${now}#\uffff` },
+          Limit: limit - found.length,
+        }),
+      );
+      found.push(...(out.Items ?? []).map(fromTrackerItem));
+    }
+    return found;
+  }
+
+  async lease(tracker: MetricsTracker, until: string): Promise<boolean> {
+    const due = keys.metricsDueIndex(
+      shardOf(tracker.postId, tracker.channelId),
+      until,
+      tracker.postId,
+      tracker.channelId,
+    );
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.metricsTracker(tracker.postId, tracker.channelId),
+          UpdateExpression: 'SET nextAt = :until, GSI1PK = :gpk, GSI1SK = :gsk',
+          ConditionExpression: 'step = :step AND attribute_exists(GSI1PK)',
+          ExpressionAttributeValues: {
+            ':until': until,
+            ':gpk': due.GSI1PK,
+            ':gsk': due.GSI1SK,
+            ':step': tracker.step,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async record(
+    tracker: MetricsTracker,
+    reading: StoredReading,
+    next: MetricsTracker,
+    deltas: StatsCounters,
+  ): Promise<boolean> {
+    const { tableName } = this.table;
+    try {
+      await this.table.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  ...keys.metricsReading(reading.postId, reading.channelId, reading.step),
+                  type: 'metricsReading',
+                  ...reading,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: trackerItem(next),
+                ConditionExpression: 'step = :step',
+                ExpressionAttributeValues: { ':step': tracker.step },
+              },
+            },
+            ...this.statsUpdates(tracker, deltas),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledByCondition(error)) return false;
+      throw error;
+    }
+  }
+
+  async statsDays(workspaceId: string, mode: KeyMode, fromDay: string, toDay: string) {
+    return this.queryStats(
+      keys.statsPartition(workspaceId, mode),
+      keys.statsDaySortKey(fromDay),
+      keys.statsDaySortKey(toDay),
+    );
+  }
+
+  async statsPosts(workspaceId: string, mode: KeyMode, from: string, to: string) {
+    return this.queryStats(
+      keys.statsPartition(workspaceId, mode),
+      keys.statsPostSortKey(from),
+      `${keys.statsPostSortKey(to)}#\uffff`,
+    );
+  }
+
+  private async queryStats(pk: string, low: string, high: string): Promise<StatsCounters[]> {
+    const found: StatsCounters[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+          ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
+          ExclusiveStartKey: start,
+        }),
+      );
+      found.push(...(out.Items ?? []).map(countersOf));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
+  async forgetPost(postId: string): Promise<void> {
+    const trackers = await this.listTrackers(postId);
+    const first = trackers[0];
+    if (first) {
+      const postKey = keys.statsPost(first.workspaceId, first.mode, first.postLiveAt, postId);
+      const out = await this.table.doc.send(
+        new GetCommand({ TableName: this.table.tableName, Key: postKey }),
+      );
+      if (out.Item) {
+        const negated = Object.fromEntries(Object.entries(countersOf(out.Item)).map(([k, v]) => [k, -v]));
+        // The post's own item goes in the same write, so a repeated forget subtracts nothing twice.
+        await this.table.doc
+          .send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.table.tableName,
+                    Key: postKey,
+                    ConditionExpression: 'attribute_exists(PK)',
+                  },
+                },
+                ...(Object.keys(negated).length
+                  ? [
+                      {
+                        Update: {
+                          TableName: this.table.tableName,
+                          Key: keys.statsDay(first.workspaceId, first.mode, day(first.postLiveAt)),
+                          ...addExpression(negated),
+                        },
+                      },
+                    ]
+                  : []),
+              ],
+            }),
+          )
+          .catch((error: unknown) => {
+            if (!isCancelledByCondition(error)) throw error;
+          });
+      }
+    }
+    const pk = keys.post(postId).PK;
+    const items = [
+      ...(await queryByPrefix(this.table, pk, keys.metricsTrackerPrefix)),
+      ...(await queryByPrefix(this.table, pk, keys.metricsReadingPrefix)),
+      ...(await queryByPrefix(this.table, pk, keys.metricsCountedPrefix)),
+    ];
+    for (let i = 0; i < items.length; i += 25) {
+      await this.table.doc.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [this.table.tableName]: items
+              .slice(i, i + 25)
+              .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })),
+          },
+        }),
+      );
+    }
+  }
+}

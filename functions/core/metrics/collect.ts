@@ -1,0 +1,285 @@
+/**
+ * Metrics collection (spec 2.9, 4.1 "Polling reads"): a live channel gets a tracker; a recurring
+ * sweep hands each due reading to the metrics queue; the metrics worker takes the reading, stores
+ * it with the stats aggregates, and moves the tracker along the cadence until it is finished.
+ */
+import { getPlatform } from '../../platforms/catalog.ts';
+import type { PlatformId } from '../../platforms/types.ts';
+import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type {
+  MetricsJob,
+  MetricsQueue,
+  MetricsStore,
+  MetricsTracker,
+  StatsCounters,
+  StoredReading,
+} from '../../ports/metrics.ts';
+import {
+  METRIC_NAMES,
+  type MetricsReading,
+  type NetworkClient,
+  type NetworkCredentials,
+  NetworkError,
+  type RemoteBlock,
+} from '../../ports/network-client.ts';
+import type { PostStore } from '../../ports/posts.ts';
+import type { TokenCipher } from '../../ports/token-cipher.ts';
+import { logger } from '../../shared/powertools.ts';
+import type { PostChannel, PostRecord } from '../posts/model.ts';
+import {
+  type CadenceSettings,
+  leaseSeconds,
+  READING_ATTEMPTS,
+  readingAgeSeconds,
+  readingDueAt,
+  retryDelaySeconds,
+} from './cadence.ts';
+
+export interface MetricsDeps {
+  clock: Clock;
+  metrics: MetricsStore;
+  metricsQueue: () => MetricsQueue;
+  posts: PostStore;
+  accounts: AccountStore;
+  networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
+  tokenCipher: () => TokenCipher;
+  cadence: CadenceSettings;
+}
+
+const remoteOf = (block: PostChannel['blocks'][number]): RemoteBlock | null =>
+  block.remoteId && block.remoteUrl
+    ? { remoteId: block.remoteId, remoteUrl: block.remoteUrl, meta: block.remoteMeta ?? {} }
+    : null;
+
+/** When the post's first channel went live (the stats file the post under it); null if none is live. */
+export const postLiveAt = (post: PostRecord): string | null => {
+  const times = post.channels
+    .filter((c) => c.status === 'published' && c.publishedAt)
+    .map((c) => c.publishedAt as string)
+    .sort();
+  return times[0] ?? null;
+};
+
+/**
+ * Starts the cadence of a channel that just went live. Safe to call again (nothing changes). A
+ * channel that is live is published: its own `publishedAt` starts the cadence.
+ */
+export const startTracking = async (
+  deps: Pick<MetricsDeps, 'metrics' | 'cadence'>,
+  post: PostRecord,
+  channelId: string,
+): Promise<void> => {
+  const channel = post.channels.find((c) => c.channelId === channelId);
+  const firstLive = postLiveAt(post);
+  if (channel?.status !== 'published' || !channel.publishedAt || !firstLive) return;
+  if (!getPlatform(channel.platform)?.supportsMetrics) return;
+  const first = readingDueAt(new Date(channel.publishedAt), 0, deps.cadence) as Date;
+  await deps.metrics.track({
+    postId: post.postId,
+    channelId,
+    workspaceId: post.workspaceId,
+    mode: post.mode,
+    platform: channel.platform,
+    liveAt: channel.publishedAt,
+    postLiveAt: firstLive,
+    step: 0,
+    nextAt: first.toISOString(),
+    known: {},
+    latest: null,
+    readings: 0,
+    missed: 0,
+    skipped: 0,
+  });
+};
+
+/** Most trackers one sweep hands out (the rest wait for the next sweep, a minute later). */
+const SWEEP_LIMIT = 500;
+
+/** The sweep (every minute): each due reading goes on the metrics queue once, kept out of the sweep by a lease. */
+export const sweepDueReadings = async (
+  deps: Pick<MetricsDeps, 'clock' | 'metrics' | 'metricsQueue' | 'cadence'>,
+): Promise<number> => {
+  const now = deps.clock.now();
+  const until = new Date(now.getTime() + leaseSeconds(deps.cadence) * 1000).toISOString();
+  const due = await deps.metrics.due(now.toISOString(), SWEEP_LIMIT);
+  const jobs: MetricsJob[] = [];
+  for (const tracker of due) {
+    if (await deps.metrics.lease(tracker, until)) {
+      jobs.push({ postId: tracker.postId, channelId: tracker.channelId, step: tracker.step, attempt: 1 });
+    }
+  }
+  if (jobs.length) await deps.metricsQueue().send(jobs);
+  return jobs.length;
+};
+
+/** Only the stable names with finite, non-negative numbers: a network's extra fields never leak through. */
+const cleanReading = (reading: MetricsReading): MetricsReading => {
+  const clean: MetricsReading = {};
+  for (const name of METRIC_NAMES) {
+    const value = reading[name];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) clean[name] = Math.floor(value);
+  }
+  return clean;
+};
+
+/** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value). */
+export const statsDeltas = (
+  platform: string,
+  known: MetricsReading,
+  reading: MetricsReading,
+): StatsCounters => {
+  const deltas: StatsCounters = {};
+  for (const name of METRIC_NAMES) {
+    const value = reading[name];
+    if (value === undefined) continue;
+    const before = known[name];
+    if (before === undefined || value !== before) deltas[`${platform}:${name}`] = value - (before ?? 0);
+  }
+  return deltas;
+};
+
+type Attempt =
+  | { kind: 'ok'; metrics: MetricsReading; blocks?: StoredReading['blocks'] }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'failed'; reason: string };
+
+const readChannel = async (
+  deps: MetricsDeps,
+  tracker: MetricsTracker,
+  post: PostRecord,
+  channel: PostChannel,
+): Promise<Attempt> => {
+  const record = await deps.accounts.getChannel(post.workspaceId, channel.channelId);
+  if (!record) return { kind: 'skipped', reason: 'The channel is no longer connected to this workspace.' };
+  if (record.connection === 'needs_reconnect')
+    return { kind: 'skipped', reason: 'The channel must be reconnected before its metrics can be read.' };
+  const client = deps.networks(channel.platform, post.mode);
+  if (!client.metrics) return { kind: 'skipped', reason: 'This network reports no metrics to Herald.' };
+  const first = channel.blocks[0] ? remoteOf(channel.blocks[0]) : null;
+  if (!first) return { kind: 'skipped', reason: 'The post is not live on this channel.' };
+  let credentials: NetworkCredentials;
+  try {
+    credentials = {
+      accessToken:
+        post.mode === 'test'
+          ? 'sandbox'
+          : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
+      remoteAccountId: record.remoteAccountId,
+    };
+  } catch (error) {
+    logger.error('Could not decrypt a channel token', {
+      channelId: channel.channelId,
+      error: error as Error,
+    });
+    return { kind: 'failed', reason: 'The channel token could not be read.' };
+  }
+  const ageSeconds = readingAgeSeconds(tracker.step);
+  let metrics: MetricsReading;
+  try {
+    metrics = cleanReading(await client.metrics({ credentials, block: first, ageSeconds }));
+  } catch (error) {
+    const reason = error instanceof NetworkError ? error.message : 'The network could not be read.';
+    if (!(error instanceof NetworkError)) logger.error('Metrics reading failed', { error: error as Error });
+    return { kind: 'failed', reason };
+  }
+  if (channel.blocks.length < 2) return { kind: 'ok', metrics };
+  // Threads: each block's own counts where the network has them; a block that cannot be read is left out.
+  const blocks: NonNullable<StoredReading['blocks']> = [{ block: 0, metrics }];
+  for (let b = 1; b < channel.blocks.length; b++) {
+    const remote = remoteOf(channel.blocks[b] as PostChannel['blocks'][number]);
+    if (!remote) continue;
+    try {
+      blocks.push({
+        block: b,
+        metrics: cleanReading(await client.metrics({ credentials, block: remote, ageSeconds })),
+      });
+    } catch {
+      // per-block values are a bonus; the first block's reading stands
+    }
+  }
+  return { kind: 'ok', metrics, blocks };
+};
+
+/**
+ * One metrics-queue message: takes the reading if it is still the tracker's next one (SQS may
+ * deliver twice), stores it, and moves the cadence on. A failed try is retried through the queue;
+ * the last failed try records the reading as missed, and later readings go on as planned.
+ */
+export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<void> => {
+  const tracker = await deps.metrics.getTracker(job.postId, job.channelId);
+  if (!tracker || tracker.step !== job.step || tracker.nextAt === null) return;
+  const post = await deps.posts.get(job.postId);
+  const channel = post?.channels.find((c) => c.channelId === job.channelId);
+  const dueAt = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence) as Date;
+  if (!post || !channel) {
+    // The post was deleted: its metrics and its share of the stats go with it.
+    await deps.metrics.forgetPost(job.postId);
+    return;
+  }
+  const attempt = await readChannel(deps, tracker, post, channel);
+
+  if (attempt.kind === 'failed' && job.attempt < READING_ATTEMPTS) {
+    const delay = retryDelaySeconds(job.attempt + 1, deps.cadence);
+    const now = deps.clock.now().getTime();
+    const until = new Date(now + (delay + leaseSeconds(deps.cadence)) * 1000).toISOString();
+    if (!(await deps.metrics.lease(tracker, until))) return;
+    await deps.metricsQueue().send([{ ...job, attempt: job.attempt + 1 }], delay);
+    return;
+  }
+
+  const at = deps.clock.now().toISOString();
+  const base = {
+    postId: job.postId,
+    channelId: job.channelId,
+    step: tracker.step,
+    at,
+    dueAt: dueAt.toISOString(),
+  };
+  const nextDue = readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
+  const moved = { ...tracker, step: tracker.step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
+  if (attempt.kind === 'ok') {
+    const reading: StoredReading = {
+      ...base,
+      outcome: 'ok',
+      metrics: attempt.metrics,
+      ...(attempt.blocks ? { blocks: attempt.blocks } : {}),
+    };
+    const next: MetricsTracker = {
+      ...moved,
+      known: { ...tracker.known, ...attempt.metrics },
+      latest: { at, metrics: attempt.metrics },
+      readings: tracker.readings + 1,
+    };
+    await deps.metrics.record(
+      tracker,
+      reading,
+      next,
+      statsDeltas(tracker.platform, tracker.known, attempt.metrics),
+    );
+    return;
+  }
+  const outcome = attempt.kind === 'failed' ? 'missed' : 'skipped';
+  const reason =
+    attempt.kind === 'failed' ? `${attempt.reason} (after ${job.attempt} tries)` : attempt.reason;
+  const next: MetricsTracker = {
+    ...moved,
+    ...(outcome === 'missed' ? { missed: tracker.missed + 1 } : { skipped: tracker.skipped + 1 }),
+  };
+  await deps.metrics.record(tracker, { ...base, outcome, reason }, next, {});
+};
+
+/**
+ * Drops a deleted post's metrics and takes it out of the stats. A failure is only logged (the post
+ * is gone already): the post's next due reading finds it missing and forgets it then.
+ */
+export const forgetPostMetrics = async (
+  deps: Pick<MetricsDeps, 'metrics'>,
+  postId: string,
+): Promise<void> => {
+  try {
+    await deps.metrics.forgetPost(postId);
+  } catch (error) {
+    logger.error('Could not drop the metrics of a deleted post', { postId, error: error as Error });
+  }
+};

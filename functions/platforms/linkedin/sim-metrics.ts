@@ -1,0 +1,112 @@
+import { simulatedMetrics } from '../sandbox/metrics.ts';
+import { headerOf, type SimContext, type SimResponse, type SimRoute } from '../simulator/framework.ts';
+
+interface SimPost {
+  urn: string;
+  author: string;
+  deleted: boolean;
+  comments: Map<string, { urn: string; deleted: boolean }>;
+}
+
+const error = (status: number, code: string, message: string): SimResponse => ({
+  status,
+  body: { status, serviceErrorCode: 100, code, message },
+});
+
+/**
+ * The simulator's metrics reads: `GET /rest/socialActions/{urn}` and
+ * `GET /rest/organizationalEntityShareStatistics`. The simulator keeps no creation time, so counts
+ * grow from the first read: each real second counts as a simulated hour.
+ */
+export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimRoute[] => {
+  const firstRead = new Map<string, number>();
+  const countsOf = (urn: string, platform: 'linkedin' | 'linkedin_page') => {
+    const since = firstRead.get(urn) ?? Date.now();
+    firstRead.set(urn, since);
+    return simulatedMetrics(platform, urn, ((Date.now() - since) / 1000) * 3600 + 3600);
+  };
+  const versioned = (ctx: SimContext): SimResponse | null =>
+    headerOf(ctx.headers, 'linkedin-version')
+      ? null
+      : error(
+          400,
+          'VERSION_MISSING',
+          'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
+        );
+  const liveUrn = (urn: string): boolean => {
+    const comment = /^urn:li:comment:\((.+),(\d+)\)$/.exec(urn);
+    if (comment) {
+      const post = posts.get(comment[1] as string);
+      const stored = post?.comments.get(comment[2] as string);
+      return Boolean(post && !post.deleted && stored && !stored.deleted);
+    }
+    const post = posts.get(urn);
+    return Boolean(post && !post.deleted);
+  };
+
+  const socialActions = (ctx: SimContext): SimResponse => {
+    const refused = versioned(ctx);
+    if (refused) return refused;
+    const urn = ctx.params.urn as string;
+    if (!liveUrn(urn)) return error(404, 'NOT_FOUND', `Not found: ${urn}`);
+    const m = countsOf(urn, 'linkedin');
+    return {
+      status: 200,
+      body: {
+        target: urn,
+        likesSummary: {
+          totalLikes: m.likes ?? 0,
+          aggregatedTotalLikes: m.likes ?? 0,
+          likedByCurrentUser: false,
+        },
+        commentsSummary: {
+          totalFirstLevelComments: m.comments ?? 0,
+          aggregatedTotalComments: m.comments ?? 0,
+        },
+      },
+    };
+  };
+
+  const shareStatistics = (ctx: SimContext): SimResponse => {
+    const refused = versioned(ctx);
+    if (refused) return refused;
+    const org = ctx.query.get('organizationalEntity');
+    if (ctx.query.get('q') !== 'organizationalEntity' || !org) {
+      return error(400, 'ILLEGAL_ARGUMENT', 'q=organizationalEntity and organizationalEntity are required');
+    }
+    const list = ctx.query.get('shares') ?? ctx.query.get('ugcPosts');
+    const urns =
+      /^List\((.*)\)$/
+        .exec(list ?? '')?.[1]
+        ?.split(',')
+        .map(decodeURIComponent) ?? [];
+    const elements = urns.flatMap((urn) => {
+      const post = posts.get(urn);
+      // LinkedIn refuses statistics of another organization's post.
+      if (post && post.author !== org) return [];
+      if (!post || post.deleted) return [];
+      const m = countsOf(urn, 'linkedin_page');
+      return [
+        {
+          organizationalEntity: org,
+          [urn.startsWith('urn:li:ugcPost:') ? 'ugcPost' : 'share']: urn,
+          totalShareStatistics: {
+            likeCount: m.likes ?? 0,
+            commentCount: m.comments ?? 0,
+            shareCount: m.shares ?? 0,
+            impressionCount: m.impressions ?? 0,
+            uniqueImpressionsCount: m.reach ?? 0,
+            clickCount: m.clicks ?? 0,
+            engagement: 0,
+          },
+        },
+      ];
+    });
+    return { status: 200, body: { paging: { count: 10, start: 0, links: [] }, elements } };
+  };
+
+  return [
+    { method: 'GET', path: '/rest/socialActions/:urn', handler: socialActions },
+    { method: 'GET', path: '/rest/organizationalEntityShareStatistics', handler: shareStatistics },
+  ];
+};

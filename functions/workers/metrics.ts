@@ -1,0 +1,47 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sweepDueReadings, takeReading } from '../core/metrics/collect.ts';
+import type { MetricsJob } from '../ports/metrics.ts';
+import { getDeps } from '../runtime/container.ts';
+import { logger } from '../shared/powertools.ts';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+const parse = (record: SQSRecord): (Partial<MetricsJob> & { sweep?: unknown }) | null => {
+  try {
+    const body = JSON.parse(record.body) as unknown;
+    return typeof body === 'object' && body !== null ? (body as Partial<MetricsJob>) : null;
+  } catch {
+    return null;
+  }
+};
+
+const isJob = (message: Partial<MetricsJob>): message is MetricsJob =>
+  typeof message.postId === 'string' &&
+  typeof message.channelId === 'string' &&
+  Number.isInteger(message.step) &&
+  Number.isInteger(message.attempt);
+
+/**
+ * One message of the metrics queue: `{ sweep: true }` from the recurring metrics sweep (the local
+ * runtime sends it on a timer) hands out the due readings; `{ postId, channelId, step, attempt }`
+ * takes one reading.
+ */
+const recordHandler = async (record: SQSRecord): Promise<void> => {
+  const message = parse(record);
+  if (message?.sweep === true) {
+    await sweepDueReadings(getDeps());
+    return;
+  }
+  if (!message || !isJob(message)) {
+    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
+    logger.error('Dropped a malformed metrics message', { messageId: record.messageId });
+    return;
+  }
+  logger.appendKeys({ postId: message.postId, channelId: message.channelId });
+  await takeReading(getDeps(), message);
+};
+
+/** SQS consumer of the metrics queue (partial batch responses: only failed messages return). */
+export const handler = async (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, recordHandler, processor, { context });
