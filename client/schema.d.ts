@@ -30,6 +30,132 @@ export interface paths {
         /** List the workspace's channels */
         get: operations["getChannels"];
         put?: never;
+        /**
+         * Connect a Bluesky account with an app password
+         * @description Creates a session once (Bluesky rate-limits createSession) and keeps its refresh token; `service` names the PDS of accounts hosted elsewhere. 201 for a new channel, 200 when the account was already connected (its channel is updated).
+         */
+        post: operations["postChannels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting an account through the network's consent screen
+         * @description Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `?channelId=` (or `?state=` and `targets=pending` when the account owns several targets, or `?error=`).
+         */
+        post: operations["postChannelsConnect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's redirect after consent
+         * @description Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, stores the channel (a reconnect of the same remote account updates it) and redirects to the `redirectUrl` given at connect time with `channelId`, or `error` and `error_description`.
+         */
+        get: operations["getChannelsCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/connect/{state}/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The targets a connected account may post to
+         * @description For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after the callback.
+         */
+        get: operations["getChannelsConnectStateTargets"];
+        put?: never;
+        /** Choose which targets become channels */
+        post: operations["postChannelsConnectStateTargets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One channel and its statuses */
+        get: operations["getChannelsId"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a channel
+         * @description Revokes the grant at the network where it has a revocation call, then removes the tokens. Posts keep their history.
+         */
+        delete: operations["deleteChannelsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's metrics per channel, over time
+         * @description Per channel: platform, metricsStatus, the latest totals and the readings (running totals as the network reported them; a metric the network did not report is absent, never 0). `granularity` keeps the last reading of each hour, day or week; `raw` (default) answers every reading.
+         */
+        get: operations["getPostsIdMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals across the workspace's posts published in a range
+         * @description Per platform and overall, with the number of posts counted. `from` and `to` take a date (a whole UTC day) or a full ISO 8601 time with a timezone, as GET /v1/posts does.
+         */
+        get: operations["getStats"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -470,7 +596,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
                 message: string;
                 /** @description Path of the input at fault, such as `channels[0].blocks[1].content`. */
                 field?: string;
@@ -564,11 +690,11 @@ export interface components {
             /** @enum {string} */
             status: "connected" | "needs_reconnect";
             /** @enum {string} */
-            manageStatus: "available" | "unsupported" | "needs_reconnect";
+            manageStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             /** @enum {string} */
             continuationStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             /** @enum {string} */
-            metricsStatus: "available" | "unsupported" | "needs_reconnect";
+            metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             /** Format: date-time */
             createdAt: string;
         };
@@ -752,6 +878,212 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        PostChannelsConnect201: {
+            authorizeUrl: string;
+            state: string;
+            expiresAt: string;
+        };
+        GetChannelsConnectStateTargets200: {
+            platform: string;
+            expiresAt: string;
+            data: {
+                id: string;
+                name: string;
+                platform: string;
+                kind: string;
+            }[];
+        };
+        PostChannelsConnectStateTargets201: {
+            data: components["schemas"]["PostChannels200"][];
+        };
+        PostChannels200: {
+            id: string;
+            platform: string;
+            name: string;
+            /** @enum {string} */
+            status: "connected" | "needs_reconnect";
+            /** @enum {string} */
+            manageStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+            /** @enum {string} */
+            continuationStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+            /** @enum {string} */
+            metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+            createdAt: string;
+        };
+        DeleteChannelsId200: {
+            id: string;
+            /** @constant */
+            disconnected: true;
+            revoked: boolean;
+        };
+        GetPostsIdMetrics200: {
+            postId: string;
+            /** @enum {string} */
+            granularity: "raw" | "hour" | "day" | "week";
+            channels: {
+                channelId: string;
+                platform: string;
+                /** @enum {string} */
+                metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+                /**
+                 * @description not_live: the channel is not published; collecting: readings continue; finished: 30 days are over.
+                 * @enum {string}
+                 */
+                collection: "not_live" | "collecting" | "finished" | "unsupported";
+                publishedAt: string | null;
+                nextReadingAt: string | null;
+                /** @description The latest successful reading. */
+                latest: {
+                    /** @description When the reading was taken (ISO 8601 UTC). */
+                    at: string;
+                    /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                    metrics: {
+                        likes?: number;
+                        comments?: number;
+                        views?: number;
+                        shares?: number;
+                        reposts?: number;
+                        quotes?: number;
+                        saves?: number;
+                        impressions?: number;
+                        reach?: number;
+                        clicks?: number;
+                        bookmarks?: number;
+                        replies?: number;
+                    };
+                    /** @description Threads: each block’s own metrics where the network reports them (block 0 = the totals). */
+                    blocks?: {
+                        block: number;
+                        /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                        metrics: {
+                            likes?: number;
+                            comments?: number;
+                            views?: number;
+                            shares?: number;
+                            reposts?: number;
+                            quotes?: number;
+                            saves?: number;
+                            impressions?: number;
+                            reach?: number;
+                            clicks?: number;
+                            bookmarks?: number;
+                            replies?: number;
+                        };
+                    }[];
+                } | null;
+                counts: {
+                    readings: number;
+                    missed: number;
+                    skipped: number;
+                };
+                readings: ({
+                    at: string;
+                    /** @description When the reading was due on the cadence. */
+                    dueAt: string;
+                    /** @enum {string} */
+                    status: "ok" | "missed" | "skipped";
+                    /** @description Only when status is ok. */
+                    metrics?: {
+                        likes?: number;
+                        comments?: number;
+                        views?: number;
+                        shares?: number;
+                        reposts?: number;
+                        quotes?: number;
+                        saves?: number;
+                        impressions?: number;
+                        reach?: number;
+                        clicks?: number;
+                        bookmarks?: number;
+                        replies?: number;
+                    };
+                    /** @description Threads: each block’s own metrics where the network reports them (block 0 = the totals). */
+                    blocks?: {
+                        block: number;
+                        /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                        metrics: {
+                            likes?: number;
+                            comments?: number;
+                            views?: number;
+                            shares?: number;
+                            reposts?: number;
+                            quotes?: number;
+                            saves?: number;
+                            impressions?: number;
+                            reach?: number;
+                            clicks?: number;
+                            bookmarks?: number;
+                            replies?: number;
+                        };
+                    }[];
+                    /** @description Why a reading was missed or skipped. */
+                    reason?: string;
+                } | {
+                    /** @description Start of the UTC hour, day or ISO week (Monday). */
+                    periodStart: string;
+                    /** @description The last reading of the period: values are running totals. */
+                    at: string;
+                    /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                    metrics: {
+                        likes?: number;
+                        comments?: number;
+                        views?: number;
+                        shares?: number;
+                        reposts?: number;
+                        quotes?: number;
+                        saves?: number;
+                        impressions?: number;
+                        reach?: number;
+                        clicks?: number;
+                        bookmarks?: number;
+                        replies?: number;
+                    };
+                })[];
+            }[];
+        };
+        GetStats200: {
+            from: string;
+            to: string;
+            overall: {
+                /** @description Posts counted (published in the range). */
+                posts: number;
+                /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                metrics: {
+                    likes?: number;
+                    comments?: number;
+                    views?: number;
+                    shares?: number;
+                    reposts?: number;
+                    quotes?: number;
+                    saves?: number;
+                    impressions?: number;
+                    reach?: number;
+                    clicks?: number;
+                    bookmarks?: number;
+                    replies?: number;
+                };
+            };
+            platforms: {
+                /** @description Posts counted (published in the range). */
+                posts: number;
+                /** @description Running totals under stable names; absent = the network did not report it (not zero). */
+                metrics: {
+                    likes?: number;
+                    comments?: number;
+                    views?: number;
+                    shares?: number;
+                    reposts?: number;
+                    quotes?: number;
+                    saves?: number;
+                    impressions?: number;
+                    reach?: number;
+                    clicks?: number;
+                    bookmarks?: number;
+                    replies?: number;
+                };
+                platform: string;
+            }[];
+        };
         GetOpenapiJson200: {
             [key: string]: unknown;
         };
@@ -817,6 +1149,21 @@ export interface components {
                 channelName?: string;
                 postId?: string;
             };
+        };
+        PostChannelsConnectBody: {
+            /** @enum {string} */
+            platform: "x" | "linkedin" | "linkedin_page" | "instagram" | "facebook" | "threads" | "tiktok" | "youtube" | "vimeo" | "pinterest" | "bluesky" | "reddit";
+            redirectUrl: string;
+        };
+        PostChannelsConnectStateTargetsBody: {
+            targetIds: string[];
+        };
+        PostChannelsBody: {
+            /** @constant */
+            platform: "bluesky";
+            identifier: string;
+            appPassword: string;
+            service?: string;
         };
         PostTagsBody: {
             name: string;
@@ -1003,6 +1350,1465 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsBody"];
+            };
+        };
+        responses: {
+            /** @description The existing channel, reconnected. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannels200"];
+                };
+            };
+            /** @description The new channel. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannels200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `network_not_configured`, `network_refused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "network_not_configured" | "network_refused";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postChannelsConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectBody"];
+            };
+        };
+        responses: {
+            /** @description The consent URL and its state. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnect201"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `network_not_configured`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "network_not_configured";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getChannelsCallback: {
+        parameters: {
+            query?: {
+                /** @description The state answered by POST /v1/channels/connect. */
+                state?: string;
+                /** @description The network's authorization code. */
+                code?: string;
+                /** @description The network refused or the user declined. */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the redirectUrl given at connect time (Location header). */
+            302: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid. Codes: `invalid_state`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state" | "validation_failed";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getChannelsConnectStateTargets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The state of the connection. */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The targets to choose from. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetChannelsConnectStateTargets200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_state`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postChannelsConnectStateTargets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The state of the connection. */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectStateTargetsBody"];
+            };
+        };
+        responses: {
+            /** @description The channels created or updated. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnectStateTargets201"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `invalid_state`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "invalid_state" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getChannelsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel id (ch_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannels200"];
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteChannelsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel id (ch_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel is disconnected. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteChannelsId200"];
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPostsIdMetrics: {
+        parameters: {
+            query?: {
+                /** @description raw (default), hour, day or week. */
+                granularity?: "raw" | "hour" | "day" | "week";
+            };
+            header?: never;
+            path: {
+                /** @description The post id (post_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics of each channel of the post. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPostsIdMetrics200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: {
+                /** @description Published at or after (date or ISO 8601 time). */
+                from?: string;
+                /** @description Published before (date or ISO 8601 time). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStats200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_date`, `invalid_timezone`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_date" | "invalid_timezone" | "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description No valid API key. Codes: `unauthorized`. */

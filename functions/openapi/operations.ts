@@ -27,8 +27,19 @@
  * contract test checks every e2e response against, so it must be what the code answers.
  */
 import * as z from 'zod';
+import {
+  chooseTargetsBody,
+  chooseTargetsResponse,
+  connectChannelBody,
+  connectChannelResponse,
+  channelResponse as connectedChannelSchema,
+  createChannelBody,
+  disconnectResponse,
+  listTargetsResponse,
+} from '../core/channels/schema.ts';
 import { startUploadBody } from '../core/media/presigned-upload.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
+import { GRANULARITIES, postMetricsResponseSchema, statsResponseSchema } from '../core/metrics/schema.ts';
 import { POST_STATUSES } from '../core/posts/model.ts';
 import { postBody, reviseBody } from '../core/posts/schema.ts';
 import { createTagBody } from '../core/tags/tags.ts';
@@ -61,6 +72,7 @@ export const TAGS = [
   { name: 'Posts', description: 'Create, schedule, publish, edit and retract posts across networks.' },
   { name: 'Media', description: 'The media library: files posts refer to by id.' },
   { name: 'Channels', description: 'Connected social accounts of the workspace.' },
+  { name: 'Metrics', description: 'Engagement readings per post and totals across posts.' },
   { name: 'Reference', description: 'Network rules, tags and plan usage.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events.' },
   { name: 'Service', description: 'Health and this document.' },
@@ -153,6 +165,106 @@ export const operations: Record<string, Operation> = {
     responses: {
       200: { description: 'Connected accounts, by platform and name.', schema: channelListSchema },
     },
+  },
+  'POST /v1/channels/connect': {
+    summary: "Start connecting an account through the network's consent screen",
+    description:
+      'Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `?channelId=` (or `?state=` and `targets=pending` when the account owns several targets, or `?error=`).',
+    tag: 'Channels',
+    body: connectChannelBody,
+    responses: { 201: { description: 'The consent URL and its state.', schema: connectChannelResponse } },
+    errors: ['network_not_configured', 'quota_exceeded'],
+  },
+  'GET /v1/channels/callback': {
+    summary: "The network's redirect after consent",
+    description:
+      'Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, stores the channel (a reconnect of the same remote account updates it) and redirects to the `redirectUrl` given at connect time with `channelId`, or `error` and `error_description`.',
+    tag: 'Channels',
+    auth: 'none',
+    query: [
+      { name: 'state', description: 'The state answered by POST /v1/channels/connect.', schema: z.string() },
+      { name: 'code', description: "The network's authorization code.", schema: z.string() },
+      { name: 'error', description: 'The network refused or the user declined.', schema: z.string() },
+    ],
+    responses: {
+      302: { description: 'Redirect to the redirectUrl given at connect time (Location header).' },
+    },
+    errors: ['invalid_state', 'validation_failed'],
+  },
+  'GET /v1/channels/connect/{state}/targets': {
+    summary: 'The targets a connected account may post to',
+    description:
+      'For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after the callback.',
+    tag: 'Channels',
+    params: { state: 'The state of the connection.' },
+    responses: { 200: { description: 'The targets to choose from.', schema: listTargetsResponse } },
+    errors: ['invalid_state', 'not_found'],
+  },
+  'POST /v1/channels/connect/{state}/targets': {
+    summary: 'Choose which targets become channels',
+    tag: 'Channels',
+    params: { state: 'The state of the connection.' },
+    body: chooseTargetsBody,
+    responses: { 201: { description: 'The channels created or updated.', schema: chooseTargetsResponse } },
+    errors: ['invalid_state', 'not_found', 'quota_exceeded'],
+  },
+  'POST /v1/channels': {
+    summary: 'Connect a Bluesky account with an app password',
+    description:
+      'Creates a session once (Bluesky rate-limits createSession) and keeps its refresh token; `service` names the PDS of accounts hosted elsewhere. 201 for a new channel, 200 when the account was already connected (its channel is updated).',
+    tag: 'Channels',
+    body: createChannelBody,
+    responses: {
+      200: { description: 'The existing channel, reconnected.', schema: connectedChannelSchema },
+      201: { description: 'The new channel.', schema: connectedChannelSchema },
+    },
+    errors: ['network_not_configured', 'network_refused', 'quota_exceeded', 'service_unavailable'],
+  },
+  'GET /v1/channels/{id}': {
+    summary: 'One channel and its statuses',
+    tag: 'Channels',
+    params: { id: 'The channel id (ch_...).' },
+    responses: { 200: { description: 'The channel.', schema: connectedChannelSchema } },
+    errors: ['not_found'],
+  },
+  'DELETE /v1/channels/{id}': {
+    summary: 'Disconnect a channel',
+    description:
+      'Revokes the grant at the network where it has a revocation call, then removes the tokens. Posts keep their history.',
+    tag: 'Channels',
+    params: { id: 'The channel id (ch_...).' },
+    responses: { 200: { description: 'The channel is disconnected.', schema: disconnectResponse } },
+    errors: ['not_found'],
+  },
+  'GET /v1/posts/{id}/metrics': {
+    summary: "A post's metrics per channel, over time",
+    description:
+      'Per channel: platform, metricsStatus, the latest totals and the readings (running totals as the network reported them; a metric the network did not report is absent, never 0). `granularity` keeps the last reading of each hour, day or week; `raw` (default) answers every reading.',
+    tag: 'Metrics',
+    params: { id: 'The post id (post_...).' },
+    query: [
+      {
+        name: 'granularity',
+        description: 'raw (default), hour, day or week.',
+        schema: z.enum(GRANULARITIES),
+      },
+    ],
+    responses: {
+      200: { description: 'The metrics of each channel of the post.', schema: postMetricsResponseSchema },
+    },
+    errors: ['not_found', 'validation_failed'],
+  },
+  'GET /v1/stats': {
+    summary: "Totals across the workspace's posts published in a range",
+    description:
+      'Per platform and overall, with the number of posts counted. `from` and `to` take a date (a whole UTC day) or a full ISO 8601 time with a timezone, as GET /v1/posts does.',
+    tag: 'Metrics',
+    query: [
+      { name: 'from', description: 'Published at or after (date or ISO 8601 time).', schema: z.string() },
+      { name: 'to', description: 'Published before (date or ISO 8601 time).', schema: z.string() },
+    ],
+    responses: { 200: { description: 'The totals.', schema: statsResponseSchema } },
+    errors: ['invalid_date', 'invalid_timezone', 'validation_failed'],
   },
   'GET /v1/tags': {
     summary: 'List tags',
