@@ -129,6 +129,8 @@ export interface XMediaSim {
    */
   refuseForTweet(ids: string[], userId: string): SimResponse | null;
   attach(ids: string[], tweetId: string): void;
+  /** Ends the life of every upload so far (X forgets media after 24 hours). */
+  expireAll(): void;
   list(): SimMedia[];
   reset(): void;
 }
@@ -353,6 +355,9 @@ export const createXMediaSim = (): XMediaSim => {
     refuseForTweet,
     attach: (ids, tweetId) => {
       for (const id of ids) attachedTo.set(id, [...(attachedTo.get(id) ?? []), tweetId]);
+    },
+    expireAll: () => {
+      for (const item of media.values()) item.createdAt = Date.now() - switches.lifetimeSeconds * 1000 - 1;
     },
     list: () =>
       [...media.values()].map((item) => {

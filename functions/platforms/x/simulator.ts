@@ -19,7 +19,7 @@ import { createXMediaSim, type SimMedia, type XMediaSwitches } from './media-sim
  * the user's own finalized, processed, unexpired uploads (X's 400 otherwise); X appends a t.co
  * link for the media to the tweet's text. Switches (`POST /_sim/x/switches`, or `setSwitches`):
  * media processing failing or slow, an append failing half-way, short media lifetimes, the
- * user's 24-hour cap spent (`dailyLimitSeconds`). `GET /_sim/x/media` lists the uploads with
+ * user's 24-hour cap spent (`dailyLimitSeconds`), every upload so far expired (`expireUploads`). `GET /_sim/x/media` lists the uploads with
  * their alt text and tweets. A 5xx after storing is the shared `sim:bad-gateway` token. The user is derived
  * from the bearer token, so any token works; one starting `revoked`/`expired` is refused.
  *
@@ -202,7 +202,9 @@ export interface XSimulator extends Simulator {
   /** Every media upload, with its alt text and the tweets carrying it. */
   media(): SimMedia[];
   /** Changes the awkward parts (`POST /_sim/x/switches` over HTTP); reset restores the defaults. */
-  setSwitches(switches: Partial<XMediaSwitches> & { dailyLimitSeconds?: number }): void;
+  setSwitches(
+    switches: Partial<XMediaSwitches> & { dailyLimitSeconds?: number; expireUploads?: boolean },
+  ): void;
 }
 
 export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<XSimulator> => {
@@ -212,7 +214,8 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
   Object.assign(mediaSim.switches, options.media ?? {});
   /** The user's 24-hour tweet cap is spent until then (0: not spent). */
   let dailyLimitedUntil = 0;
-  const setSwitches: XSimulator['setSwitches'] = ({ dailyLimitSeconds, ...media }) => {
+  const setSwitches: XSimulator['setSwitches'] = ({ dailyLimitSeconds, expireUploads, ...media }) => {
+    if (expireUploads) mediaSim.expireAll();
     for (const [key, value] of Object.entries(media)) {
       if (value !== undefined) (mediaSim.switches as unknown as Record<string, unknown>)[key] = value;
     }
@@ -465,6 +468,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
             failAppendAt: 'number|null',
             lifetimeSeconds: 'number',
             dailyLimitSeconds: 'number',
+            expireUploads: 'boolean',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
