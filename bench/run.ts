@@ -4,6 +4,7 @@ import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
 import { runWebhooks } from './webhooks.ts';
+import { runXMedia } from './x-media.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -13,6 +14,7 @@ const suites: Record<string, () => Promise<void>> = {
   publishing: runPublishing,
   media: runMedia,
   webhooks: runWebhooks,
+  'x-media': runXMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
