@@ -50,7 +50,7 @@ for (let i = 0; i < 2; i++) {
   await new Promise((r) => setTimeout(r, 50));
   const v8Now = () => {
     const m = process.memoryUsage();
-    return m.heapUsed + m.external + m.arrayBuffers;
+    return m.heapUsed + m.external;
   };
   const rssBefore = process.memoryUsage().rss;
   const v8Before = v8Now();

@@ -90,10 +90,11 @@ The simulator and the file server run in the parent and are not counted.
 | time to publish (upload, processing, tweet) | ${ms(took)} | timeout ${timeoutSeconds} s |
 | peak RSS of the whole worker process | ${mib(rssPeak)} | memory ${WORKER_MEMORY_MIB} MiB |
 | peak RSS growth during the publication | ${mib(rssGrowth)} | |
-| peak V8 heap + external + array buffers growth (sampled) | ${mib(v8Growth)} | |
+| peak V8 heap + external growth (sampled, garbage not yet collected included) | ${mib(v8Growth)} | |
 
-Memory stays at a few segments whatever the video's size: one segment, its base64 text and the
-request body are alive at a time. On the real network the time is bound by the upload bandwidth
+The RSS growth stays far below the video's size: one segment, its base64 text and the request
+body are live at a time (the sampled V8 figure also counts segments already sent that the
+collector has not freed yet). On the real network the time is bound by the upload bandwidth
 to X and X's processing; a video X is still processing after the client's 40 s wait is picked up by
 the retry (the upload is kept), so the worker's timeout is not the limit of a video's size.
 `;
