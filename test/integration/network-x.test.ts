@@ -655,6 +655,28 @@ describe('X media upload against the X simulator', () => {
   });
 });
 
+describe('X failing after it stored the tweet', () => {
+  it('a 503 from X after storing is an unknown outcome, and lookup finds the tweet', async () => {
+    sim.setSwitches({ serverErrorAfterStore: true });
+    const error = await failureOf(client.publish(input('Stored, then 503')));
+    expect(error.kind).toBe('transient');
+    expect(error.details.status).toBe(503);
+    expect(error.details.outcomeUnknown).toBe(true);
+    expect(sim.records().map((r) => r.text)).toEqual(['Stored, then 503']);
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Stored, then 503',
+      parent: null,
+      since: new Date(Date.now() - 60_000),
+    });
+    expect(found?.remoteId).toBe(sim.records()[0]?.id);
+    // A resend is refused as duplicate content: "already there", not a refusal of the post.
+    const resend = await failureOf(client.publish(input('Stored, then 503')));
+    expect(resend.details).toMatchObject({ status: 403, duplicate: true });
+  });
+});
+
 describe('X rate limits against the X simulator', () => {
   it('a spent daily cap waits for the 24-hour reset, not the 15-minute window', async () => {
     sim.setSwitches({ dailyLimitSeconds: 6 * 3600 });

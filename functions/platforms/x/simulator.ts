@@ -19,7 +19,8 @@ import { createXMediaSim, type SimMedia, type XMediaSwitches } from './media-sim
  * the user's own finalized, processed, unexpired uploads (X's 400 otherwise); X appends a t.co
  * link for the media to the tweet's text. Switches (`POST /_sim/x/switches`, or `setSwitches`):
  * media processing failing or slow, an append failing half-way, short media lifetimes, the
- * user's 24-hour cap spent (`dailyLimitSeconds`), every upload so far expired (`expireUploads`). `GET /_sim/x/media` lists the uploads with
+ * user's 24-hour cap spent (`dailyLimitSeconds`), every upload so far expired (`expireUploads`), the next tweet stored then answered 503
+ * (`serverErrorAfterStore`; the shared `sim:bad-gateway` token is a gateway's 502 after storing). `GET /_sim/x/media` lists the uploads with
  * their alt text and tweets. A 5xx after storing is the shared `sim:bad-gateway` token. The user is derived
  * from the bearer token, so any token works; one starting `revoked`/`expired` is refused.
  *
@@ -203,7 +204,11 @@ export interface XSimulator extends Simulator {
   media(): SimMedia[];
   /** Changes the awkward parts (`POST /_sim/x/switches` over HTTP); reset restores the defaults. */
   setSwitches(
-    switches: Partial<XMediaSwitches> & { dailyLimitSeconds?: number; expireUploads?: boolean },
+    switches: Partial<XMediaSwitches> & {
+      dailyLimitSeconds?: number;
+      expireUploads?: boolean;
+      serverErrorAfterStore?: boolean;
+    },
   ): void;
 }
 
@@ -214,7 +219,15 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
   Object.assign(mediaSim.switches, options.media ?? {});
   /** The user's 24-hour tweet cap is spent until then (0: not spent). */
   let dailyLimitedUntil = 0;
-  const setSwitches: XSimulator['setSwitches'] = ({ dailyLimitSeconds, expireUploads, ...media }) => {
+  /** The next tweet is stored, then answered 503 by X itself (not a gateway): once. */
+  let serverErrorAfterStore = false;
+  const setSwitches: XSimulator['setSwitches'] = ({
+    dailyLimitSeconds,
+    expireUploads,
+    serverErrorAfterStore: failNext,
+    ...media
+  }) => {
+    if (failNext !== undefined) serverErrorAfterStore = failNext;
     if (expireUploads) mediaSim.expireAll();
     for (const [key, value] of Object.entries(media)) {
       if (value !== undefined) (mediaSim.switches as unknown as Record<string, unknown>)[key] = value;
@@ -328,6 +341,10 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       text,
       account: user.id,
     });
+    if (serverErrorAfterStore && !outcome) {
+      serverErrorAfterStore = false;
+      return problem(503, 'Service Unavailable', 'Service Unavailable');
+    }
     return {
       status: 201,
       body: { data: { id, text: escapeText(tweet.shown), edit_history_tweet_ids: [id] } },
@@ -445,6 +462,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       mediaSim.reset();
       Object.assign(mediaSim.switches, options.media ?? {});
       dailyLimitedUntil = 0;
+      serverErrorAfterStore = false;
     },
     routes: [
       ...mediaSim.routes(userOf),
@@ -469,6 +487,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
             lifetimeSeconds: 'number',
             dailyLimitSeconds: 'number',
             expireUploads: 'boolean',
+            serverErrorAfterStore: 'boolean',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
