@@ -95,7 +95,7 @@ The simulator and the file server run in the parent and are not counted.
 The RSS growth stays far below the video's size: one segment, its base64 text and the request
 body are live at a time (the sampled V8 figure also counts segments already sent that the
 collector has not freed yet). On the real network the time is bound by the upload bandwidth
-to X and X's processing; a video X is still processing after the client's 40 s wait is picked up by
+to X and X's processing; a video X is still processing after the client's 20 s wait is picked up by
 the retry (the upload is kept), so the worker's timeout is not the limit of a video's size.
 `;
     writeSection('x-media', md);

@@ -29,7 +29,7 @@ export type XCall = (
 export interface XMediaUploadOptions {
   /** Bytes per append (default 2 MiB; X takes at most 5 MB per segment and 1,000 segments). */
   chunkBytes?: number;
-  /** Longest wait for X to process a video or GIF within one attempt (default 40 s). */
+  /** Longest wait for X to process a video or GIF within one attempt (default 20 s: with the upload and the tweet it stays within the publish worker's 60-s timeout and block lease). */
   maxProcessingSeconds?: number;
   /** Waits between STATUS polls (tests shorten it). */
   sleep?: (ms: number) => Promise<void>;
@@ -37,7 +37,7 @@ export interface XMediaUploadOptions {
 }
 
 export const DEFAULT_X_CHUNK_BYTES = 2 * 1024 * 1024;
-const DEFAULT_MAX_PROCESSING_SECONDS = 40;
+const DEFAULT_MAX_PROCESSING_SECONDS = 20;
 /** A kept upload is not reused within the last hour of its life. */
 const REUSE_MARGIN_MS = 3_600_000;
 
