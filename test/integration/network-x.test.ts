@@ -690,7 +690,7 @@ describe('X rate limits against the X simulator', () => {
     const error = await failureOf(client.publish(input('Over the daily cap')));
     expect(error.kind).toBe('transient');
     expect(error.details.rateLimited).toBe(true);
-    expect(error.message).toMatch(/daily/);
+    expect(error.message).toMatch(/24-hour limit/);
     // About six hours (the 15-minute window would reset within a minute).
     expect(error.details.retryAfterSeconds).toBeGreaterThan(6 * 3600 - 120);
     expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(6 * 3600 + 1);

@@ -83,7 +83,7 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const message = xMessage(body) ?? `X answered HTTP ${status}`;
-  if (status === 429) return rateLimitError(headers, now);
+  if (status === 429) return rateLimitError(headers, now, xMessage(body));
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (status === 401) return new NetworkError('reconnect', message, { status });
   if (status === 403 && /duplicate content/i.test(message))
@@ -96,7 +96,11 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
  * 24-hour reset when the user's daily cap is what ran out (`x-user-limit-24hour-remaining: 0`, or
  * `x-app-limit-24hour-remaining: 0` for the app's) — whichever of the spent limits resets last.
  */
-export const rateLimitError = (headers: Record<string, string>, now: Date): NetworkError => {
+export const rateLimitError = (
+  headers: Record<string, string>,
+  now: Date,
+  xSays = 'Too Many Requests',
+): NetworkError => {
   const spent = (prefix: string) => headers[`${prefix}-remaining`]?.trim() === '0';
   const resets: number[] = [];
   let daily = false;
@@ -110,9 +114,7 @@ export const rateLimitError = (headers: Record<string, string>, now: Date): Netw
   const window = secondsUntilEpoch(headers['x-rate-limit-reset'], now);
   if (window !== undefined) resets.push(window);
   const wait = resets.length > 0 ? Math.max(...resets) : retryAfterSeconds(headers['retry-after'], now);
-  const message = daily
-    ? 'X rate limit: the daily post limit of this account is reached'
-    : 'X rate limit: too many requests in the 15-minute window';
+  const message = daily ? `${xSays} (the 24-hour limit of this account is reached)` : xSays;
   return new NetworkError('transient', message, {
     ...details(429, wait),
     rateLimited: true,
