@@ -5,6 +5,7 @@ import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
 import { runWebhooks } from './webhooks.ts';
+import { runXMedia } from './x-media.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -15,6 +16,7 @@ const suites: Record<string, () => Promise<void>> = {
   media: runMedia,
   webhooks: runWebhooks,
   metrics: runMetrics,
+  'x-media': runXMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

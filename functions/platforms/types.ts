@@ -68,6 +68,10 @@ export interface PlatformLimits {
   acceptedMimeTypes: string[];
   /** Files per block. */
   maxMedia: number;
+  /** The network's size cap per file type, in bytes, where it is below Herald's own; absent: none. */
+  maxMediaBytes?: Record<string, number>;
+  /** Types a block carries only alone (X: one GIF or one video, without other files); absent: none. */
+  soleMediaTypes?: string[];
   /** true: at least one file is required (on the first block). */
   requiresMedia: boolean;
   /** Whether comments on a live post can be read and replied to. */

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
+import type { SimMedia } from '../../functions/platforms/x/media-simulator.ts';
 import { type NetworkClient, SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { mediaFiles } from '../support/media-files.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -39,6 +41,27 @@ const noDuplicates = (platform: string, marker: string) => {
 };
 
 const NETWORKS = ['x', 'bluesky', 'linkedin'] as const;
+/**
+ * Networks whose threads carry an image in every block (uploaded to the network before each
+ * block's post, so a fault after the upload must neither lose the media nor post twice). Bluesky
+ * and LinkedIn join when their clients upload media.
+ */
+const MEDIA_NETWORKS: readonly string[] = ['x'];
+
+const uploadImage = async (key: string, i: number) => {
+  const form = new FormData();
+  form.set('file', new Blob([mediaFiles.png(2_000 + i)], { type: 'image/png' }), `block${i}.png`);
+  form.set('altText', `Picture of block ${i}`);
+  const res = await fetch(`${rt.url}/v1/media`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+};
+const xMedia = async (): Promise<SimMedia[]> =>
+  ((await (await fetch(`${rt.simulators.baseUrls.x}/_sim/x/media`)).json()) as { data: SimMedia[] }).data;
 // Every sim token the simulators know.
 const TOKENS = SIM_TOKENS;
 
@@ -53,22 +76,27 @@ describe('sim tokens in every block position of a 3-block thread', () => {
         // A workspace each: a reconnect marks its channel, which must not spill into other cases.
         const ws = await freshWorkspace([network]);
         const marker = `${network}-${token}-${position}-${Math.random().toString(36).slice(2, 8)}`;
-        const blocks = [0, 1, 2].map((i) => ({
-          content: `${marker} block${i}${i === position ? ` ${token}` : ''}`,
-        }));
+        const withMedia = MEDIA_NETWORKS.includes(network);
+        const blocks = await Promise.all(
+          [0, 1, 2].map(async (i) => ({
+            content: `${marker} block${i}${i === position ? ` ${token}` : ''}`,
+            ...(withMedia ? { mediaIds: [await uploadImage(ws.key, i)] } : {}),
+          })),
+        );
         const created = await rt.api('/posts', {
           method: 'POST',
           key: ws.key,
           body: { intent: 'now', channels: [{ channelId: ws.channels[network], blocks }] },
         });
         expect(created.status).toBe(201);
-        let post = await waitForPost(rt, created.body.id, ws.key, 30_000).catch((e) => {
+        // Generous: 63 threads at once, the X ones each uploading three files, on a shared 2-core machine.
+        let post = await waitForPost(rt, created.body.id, ws.key, 60_000).catch((e) => {
           throw new Error(`${network} ${token} at ${position}: ${e.message}`);
         });
         const firstRound = post;
         if (token === 'sim:fail-once') {
           await rt.api(`/posts/${post.id}/publish`, { method: 'POST', key: ws.key });
-          post = await waitForPost(rt, post.id, ws.key, 30_000);
+          post = await waitForPost(rt, post.id, ws.key, 60_000);
         }
         return {
           network,
@@ -83,11 +111,24 @@ describe('sim tokens in every block position of a 3-block thread', () => {
       }),
     );
 
+    const uploads = await xMedia();
     for (const { network, token, position, marker, ws, firstRound, post, events } of results) {
       const label = `${network} ${token} at block ${position + 1}`;
       const count = noDuplicates(network, marker);
       const channel = post.channels[0];
       const live = channel.blocks.filter((b: any) => b.remoteUrl !== null).length;
+      if (MEDIA_NETWORKS.includes(network)) {
+        // Every live block carries its one picture, complete and with its alt text; no upload is on two tweets.
+        for (const [i, block] of channel.blocks.entries()) {
+          if (block.remoteUrl === null) continue;
+          const tweet = /\/status\/(\d+)$/.exec(block.remoteUrl)?.[1] as string;
+          const attached = uploads.filter((m) => m.tweetIds.includes(tweet));
+          expect(
+            attached.map((m) => ({ bytes: m.receivedBytes, alt: m.altText, tweets: m.tweetIds.length })),
+            `${label}, block ${i + 1}`,
+          ).toEqual([{ bytes: 2_000 + i, alt: `Picture of block ${i}`, tweets: 1 }]);
+        }
+      }
       switch (token) {
         case 'sim:fail':
         case 'sim:reconnect':
@@ -139,7 +180,7 @@ describe('sim tokens in every block position of a 3-block thread', () => {
           break;
       }
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('at-least-once delivery', () => {

@@ -1,14 +1,16 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
-import { startXSimulator, xUserForToken } from '../../functions/platforms/x/simulator.ts';
-import type { RemoteBlock } from '../../functions/ports/network-client.ts';
+import { startXSimulator, type XSimulator, xUserForToken } from '../../functions/platforms/x/simulator.ts';
+import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const TOKEN = 'x-token-alice';
 const credentials = { accessToken: TOKEN, remoteAccountId: 'alice' };
 
-let sim: Simulator;
+let sim: XSimulator;
 let client: XClient;
 
 const input = blockInput(credentials);
@@ -22,16 +24,51 @@ const getJson = async (path: string, token = TOKEN) => {
   };
 };
 
+/** A stand-in for S3's presigned URLs: serves files put in `files` and counts the GETs. */
+const files = new Map<string, Buffer>();
+let fileServer: Server;
+let fileBase: string;
+const fileReads: string[] = [];
+const mediaFile = (
+  name: string,
+  mimeType: string,
+  bytes: Buffer,
+  altText: string | null = null,
+): MediaForNetwork => {
+  files.set(name, bytes);
+  return { mediaId: `med_${name}`, mimeType, size: bytes.length, altText, url: `${fileBase}/${name}` };
+};
+/** Polls STATUS without waiting check_after_secs on real time. */
+const noWait = async () => {};
+
 beforeAll(async () => {
   // No timeline lag here: the lag has its own test below.
   sim = await startXSimulator({ timelineLagMs: 0 });
-  client = new XClient({ baseUrl: sim.url, timeoutMs: 300 });
+  client = new XClient({
+    baseUrl: sim.url,
+    timeoutMs: 300,
+    media: { chunkBytes: 256 * 1024, sleep: noWait },
+  });
+  fileServer = createServer((req, res) => {
+    const name = (req.url ?? '/').slice(1);
+    fileReads.push(name);
+    const bytes = files.get(name);
+    if (!bytes) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+  });
+  await new Promise<void>((resolve) => fileServer.listen(0, '127.0.0.1', resolve));
+  fileBase = `http://127.0.0.1:${(fileServer.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await sim?.stop();
+  await new Promise((resolve) => fileServer?.close(resolve));
 });
 beforeEach(() => {
   sim.reset();
+  fileReads.length = 0;
 });
 
 describe('X client against the X simulator', () => {
@@ -367,24 +404,6 @@ describe('X client against the X simulator', () => {
     expect(noEdits.status).toBe(404);
   });
 
-  it('refuses media it cannot upload, and sends media_ids from an uploader', async () => {
-    const media = [
-      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: null, url: 'https://example.test/a.png' },
-    ];
-    const refused = await failureOf(client.publish(input('With a picture', { media })));
-    expect(refused.kind).toBe('permanent');
-    expect(sim.records()).toEqual([]);
-
-    const uploading = new XClient({
-      baseUrl: sim.url,
-      timeoutMs: 300,
-      uploadMedia: async () => '1234567890',
-    });
-    const block = await uploading.publish(input('With a picture', { media }));
-    const stored = await getJson(`/2/tweets/${block.remoteId}?tweet.fields=attachments`);
-    expect(stored.body.data).toMatchObject({ attachments: { media_keys: ['3_1234567890'] } });
-  });
-
   it('a network that cannot be reached is transient with a known outcome', async () => {
     const closed = await startXSimulator();
     const url = closed.url;
@@ -395,5 +414,293 @@ describe('X client against the X simulator', () => {
     expect(error.kind).toBe('transient');
     expect(error.details.outcomeUnknown).toBeUndefined();
     expect(error.message).toContain('ECONNREFUSED');
+  });
+});
+
+describe('X media upload against the X simulator', () => {
+  const stored = async (id: string) =>
+    (await getJson(`/2/tweets/${id}?tweet.fields=attachments,entities`)).body.data as Record<string, any>;
+
+  it('posts a thread with images: chunked upload, alt text through metadata, media_ids on each tweet', async () => {
+    const a = mediaFile('a.png', 'image/png', mediaFiles.png(600_000), 'A red square');
+    const b = mediaFile('b.jpg', 'image/jpeg', mediaFiles.jpeg(300_000), 'A blue circle');
+    const c = mediaFile('c.webp', 'image/webp', mediaFiles.webp(1_000));
+    const first = await client.publish(input('Pictures 1/2', { media: [a, b] }));
+    const second = await client.publish(
+      input('Pictures 2/2', { media: [c], parent: { block: first, root: first } }),
+    );
+
+    const uploads = sim.media();
+    expect(
+      uploads.map(({ category, totalBytes, receivedBytes, finalized, state, altText, segments }) => ({
+        category,
+        totalBytes,
+        receivedBytes,
+        finalized,
+        state,
+        altText,
+        segments,
+      })),
+    ).toEqual([
+      // 600,000 bytes in 256 KiB chunks: 3 appends.
+      {
+        category: 'tweet_image',
+        totalBytes: 600_000,
+        receivedBytes: 600_000,
+        finalized: true,
+        state: 'succeeded',
+        altText: 'A red square',
+        segments: 3,
+      },
+      {
+        category: 'tweet_image',
+        totalBytes: 300_000,
+        receivedBytes: 300_000,
+        finalized: true,
+        state: 'succeeded',
+        altText: 'A blue circle',
+        segments: 2,
+      },
+      {
+        category: 'tweet_image',
+        totalBytes: 1_000,
+        receivedBytes: 1_000,
+        finalized: true,
+        state: 'succeeded',
+        altText: null,
+        segments: 1,
+      },
+    ]);
+    expect(uploads[0]?.tweetIds).toEqual([first.remoteId]);
+    expect(uploads[2]?.tweetIds).toEqual([second.remoteId]);
+    expect((await stored(first.remoteId)).attachments.media_keys).toEqual(
+      uploads.slice(0, 2).map((u) => `3_${u.id}`),
+    );
+    // X appends a t.co link for the media; the lookup still recognises the tweet.
+    expect((await stored(first.remoteId)).text).toMatch(/^Pictures 1\/2 https:\/\/t\.co\/\w+$/);
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Pictures 2/2',
+      parent: { block: first, root: first },
+      since: new Date(Date.now() - 60_000),
+    });
+    expect(found?.remoteId).toBe(second.remoteId);
+  });
+
+  it('posts a video: streamed in chunks, tweet_video, STATUS polled until processing succeeded', async () => {
+    const video = mediaFile('v.mp4', 'video/mp4', mediaFiles.mp4(1_200_000), 'A short clip');
+    const block = await client.publish(input('A video', { media: [video] }));
+    const [upload] = sim.media();
+    expect(upload).toMatchObject({
+      category: 'tweet_video',
+      mediaType: 'video/mp4',
+      receivedBytes: 1_200_000,
+      segments: 5,
+      state: 'succeeded',
+      altText: 'A short clip',
+      tweetIds: [block.remoteId],
+    });
+    expect((await stored(block.remoteId)).attachments.media_keys).toEqual([`3_${upload?.id}`]);
+  });
+
+  it('a GIF goes up as tweet_gif and is processed like a video', async () => {
+    const gif = mediaFile('g.gif', 'image/gif', mediaFiles.gif(40_000));
+    await client.publish(input('A GIF', { media: [gif] }));
+    expect(sim.media()[0]).toMatchObject({ category: 'tweet_gif', state: 'succeeded' });
+  });
+
+  it('a video X fails to process is a permanent refusal with its reason, and no tweet', async () => {
+    sim.setSwitches({ processingFails: true });
+    const video = mediaFile('bad.mp4', 'video/mp4', mediaFiles.mp4(50_000));
+    const error = await failureOf(client.publish(input('Broken video', { media: [video] })));
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toContain('Unsupported video format');
+    expect(sim.records()).toEqual([]);
+  });
+
+  it('a video still processing after the wait is transient, and the retry reuses the upload', async () => {
+    sim.setSwitches({ processingPolls: 3 });
+    // A clock that the waits between polls move forward: no sleeping on real time.
+    let waited = 0;
+    const impatient = new XClient({
+      baseUrl: sim.url,
+      timeoutMs: 2_000,
+      // check_after_secs is 1: a 1-second budget allows one poll, not the three X needs.
+      media: {
+        chunkBytes: 256 * 1024,
+        maxProcessingSeconds: 1,
+        now: () => Date.now() + waited,
+        sleep: async (ms) => {
+          waited += ms;
+        },
+      },
+    });
+    const video = mediaFile('slow.mp4', 'video/mp4', mediaFiles.mp4(50_000));
+    const error = await failureOf(impatient.publish(input('Slow video', { media: [video] })));
+    expect(error.kind).toBe('transient');
+    expect(error.details.outcomeUnknown).toBeUndefined();
+    expect(sim.media()[0]?.state).toBe('in_progress');
+    const block = await impatient.publish(input('Slow video', { media: [video] }));
+    expect(sim.media()).toHaveLength(1);
+    expect(sim.media()[0]).toMatchObject({ state: 'succeeded', tweetIds: [block.remoteId] });
+  });
+
+  it('an upload failing half-way is transient (no tweet sent) and the retry starts a new upload from the first byte', async () => {
+    sim.setSwitches({ failAppendAt: 2 });
+    const video = mediaFile('half.mp4', 'video/mp4', mediaFiles.mp4(1_000_000));
+    const error = await failureOf(client.publish(input('Half way', { media: [video] })));
+    expect(error.kind).toBe('transient');
+    expect(error.details.outcomeUnknown).toBeUndefined();
+    expect(error.message).toMatch(/half-way/);
+    expect(sim.records()).toEqual([]);
+    expect(sim.media()).toMatchObject([{ finalized: false, segments: 2 }]);
+
+    const block = await client.publish(input('Half way', { media: [video] }));
+    const [broken, complete] = sim.media();
+    expect(broken).toMatchObject({ finalized: false, tweetIds: [] });
+    expect(complete).toMatchObject({
+      finalized: true,
+      receivedBytes: 1_000_000,
+      segments: 4,
+      tweetIds: [block.remoteId],
+    });
+    // The file was read from its first byte again.
+    expect(fileReads).toEqual(['half.mp4', 'half.mp4']);
+  });
+
+  it('a retry after a refused tweet reuses the uploaded media id instead of uploading again', async () => {
+    const picture = mediaFile('p.png', 'image/png', mediaFiles.png(20_000), 'First alt');
+    sim.setSwitches({ dailyLimitSeconds: 3600 });
+    const limited = await failureOf(client.publish(input('Limited', { media: [picture] })));
+    expect(limited.details.rateLimited).toBe(true);
+    expect(sim.media()).toHaveLength(1);
+
+    sim.setSwitches({ dailyLimitSeconds: 0 });
+    const block = await client.publish(input('Limited', { media: [{ ...picture, altText: 'Second alt' }] }));
+    expect(sim.media()).toHaveLength(1);
+    expect(sim.media()[0]).toMatchObject({ altText: 'Second alt', tweetIds: [block.remoteId] });
+    expect(fileReads).toEqual(['p.png']);
+  });
+
+  it('an upload X no longer has (expired) is uploaded again', async () => {
+    const picture = mediaFile('e.png', 'image/png', mediaFiles.png(5_000));
+    // The client keeps uploads while X says they live; an upload X lost early is noticed by STATUS.
+    sim.setSwitches({ dailyLimitSeconds: 3600 });
+    await failureOf(client.publish(input('Expired', { media: [picture] })));
+    sim.setSwitches({ dailyLimitSeconds: 0, expireUploads: true });
+    const block = await client.publish(input('Expired', { media: [picture] }));
+    expect(sim.media()).toHaveLength(2);
+    expect(sim.media()[1]?.tweetIds).toEqual([block.remoteId]);
+  });
+
+  it('refuses a video together with other files before uploading anything', async () => {
+    const video = mediaFile('m.mp4', 'video/mp4', mediaFiles.mp4(10_000));
+    const picture = mediaFile('m.png', 'image/png', mediaFiles.png(1_000));
+    const error = await failureOf(client.publish(input('Mixed', { media: [video, picture] })));
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/one GIF, or one video/);
+    expect(sim.media()).toEqual([]);
+  });
+
+  it('the simulator refuses tweets with unknown, unfinished or unprocessed media like X', async () => {
+    const post = (media_ids: string[]) =>
+      fetch(`${sim.url}/2/tweets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: `media ${Math.random()}`, media: { media_ids } }),
+      });
+    const call = async (path: string, json?: unknown, token = TOKEN) =>
+      (await fetch(`${sim.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json ?? {}),
+      }).then((r) => r.json())) as { data: { id: string; processing_info?: { state: string } } };
+
+    const unknown = await post(['1234567890']);
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as any).errors[0].message).toBe('Your media IDs are invalid.');
+
+    const init = await call('/2/media/upload/initialize', {
+      media_type: 'video/mp4',
+      total_bytes: 4,
+      media_category: 'tweet_video',
+    });
+    const id = init.data.id;
+    expect((await post([id])).status).toBe(400); // not finalized
+    const short = await fetch(`${sim.url}/2/media/upload/${id}/finalize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(short.status).toBe(400); // no bytes yet: segments do not add up
+    await call(`/2/media/upload/${id}/append`, {
+      segment_index: 0,
+      media: Buffer.from('abcd').toString('base64'),
+    });
+    const finalized = await call(`/2/media/upload/${id}/finalize`);
+    expect(finalized.data.processing_info?.state).toBe('pending');
+    expect((await post([id])).status).toBe(400); // still processing
+    // Someone else's media is unknown to this user.
+    expect(
+      (
+        await fetch(`${sim.url}/2/tweets`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer x-token-bob', 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'not mine', media: { media_ids: [id] } }),
+        })
+      ).status,
+    ).toBe(400);
+    for (let i = 0; i < 2; i++) await getJson(`/2/media/upload?command=STATUS&media_id=${id}`);
+    expect((await post([id])).status).toBe(201);
+  });
+});
+
+describe('X failing after it stored the tweet', () => {
+  it('a 503 from X after storing is an unknown outcome, and lookup finds the tweet', async () => {
+    sim.setSwitches({ serverErrorAfterStore: true });
+    const error = await failureOf(client.publish(input('Stored, then 503')));
+    expect(error.kind).toBe('transient');
+    expect(error.details.status).toBe(503);
+    expect(error.details.outcomeUnknown).toBe(true);
+    expect(sim.records().map((r) => r.text)).toEqual(['Stored, then 503']);
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Stored, then 503',
+      parent: null,
+      since: new Date(Date.now() - 60_000),
+    });
+    expect(found?.remoteId).toBe(sim.records()[0]?.id);
+    // A resend is refused as duplicate content: "already there", not a refusal of the post.
+    const resend = await failureOf(client.publish(input('Stored, then 503')));
+    expect(resend.details).toMatchObject({ status: 403, duplicate: true });
+  });
+});
+
+describe('X rate limits against the X simulator', () => {
+  it('a spent daily cap waits for the 24-hour reset, not the 15-minute window', async () => {
+    sim.setSwitches({ dailyLimitSeconds: 6 * 3600 });
+    const raw = await fetch(`${sim.url}/2/tweets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'over the cap' }),
+    });
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('x-user-limit-24hour-remaining')).toBe('0');
+    const error = await failureOf(client.publish(input('Over the daily cap')));
+    expect(error.kind).toBe('transient');
+    expect(error.details.rateLimited).toBe(true);
+    expect(error.message).toMatch(/24-hour limit/);
+    // About six hours (the 15-minute window would reset within a minute).
+    expect(error.details.retryAfterSeconds).toBeGreaterThan(6 * 3600 - 120);
+    expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(6 * 3600 + 1);
+  });
+
+  it('a spent 15-minute window waits for x-rate-limit-reset while the daily cap has room', async () => {
+    sim.setRateLimited(600);
+    const error = await failureOf(client.publish(input('Too fast')));
+    expect(error.details.rateLimited).toBe(true);
+    expect(error.details.retryAfterSeconds).toBeGreaterThan(500);
+    expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(601);
   });
 });

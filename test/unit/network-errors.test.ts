@@ -54,16 +54,51 @@ const xRows: Row[] = [
       },
     ),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 900 },
+    details: { status: 429, retryAfterSeconds: 900, rateLimited: true },
     message: 'Too Many Requests',
+  },
+  {
+    name: '429 with the 24-hour cap spent waits for its reset',
+    failure: answer(
+      429,
+      { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      {
+        'x-rate-limit-remaining': '12',
+        'x-rate-limit-reset': String(NOW_EPOCH + 300),
+        'x-user-limit-24hour-remaining': '0',
+        'x-user-limit-24hour-reset': String(NOW_EPOCH + 40_000),
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 40_000, rateLimited: true },
+    message: 'Too Many Requests (the 24-hour limit of this account is reached)',
+  },
+  {
+    name: '429 with the 24-hour cap not spent waits for the 15-minute window',
+    failure: answer(
+      429,
+      {},
+      {
+        'x-rate-limit-reset': String(NOW_EPOCH + 300),
+        'x-user-limit-24hour-remaining': '7',
+        'x-user-limit-24hour-reset': String(NOW_EPOCH + 40_000),
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 300, rateLimited: true },
   },
   {
     name: '429 whose reset has passed waits at least a second',
     failure: answer(429, {}, { 'x-rate-limit-reset': String(NOW_EPOCH - 5) }),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 1 },
+    details: { status: 429, retryAfterSeconds: 1, rateLimited: true },
   },
-  { name: '429 without headers', failure: answer(429, {}), kind: 'transient', details: { status: 429 } },
+  {
+    name: '429 without headers',
+    failure: answer(429, {}),
+    kind: 'transient',
+    details: { status: 429, rateLimited: true },
+  },
   {
     name: '503',
     failure: answer(503, {

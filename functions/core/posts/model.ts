@@ -46,6 +46,13 @@ export interface PostChannel {
   attempts?: number;
   /** When the channel reached published. */
   publishedAt?: string | null;
+  /**
+   * The network's rate limit holds this channel until then (the reset it announced): the channel
+   * waits, still `publishing`, without spending attempts.
+   */
+  rateLimitedUntil?: string | null;
+  /** While waiting: when the current step of the wait ends (steps are at most the queue's 15-minute delay). */
+  rateLimitStepAt?: string | null;
 }
 
 /** A post as stored. */

@@ -300,6 +300,14 @@ const checkMediaId = (
       field,
     );
   }
+  const cap = platform.limits.maxMediaBytes?.[media.mimeType];
+  if (cap !== undefined && media.size > cap) {
+    throw new ApiError(
+      'media_too_large',
+      `${platform.name} takes ${media.mimeType} files of at most ${cap} bytes; ${id} has ${media.size}.`,
+      field,
+    );
+  }
   return media;
 };
 
@@ -340,6 +348,14 @@ const checkBlock = (
     throw new ApiError(
       'too_many_media',
       `${platform.name} takes at most ${limits.maxMedia} file${limits.maxMedia === 1 ? '' : 's'} per block${subtitles}; ${counted.length} were sent.`,
+      `${path}.mediaIds`,
+    );
+  }
+  const sole = counted.find((file) => limits.soleMediaTypes?.includes(file.mimeType));
+  if (sole && counted.length > 1) {
+    throw new ApiError(
+      'too_many_media',
+      `${platform.name} takes a ${sole.mimeType} file alone in its block, without other files.`,
       `${path}.mediaIds`,
     );
   }

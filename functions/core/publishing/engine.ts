@@ -65,7 +65,14 @@ export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
   retryBaseSeconds: 2,
 };
 
-type ChannelOutcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
+/**
+ * `retry`: the channel has more to do after the delay (the job comes back for the post); `wait`: a
+ * rate-limited channel's next step, owned by this job, which queues a message of its own for it.
+ */
+type ChannelOutcome =
+  | { kind: 'done' }
+  | { kind: 'retry'; delaySeconds: number }
+  | { kind: 'wait'; delaySeconds: number };
 type BlockStep = { kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome };
 const stop = (outcome: ChannelOutcome): BlockStep => ({ kind: 'stop', outcome });
 
@@ -95,6 +102,22 @@ const MAX_CHECKS = 10;
 const MAX_CHECK_DELAY_SECONDS = 300;
 /** Lookups search from a minute before the first send: two machines' clocks never agree exactly. */
 const LOOKUP_SLACK_MS = 60_000;
+
+/** SQS's longest message delay: longer waits go in steps of at most this. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+/** A wait step's message may arrive this early (the queue's delays are whole seconds, with jitter). */
+const STEP_EARLY_MS = 2_000;
+/** The wait after a rate limit that announced no reset (one 15-minute window). */
+const DEFAULT_RATE_LIMIT_SECONDS = 900;
+
+/**
+ * When a rate limit that announced no reset ends: LinkedIn's daily limits reset at midnight UTC;
+ * elsewhere one 15-minute window.
+ */
+export const unannouncedReset = (platform: PlatformId, now: Date): Date =>
+  platform === 'linkedin' || platform === 'linkedin_page'
+    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
+    : new Date(now.getTime() + DEFAULT_RATE_LIMIT_SECONDS * 1000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -174,7 +197,10 @@ export const startRound = (post: PostRecord, now: Date): PostRecord => ({
   round: (post.round ?? 0) + 1,
   roundStartedAt: now.toISOString(),
   channels: post.channels.map((channel) =>
-    channel.status === 'published' ? channel : { ...channel, status: 'publishing', error: null, attempts: 0 },
+    channel.status === 'published'
+      ? channel
+      : // A rate limit's reset still holds; the new round's first job takes the next step of the wait.
+        { ...channel, status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
   ),
 });
 
@@ -229,13 +255,21 @@ export class PublishingEngine {
         }
       }),
     );
+    const job = { postId: post.postId, kind: 'run' as const, round };
     const retries = outcomes.filter(
       (o): o is Extract<ChannelOutcome, { kind: 'retry' }> => o.kind === 'retry',
     );
     if (retries.length > 0) {
-      const delay = Math.min(...retries.map((r) => r.delaySeconds));
-      await this.deps.queue().sendPublish({ postId: post.postId, kind: 'run', round }, delay);
+      // Past the queue's ceiling the job comes early; each step finds what is not due yet and re-delays.
+      const delay = Math.min(...retries.map((r) => r.delaySeconds), MAX_QUEUE_DELAY_SECONDS);
+      await this.deps.queue().sendPublish(job, delay);
     }
+    // Each wait step this job owns gets its own message: the chain of a rate-limited channel
+    // never rides on another channel's retries, which may end first.
+    const steps = new Set(
+      outcomes.flatMap((o) => (o.kind === 'wait' ? [Math.min(o.delaySeconds, MAX_QUEUE_DELAY_SECONDS)] : [])),
+    );
+    for (const delay of steps) await this.deps.queue().sendPublish(job, delay);
   }
 
   /** Publishes the channel's remaining blocks in order; never sends a block whose claim says it may be live. */
@@ -246,6 +280,10 @@ export class PublishingEngine {
     if (channel?.status !== 'publishing') return { kind: 'done' };
     const platform = getPlatform(channel.platform);
     if (!platform) return this.failChannel(post, channelId, `Unknown network ${channel.platform}.`);
+    if (channel.rateLimitedUntil && Date.parse(channel.rateLimitedUntil) > deps.clock.now().getTime()) {
+      const waiting = await this.waitStep(post, channelId);
+      if (waiting) return waiting;
+    }
 
     const record = await deps.accounts.getChannel(post.workspaceId, channelId);
     if (!record)
@@ -399,6 +437,9 @@ export class PublishingEngine {
       }
       if (error.details.outcomeUnknown) return this.check(block, lost());
       await deps.claims.settle(held, 'not_sent');
+      if (error.kind === 'transient' && error.details.rateLimited) {
+        return stop(await this.rateLimited(post, channel, error.details.retryAfterSeconds));
+      }
       if (error.kind === 'permanent')
         return stop(await this.failChannel(post, channel.channelId, `${label}${error.message}`));
       if (error.kind === 'reconnect') return stop(await this.reconnectNeeded(post, channel));
@@ -450,7 +491,7 @@ export class PublishingEngine {
       });
       if (error instanceof NetworkError && error.kind === 'transient') {
         // A rate limit only delays the lookup: it is not counted, and the window does not move.
-        const counted = error.details.status === 429 ? 0 : 1;
+        const counted = error.details.rateLimited || error.details.status === 429 ? 0 : 1;
         return this.lookAgain(block, held, counted, { retryAfterSeconds: error.details.retryAfterSeconds });
       }
       if (error instanceof NetworkError && error.kind === 'reconnect') {
@@ -636,6 +677,77 @@ export class PublishingEngine {
         .afterExpired(access.channel, access.credentials, { postId: block.post.postId });
       return call(access.credentials);
     }
+  }
+
+  /**
+   * The network's rate limit stopped the channel: it waits until the announced reset (or the
+   * network's known reset when none was announced), still `publishing`, without spending an
+   * attempt, in steps of at most the queue's ceiling. This job owns the first step.
+   */
+  private async rateLimited(
+    post: PostRecord,
+    channel: PostChannel,
+    retryAfterSeconds: number | undefined,
+  ): Promise<ChannelOutcome> {
+    const now = this.deps.clock.now();
+    const reset =
+      retryAfterSeconds !== undefined
+        ? new Date(now.getTime() + retryAfterSeconds * 1000)
+        : unannouncedReset(channel.platform, now);
+    const step = this.stepSeconds(reset, now);
+    const stepAt = new Date(now.getTime() + step * 1000).toISOString();
+    let waiting = false;
+    await mutatePost(this.deps, post.postId, (current) => {
+      const c = current.channels.find((ch) => ch.channelId === channel.channelId);
+      if (c?.status !== 'publishing') return null;
+      waiting = true;
+      const channels = current.channels.map((ch) =>
+        ch === c ? { ...ch, rateLimitedUntil: reset.toISOString(), rateLimitStepAt: stepAt } : ch,
+      );
+      return { next: { ...current, channels } };
+    });
+    logger.info('Channel rate-limited by the network; waiting for the reset', {
+      postId: post.postId,
+      channelId: channel.channelId,
+      resetAt: reset.toISOString(),
+    });
+    return waiting ? { kind: 'wait', delaySeconds: step } : { kind: 'done' };
+  }
+
+  /**
+   * A job visiting a channel that waits for a rate limit's reset. When the current step is due, this
+   * job takes the next one (the write decides between concurrent jobs) and queues it: `wait`. When
+   * the step is not due, another job owns it: `done` (nothing to queue for this channel). Null once
+   * the reset has passed: the channel publishes.
+   */
+  private async waitStep(post: PostRecord, channelId: string): Promise<ChannelOutcome | null> {
+    let outcome: ChannelOutcome | null = null;
+    await mutatePost(this.deps, post.postId, (current) => {
+      const now = this.deps.clock.now();
+      const c = current.channels.find((ch) => ch.channelId === channelId);
+      outcome = null;
+      if (c?.status !== 'publishing' || !c.rateLimitedUntil) return null;
+      const reset = new Date(c.rateLimitedUntil);
+      if (reset.getTime() <= now.getTime()) return null;
+      if (c.rateLimitStepAt && Date.parse(c.rateLimitStepAt) - STEP_EARLY_MS > now.getTime()) {
+        outcome = { kind: 'done' };
+        return null;
+      }
+      const step = this.stepSeconds(reset, now);
+      outcome = { kind: 'wait', delaySeconds: step };
+      const stepAt = new Date(now.getTime() + step * 1000).toISOString();
+      const channels = current.channels.map((ch) => (ch === c ? { ...ch, rateLimitStepAt: stepAt } : ch));
+      return { next: { ...current, channels } };
+    });
+    return outcome;
+  }
+
+  /** The next step of a wait until `reset`: whole seconds, at most the queue's ceiling. */
+  private stepSeconds(reset: Date, now: Date): number {
+    return Math.max(
+      1,
+      Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((reset.getTime() - now.getTime()) / 1000)),
+    );
   }
 
   private async reconnectNeeded(post: PostRecord, channel: PostChannel): Promise<ChannelOutcome> {

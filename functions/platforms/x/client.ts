@@ -3,7 +3,6 @@ import {
   type DeleteBlockInput,
   type EditBlockInput,
   type LookupBlockInput,
-  type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -26,6 +25,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { XMediaUploader, type XMediaUploadOptions } from './media-upload.ts';
 import { readXMetrics } from './metrics.ts';
 
 /**
@@ -36,11 +36,10 @@ import { readXMetrics } from './metrics.ts';
  * a while, so a lookup that finds nothing proves nothing until `consistencyWindowSeconds` have
  * passed since the send.
  *
- * Media: not uploaded here. A full implementation downloads each presigned URL and sends it
- * through X's media upload (`POST /2/media/upload`: INIT / APPEND chunks / FINALIZE, then polling
- * STATUS until video processing succeeds; alt text via `POST /2/media/metadata`), which needs the
- * `media.write` scope, and puts the returned ids in `media.media_ids`. Until then a block with
- * media is refused (permanent) unless an `uploadMedia` function is given that returns X media ids.
+ * Media: each file goes through X's chunked media upload first (`media-upload.ts`: streamed from
+ * its presigned URL, alt text through media metadata, videos and GIFs polled until processed),
+ * then the tweet carries the ids in `media.media_ids`. X takes up to 4 images, or one GIF, or one
+ * video per tweet.
  */
 
 export interface XClientOptions {
@@ -50,8 +49,8 @@ export interface XClientOptions {
   timeoutMs?: number;
   /** How long X's user timeline may lag behind a stored tweet (default 30 s). */
   consistencyWindowSeconds?: number;
-  /** Uploads one file to X and returns its `media_id`; without it, blocks with media are refused. */
-  uploadMedia?: (media: MediaForNetwork, credentials: NetworkCredentials) => Promise<string>;
+  /** Chunk size, processing wait and clock of the media upload. */
+  media?: XMediaUploadOptions;
 }
 
 const NETWORK = 'X';
@@ -87,17 +86,43 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const message = xMessage(body) ?? `X answered HTTP ${status}`;
-  if (status === 429) {
-    const wait =
-      secondsUntilEpoch(headers['x-rate-limit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
-    return new NetworkError('transient', message, details(status, wait));
-  }
+  if (status === 429) return rateLimitError(headers, now, xMessage(body));
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   // X answers an expired and a revoked token alike: a refresh tells them apart.
   if (status === 401) return new NetworkError('reconnect', message, { status, tokenExpired: true });
   if (status === 403 && /duplicate content/i.test(message))
     return new NetworkError('permanent', message, { status, duplicate: true });
   return new NetworkError('permanent', message, { status });
+};
+
+/**
+ * X's 429: the wait is until the 15-minute window resets (`x-rate-limit-reset`), or until the
+ * 24-hour reset when the user's daily cap is what ran out (`x-user-limit-24hour-remaining: 0`, or
+ * `x-app-limit-24hour-remaining: 0` for the app's) — whichever of the spent limits resets last.
+ */
+export const rateLimitError = (
+  headers: Record<string, string>,
+  now: Date,
+  xSays = 'Too Many Requests',
+): NetworkError => {
+  const spent = (prefix: string) => headers[`${prefix}-remaining`]?.trim() === '0';
+  const resets: number[] = [];
+  let daily = false;
+  for (const prefix of ['x-user-limit-24hour', 'x-app-limit-24hour']) {
+    const reset = spent(prefix) ? secondsUntilEpoch(headers[`${prefix}-reset`], now) : undefined;
+    if (reset !== undefined) {
+      resets.push(reset);
+      daily = true;
+    }
+  }
+  const window = secondsUntilEpoch(headers['x-rate-limit-reset'], now);
+  if (window !== undefined) resets.push(window);
+  const wait = resets.length > 0 ? Math.max(...resets) : retryAfterSeconds(headers['retry-after'], now);
+  const message = daily ? `${xSays} (the 24-hour limit of this account is reached)` : xSays;
+  return new NetworkError('transient', message, {
+    ...details(429, wait),
+    rateLimited: true,
+  });
 };
 
 interface XTweet {
@@ -160,7 +185,7 @@ export class XClient implements NetworkClient {
   readonly consistencyWindowSeconds: number;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
-  private readonly uploadMedia: XClientOptions['uploadMedia'];
+  private readonly media: XMediaUploader;
   /** Numeric user ids by channel account, from `GET /2/users/me`. */
   private readonly userIds = new Map<string, string>();
 
@@ -168,7 +193,10 @@ export class XClient implements NetworkClient {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://api.x.com');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.consistencyWindowSeconds = options.consistencyWindowSeconds ?? DEFAULT_X_CONSISTENCY_WINDOW_SECONDS;
-    this.uploadMedia = options.uploadMedia;
+    this.media = new XMediaUploader(
+      (credentials, request, alsoFine) => this.call(credentials, request, alsoFine),
+      options.media,
+    );
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
@@ -178,16 +206,7 @@ export class XClient implements NetworkClient {
     const replySettings = input.options.replySettings;
     if (!input.parent && typeof replySettings === 'string') body.reply_settings = replySettings;
     if (input.media.length > 0) {
-      const upload = this.uploadMedia;
-      if (!upload) {
-        throw new NetworkError(
-          'permanent',
-          'Media upload to X is not supported yet; publish this post without media',
-        );
-      }
-      const mediaIds: string[] = [];
-      for (const media of input.media) mediaIds.push(await upload(media, input.credentials));
-      body.media = { media_ids: mediaIds };
+      body.media = { media_ids: await this.media.uploadAll(input.media, input.credentials) };
     }
     const answer = await this.call(input.credentials, { method: 'POST', path: '/2/tweets', json: body });
     const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');

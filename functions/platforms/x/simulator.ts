@@ -9,13 +9,21 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { createXMediaSim, type SimMedia, type XMediaSwitches } from './media-simulator.ts';
 import { xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
 import { xPublicMetrics } from './sim-metrics.ts';
 
 /**
  * A local X API v2: `POST /2/tweets`, `DELETE /2/tweets/:id`, `GET /2/tweets/:id`,
- * `GET /2/users/me`, `GET /2/users/:id/tweets`, with X's error bodies (problem details), its
- * duplicate-content refusal, `x-rate-limit-*` headers on 429 and snowflake ids. The user is derived
+ * `GET /2/users/me`, `GET /2/users/:id/tweets`, and the media upload (`media-simulator.ts`), with
+ * X's error bodies (problem details), its duplicate-content refusal, `x-rate-limit-*` and
+ * `x-user-limit-24hour-*` headers on 429 and snowflake ids. A tweet's `media.media_ids` must be
+ * the user's own finalized, processed, unexpired uploads (X's 400 otherwise); X appends a t.co
+ * link for the media to the tweet's text. Switches (`POST /_sim/x/switches`, or `setSwitches`):
+ * media processing failing or slow, an append failing half-way, short media lifetimes, the
+ * user's 24-hour cap spent (`dailyLimitSeconds`), every upload so far expired (`expireUploads`), the next tweet stored then answered 503
+ * (`serverErrorAfterStore`; the shared `sim:bad-gateway` token is a gateway's 502 after storing). `GET /_sim/x/media` lists the uploads with
+ * their alt text and tweets. A 5xx after storing is the shared `sim:bad-gateway` token. The user is derived
  * from the bearer token, so any token works; one starting `revoked`/`expired` is refused.
  *
  * Like X, it is awkward where lookups are concerned: the user timeline (`GET /2/users/:id/tweets`)
@@ -35,6 +43,8 @@ interface TweetLink {
   display_url: string;
   start: number;
   end: number;
+  /** Set on the link X appends for attached media. */
+  media_key?: string;
 }
 
 interface StoredTweet {
@@ -76,19 +86,33 @@ export const xErrors: SimErrorBodies = {
   }),
   refused: () => problem(403, 'Forbidden', 'You are not permitted to perform this action.'),
   unavailable: () => problem(503, 'Service Unavailable', 'Service Unavailable'),
-  rateLimited: (resetAt) => ({
-    ...problem(429, 'Too Many Requests', 'Too Many Requests'),
-    headers: {
-      'x-rate-limit-limit': 100,
-      'x-rate-limit-remaining': 0,
-      'x-rate-limit-reset': Math.ceil(resetAt.getTime() / 1000),
-    },
-  }),
+  // The 15-minute window is spent; the 24-hour one (sent alongside, as X does) is not.
+  rateLimited: (resetAt) => rateLimitedAnswer(resetAt, null),
   badRequest: (message) => invalidRequest(message),
   notFound: () => ({
     status: 404,
     body: { errors: [{ message: 'Sorry, that page does not exist', code: 34 }] },
   }),
+};
+
+/**
+ * X's 429: `x-rate-limit-*` for the endpoint's 15-minute window and `x-user-limit-24hour-*` for the
+ * user's daily cap. With `dailyResetAt` the daily cap is spent (remaining 0, reset then) while the
+ * 15-minute window resets sooner: a client must wait for the later of the two.
+ */
+const rateLimitedAnswer = (windowResetAt: Date, dailyResetAt: Date | null): SimResponse => {
+  const epoch = (date: Date) => Math.ceil(date.getTime() / 1000);
+  return {
+    ...problem(429, 'Too Many Requests', 'Too Many Requests'),
+    headers: {
+      'x-rate-limit-limit': 100,
+      'x-rate-limit-remaining': dailyResetAt ? 99 : 0,
+      'x-rate-limit-reset': epoch(windowResetAt),
+      'x-user-limit-24hour-limit': 100,
+      'x-user-limit-24hour-remaining': dailyResetAt ? 0 : 42,
+      'x-user-limit-24hour-reset': epoch(dailyResetAt ?? new Date(Date.now() + 86_400_000)),
+    },
+  };
 };
 
 /** The simulated user behind a token: a stable numeric id and handle. */
@@ -132,6 +156,40 @@ const shorten = (id: string, text: string): { shown: string; links: TweetLink[] 
   return { shown: shown + text.slice(at), links };
 };
 
+/**
+ * X appends one t.co link to a tweet with media (the media's page), listed in `entities.urls` with
+ * the media key: the text read back is longer than the text posted.
+ */
+const withMediaLink = (
+  shortened: { shown: string; links: TweetLink[] },
+  id: string,
+  username: string,
+  mediaIds: string[],
+): { shown: string; links: TweetLink[] } => {
+  if (mediaIds.length === 0) return shortened;
+  const digest = createHash('sha256')
+    .update(`${id}/media`)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '');
+  const tco = `https://t.co/${digest.slice(0, 10)}`;
+  const prefix = shortened.shown === '' ? '' : `${shortened.shown} `;
+  const start = [...prefix].length;
+  return {
+    shown: `${prefix}${tco}`,
+    links: [
+      ...shortened.links,
+      {
+        url: tco,
+        expanded_url: `https://x.com/${username}/status/${id}/photo/1`,
+        display_url: `pic.x.com/${digest.slice(0, 10)}`,
+        start,
+        end: start + tco.length,
+        media_key: `3_${mediaIds[0]}`,
+      },
+    ],
+  };
+};
+
 /** Default lag of the user timeline behind a stored tweet. */
 export const DEFAULT_X_TIMELINE_LAG_MS = 3_000;
 
@@ -142,11 +200,48 @@ export interface XSimulatorOptions {
   timelineLagMs?: number;
   /** OAuth endpoints and token lifetimes (x/oauth-simulator.ts). */
   oauth?: Parameters<typeof xOAuthSimulator>[0];
+  /** Media processing and failure switches to start with (tests change them later too). */
+  media?: Partial<XMediaSwitches>;
 }
 
-export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<Simulator> => {
+/** What the inspection routes and tests see besides the common simulator. */
+export interface XSimulator extends Simulator {
+  /** Every media upload, with its alt text and the tweets carrying it. */
+  media(): SimMedia[];
+  /** Changes the awkward parts (`POST /_sim/x/switches` over HTTP); reset restores the defaults. */
+  setSwitches(
+    switches: Partial<XMediaSwitches> & {
+      dailyLimitSeconds?: number;
+      expireUploads?: boolean;
+      serverErrorAfterStore?: boolean;
+    },
+  ): void;
+}
+
+export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<XSimulator> => {
   const tweets = new Map<string, StoredTweet>();
   const timelineLagMs = options.timelineLagMs ?? DEFAULT_X_TIMELINE_LAG_MS;
+  const mediaSim = createXMediaSim();
+  Object.assign(mediaSim.switches, options.media ?? {});
+  /** The user's 24-hour tweet cap is spent until then (0: not spent). */
+  let dailyLimitedUntil = 0;
+  /** The next tweet is stored, then answered 503 by X itself (not a gateway): once. */
+  let serverErrorAfterStore = false;
+  const setSwitches: XSimulator['setSwitches'] = ({
+    dailyLimitSeconds,
+    expireUploads,
+    serverErrorAfterStore: failNext,
+    ...media
+  }) => {
+    if (failNext !== undefined) serverErrorAfterStore = failNext;
+    if (expireUploads) mediaSim.expireAll();
+    for (const [key, value] of Object.entries(media)) {
+      if (value !== undefined) (mediaSim.switches as unknown as Record<string, unknown>)[key] = value;
+    }
+    if (dailyLimitSeconds !== undefined) {
+      dailyLimitedUntil = dailyLimitSeconds > 0 ? Date.now() + dailyLimitSeconds * 1000 : 0;
+    }
+  };
 
   const view = (tweet: StoredTweet, fields: Set<string>) => {
     const data: Record<string, unknown> = {
@@ -183,6 +278,10 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
 
   const createTweet = (ctx: SimContext): SimResponse => {
     const user = xUserForToken(ctx.token as string);
+    if (Date.now() < dailyLimitedUntil) {
+      // The daily cap: the 15-minute window would reset within minutes, the 24-hour one later.
+      return rateLimitedAnswer(new Date(Date.now() + 60_000), new Date(dailyLimitedUntil));
+    }
     const body = objectOf(ctx.body);
     if (!body) return invalidRequest('Request body must be a JSON object');
     const text = body.text === undefined ? '' : body.text;
@@ -216,6 +315,10 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
         );
       }
     }
+    if (media) {
+      const refused = mediaSim.refuseForTweet(mediaIds as string[], user.id);
+      if (refused) return refused;
+    }
     const outcome = ctx.screen(text, user.id);
     for (const other of tweets.values()) {
       if (!other.deleted && other.authorId === user.id && text !== '' && other.text === text) {
@@ -226,7 +329,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     const tweet: StoredTweet = {
       id,
       text,
-      ...shorten(id, text),
+      ...withMediaLink(shorten(id, text), id, user.username, (mediaIds as string[] | undefined) ?? []),
       authorId: user.id,
       createdAt: new Date(),
       inReplyTo: parent?.id ?? null,
@@ -236,6 +339,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       deleted: false,
     };
     tweets.set(id, tweet);
+    mediaSim.attach(tweet.mediaIds, id);
     ctx.record({
       kind: parent ? 'reply' : 'post',
       id,
@@ -244,6 +348,10 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       text,
       account: user.id,
     });
+    if (serverErrorAfterStore && !outcome) {
+      serverErrorAfterStore = false;
+      return problem(503, 'Service Unavailable', 'Service Unavailable');
+    }
     return {
       status: 201,
       body: { data: { id, text: escapeText(tweet.shown), edit_history_tweet_ids: [id] } },
@@ -350,14 +458,57 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     return { status: 200, body: { data: page.map((tweet) => view(tweet, fields)), meta } };
   };
 
-  return startSimulator({
+  const userOf = (ctx: SimContext) => xUserForToken(ctx.token as string).id;
+  const simulator = await startSimulator({
     name: 'X',
     errors: xErrors,
     port: options.port,
     holdMs: options.holdMs,
-    onReset: () => tweets.clear(),
     oauth: xOAuthSimulator(options.oauth),
+    onReset: () => {
+      tweets.clear();
+      mediaSim.reset();
+      Object.assign(mediaSim.switches, options.media ?? {});
+      dailyLimitedUntil = 0;
+      serverErrorAfterStore = false;
+    },
     routes: [
+      ...mediaSim.routes(userOf),
+      // Inspection and switches, without auth like the framework's own `/_sim/` routes.
+      {
+        method: 'GET',
+        path: '/_sim/x/media',
+        auth: false,
+        handler: () => ({ status: 200, body: { data: mediaSim.list() } }),
+      },
+      {
+        method: 'POST',
+        path: '/_sim/x/switches',
+        auth: false,
+        handler: (ctx) => {
+          const body = objectOf(ctx.body);
+          const known: Record<string, 'boolean' | 'number' | 'number|null'> = {
+            processingFails: 'boolean',
+            processingPolls: 'number',
+            checkAfterSecs: 'number',
+            failAppendAt: 'number|null',
+            lifetimeSeconds: 'number',
+            dailyLimitSeconds: 'number',
+            expireUploads: 'boolean',
+            serverErrorAfterStore: 'boolean',
+          };
+          if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
+          for (const [key, value] of Object.entries(body)) {
+            const type = known[key];
+            const fits =
+              type !== undefined &&
+              (typeof value === type.split('|')[0] || (type.endsWith('null') && value === null));
+            if (!fits) return { status: 400, body: { message: `Unknown switch or bad value: ${key}` } };
+          }
+          setSwitches(body);
+          return { status: 204 };
+        },
+      },
       { method: 'POST', path: '/2/tweets', handler: createTweet },
       { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },
       { method: 'GET', path: '/2/tweets/:id', handler: getTweet },
@@ -369,4 +520,5 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       { method: 'GET', path: '/2/users/:id/tweets', handler: userTweets },
     ],
   });
+  return { ...simulator, media: () => mediaSim.list(), setSwitches };
 };

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MAX_QUEUE_DELAY_SECONDS,
+  mutatePost,
+  PublishingEngine,
+  startRound,
+} from '../../functions/core/publishing/engine.ts';
+import type { XSimulator } from '../../functions/platforms/x/simulator.ts';
+import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';
+import type { PublishJob } from '../../functions/ports/publishing.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * A rate-limited channel waits for the network's reset without spending attempts. The engine runs
+ * here with an injected clock and a queue that records the delays it is asked for: each "delivery"
+ * is a call to `handle` after moving the clock, so hours of waiting take no real time.
+ */
+
+let rt: TestRuntime;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+const xSim = () => rt.simulators.byPlatform.get('x') as unknown as XSimulator;
+
+/** An engine on a clock the test moves, queueing into `queued` instead of the real queue. */
+const harness = (wrap?: (client: NetworkClient) => NetworkClient) => {
+  const deps = getDeps();
+  let now = Date.now();
+  const queued: { job: PublishJob; delaySeconds: number }[] = [];
+  const calls = { publish: 0 };
+  const engine = new PublishingEngine({
+    ...deps,
+    clock: { now: () => new Date(now) },
+    queue: () => ({
+      sendPublish: async (job, delaySeconds = 0) => {
+        queued.push({ job, delaySeconds });
+      },
+      sendEvent: (id) => deps.queue().sendEvent(id),
+    }),
+    networks: (platform, mode) => {
+      const real = deps.networks(platform, mode);
+      const counted: NetworkClient = Object.create(real);
+      counted.publish = (input) => {
+        calls.publish++;
+        return real.publish(input);
+      };
+      return wrap ? wrap(counted) : counted;
+    },
+  });
+  return {
+    deps,
+    engine,
+    queued,
+    calls,
+    advance: (seconds: number) => {
+      now += seconds * 1000;
+    },
+    now: () => now,
+  };
+};
+
+const draft = async (platform: 'x' | 'linkedin', content: string) => {
+  const ws = await freshWorkspace([platform]);
+  const created = await rt.api('/posts', {
+    method: 'POST',
+    key: ws.key,
+    body: { intent: 'draft', channels: [{ channelId: ws.channels[platform], blocks: [{ content }] }] },
+  });
+  expect(created.status).toBe(201);
+  return { ws, postId: created.body.id as string };
+};
+
+describe('a rate-limited channel waits for the reset without spending attempts', () => {
+  it("X's spent daily cap: re-delayed in steps of at most 15 minutes until the 24-hour reset, then published", async () => {
+    const h = harness();
+    const { ws, postId } = await draft('x', `daily cap ${Date.now()}`);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    const resetSeconds = 3 * 3600 + 100;
+    xSim().setSwitches({ dailyLimitSeconds: resetSeconds });
+    try {
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(1);
+      expect(h.queued.map((q) => q.delaySeconds)).toEqual([MAX_QUEUE_DELAY_SECONDS]);
+      let stored = await h.deps.posts.get(postId);
+      expect(stored?.status).toBe('publishing');
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+      const reset = Date.parse(stored?.channels[0]?.rateLimitedUntil ?? '');
+      expect(Math.abs(reset - (h.now() + resetSeconds * 1000))).toBeLessThan(120_000);
+
+      // Each step's message comes back; the channel does not call X before the reset.
+      const steps: number[] = [];
+      while (h.now() + h.queued[h.queued.length - 1]!.delaySeconds * 1000 < reset) {
+        h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+        const before = h.queued.length;
+        await h.engine.handle(job);
+        expect(h.queued.length).toBe(before + 1);
+        steps.push(h.queued[h.queued.length - 1]!.delaySeconds);
+        // A second delivery of the same step (SQS at-least-once, the post sweep) starts no second chain.
+        await h.engine.handle(job);
+        expect(h.queued.length).toBe(before + 1);
+      }
+      expect(h.calls.publish).toBe(1);
+      expect(steps.length).toBeGreaterThanOrEqual(11);
+      for (const step of steps) expect(step).toBeLessThanOrEqual(MAX_QUEUE_DELAY_SECONDS);
+      stored = await h.deps.posts.get(postId);
+      expect(stored?.status).toBe('publishing');
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+
+      // The last step ends at the reset: the channel publishes.
+      xSim().setSwitches({ dailyLimitSeconds: 0 });
+      h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(2);
+      const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(done.body.status).toBe('published');
+    } finally {
+      xSim().setSwitches({ dailyLimitSeconds: 0 });
+    }
+  });
+
+  it('rate limits more often than the attempt limit never fail the channel', async () => {
+    let limited = 0;
+    const h = harness((client) => {
+      const wrapped: NetworkClient = Object.create(client);
+      wrapped.publish = async (input) => {
+        if (limited < 8) {
+          limited++;
+          throw new NetworkError('transient', 'X rate limit', {
+            status: 429,
+            retryAfterSeconds: 60,
+            rateLimited: true,
+          });
+        }
+        return client.publish(input);
+      };
+      return wrapped;
+    });
+    const { ws, postId } = await draft('x', `many limits ${Date.now()}`);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    for (let i = 0; i < 9; i++) {
+      await h.engine.handle(job);
+      h.advance(61);
+    }
+    expect(limited).toBe(8);
+    const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(done.body.status).toBe('published');
+    expect(h.queued.slice(0, 8).map((q) => q.delaySeconds)).toEqual(Array(8).fill(60));
+  });
+
+  it('a LinkedIn rate limit without a reset waits until the next midnight UTC', async () => {
+    const h = harness((client) => {
+      const wrapped: NetworkClient = Object.create(client);
+      wrapped.publish = async () => {
+        throw new NetworkError('transient', 'LinkedIn daily limit', { status: 429, rateLimited: true });
+      };
+      return wrapped;
+    });
+    const { postId } = await draft('linkedin', `linkedin daily ${Date.now()}`);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    await h.engine.handle({ postId, kind: 'run', round: 1 });
+    const stored = await h.deps.posts.get(postId);
+    const now = new Date(h.now());
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    expect(stored?.status).toBe('publishing');
+    expect(Date.parse(stored?.channels[0]?.rateLimitedUntil ?? '')).toBe(midnight);
+    expect(h.queued.map((q) => q.delaySeconds)).toEqual([
+      Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((midnight - h.now()) / 1000)),
+    ]);
+  });
+});
