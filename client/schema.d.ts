@@ -596,7 +596,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "media_too_large" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
                 message: string;
                 /** @description Path of the input at fault, such as `channels[0].blocks[1].content`. */
                 field?: string;
@@ -731,6 +731,12 @@ export interface components {
                 supportsRemoteDelete: boolean;
                 acceptedMimeTypes: string[];
                 maxMedia: number;
+                /** @description The network's size cap per media type in bytes, where it is below Herald's own. */
+                maxMediaBytes?: {
+                    [key: string]: number;
+                };
+                /** @description Media types a block carries only alone (X: one GIF or one video). */
+                soleMediaTypes?: string[];
                 requiresMedia: boolean;
                 commentsReadable: boolean;
                 commentsWindowDays: number | null;
