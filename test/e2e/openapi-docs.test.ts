@@ -63,6 +63,7 @@ describe('/docs in headless Chromium', () => {
     skip: !existsSync(CHROMIUM),
     timeout: 180_000,
   }, async () => {
+    // A fresh profile is the persistent context's --user-data-dir; `headless: true` passes --headless.
     profile = mkdtempSync(join(tmpdir(), 'herald-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
