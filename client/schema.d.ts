@@ -1171,11 +1171,11 @@ export interface components {
             appPassword: string;
             service?: string;
         };
-        PostTagsBody: {
+        TagInput: {
             name: string;
             color?: string | null;
         };
-        PostPostsBody: {
+        PostInput: {
             /** @enum {string} */
             intent: "draft" | "schedule" | "now";
             scheduledAt?: string | null;
@@ -1196,7 +1196,7 @@ export interface components {
             }[];
             tagIds?: string[];
         };
-        PostPostsIdReviseBody: {
+        ReviseInput: {
             channels: {
                 channelId: string;
                 blocks: {
@@ -1204,21 +1204,21 @@ export interface components {
                 }[];
             }[];
         };
-        PostMediaUploadsBody: {
+        UploadStartInput: {
             fileName: string;
             mimeType: string;
             size: number;
             altText?: string | null;
         };
-        PutMediaIdBody: {
+        MediaUpdateInput: {
             altText: string | null;
         };
-        PostWebhooksBody: {
+        WebhookInput: {
             url: string;
             description?: string | null;
             events: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
         };
-        PutWebhooksIdBody: {
+        WebhookUpdateInput: {
             url?: string;
             description?: string | null;
             events?: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
@@ -2992,7 +2992,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostTagsBody"];
+                "application/json": components["schemas"]["TagInput"];
             };
         };
         responses: {
@@ -3296,11 +3296,11 @@ export interface operations {
             query?: {
                 /** @description Only posts in these statuses. */
                 status?: ("draft" | "scheduled" | "publishing" | "published" | "partially_published" | "failed")[];
-                /** @description Only posts with one of these tag ids. */
+                /** @description Only posts with one of these tag ids (at most 10); combined with `status`, both must match. */
                 tag?: string[];
-                /** @description Scheduled or created at or after this time. */
+                /** @description Posts whose scheduled time (`scheduledAt`, or the creation time of a post without one) is at or after this: a date (`2031-01-11`, the whole UTC day) or a full ISO 8601 time with a timezone. */
                 from?: string;
-                /** @description Scheduled or created before this time. */
+                /** @description Posts whose scheduled time is at or before this: a date (the whole UTC day) or a full time with a timezone. */
                 to?: string;
                 /** @description Page size, 1 to 100 (default 25). */
                 limit?: number;
@@ -3313,7 +3313,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of posts, newest first. */
+            /** @description A page of posts, newest scheduled time first; stop when nextCursor is null. */
             200: {
                 headers: {
                     /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
@@ -3434,7 +3434,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostPostsBody"];
+                "application/json": components["schemas"]["PostInput"];
             };
         };
         responses: {
@@ -3843,7 +3843,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostPostsBody"];
+                "application/json": components["schemas"]["PostInput"];
             };
         };
         responses: {
@@ -4579,7 +4579,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostPostsIdReviseBody"];
+                "application/json": components["schemas"]["ReviseInput"];
             };
         };
         responses: {
@@ -5361,7 +5361,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostMediaUploadsBody"];
+                "application/json": components["schemas"]["UploadStartInput"];
             };
         };
         responses: {
@@ -5950,7 +5950,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PutMediaIdBody"];
+                "application/json": components["schemas"]["MediaUpdateInput"];
             };
         };
         responses: {
@@ -6424,7 +6424,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostWebhooksBody"];
+                "application/json": components["schemas"]["WebhookInput"];
             };
         };
         responses: {
@@ -6808,7 +6808,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PutWebhooksIdBody"];
+                "application/json": components["schemas"]["WebhookUpdateInput"];
             };
         };
         responses: {

@@ -5,6 +5,11 @@
  * as they are; every named schema becomes a component and is referenced where it is used.
  */
 import * as z from 'zod';
+import { startUploadBody } from '../core/media/presigned-upload.ts';
+import { updateMediaBody } from '../core/media/update-media.ts';
+import { postBody, reviseBody } from '../core/posts/schema.ts';
+import { createTagBody } from '../core/tags/tags.ts';
+import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts';
 import { EVENT_TYPES } from '../ports/webhooks.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors.ts';
 import { SIGNATURE_HEADER } from '../shared/verify-webhook.ts';
@@ -40,6 +45,17 @@ const NAMED: Record<string, z.ZodType> = {
   DeliveryList: responses.deliveryListSchema,
   Health: responses.healthSchema,
 };
+
+/** Component names of the request bodies (as the client sends them, before zod's transforms). */
+const NAMED_BODIES = new Map<z.ZodType, string>([
+  [postBody, 'PostInput'],
+  [reviseBody, 'ReviseInput'],
+  [createTagBody, 'TagInput'],
+  [startUploadBody, 'UploadStartInput'],
+  [updateMediaBody, 'MediaUpdateInput'],
+  [createWebhookBody, 'WebhookInput'],
+  [updateWebhookBody, 'WebhookUpdateInput'],
+]);
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -202,7 +218,8 @@ export const buildDocument = (options: { serverUrl?: string } = {}): JsonObject 
   const bodyNames = new Map<z.ZodType, string>();
   for (const [routeKey, op] of Object.entries(operations)) {
     if (op.body && !bodyNames.has(op.body)) {
-      const name = `${operationIdOf(routeKey).replace(/^./, (c) => c.toUpperCase())}Body`;
+      const name =
+        NAMED_BODIES.get(op.body) ?? `${operationIdOf(routeKey).replace(/^./, (c) => c.toUpperCase())}Body`;
       inputs.add(op.body, { id: name });
       bodyNames.set(op.body, name);
     }

@@ -305,23 +305,31 @@ export const operations: Record<string, Operation> = {
       },
       {
         name: 'tag',
-        description: 'Only posts with one of these tag ids.',
+        description:
+          'Only posts with one of these tag ids (at most 10); combined with `status`, both must match.',
         schema: z.string(),
         repeatable: true,
       },
       {
         name: 'from',
-        description: 'Scheduled or created at or after this time.',
-        schema: z.string().meta({ format: 'date-time' }),
+        description:
+          'Posts whose scheduled time (`scheduledAt`, or the creation time of a post without one) is at or after this: a date (`2031-01-11`, the whole UTC day) or a full ISO 8601 time with a timezone.',
+        schema: z.string(),
       },
       {
         name: 'to',
-        description: 'Scheduled or created before this time.',
-        schema: z.string().meta({ format: 'date-time' }),
+        description:
+          'Posts whose scheduled time is at or before this: a date (the whole UTC day) or a full time with a timezone.',
+        schema: z.string(),
       },
       ...page,
     ],
-    responses: { 200: { description: 'A page of posts, newest first.', schema: postListSchema } },
+    responses: {
+      200: {
+        description: 'A page of posts, newest scheduled time first; stop when nextCursor is null.',
+        schema: postListSchema,
+      },
+    },
     errors: ['invalid_cursor', 'invalid_date', 'invalid_timezone', 'validation_failed'],
   },
   'GET /v1/posts/{id}': {

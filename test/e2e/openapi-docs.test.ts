@@ -26,6 +26,9 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(res.headers.get('x-request-id')).toMatch(REQUEST_ID);
     expect(res.body).toEqual(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')));
     expect(res.body.openapi).toBe('3.1.1');
+    const post = await rt.api('/v1/openapi.json', { key: null, method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
   });
 
   it('serves the reference page and its assets from Herald itself, and 404s any other file', async () => {
@@ -60,6 +63,7 @@ describe('/docs in headless Chromium', () => {
     skip: !existsSync(CHROMIUM),
     timeout: 180_000,
   }, async () => {
+    // A fresh profile is the persistent context's --user-data-dir; `headless: true` passes --headless.
     profile = mkdtempSync(join(tmpdir(), 'herald-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,

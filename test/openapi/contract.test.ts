@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { contractProblems } from '../support/contract.ts';
+import { checkResponsesFrom, contractProblems } from '../support/contract.ts';
 
 const URL_BASE = 'http://localhost:1';
 const headers = (extra: Record<string, string> = {}) =>
@@ -57,5 +59,25 @@ describe('the contract check of e2e responses', () => {
     const notFound = { error: { code: 'not_found', message: 'm', requestId: 'req_x' } };
     expect(contractProblems('GET', `${URL_BASE}/v1/nothing`, response(404, notFound))).toEqual([]);
     expect(contractProblems('GET', `${URL_BASE}/v1/nothing`, response(200, {}))).not.toEqual([]);
+  });
+
+  it("fails a suite's own fetch to a checked runtime when the answer contradicts the document", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-request-id': 'req_0b7c2c1e-5d1a-4c1f-9d8e-2a0b1c2d3e4f',
+      });
+      res.end(JSON.stringify({ data: 'not a list' }));
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      checkResponsesFrom(origin);
+      await expect(fetch(`${origin}/v1/tags`, { headers: { 'x-api-key': 'k' } })).rejects.toThrow(
+        /does not match openapi.json/,
+      );
+    } finally {
+      server.close();
+    }
   });
 });

@@ -140,3 +140,48 @@ export const checkContract = (method: string, url: string, res: ContractResponse
     throw new Error(`Response does not match openapi.json:\n  ${problems.slice(0, 20).join('\n  ')}`);
   }
 };
+
+const checkedOrigins = new Set<string>();
+let fetchWrapped = false;
+
+const methodOf = (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+  init?.method ?? (input instanceof Request ? input.method : 'GET');
+const urlOf = (input: Parameters<typeof fetch>[0]) =>
+  typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+
+/**
+ * From now on, every answer this test process's `fetch` gets from `origin` (a Herald runtime) is
+ * checked against the document: `rt.api` and the suites' own `fetch` calls (multipart uploads,
+ * request logs) alike. Other origins (simulators, S3, receivers) are left alone.
+ */
+export const checkResponsesFrom = (origin: string): void => {
+  checkedOrigins.add(new URL(origin).origin);
+  if (fetchWrapped) return;
+  fetchWrapped = true;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const response = await original(input, init);
+    const url = urlOf(input);
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return response;
+    }
+    if (!checkedOrigins.has(origin)) return response;
+    const text = await response.clone().text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: the schema check says so where JSON is declared
+    }
+    checkContract(methodOf(input, init), url, {
+      status: response.status,
+      headers: response.headers,
+      body,
+      text,
+    });
+    return response;
+  };
+};
