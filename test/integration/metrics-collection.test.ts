@@ -351,6 +351,51 @@ describe('the metrics cadence', () => {
     ]);
   });
 
+  it('stops reading a channel retracted from the post; its other channel goes on', async () => {
+    const { postId, ws } = ids();
+    w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 1 })));
+    w.networks.set('bluesky', new ScriptedNetwork('bluesky', () => ({ likes: 2 })));
+    const post = livePost(postId, ws, [
+      { channelId: 'ch_r1', platform: 'x', liveAt: T0 },
+      { channelId: 'ch_r2', platform: 'bluesky', liveAt: T0 },
+    ]);
+    await publish(w, post);
+    await runUntil(w, T0 + 3_600_000);
+    w.posts.set(postId, { ...post, channels: post.channels.filter((c) => c.channelId === 'ch_r2') });
+    await runUntil(w, T0 + 3 * 3_600_000);
+    expect(await w.deps.metrics.getTracker(postId, 'ch_r1')).toMatchObject({
+      nextAt: null,
+      readings: 1,
+      skipped: 1,
+    });
+    expect(await w.deps.metrics.getTracker(postId, 'ch_r2')).toMatchObject({ readings: 3 });
+  });
+
+  it('a rate-limited reading waits for the reset the network named', async () => {
+    const { postId, ws } = ids();
+    let limited = true;
+    w.networks.set(
+      'x',
+      new ScriptedNetwork('x', () => {
+        if (limited)
+          throw new NetworkError('transient', 'Too Many Requests', {
+            status: 429,
+            retryAfterSeconds: 600,
+            rateLimited: true,
+          });
+        return { likes: 4 };
+      }),
+    );
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_rl', platform: 'x', liveAt: T0 }]));
+    w.clock.ms = T0 + 3_600_000;
+    await settle(w);
+    expect(w.queue.messages.map((m) => (m.visibleAt - w.clock.ms) / 1000)).toEqual([600]);
+    limited = false;
+    await runUntil(w, T0 + 3_600_000 + 601_000);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings).toMatchObject([{ status: 'ok', metrics: { likes: 4 } }]);
+  });
+
   it('reads every block of a thread: the first block gives the totals, the others their own values', async () => {
     const { postId, ws } = ids();
     w.networks.set(

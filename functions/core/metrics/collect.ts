@@ -141,8 +141,9 @@ export const statsDeltas = (
 
 type Attempt =
   | { kind: 'ok'; metrics: MetricsReading; blocks?: StoredReading['blocks'] }
-  | { kind: 'skipped'; reason: string }
-  | { kind: 'failed'; reason: string };
+  /** `final`: no later reading can succeed either (the cadence stops). */
+  | { kind: 'skipped'; reason: string; final?: boolean }
+  | { kind: 'failed'; reason: string; retryAfterSeconds?: number };
 
 const readChannel = async (
   deps: MetricsDeps,
@@ -179,9 +180,16 @@ const readChannel = async (
   try {
     metrics = cleanReading(await client.metrics({ credentials, block: first, ageSeconds }));
   } catch (error) {
-    const reason = error instanceof NetworkError ? error.message : 'The network could not be read.';
-    if (!(error instanceof NetworkError)) logger.error('Metrics reading failed', { error: error as Error });
-    return { kind: 'failed', reason };
+    if (!(error instanceof NetworkError)) {
+      logger.error('Metrics reading failed', { error: error as Error });
+      return { kind: 'failed', reason: 'The network could not be read.' };
+    }
+    const wait = error.details.retryAfterSeconds;
+    return {
+      kind: 'failed',
+      reason: error.message,
+      ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
+    };
   }
   if (channel.blocks.length < 2) return { kind: 'ok', metrics };
   // Threads: each block's own counts where the network has them; a block that cannot be read is left out.
@@ -212,15 +220,21 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   const post = await deps.posts.get(job.postId);
   const channel = post?.channels.find((c) => c.channelId === job.channelId);
   const dueAt = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence) as Date;
-  if (!post || !channel) {
+  if (!post) {
     // The post was deleted: its metrics and its share of the stats go with it.
     await deps.metrics.forgetPost(job.postId);
     return;
   }
-  const attempt = await readChannel(deps, tracker, post, channel);
+  const attempt: Attempt = channel
+    ? await readChannel(deps, tracker, post, channel)
+    : { kind: 'skipped', reason: 'The channel was retracted from this post.', final: true };
 
   if (attempt.kind === 'failed' && job.attempt < READING_ATTEMPTS) {
-    const delay = retryDelaySeconds(job.attempt + 1, deps.cadence);
+    // A rate-limited network names its reset: the retry waits for it (SQS caps one delay at 15 minutes).
+    const delay = Math.min(
+      900,
+      Math.max(retryDelaySeconds(job.attempt + 1, deps.cadence), attempt.retryAfterSeconds ?? 0),
+    );
     const now = deps.clock.now().getTime();
     const until = new Date(now + (delay + leaseSeconds(deps.cadence)) * 1000).toISOString();
     if (!(await deps.metrics.lease(tracker, until))) return;
@@ -236,7 +250,10 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
     at,
     dueAt: dueAt.toISOString(),
   };
-  const nextDue = readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
+  const nextDue =
+    attempt.kind === 'skipped' && attempt.final
+      ? null
+      : readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
   const moved = { ...tracker, step: tracker.step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
   if (attempt.kind === 'ok') {
     const reading: StoredReading = {
