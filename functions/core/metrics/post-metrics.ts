@@ -1,9 +1,9 @@
-import { channelView } from '../../core/channels/channel-view.ts';
 import { getPlatform } from '../../platforms/catalog.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StoredReading } from '../../ports/metrics.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
+import { channelView } from '../channels/channel-view.ts';
 import type { PostChannel } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import type { ChannelMetrics, Granularity, PostMetricsResponse } from './schema.ts';
