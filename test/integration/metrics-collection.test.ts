@@ -294,6 +294,9 @@ describe('the metrics cadence', () => {
     await settle(w);
     // The failed try went back on the queue with a delay.
     expect(w.queue.messages.map((m) => m.job.attempt)).toEqual([2]);
+    // Meanwhile the next reading shown is still the cadence's (not the queued retry's lease).
+    const during = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(during.channels[0]?.nextReadingAt).toBe(new Date(T0 + 2 * 3_600_000).toISOString());
     w.clock.ms += 60_000;
     await settle(w);
     expect(w.queue.messages.map((m) => m.job.attempt)).toEqual([3]);
