@@ -485,6 +485,34 @@ describe('stats', () => {
     await w.deps.metrics.forgetPost(b.postId);
     const after = await getStats(w.deps, auth(ws), { from: '2026-03-02', to: '2026-03-03' });
     expect(after.overall).toEqual({ posts: 1, metrics: { likes: 15, views: 100, comments: 1 } });
+    // Once no counted post reported a metric, it is absent again (not a zeroed sum).
+    await w.deps.metrics.forgetPost(a.postId);
+    const empty = await getStats(w.deps, auth(ws), { from: '2026-03-02', to: '2026-03-03' });
+    expect(empty).toMatchObject({ overall: { posts: 0, metrics: {} }, platforms: [] });
+  });
+
+  it('a metric only a deleted post reported leaves the stats (absent, not 0)', async () => {
+    const w = world();
+    const p1 = ids();
+    const p2 = ids();
+    w.networks.set(
+      'x',
+      new ScriptedNetwork('x', (input) =>
+        input.block.remoteId.startsWith('ch_v1') ? { likes: 3, views: 40 } : { likes: 1 },
+      ),
+    );
+    await publish(w, livePost(p1.postId, p1.ws, [{ channelId: 'ch_v1', platform: 'x', liveAt: T0 }]));
+    await publish(w, livePost(p2.postId, p1.ws, [{ channelId: 'ch_v2', platform: 'x', liveAt: T0 }]));
+    await runUntil(w, T0 + 3_600_000);
+    const range = { from: '2026-03-02', to: '2026-03-02' };
+    expect((await getStats(w.deps, auth(p1.ws), range)).overall).toEqual({
+      posts: 2,
+      metrics: { likes: 4, views: 40 },
+    });
+    await w.deps.metrics.forgetPost(p1.postId);
+    const after = await getStats(w.deps, auth(p1.ws), range);
+    expect(after.platforms).toEqual([{ platform: 'x', posts: 1, metrics: { likes: 1 } }]);
+    expect(after.overall).toEqual({ posts: 1, metrics: { likes: 1 } });
   });
 
   it('refuses bad ranges in the error envelope’s terms', async () => {

@@ -123,7 +123,7 @@ const cleanReading = (reading: MetricsReading): MetricsReading => {
   return clean;
 };
 
-/** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value). */
+/** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value, and counts the channel as reporting it). */
 export const statsDeltas = (
   platform: string,
   known: MetricsReading,
@@ -135,6 +135,8 @@ export const statsDeltas = (
     if (value === undefined) continue;
     const before = known[name];
     if (before === undefined || value !== before) deltas[`${platform}:${name}`] = value - (before ?? 0);
+    // How many channels report the metric: a sum over none is "not reported", not 0.
+    if (before === undefined) deltas[`${platform}:${name}:reporting`] = 1;
   }
   return deltas;
 };
