@@ -253,6 +253,22 @@ describe('the metrics cadence', () => {
     expect(daily.channels[0]?.readings[0]).toMatchObject({ periodStart: '2026-03-02T00:00:00.000Z' });
   });
 
+  it('after an outage, the readings that came due meanwhile collapse into one taken at once', async () => {
+    const { postId, ws } = ids();
+    w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 2 })));
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_out', platform: 'x', liveAt: T0 }]));
+    // Nothing ran between the live time and 5 h 30 min later.
+    w.clock.ms = T0 + 5.5 * 3_600_000;
+    await settle(w);
+    await runUntil(w, T0 + 6 * 3_600_000);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings.map((r) => ('dueAt' in r ? r.dueAt : ''))).toEqual([
+      new Date(T0 + 5 * 3_600_000).toISOString(),
+      new Date(T0 + 6 * 3_600_000).toISOString(),
+    ]);
+    expect(await w.deps.metrics.getTracker(postId, 'ch_out')).toMatchObject({ step: 6, readings: 2 });
+  });
+
   it('a time scale runs the same cadence faster', async () => {
     w.deps.cadence = { timeScale: 3600 };
     const { postId, ws } = ids();

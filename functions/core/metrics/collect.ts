@@ -149,7 +149,7 @@ type Attempt =
 
 const readChannel = async (
   deps: MetricsDeps,
-  tracker: MetricsTracker,
+  step: number,
   post: PostRecord,
   channel: PostChannel,
 ): Promise<Attempt> => {
@@ -177,7 +177,7 @@ const readChannel = async (
     });
     return { kind: 'failed', reason: 'The channel token could not be read.' };
   }
-  const ageSeconds = readingAgeSeconds(tracker.step);
+  const ageSeconds = readingAgeSeconds(step);
   let metrics: MetricsReading;
   try {
     metrics = cleanReading(await client.metrics({ credentials, block: first, ageSeconds }));
@@ -221,14 +221,23 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   if (!tracker || tracker.step !== job.step || tracker.nextAt === null) return;
   const post = await deps.posts.get(job.postId);
   const channel = post?.channels.find((c) => c.channelId === job.channelId);
-  const dueAt = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence) as Date;
+  const liveAt = new Date(tracker.liveAt);
+  // After an outage, the readings that came due meanwhile collapse into the latest one: a reading
+  // is taken for its own point of the cadence, never hours late for an earlier one.
+  let step = tracker.step;
+  for (;;) {
+    const later = readingDueAt(liveAt, step + 1, deps.cadence);
+    if (!later || later > deps.clock.now()) break;
+    step++;
+  }
+  const dueAt = readingDueAt(liveAt, step, deps.cadence) as Date;
   if (!post) {
     // The post was deleted: its metrics and its share of the stats go with it.
     await deps.metrics.forgetPost(job.postId);
     return;
   }
   const attempt: Attempt = channel
-    ? await readChannel(deps, tracker, post, channel)
+    ? await readChannel(deps, step, post, channel)
     : { kind: 'skipped', reason: 'The channel was retracted from this post.', final: true };
 
   if (attempt.kind === 'failed' && job.attempt < READING_ATTEMPTS) {
@@ -248,15 +257,13 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   const base = {
     postId: job.postId,
     channelId: job.channelId,
-    step: tracker.step,
+    step,
     at,
     dueAt: dueAt.toISOString(),
   };
   const nextDue =
-    attempt.kind === 'skipped' && attempt.final
-      ? null
-      : readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
-  const moved = { ...tracker, step: tracker.step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
+    attempt.kind === 'skipped' && attempt.final ? null : readingDueAt(liveAt, step + 1, deps.cadence);
+  const moved = { ...tracker, step: step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
   if (attempt.kind === 'ok') {
     const reading: StoredReading = {
       ...base,
