@@ -104,10 +104,15 @@ export const sweepDueReadings = async (
   const until = new Date(now.getTime() + leaseSeconds(deps.cadence) * 1000).toISOString();
   const due = await deps.metrics.due(now.toISOString(), SWEEP_LIMIT);
   const jobs: MetricsJob[] = [];
-  for (const tracker of due) {
-    if (await deps.metrics.lease(tracker, until)) {
-      jobs.push({ postId: tracker.postId, channelId: tracker.channelId, step: tracker.step, attempt: 1 });
-    }
+  // Leases are independent conditional writes: a few at a time keeps a large sweep short.
+  for (let i = 0; i < due.length; i += 25) {
+    const chunk = due.slice(i, i + 25);
+    const leased = await Promise.all(chunk.map((tracker) => deps.metrics.lease(tracker, until)));
+    chunk.forEach((tracker, n) => {
+      if (leased[n]) {
+        jobs.push({ postId: tracker.postId, channelId: tracker.channelId, step: tracker.step, attempt: 1 });
+      }
+    });
   }
   if (jobs.length) await deps.metricsQueue().send(jobs);
   return jobs.length;
