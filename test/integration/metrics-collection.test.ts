@@ -334,6 +334,23 @@ describe('the metrics cadence', () => {
     expect(view.channels[0]?.counts).toEqual({ readings: 2, missed: 1, skipped: 0 });
   });
 
+  it('a refusal (permanent error) is recorded as missed at once, without retries', async () => {
+    const { postId, ws } = ids();
+    const network = new ScriptedNetwork('linkedin', () => {
+      throw new NetworkError('permanent', 'Not enough permissions to access: socialActions', { status: 403 });
+    });
+    w.networks.set('linkedin', network);
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_p', platform: 'linkedin', liveAt: T0 }]));
+    w.clock.ms = T0 + 3_600_000;
+    await settle(w);
+    expect(w.queue.messages).toEqual([]);
+    expect(network.calls).toHaveLength(1);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings).toMatchObject([
+      { status: 'missed', reason: 'Not enough permissions to access: socialActions (after 1 try)' },
+    ]);
+  });
+
   it('a reading that fails once and then works is stored once', async () => {
     const { postId, ws } = ids();
     let calls = 0;

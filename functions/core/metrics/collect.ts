@@ -150,7 +150,8 @@ type Attempt =
   | { kind: 'ok'; metrics: MetricsReading; blocks?: StoredReading['blocks'] }
   /** `final`: no later reading can succeed either (the cadence stops). */
   | { kind: 'skipped'; reason: string; final?: boolean }
-  | { kind: 'failed'; reason: string; retryAfterSeconds?: number };
+  /** `permanent`: the network refused (403, gone): trying again cannot help. */
+  | { kind: 'failed'; reason: string; retryAfterSeconds?: number; permanent?: boolean };
 
 const readChannel = async (
   deps: MetricsDeps,
@@ -195,6 +196,7 @@ const readChannel = async (
     return {
       kind: 'failed',
       reason: error.message,
+      permanent: error.kind === 'permanent',
       ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
     };
   }
@@ -245,7 +247,7 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
     ? await readChannel(deps, step, post, channel)
     : { kind: 'skipped', reason: 'The channel was retracted from this post.', final: true };
 
-  if (attempt.kind === 'failed' && job.attempt < READING_ATTEMPTS) {
+  if (attempt.kind === 'failed' && !attempt.permanent && job.attempt < READING_ATTEMPTS) {
     // A rate-limited network names its reset: the retry waits for it (SQS caps one delay at 15 minutes).
     const delay = Math.min(
       900,
@@ -292,7 +294,9 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   }
   const outcome = attempt.kind === 'failed' ? 'missed' : 'skipped';
   const reason =
-    attempt.kind === 'failed' ? `${attempt.reason} (after ${job.attempt} tries)` : attempt.reason;
+    attempt.kind === 'failed'
+      ? `${attempt.reason} (after ${job.attempt} ${job.attempt === 1 ? 'try' : 'tries'})`
+      : attempt.reason;
   const next: MetricsTracker = {
     ...moved,
     ...(outcome === 'missed' ? { missed: tracker.missed + 1 } : { skipped: tracker.skipped + 1 }),
