@@ -10,6 +10,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Each file in its own process: the local runtime sets process-wide environment variables.
     pool: 'forks',
+    // Two files at a time on 2 cores: the e2e files wait on I/O; the suite stays within its budget.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/grant-reporter.ts', './test/support/summary-reporter.ts'],

@@ -177,7 +177,7 @@ describe('Bluesky client against the PDS simulator', () => {
     // The PDS answers an expired access JWT with HTTP 400 ExpiredToken.
     const reconnect = await failureOf(client.publish(input('Launch sim:reconnect')));
     expect(reconnect).toMatchObject({ kind: 'reconnect', message: 'Token has expired' });
-    expect(reconnect.details).toEqual({ status: 400 });
+    expect(reconnect.details).toEqual({ status: 400, tokenExpired: true });
 
     expect(sim.records().map((record) => record.text)).toEqual(['Launch sim:flaky']);
   });

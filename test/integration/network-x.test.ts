@@ -320,7 +320,7 @@ describe('X client against the X simulator', () => {
         client.publish(input('Hello', { credentials: { accessToken: token, remoteAccountId: 'alice' } })),
       );
       expect(error.kind).toBe('reconnect');
-      expect(error.details).toEqual({ status: 401 });
+      expect(error.details).toEqual({ status: 401, tokenExpired: true });
       const raw = await getJson('/2/users/me', token);
       expect(raw).toMatchObject({
         status: 401,

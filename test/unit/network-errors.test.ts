@@ -99,7 +99,7 @@ const xRows: Row[] = [
     name: '401',
     failure: answer(401, { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' }),
     kind: 'reconnect',
-    details: { status: 401 },
+    details: { status: 401, tokenExpired: true },
     message: 'Unauthorized',
   },
   {
@@ -159,7 +159,7 @@ const blueskyRows: Row[] = [
     name: '400 ExpiredToken (how a PDS answers an expired access JWT)',
     failure: answer(400, { error: 'ExpiredToken', message: 'Token has expired' }),
     kind: 'reconnect',
-    details: { status: 400 },
+    details: { status: 400, tokenExpired: true },
     message: 'Token has expired',
   },
   {
@@ -178,7 +178,7 @@ const blueskyRows: Row[] = [
     name: '401 ExpiredToken through an entryway',
     failure: answer(401, { error: 'ExpiredToken', message: 'Token has expired' }),
     kind: 'reconnect',
-    details: { status: 401 },
+    details: { status: 401, tokenExpired: true },
   },
   {
     name: '401 AccountTakedown cannot be fixed by reconnecting',
@@ -256,7 +256,7 @@ const linkedInRows: Row[] = [
       message: 'The token used in the request has expired',
     }),
     kind: 'reconnect',
-    details: { status: 401 },
+    details: { status: 401, tokenExpired: true },
     message: 'The token used in the request has expired',
   },
   {

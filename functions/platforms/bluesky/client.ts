@@ -113,7 +113,10 @@ export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Dat
   if (error !== undefined && ACCOUNT_GONE_ERRORS.has(error))
     return new NetworkError('permanent', message, { status });
   if ((error !== undefined && RECONNECT_ERRORS.has(error)) || status === 401) {
-    return new NetworkError('reconnect', message, { status });
+    return new NetworkError('reconnect', message, {
+      status,
+      ...(error === 'ExpiredToken' ? { tokenExpired: true } : {}),
+    });
   }
   return new NetworkError('permanent', message, { status });
 };

@@ -8,6 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
+import { blueskyOAuthSimulator } from './oauth-simulator.ts';
 import { getPosts } from './sim-metrics.ts';
 
 /**
@@ -159,6 +160,8 @@ const jwtSubject = (token: string): string | null => {
 export interface BlueskySimulatorOptions {
   port?: number;
   holdMs?: number;
+  /** Session token lifetimes (bluesky/oauth-simulator.ts). */
+  oauth?: { lifetimes?: Parameters<typeof blueskyOAuthSimulator>[0]['lifetimes'] };
 }
 
 export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {}): Promise<Simulator> => {
@@ -270,6 +273,7 @@ export const startBlueskySimulator = async (options: BlueskySimulatorOptions = {
     port: options.port,
     holdMs: options.holdMs,
     onReset: () => records.clear(),
+    oauth: blueskyOAuthSimulator({ didForHandle: simDidForHandle, lifetimes: options.oauth?.lifetimes }),
     routes: [
       { method: 'POST', path: '/xrpc/com.atproto.repo.createRecord', handler: createRecord },
       // Public on a real PDS: reading a record needs no token.

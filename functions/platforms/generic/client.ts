@@ -94,7 +94,7 @@ export const classifyHttpResponse = (
   const { message, code } = errorBodyOf(answer.body ?? '');
   const text = message ?? (code ? `${code} (HTTP ${status})` : `The network answered HTTP ${status}.`);
   const retryAfterSeconds = parseRetryAfter(answer.retryAfter, now);
-  if (status === 401) return new NetworkError('reconnect', text, { status });
+  if (status === 401) return new NetworkError('reconnect', text, { status, tokenExpired: true });
   if (status === 429 || status >= 500) {
     return new NetworkError('transient', text, {
       status,

@@ -89,7 +89,11 @@ export const classifyLinkedInFailure = (failure: HttpFailure, now: Date = new Da
     return new NetworkError('transient', message, details(status, wait));
   }
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
-  if (status === 401) return new NetworkError('reconnect', message, { status });
+  if (status === 401)
+    return new NetworkError('reconnect', message, {
+      status,
+      ...(stringField(body, 'code') === 'EXPIRED_ACCESS_TOKEN' ? { tokenExpired: true } : {}),
+    });
   if (isDuplicatePost(body)) return new NetworkError('permanent', message, { status, duplicate: true });
   return new NetworkError('permanent', message, { status });
 };

@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { linkedInOAuthSimulator } from './oauth-simulator.ts';
 import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
 /**
@@ -120,6 +121,8 @@ interface StoredPost {
 export interface LinkedInSimulatorOptions {
   port?: number;
   holdMs?: number;
+  /** OAuth endpoints and token lifetimes (linkedin/oauth-simulator.ts). */
+  oauth?: Parameters<typeof linkedInOAuthSimulator>[0];
 }
 
 export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
@@ -378,6 +381,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     port: options.port,
     holdMs: options.holdMs,
     onReset: () => posts.clear(),
+    oauth: linkedInOAuthSimulator(options.oauth),
     routes: [
       { method: 'POST', path: '/rest/posts', handler: createPost },
       { method: 'POST', path: '/rest/posts/:urn', handler: updatePost },

@@ -8,7 +8,10 @@ import { simTokenOf } from '../../ports/network-client.ts';
  * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`, and
  * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch, and an inspection API without auth, shaped like the generic
  * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `POST /_sim/reset` → 204,
- * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only.
+ * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only. A network's OAuth half
+ * (simulator/oauth.ts) is mounted with the `oauth` option: its routes, and the refusal of the
+ * expired or revoked tokens it issued. Form bodies (`application/x-www-form-urlencoded`, what OAuth
+ * token endpoints take) reach handlers as a plain object of strings.
  */
 
 /** One thing the simulated network did to a post, in order. */
@@ -114,6 +117,19 @@ export interface SimulatorOptions {
   holdMs?: number;
   /** Default 0: a free port. */
   port?: number;
+  /**
+   * The network's OAuth endpoints and the tokens they issued (simulator/oauth.ts): its routes are
+   * mounted next to `routes`, and a bearer token it issued is refused once expired or revoked.
+   */
+  oauth?: SimOAuthMount;
+}
+
+/** What a simulator's OAuth half adds to it (see simulator/oauth.ts). */
+export interface SimOAuthMount {
+  routes: SimRoute[];
+  /** Why an access token the simulator issued is refused now; null when it is valid or not one it issued. */
+  refusal(token: string): UnauthorizedReason | null;
+  reset(): void;
 }
 
 export interface Simulator {
@@ -210,7 +226,7 @@ export const snowflake = (epochMs = 0): string => {
 /** Starts a simulator on 127.0.0.1. */
 export const startSimulator = async (options: SimulatorOptions): Promise<Simulator> => {
   const holdMs = Math.min(options.holdMs ?? MAX_HOLD_MS, MAX_HOLD_MS);
-  const compiled: CompiledRoute[] = options.routes.map((route) => ({
+  const compiled: CompiledRoute[] = [...(options.oauth?.routes ?? []), ...options.routes].map((route) => ({
     route,
     segments: splitPath(route.path),
   }));
@@ -264,6 +280,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     seenFailOnce.clear();
     seenFlaky.clear();
     rateLimitedUntil = 0;
+    options.oauth?.reset();
     options.onReset?.();
   };
 
@@ -341,6 +358,8 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       if (!token) return send(res, errors.unauthorized('missing'));
       if (token.startsWith('revoked')) return send(res, errors.unauthorized('revoked'));
       if (token.startsWith('expired')) return send(res, errors.unauthorized('expired'));
+      const refusal = options.oauth?.refusal(token) ?? null;
+      if (refusal) return send(res, errors.unauthorized(refusal));
       const remainingMs = rateLimitedUntil - Date.now();
       if (remainingMs > 0) {
         return send(res, errors.rateLimited(new Date(rateLimitedUntil), Math.ceil(remainingMs / 1000)));
@@ -348,7 +367,10 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     }
     if (text === null) return send(res, errors.badRequest('Request body is too large'));
     let body: unknown;
-    if (text.trim() !== '') {
+    if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+      // OAuth token endpoints take form bodies: a plain object of strings.
+      body = Object.fromEntries(new URLSearchParams(text));
+    } else if (text.trim() !== '') {
       try {
         body = JSON.parse(text);
       } catch {

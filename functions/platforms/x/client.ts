@@ -93,7 +93,8 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
     return new NetworkError('transient', message, details(status, wait));
   }
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
-  if (status === 401) return new NetworkError('reconnect', message, { status });
+  // X answers an expired and a revoked token alike: a refresh tells them apart.
+  if (status === 401) return new NetworkError('reconnect', message, { status, tokenExpired: true });
   if (status === 403 && /duplicate content/i.test(message))
     return new NetworkError('permanent', message, { status, duplicate: true });
   return new NetworkError('permanent', message, { status });

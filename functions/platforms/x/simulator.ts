@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
 import { xPublicMetrics } from './sim-metrics.ts';
 
 /**
@@ -92,6 +93,8 @@ export const xErrors: SimErrorBodies = {
 
 /** The simulated user behind a token: a stable numeric id and handle. */
 export const xUserForToken = (token: string) => {
+  const issued = xIssuedUser(token);
+  if (issued) return issued;
   const hash = createHash('sha256').update(token).digest();
   const id = (hash.readBigUInt64BE(0) >> 8n).toString();
   return { id, username: `sim_${hash.toString('hex').slice(0, 8)}`, name: 'Simulated X user' };
@@ -137,6 +140,8 @@ export interface XSimulatorOptions {
   holdMs?: number;
   /** How long a stored tweet stays out of the user timeline (default 3 s; tests shorten it). */
   timelineLagMs?: number;
+  /** OAuth endpoints and token lifetimes (x/oauth-simulator.ts). */
+  oauth?: Parameters<typeof xOAuthSimulator>[0];
 }
 
 export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<Simulator> => {
@@ -351,6 +356,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
     port: options.port,
     holdMs: options.holdMs,
     onReset: () => tweets.clear(),
+    oauth: xOAuthSimulator(options.oauth),
     routes: [
       { method: 'POST', path: '/2/tweets', handler: createTweet },
       { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },

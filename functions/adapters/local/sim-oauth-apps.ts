@@ -1,0 +1,15 @@
+import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
+import type { OAuthApp } from '../../ports/network-auth.ts';
+
+/**
+ * The app credentials (client id and secret) of each network's app on the local simulators: the
+ * local runtime's configuration of every network, so `POST /v1/channels/connect` works on
+ * `npm start` without any setup. Bluesky uses app passwords and needs none.
+ */
+export const SIM_OAUTH_APPS: Record<PlatformId, OAuthApp> = Object.fromEntries(
+  PLATFORM_IDS.map((platform) => [
+    platform,
+    simOAuthApp(platform === 'linkedin_page' ? 'linkedin' : platform),
+  ]),
+) as Record<PlatformId, OAuthApp>;

@@ -1,0 +1,2 @@
+/** LinkedIn pages connect through the member's LinkedIn grant, then pick organizations (linkedin/oauth.ts). */
+export { linkedInPageAuth } from '../linkedin/oauth.ts';

@@ -1,0 +1,582 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  headerOf,
+  objectOf,
+  type SimContext,
+  SimHttpError,
+  type SimOAuthMount,
+  type SimResponse,
+  type SimRoute,
+  type UnauthorizedReason,
+} from './framework.ts';
+
+/**
+ * The shared half of the simulators' OAuth endpoints (issue 11): the preset app credentials, a
+ * token store (authorization codes bound to client, redirect URI and PKCE challenge; access tokens
+ * that expire; refresh tokens that expire, rotate where the network rotates, and die with a
+ * revoked grant), and the helpers each network's `oauth-simulator.ts` builds its real paths and
+ * answer shapes from.
+ *
+ * Tokens the simulator did not issue (pasted into the admin CLI, the `expired…`/`revoked…` test
+ * tokens) are not its business: they keep working exactly as before.
+ *
+ * Lifetimes, so tests run fast (seconds; `0` or empty means the network's real default):
+ * - `SIM_OAUTH_ACCESS_TTL_SECONDS`, `SIM_OAUTH_REFRESH_TTL_SECONDS` (environment, read whenever a
+ *   token is issued), overridden per simulator by
+ * - `POST /_sim/oauth/lifetimes` `{ accessSeconds?, refreshSeconds? }` → 204 (null: back to the default);
+ * - `POST /_sim/oauth/expire` → 204: every expiring access token the simulator issued is expired now.
+ *
+ * The consent screen is skipped: the authorize URL redirects straight back to `redirect_uri` with
+ * `code` and `state`. `sim_user=<name>` picks the account that consents (default `sim-user`),
+ * `sim_scopes=<space- or comma-separated>` grants fewer scopes than asked, and `sim_deny=1` makes
+ * the user refuse (`error=access_denied`).
+ */
+
+export interface SimOAuthApp {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The preset app of a network on its simulator (the local runtime's configuration reads these). */
+export const simOAuthApp = (network: string): SimOAuthApp => ({
+  clientId: `herald-sim-${network}`,
+  clientSecret: `herald-sim-secret-${network}`,
+});
+
+export interface SimLifetimes {
+  /** null: the access token does not expire. */
+  accessSeconds: number | null;
+  /** null: the refresh token does not expire (or the network issues none: see `issuesRefresh`). */
+  refreshSeconds: number | null;
+}
+
+/** The account that consented, as the network module names it. */
+export interface SimAccount {
+  id: string;
+  name: string;
+  /** Anything else the network's answers carry (handle, DID...). */
+  extra?: Record<string, string>;
+}
+
+export interface SimGrant {
+  id: string;
+  clientId: string;
+  account: SimAccount;
+  scopes: string[];
+  revoked: boolean;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  /** Seconds; null when the token does not expire. */
+  expiresIn: number | null;
+  refreshExpiresIn: number | null;
+  grant: SimGrant;
+}
+
+interface TokenRecord {
+  grant: SimGrant;
+  kind: 'access' | 'refresh';
+  expiresAt: number | null;
+  /** A refresh token already exchanged on a rotating network. */
+  used: boolean;
+}
+
+interface CodeRecord {
+  clientId: string;
+  redirectUri: string;
+  challenge: string | null;
+  challengeMethod: string | null;
+  account: SimAccount;
+  scopes: string[];
+  expiresAt: number;
+  used: boolean;
+}
+
+/** Why a code or refresh token is refused, in OAuth's vocabulary; the network module shapes the answer. */
+export type GrantRefusal =
+  | { error: 'invalid_grant'; description: string }
+  | { error: 'invalid_request'; description: string };
+
+export interface SimTokenStoreOptions {
+  /** Prefix of the tokens, for the reader's eye (`x-at-...`). */
+  prefix: string;
+  defaults: SimLifetimes;
+  /** The network invalidates a refresh token once it is used (X, TikTok; Bluesky's refreshJwt). */
+  rotates: boolean;
+  /** false: no refresh token at all (Vimeo, Instagram, Threads, Facebook exchange their tokens). */
+  issuesRefresh: boolean;
+  /** How an access token looks (Bluesky: a JWT); default `<prefix>-at-<random>`. */
+  mintAccess?(grant: SimGrant, expiresAt: number | null): string;
+  mintRefresh?(grant: SimGrant, expiresAt: number | null): string;
+}
+
+const CODE_TTL_MS = 10 * 60_000;
+
+const envSeconds = (name: string): number | null => {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  const value = Number(raw);
+  return Number.isFinite(value) && value > 0 ? value : null;
+};
+
+const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
+
+/** RFC 7636 S256. */
+export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+export class SimTokenStore {
+  private readonly tokens = new Map<string, TokenRecord>();
+  private readonly codes = new Map<string, CodeRecord>();
+  private override: Partial<SimLifetimes> = {};
+
+  constructor(private readonly options: SimTokenStoreOptions) {}
+
+  /** The lifetimes in force now: this simulator's override, then the environment, then the network's default. */
+  lifetimes(): SimLifetimes {
+    const pick = (key: keyof SimLifetimes, env: string) => {
+      const override = this.override[key];
+      if (override !== undefined) return override;
+      const fromEnv = envSeconds(env);
+      if (fromEnv !== null && this.options.defaults[key] !== null) return fromEnv;
+      return this.options.defaults[key];
+    };
+    return {
+      accessSeconds: pick('accessSeconds', 'SIM_OAUTH_ACCESS_TTL_SECONDS'),
+      refreshSeconds: pick('refreshSeconds', 'SIM_OAUTH_REFRESH_TTL_SECONDS'),
+    };
+  }
+
+  setLifetimes(lifetimes: Partial<SimLifetimes>) {
+    this.override = { ...this.override, ...lifetimes };
+    for (const key of Object.keys(lifetimes) as (keyof SimLifetimes)[]) {
+      if (lifetimes[key] === null) delete this.override[key];
+    }
+  }
+
+  /** Every issued access token that expires at all (not Vimeo's, not a Facebook page token) is expired from now on. */
+  expireAll() {
+    const now = Date.now();
+    for (const record of this.tokens.values()) {
+      if (record.kind === 'access' && record.expiresAt !== null) record.expiresAt = now - 1;
+    }
+  }
+
+  issueCode(input: Omit<CodeRecord, 'expiresAt' | 'used'>): string {
+    const code = `${this.options.prefix}-code-${random(18)}`;
+    this.codes.set(code, { ...input, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    return code;
+  }
+
+  /** Redeems a code once, checking client, redirect URI and PKCE verifier. */
+  redeemCode(input: {
+    code: string;
+    clientId: string;
+    redirectUri: string | null;
+    verifier: string | null;
+  }): SimGrant | GrantRefusal {
+    const record = this.codes.get(input.code);
+    if (!record || record.used || record.expiresAt < Date.now() || record.clientId !== input.clientId) {
+      if (record) record.used = true;
+      return {
+        error: 'invalid_grant',
+        description: 'The authorization code is invalid, expired or already used.',
+      };
+    }
+    record.used = true;
+    if (input.redirectUri !== null && input.redirectUri !== record.redirectUri) {
+      return {
+        error: 'invalid_grant',
+        description: 'redirect_uri does not match the authorization request.',
+      };
+    }
+    if (record.challenge !== null) {
+      if (!input.verifier) return { error: 'invalid_request', description: 'code_verifier is required.' };
+      const expected = record.challengeMethod === 'plain' ? input.verifier : pkceChallenge(input.verifier);
+      if (expected !== record.challenge) {
+        return { error: 'invalid_grant', description: 'code_verifier does not match the code_challenge.' };
+      }
+    }
+    return {
+      id: random(12),
+      clientId: record.clientId,
+      account: record.account,
+      scopes: record.scopes,
+      revoked: false,
+    };
+  }
+
+  /** A grant straight from credentials (Bluesky's createSession). */
+  grantFor(clientId: string, account: SimAccount, scopes: string[]): SimGrant {
+    return { id: random(12), clientId, account, scopes, revoked: false };
+  }
+
+  /** Whether this simulator's lifetimes were shortened (override or environment): long-lived tokens follow them then. */
+  private shortened(): boolean {
+    return this.override.accessSeconds !== undefined || envSeconds('SIM_OAUTH_ACCESS_TTL_SECONDS') !== null;
+  }
+
+  issue(
+    grant: SimGrant,
+    keepRefresh?: { token: string; expiresAt: number | null },
+    accessSecondsOverride?: number | null,
+  ): IssuedTokens {
+    const now = Date.now();
+    const lifetimes = this.lifetimes();
+    const { refreshSeconds } = lifetimes;
+    const accessSeconds =
+      accessSecondsOverride === undefined ? lifetimes.accessSeconds : accessSecondsOverride;
+    const accessExpiresAt = accessSeconds === null ? null : now + accessSeconds * 1000;
+    const accessToken =
+      this.options.mintAccess?.(grant, accessExpiresAt) ?? `${this.options.prefix}-at-${random()}`;
+    this.tokens.set(accessToken, { grant, kind: 'access', expiresAt: accessExpiresAt, used: false });
+    let refreshToken: string | null = null;
+    let refreshExpiresAt: number | null = null;
+    if (keepRefresh) {
+      refreshToken = keepRefresh.token;
+      refreshExpiresAt = keepRefresh.expiresAt;
+    } else if (this.options.issuesRefresh) {
+      refreshExpiresAt = refreshSeconds === null ? null : now + refreshSeconds * 1000;
+      refreshToken =
+        this.options.mintRefresh?.(grant, refreshExpiresAt) ?? `${this.options.prefix}-rt-${random()}`;
+      this.tokens.set(refreshToken, { grant, kind: 'refresh', expiresAt: refreshExpiresAt, used: false });
+    }
+    return {
+      accessToken,
+      refreshToken,
+      expiresIn: accessExpiresAt === null ? null : Math.round((accessExpiresAt - now) / 1000),
+      refreshExpiresIn:
+        refreshExpiresAt === null ? null : Math.max(0, Math.round((refreshExpiresAt - now) / 1000)),
+      grant,
+    };
+  }
+
+  /** New tokens for a refresh token; rotating networks refuse the old one from then on. */
+  refresh(refreshToken: string, clientId: string | null): IssuedTokens | GrantRefusal {
+    const record = this.tokens.get(refreshToken);
+    const refused: GrantRefusal = {
+      error: 'invalid_grant',
+      description: 'The refresh token is invalid, expired, revoked or already used.',
+    };
+    if (record?.kind !== 'refresh' || record.grant.revoked || record.used) return refused;
+    if (clientId !== null && record.grant.clientId !== clientId) return refused;
+    if (record.expiresAt !== null && record.expiresAt < Date.now()) return refused;
+    if (this.options.rotates) {
+      record.used = true;
+      return this.issue(record.grant);
+    }
+    return this.issue(record.grant, { token: refreshToken, expiresAt: record.expiresAt });
+  }
+
+  /** A token that never expires, of the same grant (a Facebook page token). */
+  issueLasting(grant: SimGrant): string {
+    return this.issue(grant, { token: '', expiresAt: null }, null).accessToken;
+  }
+
+  /**
+   * Exchanges a valid access token for a new one (Instagram, Threads, Facebook long-lived tokens):
+   * it lives `longLivedSeconds` unless this simulator's lifetimes were shortened for tests.
+   */
+  exchange(accessToken: string, longLivedSeconds?: number): IssuedTokens | GrantRefusal {
+    const record = this.tokens.get(accessToken);
+    if (record?.kind !== 'access' || record.grant.revoked) {
+      return { error: 'invalid_grant', description: 'The access token is invalid or revoked.' };
+    }
+    if (record.expiresAt !== null && record.expiresAt < Date.now()) {
+      return { error: 'invalid_grant', description: 'The access token has expired.' };
+    }
+    return this.issue(
+      record.grant,
+      undefined,
+      longLivedSeconds === undefined || this.shortened() ? undefined : longLivedSeconds,
+    );
+  }
+
+  /** Revokes the grant behind a token (access or refresh): every token of it dies. true when known. */
+  revoke(token: string): boolean {
+    const record = this.tokens.get(token);
+    if (!record) return false;
+    record.grant.revoked = true;
+    return true;
+  }
+
+  /** The grant behind a token, or null when the simulator did not issue it. */
+  grantOf(token: string): SimGrant | null {
+    return this.tokens.get(token)?.grant ?? null;
+  }
+
+  /** Whether the simulator issued this token as an access or a refresh token; null when it did not issue it. */
+  kindOf(token: string): 'access' | 'refresh' | null {
+    return this.tokens.get(token)?.kind ?? null;
+  }
+
+  /** Why an access token the simulator issued is refused; null when valid or not issued here. */
+  refusal(token: string): UnauthorizedReason | null {
+    const record = this.tokens.get(token);
+    if (!record) return null;
+    if (record.grant.revoked) return 'revoked';
+    if (record.kind !== 'access') return 'revoked';
+    if (record.expiresAt !== null && record.expiresAt < Date.now()) return 'expired';
+    return null;
+  }
+
+  /**
+   * A simulator reset forgets pending codes and the lifetime override; the grants it issued stay
+   * (they are the accounts' connections, not posts), so a connected channel's tokens keep their
+   * expiry and revocation across resets instead of turning into unknown, ever-valid tokens.
+   */
+  reset() {
+    this.codes.clear();
+    this.override = {};
+  }
+}
+
+/** The client credentials of a token request: HTTP Basic, else the body's (or query's) client_id/client_secret. */
+export const clientCredentials = (
+  headers: IncomingHttpHeaders,
+  params: Record<string, string>,
+): { clientId: string; clientSecret: string | null; basic: boolean } | null => {
+  const header = headerOf(headers, 'authorization') ?? '';
+  const basic = /^Basic\s+(\S+)$/i.exec(header);
+  if (basic) {
+    const decoded = Buffer.from(basic[1] as string, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return null;
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+      basic: true,
+    };
+  }
+  const clientId = params.client_id ?? params.client_key;
+  if (!clientId) return null;
+  return { clientId, clientSecret: params.client_secret ?? null, basic: false };
+};
+
+/** The request's parameters: query merged with a form or JSON body (strings only). */
+export const paramsOf = (ctx: Pick<SimContext, 'query' | 'body'>): Record<string, string> => {
+  const params: Record<string, string> = Object.fromEntries(ctx.query);
+  const body = objectOf(ctx.body);
+  if (body) {
+    for (const [key, value] of Object.entries(body)) if (typeof value === 'string') params[key] = value;
+  }
+  return params;
+};
+
+/** The bearer token of a request (or the `access_token` parameter, as Meta's Graph APIs take it). */
+export const bearerOf = (ctx: Pick<SimContext, 'headers' | 'query' | 'body'>): string | null => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headerOf(ctx.headers, 'authorization') ?? '');
+  return match?.[1] ?? paramsOf(ctx).access_token ?? null;
+};
+
+export interface AuthorizeRouteOptions {
+  path: string;
+  app: SimOAuthApp;
+  store: SimTokenStore;
+  /** The name of the client id parameter (TikTok: `client_key`). */
+  clientIdParam?: string;
+  /** How the network separates scopes in the `scope` parameter. */
+  scopeSeparator: RegExp;
+  /** The account a `sim_user` consents as. */
+  accountFor(user: string): SimAccount;
+  /** A bad authorize request, as the network shows it (default: 400 JSON). */
+  invalid?(message: string): SimResponse;
+  /** The scopes the network knows: asking for another one is refused (`invalid_scope`, or `scopeError`). */
+  knownScopes?: readonly string[];
+  /** The error code the network redirects back with for an unknown scope (default `invalid_scope`). */
+  scopeError?: string;
+  /** The network requires PKCE (X): no `code_challenge` is `invalid_request`. */
+  requirePkce?: boolean;
+}
+
+/** The consent screen, skipped: a 302 straight back to `redirect_uri` with `code` and `state`. */
+export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
+  method: 'GET',
+  path: options.path,
+  auth: false,
+  handler: (ctx) => {
+    const invalid =
+      options.invalid ??
+      ((message: string) => ({
+        status: 400,
+        body: { error: 'invalid_request', error_description: message },
+      }));
+    const q = ctx.query;
+    const clientId = q.get(options.clientIdParam ?? 'client_id');
+    const redirectUri = q.get('redirect_uri');
+    if (clientId !== options.app.clientId) return invalid('Unknown client_id.');
+    if (!redirectUri || !/^https?:\/\//.test(redirectUri))
+      return invalid('redirect_uri must be an absolute URL.');
+    const target = new URL(redirectUri);
+    const state = q.get('state');
+    if (state !== null) target.searchParams.set('state', state);
+    const back = (params: Record<string, string>): SimResponse => {
+      for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
+      return { status: 302, headers: { location: target.toString() } };
+    };
+    if (q.get('response_type') !== 'code') {
+      return back({ error: 'unsupported_response_type', error_description: 'response_type must be code' });
+    }
+    if (q.get('sim_deny') === '1') {
+      return back({ error: 'access_denied', error_description: 'The user denied the request.' });
+    }
+    const challenge = q.get('code_challenge');
+    const method = q.get('code_challenge_method');
+    if (options.requirePkce && !challenge) {
+      return back({ error: 'invalid_request', error_description: 'code_challenge is required' });
+    }
+    if (challenge !== null && method !== 'S256' && method !== 'plain') {
+      return back({
+        error: 'invalid_request',
+        error_description: 'code_challenge_method must be S256 or plain',
+      });
+    }
+    const asked = (q.get('scope') ?? '').split(options.scopeSeparator).filter(Boolean);
+    const unknown = options.knownScopes ? asked.filter((scope) => !options.knownScopes?.includes(scope)) : [];
+    if (unknown.length > 0) {
+      return back({
+        error: options.scopeError ?? 'invalid_scope',
+        error_description: `Unknown scope: ${unknown.join(', ')}`,
+      });
+    }
+    const only = q.get('sim_scopes');
+    const scopes = only === null ? asked : only.split(/[\s,]+/).filter((scope) => asked.includes(scope));
+    const code = options.store.issueCode({
+      clientId,
+      redirectUri,
+      challenge,
+      challengeMethod: challenge === null ? null : method,
+      account: options.accountFor(q.get('sim_user') ?? 'sim-user'),
+      scopes,
+    });
+    return back({ code });
+  },
+});
+
+/** `POST /_sim/oauth/lifetimes` and `POST /_sim/oauth/expire` (no auth). */
+export const lifetimeRoutes = (store: SimTokenStore): SimRoute[] => [
+  {
+    method: 'POST',
+    path: '/_sim/oauth/lifetimes',
+    auth: false,
+    handler: (ctx) => {
+      const body = objectOf(ctx.body) ?? {};
+      const lifetimes: Partial<SimLifetimes> = {};
+      for (const [field, key] of [
+        ['accessSeconds', 'accessSeconds'],
+        ['refreshSeconds', 'refreshSeconds'],
+      ] as const) {
+        const value = body[field];
+        if (value === undefined) continue;
+        if (value !== null && (typeof value !== 'number' || !(value > 0))) {
+          return { status: 400, body: { message: `${field} must be a positive number of seconds or null` } };
+        }
+        lifetimes[key] = value as number | null;
+      }
+      store.setLifetimes(lifetimes);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_sim/oauth/expire',
+    auth: false,
+    handler: () => {
+      store.expireAll();
+      return { status: 204 };
+    },
+  },
+];
+
+/** A stable numeric id (as a string) for a simulated user name. */
+export const numericIdFor = (seed: string, digits = 17) => {
+  const hash = createHash('sha256').update(seed).digest();
+  return (hash.readBigUInt64BE(0) % 10n ** BigInt(digits)).toString().padStart(digits, '1');
+};
+
+/** Throws the answer when a refusal came back; returns the value otherwise. */
+export const orRefuse = <T extends object>(
+  value: T | GrantRefusal,
+  shape: (refusal: GrantRefusal) => SimResponse,
+): T => {
+  if ('error' in value) throw new SimHttpError(shape(value as GrantRefusal));
+  return value as T;
+};
+
+/** A mount for the framework (`startSimulator({ oauth })`). */
+export const mountOf = (store: SimTokenStore, routes: SimRoute[]): SimOAuthMount => ({
+  routes: [...lifetimeRoutes(store), ...routes],
+  refusal: (token) => store.refusal(token),
+  reset: () => store.reset(),
+});
+
+/**
+ * Serves a mount's routes from a server that is not built on the framework (the generic
+ * simulator): null when no route matches.
+ */
+export const dispatchOAuth = async (
+  mount: SimOAuthMount,
+  request: { method: string; url: URL; headers: IncomingHttpHeaders; raw: string },
+): Promise<SimResponse | null> => {
+  const segments = request.url.pathname.split('/').filter(Boolean);
+  for (const route of mount.routes) {
+    if (route.method !== request.method) continue;
+    const pattern = route.path.split('/').filter(Boolean);
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < pattern.length && ok; i++) {
+      const part = pattern[i] as string;
+      const raw = segments[i] as string;
+      if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(raw);
+      else ok = part === raw;
+    }
+    if (!ok) continue;
+    let body: unknown;
+    if (/^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '')) {
+      body = Object.fromEntries(new URLSearchParams(request.raw));
+    } else if (request.raw.trim() !== '') {
+      try {
+        body = JSON.parse(request.raw);
+      } catch {
+        return { status: 400, body: { error: { message: 'Request body is not valid JSON' } } };
+      }
+    }
+    const ctx = {
+      method: request.method,
+      path: request.url.pathname,
+      params,
+      query: request.url.searchParams,
+      headers: request.headers,
+      body,
+      token: null,
+    } as unknown as SimContext;
+    try {
+      return await route.handler(ctx);
+    } catch (error) {
+      if (error instanceof SimHttpError) return error.response;
+      throw error;
+    }
+  }
+  return null;
+};
+
+/**
+ * The grant behind the request's bearer token (or `access_token` parameter) on a route that checks
+ * its own token: throws `unauthorized(reason)` for a missing, unknown, expired or revoked token.
+ */
+export const requireGrant = (
+  ctx: Pick<SimContext, 'headers' | 'query' | 'body'>,
+  store: SimTokenStore,
+  unauthorized: (reason: UnauthorizedReason) => SimResponse,
+): { token: string; grant: SimGrant } => {
+  const token = bearerOf(ctx);
+  if (!token) throw new SimHttpError(unauthorized('missing'));
+  const refusal = store.refusal(token);
+  if (refusal) throw new SimHttpError(unauthorized(refusal));
+  const grant = store.grantOf(token);
+  if (!grant) throw new SimHttpError(unauthorized('revoked'));
+  return { token, grant };
+};

@@ -1,0 +1,611 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
+import { networkAuths } from '../../functions/platforms/auth-registry.ts';
+import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
+import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
+import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
+import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
+import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
+import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
+import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
+import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
+import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
+import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
+import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
+import type { PlatformId } from '../../functions/platforms/types.ts';
+import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
+import { XClient } from '../../functions/platforms/x/client.ts';
+import { xAuth } from '../../functions/platforms/x/oauth.ts';
+import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
+import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
+import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
+import { blockInput, failureOf } from '../support/network.ts';
+
+/**
+ * Each network's NetworkAuth (functions/platforms/<network>/oauth.ts) against its simulator's
+ * OAuth endpoints: authorize → code → exchange → identify → refresh (a rotating network refuses the
+ * old refresh token) → revoke → refresh refused → reconnect; an expired access token is reported
+ * by the network's client as `tokenExpired`.
+ */
+
+const REDIRECT = 'https://herald.example/v1/channels/callback';
+const TIMEOUT = 5_000;
+
+/** Follows the authorize URL to the simulator's consent, which redirects straight back. */
+const consent = async (url: string, extra: Record<string, string> = {}) => {
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(extra)) target.searchParams.set(key, value);
+  const response = await fetch(target, { redirect: 'manual' });
+  expect(response.status).toBe(302);
+  const location = new URL(response.headers.get('location') as string);
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+  return location.searchParams;
+};
+
+const connect = async (auth: NetworkAuth, app: { clientId: string; clientSecret: string }, extra = {}) => {
+  const state = randomBytes(12).toString('base64url');
+  const verifier = randomBytes(32).toString('base64url');
+  const url = (auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+    app,
+    redirectUri: REDIRECT,
+    state,
+    codeChallenge: auth.usesPkce ? pkceChallenge(verifier) : null,
+  });
+  const back = await consent(url, extra);
+  expect(back.get('state')).toBe(state);
+  const code = back.get('code') as string;
+  expect(code).toBeTruthy();
+  const tokens = await (auth.exchangeCode as NonNullable<NetworkAuth['exchangeCode']>)({
+    app,
+    code,
+    redirectUri: REDIRECT,
+    codeVerifier: auth.usesPkce ? verifier : null,
+  });
+  return { tokens, code, verifier };
+};
+
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const expectFuture = (iso: string | null, minSeconds: number, maxSeconds: number) => {
+  expect(iso).not.toBeNull();
+  const seconds = (Date.parse(iso as string) - Date.now()) / 1000;
+  expect(seconds).toBeGreaterThan(minSeconds);
+  expect(seconds).toBeLessThanOrEqual(maxSeconds);
+};
+
+describe('auth registry', () => {
+  it('has an auth for X and Bluesky', () => {
+    const auths = networkAuths({ baseUrls: {}, timeoutMs: TIMEOUT });
+    expect(auths('x')?.platform).toBe('x');
+    expect(auths('bluesky')?.kind).toBe('app_password');
+  });
+});
+
+describe('X OAuth 2.0 with PKCE against the X simulator', () => {
+  let sim: Simulator;
+  let auth: NetworkAuth;
+  const app = SIM_OAUTH_APPS.x;
+  beforeAll(async () => {
+    sim = await startXSimulator({ timelineLagMs: 0 });
+    auth = xAuth({ baseUrls: { x: sim.url }, timeoutMs: TIMEOUT });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  it('authorize URL: the real consent path, every scope Herald needs, S256 PKCE', () => {
+    const real = xAuth({ baseUrls: {}, timeoutMs: TIMEOUT });
+    const url = new URL(
+      (real.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+        app,
+        redirectUri: REDIRECT,
+        state: 's',
+        codeChallenge: 'c',
+      }),
+    );
+    expect(`${url.origin}${url.pathname}`).toBe('https://x.com/i/oauth2/authorize');
+    expect(url.searchParams.get('scope')?.split(' ')).toEqual(
+      expect.arrayContaining(['tweet.read', 'tweet.write', 'users.read', 'offline.access', 'media.write']),
+    );
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('response_type')).toBe('code');
+  });
+
+  it('connects, identifies, refreshes with rotation, revokes; then refresh is refused with reconnect', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: 'alice' });
+    expect(tokens.refreshToken).toBeTruthy();
+    expectFuture(tokens.expiresAt, 7000, 7200);
+    expect(tokens.scopes).toContain('tweet.write');
+
+    const account = await auth.identify({ app, tokens });
+    expect(account.remoteAccountId).toMatch(/^\d+$/);
+    expect(account.name).toBe('alice');
+
+    // The token publishes as the identified user.
+    const client = new XClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const block = await client.publish(
+      blockInput({ accessToken: tokens.accessToken, remoteAccountId: account.name })('hello'),
+    );
+    expect(sim.records().find((r) => r.id === block.remoteId)?.account).toBe(account.remoteAccountId);
+
+    const refreshed = await auth.refresh({ app, tokens });
+    expect(refreshed.accessToken).not.toBe(tokens.accessToken);
+    expect(refreshed.refreshToken).not.toBe(tokens.refreshToken);
+    expect((await auth.identify({ app, tokens: refreshed })).remoteAccountId).toBe(account.remoteAccountId);
+
+    // X rotates: the refresh token just used is dead.
+    const reused = await failureOf(auth.refresh({ app, tokens }));
+    expect(reused.kind).toBe('reconnect');
+    expect(reused.message).not.toContain(tokens.refreshToken as string);
+
+    await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens: refreshed });
+    const afterRevoke = await failureOf(auth.refresh({ app, tokens: refreshed }));
+    expect(afterRevoke.kind).toBe('reconnect');
+    const used = await failureOf(
+      client.publish(
+        blockInput({ accessToken: refreshed.accessToken, remoteAccountId: 'alice' })('after revoke'),
+      ),
+    );
+    expect(used.kind).toBe('reconnect');
+  });
+
+  it('an expired access token is tokenExpired at the client; a refresh brings it back', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: 'bob' });
+    expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
+    const client = new XClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const input = blockInput({ accessToken: tokens.accessToken, remoteAccountId: 'bob' });
+    const expired = await failureOf(client.publish(input('while expired')));
+    expect(expired).toMatchObject({ kind: 'reconnect', details: { status: 401, tokenExpired: true } });
+    const refreshed = await auth.refresh({ app, tokens });
+    await client.publish(
+      blockInput({ accessToken: refreshed.accessToken, remoteAccountId: 'bob' })('after refresh'),
+    );
+  });
+
+  it('short lifetimes: tokens issued after POST /_sim/oauth/lifetimes expire that fast', async () => {
+    expect((await post(`${sim.url}/_sim/oauth/lifetimes`, { accessSeconds: 1 })).status).toBe(204);
+    try {
+      const { tokens } = await connect(auth, app);
+      expectFuture(tokens.expiresAt, 0, 1);
+    } finally {
+      await post(`${sim.url}/_sim/oauth/lifetimes`, { accessSeconds: null });
+    }
+  });
+
+  it('refuses a wrong PKCE verifier, a replayed code and a wrong client secret', async () => {
+    const state = 'st';
+    const verifier = randomBytes(32).toString('base64url');
+    const url = (auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+      app,
+      redirectUri: REDIRECT,
+      state,
+      codeChallenge: pkceChallenge(verifier),
+    });
+    const code = (await consent(url)).get('code') as string;
+    const exchange = auth.exchangeCode as NonNullable<NetworkAuth['exchangeCode']>;
+    const wrong = await failureOf(
+      exchange({ app, code, redirectUri: REDIRECT, codeVerifier: 'not-the-verifier' }),
+    );
+    expect(wrong.kind).toBe('reconnect');
+    // The code was spent by the failed attempt: it cannot be replayed.
+    const replay = await failureOf(exchange({ app, code, redirectUri: REDIRECT, codeVerifier: verifier }));
+    expect(replay.kind).toBe('reconnect');
+    const code2 = (await consent(url)).get('code') as string;
+    const badApp = await failureOf(
+      exchange({
+        app: { ...app, clientSecret: 'wrong' },
+        code: code2,
+        redirectUri: REDIRECT,
+        codeVerifier: verifier,
+      }),
+    );
+    expect(badApp.kind).toBe('permanent');
+    expect(badApp.message).not.toContain('wrong');
+  });
+
+  it('the user refusing consent comes back as error=access_denied', async () => {
+    const url = (auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+      app,
+      redirectUri: REDIRECT,
+      state: 's1',
+      codeChallenge: 'c',
+    });
+    const back = await consent(url, { sim_deny: '1' });
+    expect(back.get('error')).toBe('access_denied');
+    expect(back.get('state')).toBe('s1');
+    expect(back.get('code')).toBeNull();
+  });
+
+  it('like X, the simulator refuses an authorize request without PKCE or with an unknown scope', async () => {
+    const authorize = auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>;
+    const noPkce = await consent(authorize({ app, redirectUri: REDIRECT, state: 's2', codeChallenge: null }));
+    expect(noPkce.get('error')).toBe('invalid_request');
+    const url = new URL(authorize({ app, redirectUri: REDIRECT, state: 's3', codeChallenge: 'c' }));
+    url.searchParams.set('scope', 'tweet.read tweet.writes');
+    const unknown = await consent(url.toString());
+    expect(unknown.get('error')).toBe('invalid_scope');
+    expect(unknown.get('code')).toBeNull();
+  });
+
+  it('capabilities follow the granted scopes', async () => {
+    expect(auth.capabilities(auth.scopes)).toEqual({
+      publish: true,
+      manage: true,
+      threads: true,
+      metrics: true,
+    });
+    const { tokens } = await connect(auth, app, { sim_scopes: 'tweet.read users.read' });
+    expect(tokens.refreshToken).toBeNull();
+    expect(auth.capabilities(tokens.scopes)).toMatchObject({ publish: false, metrics: true });
+  });
+
+  it('pasted tokens the simulator did not issue keep working', async () => {
+    const client = new XClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    await client.publish(blockInput({ accessToken: 'pasted-token', remoteAccountId: 'p' })('pasted'));
+  });
+});
+
+describe('Bluesky app password sessions against the Bluesky simulator', () => {
+  let sim: Simulator;
+  let auth: NetworkAuth;
+  const app = { clientId: '', clientSecret: '' };
+  beforeAll(async () => {
+    sim = await startBlueskySimulator();
+    auth = blueskyAuth({ baseUrls: { bluesky: sim.url }, timeoutMs: TIMEOUT });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  const session = (identifier = 'alice.bsky.social') =>
+    (auth.createSession as NonNullable<NetworkAuth['createSession']>)({
+      identifier,
+      appPassword: 'abcd-efgh-ijkl-mnop',
+      serviceUrl: 'https://bsky.social',
+    });
+
+  it('createSession → identify → refresh (rotation) → deleteSession → refresh refused', async () => {
+    const { tokens, account } = await session();
+    expect(account.remoteAccountId).toMatch(/^did:plc:/);
+    expect(account.name).toBe('alice.bsky.social');
+    expect(account.serviceUrl).toBe(sim.url);
+    expectFuture(tokens.expiresAt, 7000, 7200);
+    expectFuture(tokens.refreshExpiresAt, 89 * 86400, 90 * 86400);
+
+    expect(await auth.identify({ app, tokens, serviceUrl: account.serviceUrl })).toEqual(account);
+
+    const client = new BlueskyClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const credentials = {
+      accessToken: tokens.accessToken,
+      remoteAccountId: account.remoteAccountId,
+      serviceUrl: account.serviceUrl,
+    };
+    await client.publish(blockInput(credentials)('hello'));
+
+    const refreshed = await auth.refresh({ app, tokens, serviceUrl: account.serviceUrl });
+    expect(refreshed.refreshToken).not.toBe(tokens.refreshToken);
+    const reused = await failureOf(auth.refresh({ app, tokens, serviceUrl: account.serviceUrl }));
+    expect(reused.kind).toBe('reconnect');
+
+    await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({
+      app,
+      tokens: refreshed,
+      serviceUrl: account.serviceUrl,
+    });
+    const afterRevoke = await failureOf(
+      auth.refresh({ app, tokens: refreshed, serviceUrl: account.serviceUrl }),
+    );
+    expect(afterRevoke.kind).toBe('reconnect');
+  });
+
+  it('an expired access JWT is ExpiredToken → tokenExpired at the client; refresh brings it back', async () => {
+    const { tokens, account } = await session('bob.bsky.social');
+    expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
+    const client = new BlueskyClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const publish = (token: TokenSet) =>
+      client.publish(
+        blockInput({ accessToken: token.accessToken, remoteAccountId: account.remoteAccountId })('post'),
+      );
+    const expired = await failureOf(publish(tokens));
+    expect(expired).toMatchObject({ kind: 'reconnect', details: { status: 400, tokenExpired: true } });
+    await publish(await auth.refresh({ app, tokens }));
+  });
+
+  it('an expired refresh JWT is refused with reconnect', async () => {
+    expect((await post(`${sim.url}/_sim/oauth/lifetimes`, { refreshSeconds: 1 })).status).toBe(204);
+    try {
+      const { tokens } = await session('carol.bsky.social');
+      const past = { ...tokens, refreshToken: tokens.refreshToken };
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const refused = await failureOf(auth.refresh({ app, tokens: past }));
+      expect(refused.kind).toBe('reconnect');
+      expect(refused.message).toMatch(/ExpiredToken/);
+    } finally {
+      await post(`${sim.url}/_sim/oauth/lifetimes`, { refreshSeconds: null });
+    }
+  });
+
+  it('a wrong app password is permanent (the client must fix it), not reconnect', async () => {
+    const refused = await failureOf(
+      (auth.createSession as NonNullable<NetworkAuth['createSession']>)({
+        identifier: 'dave.bsky.social',
+        appPassword: 'my-real-password',
+        serviceUrl: 'https://bsky.social',
+      }),
+    );
+    expect(refused.kind).toBe('permanent');
+    expect(refused.message).not.toContain('my-real-password');
+  });
+
+  it('createSession is rate-limited like a PDS: 30 per 5 minutes per identifier', async () => {
+    for (let i = 0; i < 30; i++) await session('eve.bsky.social');
+    const limited = await failureOf(session('eve.bsky.social'));
+    expect(limited).toMatchObject({ kind: 'transient', details: { status: 429, rateLimited: true } });
+  });
+});
+
+/** One OAuth 2.0 network of the table below: its auth, simulator and a call through its real client. */
+interface OAuthCase {
+  platform: PlatformId;
+  factory: (config: { baseUrls: Record<string, string>; timeoutMs: number }) => NetworkAuth;
+  start(): Promise<{ url: string; stop(): Promise<void> }>;
+  /** A post through the network's own client, as the account (or target) the tokens belong to. */
+  use(url: string, tokens: TokenSet, accountId: string): Promise<unknown>;
+  /** How the network's client reports an expired access token. */
+  expiredStatus: number;
+  /** Refreshing gives new tokens (false: Vimeo's tokens never expire and cannot be refreshed). */
+  refreshes: boolean;
+  rotates: boolean;
+  revokes: boolean;
+  /**
+   * The refresh extends the access token itself (Facebook, Instagram, Threads long-lived tokens):
+   * once it has expired, nothing can extend it and the channel must be reconnected.
+   */
+  extendsAccessToken?: boolean;
+  /** The real consent page. */
+  authorizePage: string;
+}
+
+const oauthCases: OAuthCase[] = [
+  {
+    platform: 'linkedin',
+    factory: linkedInMemberAuth,
+    start: () => startLinkedInSimulator(),
+    use: (url, tokens, accountId) =>
+      new LinkedInClient('linkedin', { baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `hello ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
+  },
+  {
+    platform: 'linkedin_page',
+    factory: linkedInPageAuth,
+    start: () => startLinkedInSimulator(),
+    use: (url, tokens, accountId) =>
+      new LinkedInClient('linkedin_page', { baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `page ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
+  },
+  ...(
+    [
+      [
+        'facebook',
+        facebookAuth,
+        'https://www.facebook.com/v21.0/dialog/oauth',
+        { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
+      ],
+      [
+        'instagram',
+        instagramAuth,
+        'https://www.instagram.com/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'threads',
+        threadsAuth,
+        'https://threads.net/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'pinterest',
+        pinterestAuth,
+        'https://www.pinterest.com/oauth/',
+        { refreshes: true, rotates: false, revokes: false },
+      ],
+      [
+        'reddit',
+        redditAuth,
+        'https://www.reddit.com/api/v1/authorize',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'tiktok',
+        tiktokAuth,
+        'https://www.tiktok.com/v2/auth/authorize/',
+        { refreshes: true, rotates: true, revokes: true },
+      ],
+      [
+        'youtube',
+        youtubeAuth,
+        'https://accounts.google.com/o/oauth2/v2/auth',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'vimeo',
+        vimeoAuth,
+        'https://api.vimeo.com/oauth/authorize',
+        { refreshes: false, rotates: false, revokes: true },
+      ],
+    ] as const
+  ).map(
+    ([platform, factory, authorizePage, behaviour]): OAuthCase => ({
+      platform,
+      factory,
+      start: () => startGenericSimulator({ platform }),
+      // The generic simulator's lookup needs a valid token and nothing else.
+      use: (url, tokens, accountId) =>
+        new GenericNetworkClient({ platform, baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+          credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+          idempotencyKey: randomBytes(8).toString('hex'),
+          content: 'x',
+          parent: null,
+          since: new Date(),
+        }),
+      expiredStatus: 401,
+      authorizePage,
+      ...behaviour,
+    }),
+  ),
+];
+
+describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
+  let sim: { url: string; stop(): Promise<void> };
+  let auth: NetworkAuth;
+  const app = SIM_OAUTH_APPS[c.platform];
+  beforeAll(async () => {
+    sim = await c.start();
+    auth = c.factory({ baseUrls: { [c.platform]: sim.url }, timeoutMs: TIMEOUT });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  /** The account a post goes out as: the first target where the network has targets. */
+  const postingAs = async (tokens: TokenSet) => {
+    const account = await auth.identify({ app, tokens });
+    if (!auth.hasTargets) return { account, as: account.remoteAccountId, tokens };
+    const targets = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    expect(targets.length).toBeGreaterThan(0);
+    const target = targets[0] as NonNullable<(typeof targets)[number]>;
+    const targetTokens = auth.targetTokens ? await auth.targetTokens({ app, tokens, target }) : tokens;
+    return { account, as: target.targetId, tokens: targetTokens, target };
+  };
+
+  it('is registered, and its authorize URL is the real consent page with every scope', () => {
+    expect(networkAuths({ baseUrls: {}, timeoutMs: TIMEOUT })(c.platform)?.platform).toBe(c.platform);
+    const real = c.factory({ baseUrls: {}, timeoutMs: TIMEOUT });
+    const url = new URL(
+      (real.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>)({
+        app,
+        redirectUri: REDIRECT,
+        state: 'st',
+        codeChallenge: real.usesPkce ? 'challenge' : null,
+      }),
+    );
+    expect(`${url.origin}${url.pathname}`).toBe(c.authorizePage);
+    expect(url.searchParams.get('state')).toBe('st');
+    expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    const scope = url.searchParams.get('scope') ?? '';
+    for (const wanted of real.scopes) expect(scope).toContain(wanted);
+    expect(real.capabilities(real.scopes).publish).toBe(true);
+  });
+
+  it('connect → identify → post → refresh → revoke → refresh refused (reconnect)', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `u${randomBytes(3).toString('hex')}` });
+    expect(tokens.accessToken).toBeTruthy();
+    expect(auth.capabilities(tokens.scopes).publish).toBe(true);
+    const first = await postingAs(tokens);
+    expect(first.account.remoteAccountId).toBeTruthy();
+    await c.use(sim.url, first.tokens, first.as);
+
+    if (!c.refreshes) {
+      expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+    } else {
+      const refreshed = await auth.refresh({ app, tokens });
+      expect(refreshed.accessToken).not.toBe(tokens.accessToken);
+      const again = await postingAs(refreshed);
+      expect(again.account.remoteAccountId).toBe(first.account.remoteAccountId);
+      await c.use(sim.url, again.tokens, again.as);
+      if (c.rotates) expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+      if (c.revokes) {
+        await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens: refreshed });
+        expect((await failureOf(auth.refresh({ app, tokens: refreshed }))).kind).toBe('reconnect');
+        expect((await failureOf(c.use(sim.url, again.tokens, again.as))).kind).toBe('reconnect');
+      }
+    }
+    if (c.revokes && !c.refreshes) {
+      await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens });
+      expect((await failureOf(c.use(sim.url, first.tokens, first.as))).kind).toBe('reconnect');
+    }
+  });
+
+  it('a refresh token the network never issued is refused with reconnect; the message carries no token', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `f${randomBytes(3).toString('hex')}` });
+    const forged = { ...tokens, accessToken: 'forged-access-token', refreshToken: 'forged-refresh-token' };
+    const refused = await failureOf(auth.refresh({ app, tokens: forged }));
+    expect(refused.kind).toBe('reconnect');
+    expect(refused.message).not.toContain('forged-');
+    expect(refused.message).not.toContain(app.clientSecret);
+  });
+
+  it('an expired access token is tokenExpired at the client; refresh brings the channel back', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `e${randomBytes(3).toString('hex')}` });
+    const before = await postingAs(tokens);
+    expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
+    if (before.tokens.expiresAt === null) {
+      // Tokens that do not expire (Vimeo's, a Facebook page token) keep working.
+      await c.use(sim.url, before.tokens, before.as);
+    } else {
+      const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
+      expect(expired).toMatchObject({
+        kind: 'reconnect',
+        details: { status: c.expiredStatus, tokenExpired: true },
+      });
+    }
+    if (c.extendsAccessToken) {
+      expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+    } else if (c.refreshes) {
+      const after = await postingAs(await auth.refresh({ app, tokens }));
+      await c.use(sim.url, after.tokens, after.as);
+    }
+  });
+});
+
+describe('Facebook page tokens', () => {
+  let sim: { url: string; stop(): Promise<void> };
+  const app = SIM_OAUTH_APPS.facebook;
+  beforeAll(async () => {
+    sim = await startGenericSimulator({ platform: 'facebook' });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  it('a page token is kept by refresh (never exchanged into a user token) and refused once the login is revoked', async () => {
+    const auth = facebookAuth({ baseUrls: { facebook: sim.url }, timeoutMs: TIMEOUT });
+    const { tokens } = await connect(auth, app, { sim_user: 'pages' });
+    const [page] = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    const target = page as NonNullable<typeof page>;
+    const pageTokens = await (auth.targetTokens as NonNullable<NetworkAuth['targetTokens']>)({
+      app,
+      tokens,
+      target,
+    });
+    expect(pageTokens).toMatchObject({ expiresAt: null, refreshToken: null });
+    expect((await auth.identify({ app, tokens: pageTokens })).remoteAccountId).toBe(target.targetId);
+    const kept = await auth.refresh({ app, tokens: pageTokens });
+    expect(kept.accessToken).toBe(pageTokens.accessToken);
+    await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens });
+    expect((await failureOf(auth.refresh({ app, tokens: pageTokens }))).kind).toBe('reconnect');
+  });
+});
