@@ -46,7 +46,10 @@ export interface StoredReading {
   reason?: string;
 }
 
-/** Counters of a stats aggregate: `posts`, and per platform `<platform>:posts` and `<platform>:<metric>`. */
+/**
+ * Counters of a stats aggregate: `posts`, and per platform `<platform>:posts`, `<platform>:<metric>`
+ * (the sum) and `<platform>:<metric>:reporting` (channels that reported it).
+ */
 export type StatsCounters = Record<string, number>;
 
 export interface MetricsStore {

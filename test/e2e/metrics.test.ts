@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
+import { postMetricsResponseSchema, statsResponseSchema } from '../../functions/core/metrics/schema.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -69,6 +70,8 @@ describe('metrics through HTTP', () => {
     );
     expect(body.postId).toBe(livePost);
     expect(body.granularity).toBe('raw');
+    // The documented response schema (the OpenAPI document's) holds.
+    expect(postMetricsResponseSchema.safeParse(body).error).toBeUndefined();
     const x = body.channels.find((c: any) => c.platform === 'x');
     const bluesky = body.channels.find((c: any) => c.platform === 'bluesky');
     expect(x).toMatchObject({
@@ -94,6 +97,7 @@ describe('metrics through HTTP', () => {
 
     const daily = await rt.api(`/posts/${livePost}/metrics?granularity=day`, { key: ws.key });
     expect(daily.status).toBe(200);
+    expect(postMetricsResponseSchema.safeParse(daily.body).error).toBeUndefined();
     const series = daily.body.channels[0].readings;
     expect(series.length).toBeGreaterThanOrEqual(1);
     expect(series[0].periodStart).toMatch(/T00:00:00\.000Z$/);
@@ -114,6 +118,7 @@ describe('metrics through HTTP', () => {
     const around = `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 3_600_000).toISOString()}`;
     const stats = await rt.api(`/stats?${around}`, { key: ws.key });
     expect(stats.status).toBe(200);
+    expect(statsResponseSchema.safeParse(stats.body).error).toBeUndefined();
     expect(stats.body.overall.posts).toBe(1);
     expect(stats.body.platforms.map((p: any) => [p.platform, p.posts])).toEqual([
       ['bluesky', 1],

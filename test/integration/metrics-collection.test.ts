@@ -253,6 +253,22 @@ describe('the metrics cadence', () => {
     expect(daily.channels[0]?.readings[0]).toMatchObject({ periodStart: '2026-03-02T00:00:00.000Z' });
   });
 
+  it('after an outage, the readings that came due meanwhile collapse into one taken at once', async () => {
+    const { postId, ws } = ids();
+    w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 2 })));
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_out', platform: 'x', liveAt: T0 }]));
+    // Nothing ran between the live time and 5 h 30 min later.
+    w.clock.ms = T0 + 5.5 * 3_600_000;
+    await settle(w);
+    await runUntil(w, T0 + 6 * 3_600_000);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings.map((r) => ('dueAt' in r ? r.dueAt : ''))).toEqual([
+      new Date(T0 + 5 * 3_600_000).toISOString(),
+      new Date(T0 + 6 * 3_600_000).toISOString(),
+    ]);
+    expect(await w.deps.metrics.getTracker(postId, 'ch_out')).toMatchObject({ step: 6, readings: 2 });
+  });
+
   it('a time scale runs the same cadence faster', async () => {
     w.deps.cadence = { timeScale: 3600 };
     const { postId, ws } = ids();
@@ -294,6 +310,9 @@ describe('the metrics cadence', () => {
     await settle(w);
     // The failed try went back on the queue with a delay.
     expect(w.queue.messages.map((m) => m.job.attempt)).toEqual([2]);
+    // Meanwhile the next reading shown is still the cadence's (not the queued retry's lease).
+    const during = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(during.channels[0]?.nextReadingAt).toBe(new Date(T0 + 2 * 3_600_000).toISOString());
     w.clock.ms += 60_000;
     await settle(w);
     expect(w.queue.messages.map((m) => m.job.attempt)).toEqual([3]);
@@ -313,6 +332,23 @@ describe('the metrics cadence', () => {
     expect(readings[1]?.metrics).toBeUndefined();
     expect(readings[2]?.metrics).toEqual({ likes: 3 });
     expect(view.channels[0]?.counts).toEqual({ readings: 2, missed: 1, skipped: 0 });
+  });
+
+  it('a refusal (permanent error) is recorded as missed at once, without retries', async () => {
+    const { postId, ws } = ids();
+    const network = new ScriptedNetwork('linkedin', () => {
+      throw new NetworkError('permanent', 'Not enough permissions to access: socialActions', { status: 403 });
+    });
+    w.networks.set('linkedin', network);
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_p', platform: 'linkedin', liveAt: T0 }]));
+    w.clock.ms = T0 + 3_600_000;
+    await settle(w);
+    expect(w.queue.messages).toEqual([]);
+    expect(network.calls).toHaveLength(1);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings).toMatchObject([
+      { status: 'missed', reason: 'Not enough permissions to access: socialActions (after 1 try)' },
+    ]);
   });
 
   it('a reading that fails once and then works is stored once', async () => {
@@ -349,6 +385,51 @@ describe('the metrics cadence', () => {
       'skipped',
       'ok',
     ]);
+  });
+
+  it('stops reading a channel retracted from the post; its other channel goes on', async () => {
+    const { postId, ws } = ids();
+    w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 1 })));
+    w.networks.set('bluesky', new ScriptedNetwork('bluesky', () => ({ likes: 2 })));
+    const post = livePost(postId, ws, [
+      { channelId: 'ch_r1', platform: 'x', liveAt: T0 },
+      { channelId: 'ch_r2', platform: 'bluesky', liveAt: T0 },
+    ]);
+    await publish(w, post);
+    await runUntil(w, T0 + 3_600_000);
+    w.posts.set(postId, { ...post, channels: post.channels.filter((c) => c.channelId === 'ch_r2') });
+    await runUntil(w, T0 + 3 * 3_600_000);
+    expect(await w.deps.metrics.getTracker(postId, 'ch_r1')).toMatchObject({
+      nextAt: null,
+      readings: 1,
+      skipped: 1,
+    });
+    expect(await w.deps.metrics.getTracker(postId, 'ch_r2')).toMatchObject({ readings: 3 });
+  });
+
+  it('a rate-limited reading waits for the reset the network named', async () => {
+    const { postId, ws } = ids();
+    let limited = true;
+    w.networks.set(
+      'x',
+      new ScriptedNetwork('x', () => {
+        if (limited)
+          throw new NetworkError('transient', 'Too Many Requests', {
+            status: 429,
+            retryAfterSeconds: 600,
+            rateLimited: true,
+          });
+        return { likes: 4 };
+      }),
+    );
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_rl', platform: 'x', liveAt: T0 }]));
+    w.clock.ms = T0 + 3_600_000;
+    await settle(w);
+    expect(w.queue.messages.map((m) => (m.visibleAt - w.clock.ms) / 1000)).toEqual([600]);
+    limited = false;
+    await runUntil(w, T0 + 3_600_000 + 601_000);
+    const view = await getPostMetrics(w.deps, auth(ws), postId, 'raw');
+    expect(view.channels[0]?.readings).toMatchObject([{ status: 'ok', metrics: { likes: 4 } }]);
   });
 
   it('reads every block of a thread: the first block gives the totals, the others their own values', async () => {
@@ -437,6 +518,34 @@ describe('stats', () => {
     await w.deps.metrics.forgetPost(b.postId);
     const after = await getStats(w.deps, auth(ws), { from: '2026-03-02', to: '2026-03-03' });
     expect(after.overall).toEqual({ posts: 1, metrics: { likes: 15, views: 100, comments: 1 } });
+    // Once no counted post reported a metric, it is absent again (not a zeroed sum).
+    await w.deps.metrics.forgetPost(a.postId);
+    const empty = await getStats(w.deps, auth(ws), { from: '2026-03-02', to: '2026-03-03' });
+    expect(empty).toMatchObject({ overall: { posts: 0, metrics: {} }, platforms: [] });
+  });
+
+  it('a metric only a deleted post reported leaves the stats (absent, not 0)', async () => {
+    const w = world();
+    const p1 = ids();
+    const p2 = ids();
+    w.networks.set(
+      'x',
+      new ScriptedNetwork('x', (input) =>
+        input.block.remoteId.startsWith('ch_v1') ? { likes: 3, views: 40 } : { likes: 1 },
+      ),
+    );
+    await publish(w, livePost(p1.postId, p1.ws, [{ channelId: 'ch_v1', platform: 'x', liveAt: T0 }]));
+    await publish(w, livePost(p2.postId, p1.ws, [{ channelId: 'ch_v2', platform: 'x', liveAt: T0 }]));
+    await runUntil(w, T0 + 3_600_000);
+    const range = { from: '2026-03-02', to: '2026-03-02' };
+    expect((await getStats(w.deps, auth(p1.ws), range)).overall).toEqual({
+      posts: 2,
+      metrics: { likes: 4, views: 40 },
+    });
+    await w.deps.metrics.forgetPost(p1.postId);
+    const after = await getStats(w.deps, auth(p1.ws), range);
+    expect(after.platforms).toEqual([{ platform: 'x', posts: 1, metrics: { likes: 1 } }]);
+    expect(after.overall).toEqual({ posts: 1, metrics: { likes: 1 } });
   });
 
   it('refuses bad ranges in the error envelope’s terms', async () => {

@@ -104,10 +104,15 @@ export const sweepDueReadings = async (
   const until = new Date(now.getTime() + leaseSeconds(deps.cadence) * 1000).toISOString();
   const due = await deps.metrics.due(now.toISOString(), SWEEP_LIMIT);
   const jobs: MetricsJob[] = [];
-  for (const tracker of due) {
-    if (await deps.metrics.lease(tracker, until)) {
-      jobs.push({ postId: tracker.postId, channelId: tracker.channelId, step: tracker.step, attempt: 1 });
-    }
+  // Leases are independent conditional writes: a few at a time keeps a large sweep short.
+  for (let i = 0; i < due.length; i += 25) {
+    const chunk = due.slice(i, i + 25);
+    const leased = await Promise.all(chunk.map((tracker) => deps.metrics.lease(tracker, until)));
+    chunk.forEach((tracker, n) => {
+      if (leased[n]) {
+        jobs.push({ postId: tracker.postId, channelId: tracker.channelId, step: tracker.step, attempt: 1 });
+      }
+    });
   }
   if (jobs.length) await deps.metricsQueue().send(jobs);
   return jobs.length;
@@ -123,7 +128,7 @@ const cleanReading = (reading: MetricsReading): MetricsReading => {
   return clean;
 };
 
-/** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value). */
+/** What the reading adds to the stats: the change of every metric reported now (a first report adds its whole value, and counts the channel as reporting it). */
 export const statsDeltas = (
   platform: string,
   known: MetricsReading,
@@ -135,18 +140,22 @@ export const statsDeltas = (
     if (value === undefined) continue;
     const before = known[name];
     if (before === undefined || value !== before) deltas[`${platform}:${name}`] = value - (before ?? 0);
+    // How many channels report the metric: a sum over none is "not reported", not 0.
+    if (before === undefined) deltas[`${platform}:${name}:reporting`] = 1;
   }
   return deltas;
 };
 
 type Attempt =
   | { kind: 'ok'; metrics: MetricsReading; blocks?: StoredReading['blocks'] }
-  | { kind: 'skipped'; reason: string }
-  | { kind: 'failed'; reason: string };
+  /** `final`: no later reading can succeed either (the cadence stops). */
+  | { kind: 'skipped'; reason: string; final?: boolean }
+  /** `permanent`: the network refused (403, gone): trying again cannot help. */
+  | { kind: 'failed'; reason: string; retryAfterSeconds?: number; permanent?: boolean };
 
 const readChannel = async (
   deps: MetricsDeps,
-  tracker: MetricsTracker,
+  step: number,
   post: PostRecord,
   channel: PostChannel,
 ): Promise<Attempt> => {
@@ -174,14 +183,22 @@ const readChannel = async (
     });
     return { kind: 'failed', reason: 'The channel token could not be read.' };
   }
-  const ageSeconds = readingAgeSeconds(tracker.step);
+  const ageSeconds = readingAgeSeconds(step);
   let metrics: MetricsReading;
   try {
     metrics = cleanReading(await client.metrics({ credentials, block: first, ageSeconds }));
   } catch (error) {
-    const reason = error instanceof NetworkError ? error.message : 'The network could not be read.';
-    if (!(error instanceof NetworkError)) logger.error('Metrics reading failed', { error: error as Error });
-    return { kind: 'failed', reason };
+    if (!(error instanceof NetworkError)) {
+      logger.error('Metrics reading failed', { error: error as Error });
+      return { kind: 'failed', reason: 'The network could not be read.' };
+    }
+    const wait = error.details.retryAfterSeconds;
+    return {
+      kind: 'failed',
+      reason: error.message,
+      permanent: error.kind === 'permanent',
+      ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
+    };
   }
   if (channel.blocks.length < 2) return { kind: 'ok', metrics };
   // Threads: each block's own counts where the network has them; a block that cannot be read is left out.
@@ -211,16 +228,31 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   if (!tracker || tracker.step !== job.step || tracker.nextAt === null) return;
   const post = await deps.posts.get(job.postId);
   const channel = post?.channels.find((c) => c.channelId === job.channelId);
-  const dueAt = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence) as Date;
-  if (!post || !channel) {
+  const liveAt = new Date(tracker.liveAt);
+  // After an outage, the readings that came due meanwhile collapse into the latest one: a reading
+  // is taken for its own point of the cadence, never hours late for an earlier one.
+  let step = tracker.step;
+  for (;;) {
+    const later = readingDueAt(liveAt, step + 1, deps.cadence);
+    if (!later || later > deps.clock.now()) break;
+    step++;
+  }
+  const dueAt = readingDueAt(liveAt, step, deps.cadence) as Date;
+  if (!post) {
     // The post was deleted: its metrics and its share of the stats go with it.
     await deps.metrics.forgetPost(job.postId);
     return;
   }
-  const attempt = await readChannel(deps, tracker, post, channel);
+  const attempt: Attempt = channel
+    ? await readChannel(deps, step, post, channel)
+    : { kind: 'skipped', reason: 'The channel was retracted from this post.', final: true };
 
-  if (attempt.kind === 'failed' && job.attempt < READING_ATTEMPTS) {
-    const delay = retryDelaySeconds(job.attempt + 1, deps.cadence);
+  if (attempt.kind === 'failed' && !attempt.permanent && job.attempt < READING_ATTEMPTS) {
+    // A rate-limited network names its reset: the retry waits for it (SQS caps one delay at 15 minutes).
+    const delay = Math.min(
+      900,
+      Math.max(retryDelaySeconds(job.attempt + 1, deps.cadence), attempt.retryAfterSeconds ?? 0),
+    );
     const now = deps.clock.now().getTime();
     const until = new Date(now + (delay + leaseSeconds(deps.cadence)) * 1000).toISOString();
     if (!(await deps.metrics.lease(tracker, until))) return;
@@ -232,12 +264,13 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   const base = {
     postId: job.postId,
     channelId: job.channelId,
-    step: tracker.step,
+    step,
     at,
     dueAt: dueAt.toISOString(),
   };
-  const nextDue = readingDueAt(new Date(tracker.liveAt), tracker.step + 1, deps.cadence);
-  const moved = { ...tracker, step: tracker.step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
+  const nextDue =
+    attempt.kind === 'skipped' && attempt.final ? null : readingDueAt(liveAt, step + 1, deps.cadence);
+  const moved = { ...tracker, step: step + 1, nextAt: nextDue ? nextDue.toISOString() : null };
   if (attempt.kind === 'ok') {
     const reading: StoredReading = {
       ...base,
@@ -261,7 +294,9 @@ export const takeReading = async (deps: MetricsDeps, job: MetricsJob): Promise<v
   }
   const outcome = attempt.kind === 'failed' ? 'missed' : 'skipped';
   const reason =
-    attempt.kind === 'failed' ? `${attempt.reason} (after ${job.attempt} tries)` : attempt.reason;
+    attempt.kind === 'failed'
+      ? `${attempt.reason} (after ${job.attempt} ${job.attempt === 1 ? 'try' : 'tries'})`
+      : attempt.reason;
   const next: MetricsTracker = {
     ...moved,
     ...(outcome === 'missed' ? { missed: tracker.missed + 1 } : { skipped: tracker.skipped + 1 }),

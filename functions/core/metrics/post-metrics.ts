@@ -1,17 +1,19 @@
-import { channelView } from '../../core/channels/channel-view.ts';
 import { getPlatform } from '../../platforms/catalog.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StoredReading } from '../../ports/metrics.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
+import { channelView } from '../channels/channel-view.ts';
 import type { PostChannel } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
+import { type CadenceSettings, readingDueAt } from './cadence.ts';
 import type { ChannelMetrics, Granularity, PostMetricsResponse } from './schema.ts';
 
 export interface PostMetricsDeps {
   posts: PostStore;
   accounts: AccountStore;
   metrics: MetricsStore;
+  cadence: CadenceSettings;
 }
 
 /** The start of the UTC hour, day or ISO week (Monday) holding `iso`. */
@@ -50,6 +52,7 @@ const channelMetrics = (
   readings: StoredReading[],
   metricsStatus: ChannelMetrics['metricsStatus'],
   granularity: Granularity,
+  cadence: CadenceSettings,
 ): ChannelMetrics => {
   const supported = getPlatform(channel.platform)?.supportsMetrics ?? false;
   const live = channel.status === 'published';
@@ -68,7 +71,10 @@ const channelMetrics = (
           ? 'collecting'
           : 'finished',
     publishedAt: live ? (channel.publishedAt ?? null) : null,
-    nextReadingAt: tracker?.nextAt ?? null,
+    // The cadence's time for the next reading (the stored `nextAt` may be a queued reading's lease).
+    nextReadingAt: tracker?.nextAt
+      ? (readingDueAt(new Date(tracker.liveAt), tracker.step, cadence)?.toISOString() ?? null)
+      : null,
     latest: tracker?.latest
       ? {
           at: tracker.latest.at,
@@ -115,6 +121,7 @@ export const getPostMetrics = async (
         readings.filter((r) => r.channelId === channel.channelId),
         status,
         granularity,
+        deps.cadence,
       );
     }),
   };

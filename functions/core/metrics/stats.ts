@@ -82,7 +82,7 @@ export const getStats = async (
   return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...statsView(total) };
 };
 
-/** Counters (`posts`, `<platform>:posts`, `<platform>:<metric>`) as the response shows them. */
+/** Counters (`posts`, `<platform>:posts`, `<platform>:<metric>`, `<platform>:<metric>:reporting`) as the response shows them. */
 export const statsView = (total: StatsCounters): Pick<StatsResponse, 'overall' | 'platforms'> => {
   const platforms = [
     ...new Set(
@@ -96,7 +96,8 @@ export const statsView = (total: StatsCounters): Pick<StatsResponse, 'overall' |
     const metrics: MetricsReading = {};
     for (const name of METRIC_NAMES) {
       const value = total[`${platform}:${name}`];
-      if (value === undefined) continue;
+      // Only metrics some counted channel reported (a deleted post's zeroed sum is not a report).
+      if (value === undefined || (total[`${platform}:${name}:reporting`] ?? 0) <= 0) continue;
       metrics[name] = value;
       overall[name] = (overall[name] ?? 0) + value;
     }

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  READING_OFFSETS_SECONDS,
+  readingDueAt,
+  retryDelaySeconds,
+} from '../../functions/core/metrics/cadence.ts';
+import { statsDeltas } from '../../functions/core/metrics/collect.ts';
+import { periodStart } from '../../functions/core/metrics/post-metrics.ts';
+import { statsView } from '../../functions/core/metrics/stats.ts';
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+describe('the metrics cadence', () => {
+  it('is hourly for a day, daily to day 7, weekly to day 28: 24 + 6 + 3 readings', () => {
+    expect(READING_OFFSETS_SECONDS).toHaveLength(33);
+    expect(READING_OFFSETS_SECONDS.slice(0, 24)).toEqual(
+      Array.from({ length: 24 }, (_, i) => (i + 1) * HOUR),
+    );
+    expect(READING_OFFSETS_SECONDS.slice(24, 30)).toEqual([2, 3, 4, 5, 6, 7].map((d) => d * DAY));
+    expect(READING_OFFSETS_SECONDS.slice(30)).toEqual([14, 21, 28].map((d) => d * DAY));
+    expect(Math.max(...READING_OFFSETS_SECONDS)).toBeLessThanOrEqual(30 * DAY);
+  });
+
+  it('gives each reading its time, scaled for tests, and nothing after the last', () => {
+    const live = new Date('2026-03-02T10:00:00.000Z');
+    expect(readingDueAt(live, 0, { timeScale: 1 })?.toISOString()).toBe('2026-03-02T11:00:00.000Z');
+    expect(readingDueAt(live, 32, { timeScale: 1 })?.toISOString()).toBe('2026-03-30T10:00:00.000Z');
+    expect(readingDueAt(live, 33, { timeScale: 1 })).toBeNull();
+    expect(readingDueAt(live, 0, { timeScale: 3600 })?.toISOString()).toBe('2026-03-02T10:00:01.000Z');
+    expect([2, 3].map((a) => retryDelaySeconds(a, { timeScale: 1 }))).toEqual([60, 120]);
+  });
+});
+
+describe('stats rules', () => {
+  it('adds the change of reported metrics only; a first report counts the channel as reporting it', () => {
+    expect(statsDeltas('x', {}, { likes: 0, views: 10 })).toEqual({
+      'x:likes': 0,
+      'x:likes:reporting': 1,
+      'x:views': 10,
+      'x:views:reporting': 1,
+    });
+    // Unchanged values add nothing; a metric not reported now keeps its last contribution.
+    expect(statsDeltas('x', { likes: 3, views: 10 }, { likes: 5 })).toEqual({ 'x:likes': 2 });
+  });
+
+  it('shows per platform and overall, leaving out metrics no counted channel reported', () => {
+    const view = statsView({
+      posts: 2,
+      'x:posts': 2,
+      'x:likes': 7,
+      'x:likes:reporting': 2,
+      'x:views': 0,
+      'x:views:reporting': 0,
+      'bluesky:posts': 1,
+      'bluesky:likes': 1,
+      'bluesky:likes:reporting': 1,
+      'reddit:posts': 0,
+      'reddit:likes': 0,
+    });
+    expect(view).toEqual({
+      overall: { posts: 2, metrics: { likes: 8 } },
+      platforms: [
+        { platform: 'bluesky', posts: 1, metrics: { likes: 1 } },
+        { platform: 'x', posts: 2, metrics: { likes: 7 } },
+      ],
+    });
+  });
+});
+
+describe('chart periods', () => {
+  it('start at the UTC hour, day, or Monday of the ISO week', () => {
+    const at = '2026-03-05T13:45:10.123Z'; // a Thursday
+    expect(periodStart(at, 'hour')).toBe('2026-03-05T13:00:00.000Z');
+    expect(periodStart(at, 'day')).toBe('2026-03-05T00:00:00.000Z');
+    expect(periodStart(at, 'week')).toBe('2026-03-02T00:00:00.000Z');
+    expect(periodStart('2026-03-08T23:00:00.000Z', 'week')).toBe('2026-03-02T00:00:00.000Z'); // Sunday
+    expect(periodStart('2026-03-09T00:00:00.000Z', 'week')).toBe('2026-03-09T00:00:00.000Z'); // Monday
+  });
+});
