@@ -21,7 +21,9 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await startTestRuntime({
+    env: { PUBLISH_RETRY_BASE_SECONDS: '0.2', NETWORK_TIMEOUT_MS: '1500', X_CONSISTENCY_WINDOW_SECONDS: '4' },
+  });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -30,14 +32,14 @@ afterAll(async () => {
 const xSim = () => rt.simulators.byPlatform.get('x') as unknown as XSimulator;
 
 /** An engine on a clock the test moves, queueing into `queued` instead of the real queue. */
-const harness = (wrap?: (client: NetworkClient) => NetworkClient) => {
+const harness = (wrap?: (client: NetworkClient) => NetworkClient, { realTime = false } = {}) => {
   const deps = getDeps();
   let now = Date.now();
   const queued: { job: PublishJob; delaySeconds: number }[] = [];
   const calls = { publish: 0 };
   const engine = new PublishingEngine({
     ...deps,
-    clock: { now: () => new Date(now) },
+    clock: { now: () => new Date(realTime ? Date.now() : now) },
     queue: () => ({
       sendPublish: async (job, delaySeconds = 0) => {
         queued.push({ job, delaySeconds });
@@ -176,4 +178,41 @@ describe('a rate-limited channel waits for the reset without spending attempts',
       Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((midnight - h.now()) / 1000)),
     ]);
   });
+});
+
+describe('a lost answer after a long media upload', () => {
+  it("X's consistency window runs from the lost answer, not from the start of the upload: no resend", async () => {
+    // The upload before the tweet takes longer than X's consistency window (4 s here); the tweet's
+    // answer is then lost (sim:timeout). A window counted from before the upload would already be
+    // over, and a lookup that misses the lagging timeline would send the tweet again.
+    const h = harness(
+      (client) => {
+        const wrapped: NetworkClient = Object.create(client);
+        wrapped.publish = async (input) => {
+          await new Promise((r) => setTimeout(r, 5_000));
+          return client.publish(input);
+        };
+        return wrapped;
+        // Real time here: the simulator's timeline lag runs on it.
+      },
+      { realTime: true },
+    );
+    const { ws, postId } = await draft('x', `slow upload ${Date.now()} sim:timeout`);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    const engine = h.engine;
+    await engine.handle(job);
+    expect(h.calls.publish).toBe(1);
+    // Deliveries of the queued job until the block is found (the timeline shows it 3 s after storing).
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const post = await rt.api(`/posts/${postId}`, { key: ws.key });
+      if (post.body.status !== 'publishing' || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 500));
+      await engine.handle(job);
+    }
+    expect(h.calls.publish).toBe(1);
+    const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(done.body.status).toBe('published');
+  }, 60_000);
 });

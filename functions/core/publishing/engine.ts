@@ -416,7 +416,13 @@ export class PublishingEngine {
     const { deps } = this;
     const { post, channel, b } = block;
     const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
-    const lost = () => ({ ...held, lostAt: held.lostAt ?? deps.clock.now().toISOString() });
+    // The answer was lost: the network may have stored the block at any moment up to now (a
+    // publish that uploads media first sends the post itself late in the call), so the
+    // consistency window runs from now.
+    const lost = () => {
+      const now = deps.clock.now().toISOString();
+      return { ...held, lostAt: held.lostAt ?? now, lastSentAt: now };
+    };
     let remote: RemoteBlock;
     try {
       remote = await this.withFreshToken(block, (credentials) =>

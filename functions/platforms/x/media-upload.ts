@@ -106,6 +106,9 @@ export class XMediaUploader {
    */
   async upload(file: MediaForNetwork, credentials: NetworkCredentials): Promise<string> {
     const key = `${credentials.remoteAccountId}\u0000${file.mediaId}`;
+    for (const [other, upload] of this.kept) {
+      if (upload.expiresAt <= this.now()) this.kept.delete(other);
+    }
     const kept = this.kept.get(key);
     if (kept && kept.expiresAt - REUSE_MARGIN_MS > this.now()) {
       const info = await this.status(credentials, kept.id);
@@ -149,7 +152,10 @@ export class XMediaUploader {
         this.call(credentials, {
           method: 'POST',
           path: `/2/media/upload/${encodeURIComponent(id)}/append`,
-          json: { segment_index: index, media: Buffer.from(chunk).toString('base64') },
+          json: {
+            segment_index: index,
+            media: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64'),
+          },
         }),
       );
       segment++;
