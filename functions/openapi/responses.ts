@@ -141,7 +141,9 @@ export const platformSchema = z
       maxMediaBytes: z
         .record(z.string(), z.number().int())
         .optional()
-        .meta({ description: "The network's size cap per media type in bytes, where it is below Herald's own." }),
+        .meta({
+          description: "The network's size cap per media type in bytes, where it is below Herald's own.",
+        }),
       soleMediaTypes: z
         .array(z.string())
         .optional()
