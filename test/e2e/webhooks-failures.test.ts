@@ -93,10 +93,11 @@ describe('failing receivers', () => {
       expect(entries.map((e: any) => e.outcome).at(-1)).toBe('failed');
       const span = Date.parse(entries.at(-1).attemptedAt) - Date.parse(entries[0].attemptedAt);
       // Retries are planned from the first attempt's planned time; a first attempt that ran late
-      // on a loaded machine shortens the measured span a little (well under half a second); a last
+      // on a loaded machine shortens the measured span (by up to a second and a half when the machine
+      // is very busy; giving up one step early would shorten it by 1.8 s); a last
       // attempt run late by a busy queue poller lengthens it (bounded generously: the point is that
       // the endpoint gives up at the end of the schedule, not before and not hours later).
-      expect(span).toBeGreaterThanOrEqual(1800 * BASE * 1000 - 500);
+      expect(span).toBeGreaterThanOrEqual(1800 * BASE * 1000 - 1500);
       expect(span).toBeLessThan(1800 * BASE * 1000 + 10_000);
     }
     expect(log.filter((e: any) => e.outcome === 'failed')).toHaveLength(5);
