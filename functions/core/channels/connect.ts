@@ -8,7 +8,7 @@ import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../port
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError, isApiError } from '../../shared/errors.ts';
-import { randomBase62 } from '../../shared/ids.ts';
+import { isId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
@@ -407,7 +407,7 @@ export const getChannel = async (
   auth: AuthContext,
   channelId: string,
 ) => {
-  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   return channelView(channel);
 };
@@ -418,7 +418,7 @@ export const getChannel = async (
  * keep their history.
  */
 export const disconnectChannel = async (deps: ConnectDeps, auth: AuthContext, channelId: string) => {
-  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   let revoked = false;
   const network = deps.auths(channel.platform);
