@@ -79,13 +79,23 @@ export const oauthErrorOf = (
       subcode: typeof nested.error_subcode === 'number' ? nested.error_subcode : undefined,
     };
   }
-  const code = typeof b.error === 'string' ? b.error : typeof b.code === 'string' ? b.code : null;
+  // Instagram's code exchange: { error_type, code, error_message }.
+  const code =
+    typeof b.error === 'string'
+      ? b.error
+      : typeof b.error_type === 'string'
+        ? b.error_type
+        : typeof b.code === 'string'
+          ? b.code
+          : null;
   const description =
     typeof b.error_description === 'string'
       ? b.error_description
-      : typeof b.message === 'string'
-        ? b.message
-        : null;
+      : typeof b.error_message === 'string'
+        ? b.error_message
+        : typeof b.message === 'string'
+          ? b.message
+          : null;
   return { code, description };
 };
 
@@ -120,6 +130,14 @@ export const classifyOAuthFailure = (
   }
   if (status >= 500) return new NetworkError('transient', `${network} failed (${said})`, { status });
   if (code !== null && APP_ERRORS.has(code)) {
+    return new NetworkError(
+      'permanent',
+      `${network} refused Herald's app credentials (${said}): check the app's configuration`,
+      { status },
+    );
+  }
+  // Graph API: codes 1 and 101 are the app's own credentials.
+  if (graphCode === 1 || graphCode === 101) {
     return new NetworkError(
       'permanent',
       `${network} refused Herald's app credentials (${said}): check the app's configuration`,

@@ -5,15 +5,25 @@ import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
+import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
+import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
+import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
 import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
+import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
+import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -213,6 +223,17 @@ describe('X OAuth 2.0 with PKCE against the X simulator', () => {
     expect(back.get('code')).toBeNull();
   });
 
+  it('like X, the simulator refuses an authorize request without PKCE or with an unknown scope', async () => {
+    const authorize = auth.authorizeUrl as NonNullable<NetworkAuth['authorizeUrl']>;
+    const noPkce = await consent(authorize({ app, redirectUri: REDIRECT, state: 's2', codeChallenge: null }));
+    expect(noPkce.get('error')).toBe('invalid_request');
+    const url = new URL(authorize({ app, redirectUri: REDIRECT, state: 's3', codeChallenge: 'c' }));
+    url.searchParams.set('scope', 'tweet.read tweet.writes');
+    const unknown = await consent(url.toString());
+    expect(unknown.get('error')).toBe('invalid_scope');
+    expect(unknown.get('code')).toBeNull();
+  });
+
   it('capabilities follow the granted scopes', async () => {
     expect(auth.capabilities(auth.scopes)).toEqual({
       publish: true,
@@ -343,6 +364,11 @@ interface OAuthCase {
   refreshes: boolean;
   rotates: boolean;
   revokes: boolean;
+  /**
+   * The refresh extends the access token itself (Facebook, Instagram, Threads long-lived tokens):
+   * once it has expired, nothing can extend it and the channel must be reconnected.
+   */
+  extendsAccessToken?: boolean;
   /** The real consent page. */
   authorizePage: string;
 }
@@ -380,6 +406,76 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  ...(
+    [
+      [
+        'facebook',
+        facebookAuth,
+        'https://www.facebook.com/v21.0/dialog/oauth',
+        { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
+      ],
+      [
+        'instagram',
+        instagramAuth,
+        'https://www.instagram.com/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'threads',
+        threadsAuth,
+        'https://threads.net/oauth/authorize',
+        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
+      ],
+      [
+        'pinterest',
+        pinterestAuth,
+        'https://www.pinterest.com/oauth/',
+        { refreshes: true, rotates: false, revokes: false },
+      ],
+      [
+        'reddit',
+        redditAuth,
+        'https://www.reddit.com/api/v1/authorize',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'tiktok',
+        tiktokAuth,
+        'https://www.tiktok.com/v2/auth/authorize/',
+        { refreshes: true, rotates: true, revokes: true },
+      ],
+      [
+        'youtube',
+        youtubeAuth,
+        'https://accounts.google.com/o/oauth2/v2/auth',
+        { refreshes: true, rotates: false, revokes: true },
+      ],
+      [
+        'vimeo',
+        vimeoAuth,
+        'https://api.vimeo.com/oauth/authorize',
+        { refreshes: false, rotates: false, revokes: true },
+      ],
+    ] as const
+  ).map(
+    ([platform, factory, authorizePage, behaviour]): OAuthCase => ({
+      platform,
+      factory,
+      start: () => startGenericSimulator({ platform }),
+      // The generic simulator's lookup needs a valid token and nothing else.
+      use: (url, tokens, accountId) =>
+        new GenericNetworkClient({ platform, baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+          credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+          idempotencyKey: randomBytes(8).toString('hex'),
+          content: 'x',
+          parent: null,
+          since: new Date(),
+        }),
+      expiredStatus: 401,
+      authorizePage,
+      ...behaviour,
+    }),
+  ),
 ];
 
 describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
@@ -453,18 +549,63 @@ describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {
     }
   });
 
+  it('a refresh token the network never issued is refused with reconnect; the message carries no token', async () => {
+    const { tokens } = await connect(auth, app, { sim_user: `f${randomBytes(3).toString('hex')}` });
+    const forged = { ...tokens, accessToken: 'forged-access-token', refreshToken: 'forged-refresh-token' };
+    const refused = await failureOf(auth.refresh({ app, tokens: forged }));
+    expect(refused.kind).toBe('reconnect');
+    expect(refused.message).not.toContain('forged-');
+    expect(refused.message).not.toContain(app.clientSecret);
+  });
+
   it('an expired access token is tokenExpired at the client; refresh brings the channel back', async () => {
     const { tokens } = await connect(auth, app, { sim_user: `e${randomBytes(3).toString('hex')}` });
     const before = await postingAs(tokens);
     expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);
-    const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
-    expect(expired).toMatchObject({
-      kind: 'reconnect',
-      details: { status: c.expiredStatus, tokenExpired: true },
-    });
-    if (c.refreshes) {
+    if (before.tokens.expiresAt === null) {
+      // Tokens that do not expire (Vimeo's, a Facebook page token) keep working.
+      await c.use(sim.url, before.tokens, before.as);
+    } else {
+      const expired = await failureOf(c.use(sim.url, before.tokens, before.as));
+      expect(expired).toMatchObject({
+        kind: 'reconnect',
+        details: { status: c.expiredStatus, tokenExpired: true },
+      });
+    }
+    if (c.extendsAccessToken) {
+      expect((await failureOf(auth.refresh({ app, tokens }))).kind).toBe('reconnect');
+    } else if (c.refreshes) {
       const after = await postingAs(await auth.refresh({ app, tokens }));
       await c.use(sim.url, after.tokens, after.as);
     }
+  });
+});
+
+describe('Facebook page tokens', () => {
+  let sim: { url: string; stop(): Promise<void> };
+  const app = SIM_OAUTH_APPS.facebook;
+  beforeAll(async () => {
+    sim = await startGenericSimulator({ platform: 'facebook' });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  it('a page token is kept by refresh (never exchanged into a user token) and refused once the login is revoked', async () => {
+    const auth = facebookAuth({ baseUrls: { facebook: sim.url }, timeoutMs: TIMEOUT });
+    const { tokens } = await connect(auth, app, { sim_user: 'pages' });
+    const [page] = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    const target = page as NonNullable<typeof page>;
+    const pageTokens = await (auth.targetTokens as NonNullable<NetworkAuth['targetTokens']>)({
+      app,
+      tokens,
+      target,
+    });
+    expect(pageTokens).toMatchObject({ expiresAt: null, refreshToken: null });
+    expect((await auth.identify({ app, tokens: pageTokens })).remoteAccountId).toBe(target.targetId);
+    const kept = await auth.refresh({ app, tokens: pageTokens });
+    expect(kept.accessToken).toBe(pageTokens.accessToken);
+    await (auth.revoke as NonNullable<NetworkAuth['revoke']>)({ app, tokens });
+    expect((await failureOf(auth.refresh({ app, tokens: pageTokens }))).kind).toBe('reconnect');
   });
 });

@@ -3,6 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { simTokenOf } from '../../ports/network-client.ts';
 import { getPlatform } from '../catalog.ts';
+import type { SimOAuthMount } from '../simulator/framework.ts';
+import { oauthSimulatorFor } from '../simulator/network-oauth.ts';
+import { dispatchOAuth } from '../simulator/oauth.ts';
 import { exceedsLimit } from '../text-length.ts';
 import type { Platform, PlatformId } from '../types.ts';
 
@@ -28,6 +31,9 @@ import type { Platform, PlatformId } from '../types.ts';
  * - `GET /v1/posts?clientKey=` → 200 `{ data: [{ id, url, text, parentId, rootId, createdAt }] }`, oldest first.
  * - Errors: `{ error: { code, message } }`. 401 `token_expired` for a token starting `revoked` or
  *   `expired`; 429 with `Retry-After` while rate-limited (see `setRateLimited`).
+ * - OAuth: the network's own OAuth endpoints, real paths and shapes (simulator/network-oauth.ts,
+ *   `<network>/oauth-simulator.ts`); a token they issued is refused on `/v1` once expired
+ *   (401 `token_expired`) or revoked (401 `token_revoked`).
  * - Inspection (no auth): `GET /_sim/records` → `{ data: SimRecord[] }` in order;
  *   `POST /_sim/reset` → 204; `POST /_sim/rate-limit` `{ seconds }` → 204.
  *
@@ -71,6 +77,8 @@ export interface GenericSimulatorOptions {
   platform: PlatformId;
   /** How long a `sim:timeout` request is held before its socket is destroyed. At most 30 s. */
   holdMs?: number;
+  /** The network's OAuth endpoints (simulator/network-oauth.ts); default: the network's own. */
+  oauth?: SimOAuthMount | null;
 }
 
 interface StoredPost {
@@ -169,6 +177,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
   let refusedOnce = new Set<string>();
   let rateLimitedUntil = 0;
   const held = new Set<Socket>();
+  const oauth = options.oauth === undefined ? oauthSimulatorFor(options.platform) : options.oauth;
 
   const record = (entry: Omit<SimRecord, 'at'>): void => {
     records.push({ ...entry, at: new Date().toISOString() });
@@ -216,6 +225,9 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
     if (!token) throw new SimHttpError(401, 'unauthorized', 'A Bearer token is required.');
     if (token.startsWith('revoked') || token.startsWith('expired'))
       throw new SimHttpError(401, 'token_expired', 'The access token has expired or was revoked.');
+    const refusal = oauth?.refusal(token) ?? null;
+    if (refusal === 'expired') throw new SimHttpError(401, 'token_expired', 'The access token has expired.');
+    if (refusal) throw new SimHttpError(401, 'token_revoked', 'The access token was revoked.');
     const account = req.headers['x-account-id'];
     return typeof account === 'string' && account !== '' ? account : 'me';
   };
@@ -504,6 +516,14 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
       deletePost(account, id);
       return sendJson(res, 204, undefined);
     }
+    const answered = oauth ? await dispatchOAuth(oauth, { method, url, headers: req.headers, raw }) : null;
+    if (answered) {
+      const payload = answered.body === undefined ? undefined : answered.body;
+      const headers = Object.fromEntries(
+        Object.entries(answered.headers ?? {}).map(([k, v]) => [k, String(v)]),
+      );
+      return sendJson(res, answered.status, payload, headers);
+    }
     throw new SimHttpError(404, 'not_found', `No route ${method} ${path}.`);
   };
 
@@ -543,6 +563,7 @@ export const startGenericSimulator = async (options: GenericSimulatorOptions): P
     records: () => records.map((r) => ({ ...r })),
     reset: () => {
       posts.clear();
+      oauth?.reset();
       records = [];
       refusedOnce = new Set();
       rateLimitedUntil = 0;

@@ -69,6 +69,22 @@ export const linkedInOAuthSimulator = (
 
   return mountOf(store, [
     authorizeRoute({
+      knownScopes: [
+        'openid',
+        'profile',
+        'email',
+        'w_member_social',
+        'r_member_social',
+        'r_member_postAnalytics',
+        'w_organization_social',
+        'w_organization_social_feed',
+        'r_organization_social',
+        'r_organization_social_feed',
+        'rw_organization_admin',
+        'r_organization_admin',
+        'r_basicprofile',
+      ],
+      scopeError: 'unauthorized_scope_error',
       path: '/oauth/v2/authorization',
       app,
       store,

@@ -8,7 +8,10 @@ import { simTokenOf } from '../../ports/network-client.ts';
  * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`, and
  * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch, and an inspection API without auth, shaped like the generic
  * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `POST /_sim/reset` → 204,
- * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only.
+ * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only. A network's OAuth half
+ * (simulator/oauth.ts) is mounted with the `oauth` option: its routes, and the refusal of the
+ * expired or revoked tokens it issued. Form bodies (`application/x-www-form-urlencoded`, what OAuth
+ * token endpoints take) reach handlers as a plain object of strings.
  */
 
 /** One thing the simulated network did to a post, in order. */

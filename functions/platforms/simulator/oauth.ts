@@ -25,7 +25,7 @@ import {
  * - `SIM_OAUTH_ACCESS_TTL_SECONDS`, `SIM_OAUTH_REFRESH_TTL_SECONDS` (environment, read whenever a
  *   token is issued), overridden per simulator by
  * - `POST /_sim/oauth/lifetimes` `{ accessSeconds?, refreshSeconds? }` → 204 (null: back to the default);
- * - `POST /_sim/oauth/expire` → 204: every access token the simulator issued is expired now.
+ * - `POST /_sim/oauth/expire` → 204: every expiring access token the simulator issued is expired now.
  *
  * The consent screen is skipped: the authorize URL redirects straight back to `redirect_uri` with
  * `code` and `state`. `sim_user=<name>` picks the account that consents (default `sim-user`),
@@ -156,10 +156,12 @@ export class SimTokenStore {
     }
   }
 
-  /** Every issued access token is expired from now on. */
+  /** Every issued access token that expires at all (not Vimeo's, not a Facebook page token) is expired from now on. */
   expireAll() {
     const now = Date.now();
-    for (const record of this.tokens.values()) if (record.kind === 'access') record.expiresAt = now - 1;
+    for (const record of this.tokens.values()) {
+      if (record.kind === 'access' && record.expiresAt !== null) record.expiresAt = now - 1;
+    }
   }
 
   issueCode(input: Omit<CodeRecord, 'expiresAt' | 'used'>): string {
@@ -211,9 +213,21 @@ export class SimTokenStore {
     return { id: random(12), clientId, account, scopes, revoked: false };
   }
 
-  issue(grant: SimGrant, keepRefresh?: { token: string; expiresAt: number | null }): IssuedTokens {
+  /** Whether this simulator's lifetimes were shortened (override or environment): long-lived tokens follow them then. */
+  private shortened(): boolean {
+    return this.override.accessSeconds !== undefined || envSeconds('SIM_OAUTH_ACCESS_TTL_SECONDS') !== null;
+  }
+
+  issue(
+    grant: SimGrant,
+    keepRefresh?: { token: string; expiresAt: number | null },
+    accessSecondsOverride?: number | null,
+  ): IssuedTokens {
     const now = Date.now();
-    const { accessSeconds, refreshSeconds } = this.lifetimes();
+    const lifetimes = this.lifetimes();
+    const { refreshSeconds } = lifetimes;
+    const accessSeconds =
+      accessSecondsOverride === undefined ? lifetimes.accessSeconds : accessSecondsOverride;
     const accessExpiresAt = accessSeconds === null ? null : now + accessSeconds * 1000;
     const accessToken =
       this.options.mintAccess?.(grant, accessExpiresAt) ?? `${this.options.prefix}-at-${random()}`;
@@ -256,8 +270,16 @@ export class SimTokenStore {
     return this.issue(record.grant, { token: refreshToken, expiresAt: record.expiresAt });
   }
 
-  /** Exchanges a valid access token for a new one (Instagram, Threads, Facebook long-lived tokens). */
-  exchange(accessToken: string): IssuedTokens | GrantRefusal {
+  /** A token that never expires, of the same grant (a Facebook page token). */
+  issueLasting(grant: SimGrant): string {
+    return this.issue(grant, { token: '', expiresAt: null }, null).accessToken;
+  }
+
+  /**
+   * Exchanges a valid access token for a new one (Instagram, Threads, Facebook long-lived tokens):
+   * it lives `longLivedSeconds` unless this simulator's lifetimes were shortened for tests.
+   */
+  exchange(accessToken: string, longLivedSeconds?: number): IssuedTokens | GrantRefusal {
     const record = this.tokens.get(accessToken);
     if (record?.kind !== 'access' || record.grant.revoked) {
       return { error: 'invalid_grant', description: 'The access token is invalid or revoked.' };
@@ -265,7 +287,11 @@ export class SimTokenStore {
     if (record.expiresAt !== null && record.expiresAt < Date.now()) {
       return { error: 'invalid_grant', description: 'The access token has expired.' };
     }
-    return this.issue(record.grant);
+    return this.issue(
+      record.grant,
+      undefined,
+      longLivedSeconds === undefined || this.shortened() ? undefined : longLivedSeconds,
+    );
   }
 
   /** Revokes the grant behind a token (access or refresh): every token of it dies. true when known. */
@@ -357,6 +383,12 @@ export interface AuthorizeRouteOptions {
   accountFor(user: string): SimAccount;
   /** A bad authorize request, as the network shows it (default: 400 JSON). */
   invalid?(message: string): SimResponse;
+  /** The scopes the network knows: asking for another one is refused (`invalid_scope`, or `scopeError`). */
+  knownScopes?: readonly string[];
+  /** The error code the network redirects back with for an unknown scope (default `invalid_scope`). */
+  scopeError?: string;
+  /** The network requires PKCE (X): no `code_challenge` is `invalid_request`. */
+  requirePkce?: boolean;
 }
 
 /** The consent screen, skipped: a 302 straight back to `redirect_uri` with `code` and `state`. */
@@ -392,6 +424,9 @@ export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
     }
     const challenge = q.get('code_challenge');
     const method = q.get('code_challenge_method');
+    if (options.requirePkce && !challenge) {
+      return back({ error: 'invalid_request', error_description: 'code_challenge is required' });
+    }
     if (challenge !== null && method !== 'S256' && method !== 'plain') {
       return back({
         error: 'invalid_request',
@@ -399,6 +434,13 @@ export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
       });
     }
     const asked = (q.get('scope') ?? '').split(options.scopeSeparator).filter(Boolean);
+    const unknown = options.knownScopes ? asked.filter((scope) => !options.knownScopes?.includes(scope)) : [];
+    if (unknown.length > 0) {
+      return back({
+        error: options.scopeError ?? 'invalid_scope',
+        error_description: `Unknown scope: ${unknown.join(', ')}`,
+      });
+    }
     const only = q.get('sim_scopes');
     const scopes = only === null ? asked : only.split(/[\s,]+/).filter((scope) => asked.includes(scope));
     const code = options.store.issueCode({
@@ -519,4 +561,22 @@ export const dispatchOAuth = async (
     }
   }
   return null;
+};
+
+/**
+ * The grant behind the request's bearer token (or `access_token` parameter) on a route that checks
+ * its own token: throws `unauthorized(reason)` for a missing, unknown, expired or revoked token.
+ */
+export const requireGrant = (
+  ctx: Pick<SimContext, 'headers' | 'query' | 'body'>,
+  store: SimTokenStore,
+  unauthorized: (reason: UnauthorizedReason) => SimResponse,
+): { token: string; grant: SimGrant } => {
+  const token = bearerOf(ctx);
+  if (!token) throw new SimHttpError(unauthorized('missing'));
+  const refusal = store.refusal(token);
+  if (refusal) throw new SimHttpError(unauthorized(refusal));
+  const grant = store.grantOf(token);
+  if (!grant) throw new SimHttpError(unauthorized('revoked'));
+  return { token, grant };
 };

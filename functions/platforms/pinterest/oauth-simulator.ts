@@ -1,0 +1,143 @@
+import type { SimOAuthMount, SimResponse, UnauthorizedReason } from '../simulator/framework.ts';
+import {
+  authorizeRoute,
+  clientCredentials,
+  type IssuedTokens,
+  mountOf,
+  numericIdFor,
+  orRefuse,
+  paramsOf,
+  requireGrant,
+  type SimOAuthApp,
+  SimTokenStore,
+  simOAuthApp,
+} from '../simulator/oauth.ts';
+
+/**
+ * Pinterest API v5 OAuth on the simulator: `GET /oauth/` (www.pinterest.com; scopes
+ * comma-separated), `POST /v5/oauth/token` (api.pinterest.com, HTTP Basic, form) for the code and
+ * refreshes → `{ access_token, refresh_token, response_type, token_type, expires_in,
+ * refresh_token_expires_in, scope }` (30 days and 365 days; a refresh keeps the refresh token),
+ * `GET /v5/user_account`, `GET /v5/boards` (two boards per user). Errors are `{ code, message }`.
+ * Pinterest has no public revocation call.
+ */
+const pinError = (status: number, code: number, message: string): SimResponse => ({
+  status,
+  body: { code, message },
+});
+const unauthorized = (_reason: UnauthorizedReason) => pinError(401, 2, 'Authentication failed.');
+
+export const simPinterestBoards = (userId: string) =>
+  [1, 2].map((n) => ({ id: numericIdFor(`pin-board:${userId}:${n}`, 18), name: `Board ${n}` }));
+
+export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+  const app = options.app ?? simOAuthApp('pinterest');
+  const store = new SimTokenStore({
+    prefix: 'pina',
+    defaults: { accessSeconds: 30 * 86400, refreshSeconds: 365 * 86400 },
+    rotates: false,
+    issuesRefresh: true,
+  });
+  const answer = (issued: IssuedTokens, responseType: string, withRefresh: boolean): SimResponse => ({
+    status: 200,
+    body: {
+      access_token: issued.accessToken,
+      ...(withRefresh
+        ? { refresh_token: issued.refreshToken, refresh_token_expires_in: issued.refreshExpiresIn }
+        : {}),
+      response_type: responseType,
+      token_type: 'bearer',
+      expires_in: issued.expiresIn,
+      scope: issued.grant.scopes.join(' '),
+    },
+  });
+  return mountOf(store, [
+    authorizeRoute({
+      knownScopes: [
+        'ads:read',
+        'ads:write',
+        'boards:read',
+        'boards:read_secret',
+        'boards:write',
+        'boards:write_secret',
+        'catalogs:read',
+        'catalogs:write',
+        'pins:read',
+        'pins:read_secret',
+        'pins:write',
+        'pins:write_secret',
+        'user_accounts:read',
+      ],
+      path: '/oauth',
+      app,
+      store,
+      scopeSeparator: /[\s,]+/,
+      accountFor: (user) => ({ id: numericIdFor(`pin:${user}`, 18), name: user }),
+    }),
+    {
+      method: 'POST',
+      path: '/v5/oauth/token',
+      auth: false,
+      handler: (ctx) => {
+        const params = paramsOf(ctx);
+        const client = clientCredentials(ctx.headers, params);
+        if (!client?.basic || client.clientId !== app.clientId || client.clientSecret !== app.clientSecret) {
+          return pinError(401, 2, 'Authentication failed.');
+        }
+        if (params.grant_type === 'authorization_code') {
+          const grant = orRefuse(
+            store.redeemCode({
+              code: params.code ?? '',
+              clientId: app.clientId,
+              redirectUri: params.redirect_uri ?? '',
+              verifier: null,
+            }),
+            () => pinError(400, 1, 'Invalid authorization code'),
+          );
+          return answer(store.issue(grant), 'authorization_code', true);
+        }
+        if (params.grant_type === 'refresh_token') {
+          const issued = orRefuse(store.refresh(params.refresh_token ?? '', app.clientId), () =>
+            pinError(400, 1, 'Invalid refresh token'),
+          );
+          return answer(issued, 'refresh_token', false);
+        }
+        return pinError(400, 1, 'grant_type must be authorization_code or refresh_token');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v5/user_account',
+      auth: false,
+      handler: (ctx) => {
+        const { grant } = requireGrant(ctx, store, unauthorized);
+        return {
+          status: 200,
+          body: {
+            account_type: 'BUSINESS',
+            id: grant.account.id,
+            username: grant.account.name,
+            profile_image: '',
+            website_url: '',
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v5/boards',
+      auth: false,
+      handler: (ctx) => {
+        const { grant } = requireGrant(ctx, store, unauthorized);
+        if (!grant.scopes.includes('boards:read'))
+          return pinError(403, 3, 'Not authorized to access the boards of this user.');
+        const items = simPinterestBoards(grant.account.id).map((board) => ({
+          ...board,
+          privacy: 'PUBLIC',
+          owner: { username: grant.account.name },
+        }));
+        return { status: 200, body: { items, bookmark: null } };
+      },
+    },
+  ]);
+};

@@ -1,0 +1,131 @@
+import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
+import {
+  authorizeRoute,
+  clientCredentials,
+  type IssuedTokens,
+  mountOf,
+  numericIdFor,
+  paramsOf,
+  requireGrant,
+  type SimOAuthApp,
+  SimTokenStore,
+  simOAuthApp,
+} from '../simulator/oauth.ts';
+
+/**
+ * Reddit's OAuth 2.0 on the simulator: `GET /api/v1/authorize` (www.reddit.com; `duration=permanent`
+ * gives a refresh token), `POST /api/v1/access_token` (HTTP Basic, form) for the code and refreshes,
+ * `POST /api/v1/revoke_token` (204 whatever the token), and `GET /api/v1/me` (oauth.reddit.com).
+ * Access tokens live 1 hour; refresh tokens do not expire and are not rotated. Reddit's awkward
+ * part: a refused code or refresh token is HTTP **200** `{ "error": "invalid_grant" }`; a bad app is
+ * 401 `{ "message": "Unauthorized", "error": 401 }`.
+ */
+export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+  const app = options.app ?? simOAuthApp('reddit');
+  const store = new SimTokenStore({
+    prefix: 'rd',
+    defaults: { accessSeconds: 3600, refreshSeconds: null },
+    rotates: false,
+    issuesRefresh: true,
+  });
+  /** Codes asked for with duration=temporary: no refresh token. */
+  const answer = (issued: IssuedTokens): SimResponse => ({
+    status: 200,
+    body: {
+      access_token: issued.accessToken,
+      token_type: 'bearer',
+      expires_in: issued.expiresIn,
+      scope: issued.grant.scopes.join(' '),
+      ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+    },
+  });
+  const badApp: SimResponse = { status: 401, body: { message: 'Unauthorized', error: 401 } };
+  const checkApp = (ctx: Parameters<SimOAuthMount['routes'][number]['handler']>[0]) => {
+    const client = clientCredentials(ctx.headers, paramsOf(ctx));
+    return client?.basic && client.clientId === app.clientId && client.clientSecret === app.clientSecret;
+  };
+  return mountOf(store, [
+    authorizeRoute({
+      knownScopes: [
+        'identity',
+        'edit',
+        'flair',
+        'history',
+        'modconfig',
+        'modflair',
+        'modlog',
+        'modposts',
+        'modwiki',
+        'mysubreddits',
+        'privatemessages',
+        'read',
+        'report',
+        'save',
+        'submit',
+        'subscribe',
+        'vote',
+        'wikiedit',
+        'wikiread',
+      ],
+      path: '/api/v1/authorize',
+      app,
+      store,
+      scopeSeparator: /[\s,]+/,
+      accountFor: (user) => ({
+        id: numericIdFor(`rd:${user}`, 10),
+        name: user.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 20),
+      }),
+    }),
+    {
+      method: 'POST',
+      path: '/api/v1/access_token',
+      auth: false,
+      handler: (ctx) => {
+        if (!checkApp(ctx)) return badApp;
+        const params = paramsOf(ctx);
+        if (params.grant_type === 'authorization_code') {
+          const grant = store.redeemCode({
+            code: params.code ?? '',
+            clientId: app.clientId,
+            redirectUri: params.redirect_uri ?? '',
+            verifier: null,
+          });
+          return 'error' in grant
+            ? { status: 200, body: { error: 'invalid_grant' } }
+            : answer(store.issue(grant));
+        }
+        if (params.grant_type === 'refresh_token') {
+          const issued = store.refresh(params.refresh_token ?? '', app.clientId);
+          return 'error' in issued ? { status: 200, body: { error: 'invalid_grant' } } : answer(issued);
+        }
+        return { status: 200, body: { error: 'unsupported_grant_type' } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/revoke_token',
+      auth: false,
+      handler: (ctx) => {
+        if (!checkApp(ctx)) return badApp;
+        const token = paramsOf(ctx).token;
+        if (token) store.revoke(token);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/me',
+      auth: false,
+      handler: (ctx) => {
+        const { grant } = requireGrant(ctx, store, () => ({
+          status: 401,
+          body: { message: 'Unauthorized', error: 401 },
+        }));
+        return {
+          status: 200,
+          body: { id: Number(grant.account.id).toString(36), name: grant.account.name, created_utc: 1.6e9 },
+        };
+      },
+    },
+  ]);
+};

@@ -1,0 +1,115 @@
+import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
+import {
+  authorizeRoute,
+  clientCredentials,
+  mountOf,
+  numericIdFor,
+  orRefuse,
+  paramsOf,
+  requireGrant,
+  type SimOAuthApp,
+  SimTokenStore,
+  simOAuthApp,
+} from '../simulator/oauth.ts';
+
+/**
+ * Vimeo's OAuth 2.0 on the simulator (api.vimeo.com): `GET /oauth/authorize`,
+ * `POST /oauth/access_token` (HTTP Basic; JSON or form) → `{ access_token, token_type, scope, user }`
+ * with a token that does not expire and no refresh token, `DELETE /tokens` (revokes the token it is
+ * called with: 204), and `GET /me`. Errors are `{ error, developer_message, error_code }`.
+ */
+const vimeoError = (status: number, error: string, code: number): SimResponse => ({
+  status,
+  body: { error, link: null, developer_message: error, error_code: code },
+});
+const unauthorized = () => vimeoError(401, 'You must provide a valid authenticated access token.', 8003);
+
+export const vimeoOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+  const app = options.app ?? simOAuthApp('vimeo');
+  const store = new SimTokenStore({
+    prefix: 'vimeo',
+    defaults: { accessSeconds: null, refreshSeconds: null },
+    rotates: false,
+    issuesRefresh: false,
+  });
+  const userOf = (id: string, name: string) => ({
+    uri: `/users/${id}`,
+    name,
+    link: `https://vimeo.com/user${id}`,
+    account: 'standard',
+  });
+  return mountOf(store, [
+    authorizeRoute({
+      knownScopes: [
+        'public',
+        'private',
+        'purchased',
+        'create',
+        'edit',
+        'delete',
+        'interact',
+        'upload',
+        'promo_codes',
+        'video_files',
+        'stats',
+      ],
+      path: '/oauth/authorize',
+      app,
+      store,
+      scopeSeparator: /[\s,]+/,
+      accountFor: (user) => ({ id: numericIdFor(`vimeo:${user}`, 9), name: `Simulated ${user}` }),
+    }),
+    {
+      method: 'POST',
+      path: '/oauth/access_token',
+      auth: false,
+      handler: (ctx) => {
+        const params = paramsOf(ctx);
+        const client = clientCredentials(ctx.headers, params);
+        if (!client?.basic || client.clientId !== app.clientId || client.clientSecret !== app.clientSecret) {
+          return vimeoError(401, 'You must provide a valid client id and secret.', 8001);
+        }
+        if (params.grant_type !== 'authorization_code')
+          return vimeoError(400, 'The grant type provided is invalid.', 2210);
+        const grant = orRefuse(
+          store.redeemCode({
+            code: params.code ?? '',
+            clientId: app.clientId,
+            redirectUri: params.redirect_uri ?? '',
+            verifier: null,
+          }),
+          () => vimeoError(400, 'The authorization code provided is invalid.', 2201),
+        );
+        const issued = store.issue(grant);
+        return {
+          status: 200,
+          body: {
+            access_token: issued.accessToken,
+            token_type: 'bearer',
+            scope: grant.scopes.join(' '),
+            user: userOf(grant.account.id, grant.account.name),
+          },
+        };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/tokens',
+      auth: false,
+      handler: (ctx) => {
+        const { token } = requireGrant(ctx, store, unauthorized);
+        store.revoke(token);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/me',
+      auth: false,
+      handler: (ctx) => {
+        const { grant } = requireGrant(ctx, store, unauthorized);
+        return { status: 200, body: userOf(grant.account.id, grant.account.name) };
+      },
+    },
+  ]);
+};

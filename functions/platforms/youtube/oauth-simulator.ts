@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
+import {
+  authorizeRoute,
+  clientCredentials,
+  type IssuedTokens,
+  mountOf,
+  orRefuse,
+  paramsOf,
+  requireGrant,
+  type SimOAuthApp,
+  SimTokenStore,
+  simOAuthApp,
+} from '../simulator/oauth.ts';
+
+/**
+ * Google OAuth 2.0 for YouTube on the simulator: `GET /o/oauth2/v2/auth` (accounts.google.com; PKCE
+ * supported, a refresh token only with `access_type=offline`), `POST /token` (oauth2.googleapis.com,
+ * form) → `{ access_token, expires_in, refresh_token, scope, token_type }` (1 hour; refreshes keep
+ * the refresh token), `POST /revoke?token=` (unknown token: 400 `invalid_token`), and
+ * `GET /youtube/v3/channels?part=snippet&mine=true` (www.googleapis.com). Refused codes and
+ * refresh tokens are 400 `invalid_grant`; a refused access token on the API is Google's 401
+ * `{ error: { code: 401, message, status: 'UNAUTHENTICATED' } }`.
+ */
+const oauthError = (status: number, error: string, description: string): SimResponse => ({
+  status,
+  body: { error, error_description: description },
+});
+
+export const simYouTubeChannelId = (accountId: string) =>
+  `UC${createHash('sha256').update(`yt:${accountId}`).digest('base64url').slice(0, 22)}`;
+
+export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+  const app = options.app ?? simOAuthApp('youtube');
+  const store = new SimTokenStore({
+    prefix: 'ya29',
+    defaults: { accessSeconds: 3599, refreshSeconds: null },
+    rotates: false,
+    issuesRefresh: true,
+  });
+  const offline = new Set<string>();
+  const answer = (issued: IssuedTokens, withRefresh: boolean): SimResponse => ({
+    status: 200,
+    body: {
+      access_token: issued.accessToken,
+      expires_in: issued.expiresIn,
+      ...(withRefresh && issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+      scope: issued.grant.scopes.join(' '),
+      token_type: 'Bearer',
+    },
+  });
+  const authorize = authorizeRoute({
+    knownScopes: [
+      'openid',
+      'email',
+      'profile',
+      ...[
+        'youtube',
+        'youtube.upload',
+        'youtube.force-ssl',
+        'youtube.readonly',
+        'youtubepartner',
+        'yt-analytics.readonly',
+        'youtube.channel-memberships.creator',
+      ].map((s) => `https://www.googleapis.com/auth/${s}`),
+    ],
+    path: '/o/oauth2/v2/auth',
+    app,
+    store,
+    scopeSeparator: /\s+/,
+    accountFor: (user) => ({
+      id: createHash('sha256').update(`g:${user}`).digest('hex').slice(0, 21),
+      name: `Simulated ${user}`,
+    }),
+  });
+  return mountOf(store, [
+    {
+      ...authorize,
+      handler: async (ctx) => {
+        const response = await authorize.handler(ctx);
+        const location = response.headers?.location;
+        if (ctx.query.get('access_type') === 'offline' && typeof location === 'string') {
+          const code = new URL(location).searchParams.get('code');
+          if (code) offline.add(code);
+        }
+        return response;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/token',
+      auth: false,
+      handler: (ctx) => {
+        const params = paramsOf(ctx);
+        const client = clientCredentials(ctx.headers, params);
+        if (client?.clientId !== app.clientId || client.clientSecret !== app.clientSecret) {
+          return oauthError(401, 'invalid_client', 'Unauthorized');
+        }
+        if (params.grant_type === 'authorization_code') {
+          const code = params.code ?? '';
+          const grant = orRefuse(
+            store.redeemCode({
+              code,
+              clientId: app.clientId,
+              redirectUri: params.redirect_uri ?? '',
+              verifier: params.code_verifier ?? null,
+            }),
+            () => oauthError(400, 'invalid_grant', 'Bad Request'),
+          );
+          return answer(store.issue(grant), offline.delete(code));
+        }
+        if (params.grant_type === 'refresh_token') {
+          return answer(
+            orRefuse(store.refresh(params.refresh_token ?? '', app.clientId), () =>
+              oauthError(400, 'invalid_grant', 'Token has been expired or revoked.'),
+            ),
+            false,
+          );
+        }
+        return oauthError(400, 'unsupported_grant_type', 'Invalid grant_type');
+      },
+    },
+    {
+      method: 'POST',
+      path: '/revoke',
+      auth: false,
+      handler: (ctx) => {
+        const token = paramsOf(ctx).token;
+        if (!token || !store.revoke(token))
+          return oauthError(400, 'invalid_token', 'Token expired or revoked');
+        return { status: 200, body: {} };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/youtube/v3/channels',
+      auth: false,
+      handler: (ctx) => {
+        const { grant } = requireGrant(ctx, store, () => ({
+          status: 401,
+          body: {
+            error: {
+              code: 401,
+              message:
+                'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+              errors: [
+                {
+                  message: 'Invalid Credentials',
+                  domain: 'global',
+                  reason: 'authError',
+                  location: 'Authorization',
+                  locationType: 'header',
+                },
+              ],
+              status: 'UNAUTHENTICATED',
+            },
+          },
+        }));
+        if (ctx.query.get('mine') !== 'true')
+          return {
+            status: 400,
+            body: { error: { code: 400, message: 'No filter selected.', status: 'INVALID_ARGUMENT' } },
+          };
+        const id = simYouTubeChannelId(grant.account.id);
+        return {
+          status: 200,
+          body: {
+            kind: 'youtube#channelListResponse',
+            pageInfo: { totalResults: 1, resultsPerPage: 5 },
+            items: [
+              {
+                kind: 'youtube#channel',
+                id,
+                snippet: { title: `${grant.account.name}'s channel`, customUrl: `@${grant.account.id}` },
+              },
+            ],
+          },
+        };
+      },
+    },
+  ]);
+};
