@@ -190,6 +190,12 @@ describe('state', () => {
     const { authorizeUrl, state } = await startConnect(withTargets.platform);
     const end = await consent(authorizeUrl, `t${randomBytes(3).toString('hex')}`);
     expect(landed(end.location).get('pending')).toBe('targets');
+    const forged = await api(`/channels/connect/${randomBytes(20).toString('hex')}/targets`);
+    expect(forged.status).toBe(404);
+    const pending = await startConnect(withTargets.platform);
+    const early = await api(`/channels/connect/${pending.state}/targets`);
+    expect(early.status).toBe(400);
+    expect(early.body.error.code).toBe('invalid_state');
     const foreign = await api(`/channels/connect/${state}/targets`, { key: rt.seed.keys.otherWorkspace });
     expect(foreign.status).toBe(404);
     const foreignChoose = await api(`/channels/connect/${state}/targets`, {
