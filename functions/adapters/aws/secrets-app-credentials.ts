@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { PlatformId } from '../../platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
@@ -16,9 +17,10 @@ export interface SecretsManagerModule {
  * to fill it). An empty or half-filled secret means "not configured". Values are cached for five
  * minutes per Lambda instance, so a newly filled secret is seen without a deploy.
  *
- * The SDK client is loaded when first needed, by name: esbuild leaves the import to run time, where
- * the Lambda Node.js runtime provides AWS SDK v3 (`@aws-sdk/client-secrets-manager`). Adding the
- * package to dependencies bundles a pinned copy instead.
+ * The SDK client is loaded when first needed, by name: esbuild leaves the require to run time, where
+ * the Lambda Node.js runtime provides AWS SDK v3 (`@aws-sdk/client-secrets-manager`, found through
+ * NODE_PATH, which only `require` reads: an ESM `import()` would not find it). Adding the package to
+ * package.json's dependencies (and a static import here) would bundle a pinned copy instead.
  */
 export class SecretsManagerAppCredentials implements AppCredentials {
   private readonly cache = new Map<PlatformId, { at: number; app: OAuthApp | null }>();
@@ -57,7 +59,8 @@ export class SecretsManagerAppCredentials implements AppCredentials {
   private sdk() {
     this.client ??= (async () => {
       const moduleName = '@aws-sdk/client-secrets-manager';
-      this.module = await (this.options.load?.() ?? (import(moduleName) as Promise<SecretsManagerModule>));
+      this.module = await (this.options.load?.() ??
+        Promise.resolve(createRequire(import.meta.url)(moduleName) as SecretsManagerModule));
       const client = new this.module.SecretsManagerClient({});
       this.options.onClient?.(client);
       return client;
