@@ -314,6 +314,17 @@ describe('Bluesky app password', () => {
     });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(res.body.id);
+    // Bluesky allows 30 sign-ins per 5 minutes per account: the 31st connect is told to wait.
+    let limited = again;
+    for (let i = 0; i < 40 && limited.status !== 429; i++) {
+      limited = await api('/channels', {
+        method: 'POST',
+        body: { platform: 'bluesky', identifier, appPassword: 'abcd-efgh-ijkl-mnop' },
+      });
+    }
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     const missing = await api('/channels', { method: 'POST', body: { platform: 'bluesky', identifier } });
     expect(missing.status).toBe(400);
     expect(missing.body.error.field).toBe('appPassword');

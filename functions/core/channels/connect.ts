@@ -373,11 +373,23 @@ export const connectWithAppPassword = async (
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'transient') {
+      const retryAfter: Record<string, string> = error.details.retryAfterSeconds
+        ? { 'Retry-After': String(error.details.retryAfterSeconds) }
+        : {};
+      // Bluesky allows 30 sign-ins per 5 minutes per account: too many connects are the caller's.
+      if (error.details.rateLimited || error.details.status === 429) {
+        throw new ApiError(
+          'rate_limited',
+          'Bluesky is rate limiting sign-ins for this account (30 per 5 minutes); retry after Retry-After seconds.',
+          undefined,
+          retryAfter['Retry-After'] ? retryAfter : { 'Retry-After': '300' },
+        );
+      }
       throw new ApiError(
         'service_unavailable',
-        `The network could not be reached or is rate limiting sign-ins: ${error.message}`,
+        `The network could not be reached: ${error.message}`,
         undefined,
-        error.details.retryAfterSeconds ? { 'Retry-After': String(error.details.retryAfterSeconds) } : {},
+        retryAfter,
       );
     }
     throw new ApiError(
