@@ -328,6 +328,19 @@ describe('Bluesky app password', () => {
     const missing = await api('/channels', { method: 'POST', body: { platform: 'bluesky', identifier } });
     expect(missing.status).toBe(400);
     expect(missing.body.error.field).toBe('appPassword');
+    // A client-given PDS is called from inside: only public addresses (like webhook URLs).
+    const privatePds = await api('/channels', {
+      method: 'POST',
+      body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'https://10.0.0.1' },
+    });
+    expect(privatePds.status).toBe(422);
+    expect(privatePds.body.error).toMatchObject({ code: 'url_not_allowed', field: 'service' });
+    const nowhere = await api('/channels', {
+      method: 'POST',
+      body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'https://pds.invalid' },
+    });
+    expect(nowhere.status).toBe(422);
+    expect(nowhere.body.error).toMatchObject({ code: 'network_refused', field: 'service' });
     const badService = await api('/channels', {
       method: 'POST',
       body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'http://pds.example' },
