@@ -3,15 +3,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
+/** A workspace of its own on the unlimited plan: this file connects many channels. */
+let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 const REDIRECT = 'https://client.example/after-connect?from=herald';
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { NETWORK_TIMEOUT_MS: '2000', PUBLISH_RETRY_BASE_SECONDS: '1' } });
+  ws = await freshWorkspace([]);
 });
+
+/** The API with this file's workspace key unless another is given. */
+const api: TestRuntime['api'] = (path, call = {}) =>
+  rt.api(path, { ...call, key: call.key === undefined ? ws.key : call.key });
 afterAll(async () => {
   await rt?.destroy();
 });
@@ -22,7 +30,6 @@ const registered = PLATFORM_IDS.flatMap((platform) => {
   return auth ? [{ platform, kind: auth.kind, hasTargets: auth.hasTargets }] : [];
 });
 const oauthNetworks = registered.filter((n) => n.kind === 'oauth2');
-const unregistered = PLATFORM_IDS.filter((p) => !registered.some((n) => n.platform === p));
 
 const sim = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
 
@@ -33,7 +40,7 @@ const follow = async (url: string) => {
 };
 
 const startConnect = async (platform: string, key?: string) => {
-  const res = await rt.api('/channels/connect', {
+  const res = await api('/channels/connect', {
     method: 'POST',
     body: { platform, redirectUrl: REDIRECT },
     ...(key ? { key } : {}),
@@ -74,10 +81,10 @@ const connectThroughBrowser = async (platform: string, user: string, hasTargets:
   if (!hasTargets) return [params.get('channelId') as string];
   expect(params.get('pending')).toBe('targets');
   expect(params.get('state')).toBe(state);
-  const targets = await rt.api(`/channels/connect/${state}/targets`);
+  const targets = await api(`/channels/connect/${state}/targets`);
   expect(targets.status).toBe(200);
   expect(targets.body.data.length).toBeGreaterThan(0);
-  const chosen = await rt.api(`/channels/connect/${state}/targets`, {
+  const chosen = await api(`/channels/connect/${state}/targets`, {
     method: 'POST',
     body: { targetIds: [targets.body.data[0].id] },
   });
@@ -96,7 +103,7 @@ describe('connect flow over HTTP, for every network in the auth registry', () =>
       const user = `u${randomBytes(3).toString('hex')}`;
       const [channelId] = await connectThroughBrowser(n.platform, user, n.hasTargets);
       expect(channelId).toMatch(/^ch_/);
-      const channel = await rt.api(`/channels/${channelId}`);
+      const channel = await api(`/channels/${channelId}`);
       expect(channel.status).toBe(200);
       expect(channel.body).toMatchObject({
         id: channelId,
@@ -104,13 +111,13 @@ describe('connect flow over HTTP, for every network in the auth registry', () =>
         manageStatus: expect.any(String),
       });
       expect(JSON.stringify(channel.body)).not.toMatch(/token/i);
-      const list = await rt.api('/channels');
+      const list = await api('/channels');
       expect(list.body.data.map((c: { id: string }) => c.id)).toContain(channelId);
 
       // Reconnecting the same remote account updates the channel instead of adding one.
       const again = await connectThroughBrowser(n.platform, user, n.hasTargets);
       expect(again).toEqual([channelId]);
-      const after = await rt.api('/channels');
+      const after = await api('/channels');
       expect(after.body.data.length).toBe(list.body.data.length);
     },
   );
@@ -183,27 +190,33 @@ describe('state', () => {
     const { authorizeUrl, state } = await startConnect(withTargets.platform);
     const end = await consent(authorizeUrl, `t${randomBytes(3).toString('hex')}`);
     expect(landed(end.location).get('pending')).toBe('targets');
-    const foreign = await rt.api(`/channels/connect/${state}/targets`, { key: rt.seed.keys.otherWorkspace });
+    const forged = await api(`/channels/connect/${randomBytes(20).toString('hex')}/targets`);
+    expect(forged.status).toBe(404);
+    const pending = await startConnect(withTargets.platform);
+    const early = await api(`/channels/connect/${pending.state}/targets`);
+    expect(early.status).toBe(400);
+    expect(early.body.error.code).toBe('invalid_state');
+    const foreign = await api(`/channels/connect/${state}/targets`, { key: rt.seed.keys.otherWorkspace });
     expect(foreign.status).toBe(404);
-    const foreignChoose = await rt.api(`/channels/connect/${state}/targets`, {
+    const foreignChoose = await api(`/channels/connect/${state}/targets`, {
       key: rt.seed.keys.otherWorkspace,
       method: 'POST',
       body: { targetIds: ['anything'] },
     });
     expect(foreignChoose.status).toBe(404);
-    const unknownTarget = await rt.api(`/channels/connect/${state}/targets`, {
+    const unknownTarget = await api(`/channels/connect/${state}/targets`, {
       method: 'POST',
       body: { targetIds: ['not-a-target'] },
     });
     expect(unknownTarget.status).toBe(400);
     expect(unknownTarget.body.error.field).toBe('targetIds');
-    const own = await rt.api(`/channels/connect/${state}/targets`);
-    const chosen = await rt.api(`/channels/connect/${state}/targets`, {
+    const own = await api(`/channels/connect/${state}/targets`);
+    const chosen = await api(`/channels/connect/${state}/targets`, {
       method: 'POST',
       body: { targetIds: [own.body.data[0].id] },
     });
     expect(chosen.status).toBe(201);
-    const twice = await rt.api(`/channels/connect/${state}/targets`, {
+    const twice = await api(`/channels/connect/${state}/targets`, {
       method: 'POST',
       body: { targetIds: [own.body.data[0].id] },
     });
@@ -221,16 +234,16 @@ describe('bad input and configuration', () => {
       'https://u:p@client.example/',
       'https://client.example/#frag',
     ]) {
-      const res = await rt.api('/channels/connect', { method: 'POST', body: { platform: 'x', redirectUrl } });
+      const res = await api('/channels/connect', { method: 'POST', body: { platform: 'x', redirectUrl } });
       expect(res.status, redirectUrl).toBe(400);
       expect(res.body.error.field).toBe('redirectUrl');
     }
-    const local = await rt.api('/channels/connect', {
+    const local = await api('/channels/connect', {
       method: 'POST',
       body: { platform: 'x', redirectUrl: 'http://localhost:3000/cb' },
     });
     expect(local.status).toBe(201);
-    const unknown = await rt.api('/channels/connect', {
+    const unknown = await api('/channels/connect', {
       method: 'POST',
       body: { platform: 'myspace', redirectUrl: REDIRECT },
     });
@@ -239,7 +252,7 @@ describe('bad input and configuration', () => {
   });
 
   it('a read key cannot connect', async () => {
-    const res = await rt.api('/channels/connect', {
+    const res = await api('/channels/connect', {
       key: rt.seed.keys.read,
       method: 'POST',
       body: { platform: 'x', redirectUrl: REDIRECT },
@@ -247,22 +260,30 @@ describe('bad input and configuration', () => {
     expect(res.status).toBe(403);
   });
 
-  it.each(unregistered.length > 0 ? unregistered.slice(0, 1) : [])(
-    '%s, a network without a connection flow, answers 422 network_not_configured',
-    async (platform) => {
-      const res = await rt.api('/channels/connect', {
+  it('a network without a connection flow answers 422 network_not_configured', async () => {
+    const restore = overrideDeps({ auths: () => null });
+    try {
+      const res = await api('/channels/connect', {
         method: 'POST',
-        body: { platform, redirectUrl: REDIRECT },
+        body: { platform: 'x', redirectUrl: REDIRECT },
       });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('network_not_configured');
-    },
-  );
+      const bluesky = await api('/channels', {
+        method: 'POST',
+        body: { platform: 'bluesky', identifier: 'a.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' },
+      });
+      expect(bluesky.status).toBe(422);
+      expect(bluesky.body.error.code).toBe('network_not_configured');
+    } finally {
+      restore();
+    }
+  });
 
   it('a network whose app credentials are not configured answers 422 network_not_configured', async () => {
     const restore = overrideDeps({ appCredentials: { get: async () => null } });
     try {
-      const res = await rt.api('/channels/connect', {
+      const res = await api('/channels/connect', {
         method: 'POST',
         body: { platform: 'x', redirectUrl: REDIRECT },
       });
@@ -277,7 +298,7 @@ describe('bad input and configuration', () => {
 describe('Bluesky app password', () => {
   it('creates the channel once (201), reconnects it (200), refuses a bad password (422)', async () => {
     const identifier = `b${randomBytes(3).toString('hex')}.bsky.social`;
-    const res = await rt.api('/channels', {
+    const res = await api('/channels', {
       method: 'POST',
       body: { platform: 'bluesky', identifier, appPassword: 'abcd-efgh-ijkl-mnop' },
     });
@@ -287,16 +308,40 @@ describe('Bluesky app password', () => {
       status: 'connected',
       continuationStatus: 'available',
     });
-    const again = await rt.api('/channels', {
+    const again = await api('/channels', {
       method: 'POST',
       body: { platform: 'bluesky', identifier, appPassword: 'abcd-efgh-ijkl-mnop' },
     });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(res.body.id);
-    const missing = await rt.api('/channels', { method: 'POST', body: { platform: 'bluesky', identifier } });
+    // Bluesky allows 30 sign-ins per 5 minutes per account: the 31st connect is told to wait.
+    let limited = again;
+    for (let i = 0; i < 40 && limited.status !== 429; i++) {
+      limited = await api('/channels', {
+        method: 'POST',
+        body: { platform: 'bluesky', identifier, appPassword: 'abcd-efgh-ijkl-mnop' },
+      });
+    }
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    const missing = await api('/channels', { method: 'POST', body: { platform: 'bluesky', identifier } });
     expect(missing.status).toBe(400);
     expect(missing.body.error.field).toBe('appPassword');
-    const badService = await rt.api('/channels', {
+    // A client-given PDS is called from inside: only public addresses (like webhook URLs).
+    const privatePds = await api('/channels', {
+      method: 'POST',
+      body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'https://10.0.0.1' },
+    });
+    expect(privatePds.status).toBe(422);
+    expect(privatePds.body.error).toMatchObject({ code: 'url_not_allowed', field: 'service' });
+    const nowhere = await api('/channels', {
+      method: 'POST',
+      body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'https://pds.invalid' },
+    });
+    expect(nowhere.status).toBe(422);
+    expect(nowhere.body.error).toMatchObject({ code: 'network_refused', field: 'service' });
+    const badService = await api('/channels', {
       method: 'POST',
       body: { platform: 'bluesky', identifier, appPassword: 'x', service: 'http://pds.example' },
     });
@@ -308,49 +353,49 @@ describe('Bluesky app password', () => {
 describe('GET and DELETE /channels/{id}', () => {
   it('disconnects: revokes where possible, removes the channel, keeps its posts', async () => {
     const identifier = `d${randomBytes(3).toString('hex')}.bsky.social`;
-    const created = await rt.api('/channels', {
+    const created = await api('/channels', {
       method: 'POST',
       body: { platform: 'bluesky', identifier, appPassword: 'abcd-efgh-ijkl-mnop' },
     });
     const id = created.body.id as string;
-    const post = await rt.api('/posts', {
+    const post = await api('/posts', {
       method: 'POST',
       body: { intent: 'now', channels: [{ channelId: id, blocks: [{ content: 'before disconnect' }] }] },
     });
     expect(post.status).toBe(201);
-    expect((await waitForPost(rt, post.body.id)).status).toBe('published');
-    const usageBefore = (await rt.api('/usage')).body.channels.used;
+    expect((await waitForPost(rt, post.body.id, ws.key)).status).toBe('published');
+    const usageBefore = (await api('/usage')).body.channels.used;
 
-    const other = await rt.api(`/channels/${id}`, { key: rt.seed.keys.otherWorkspace });
+    const other = await api(`/channels/${id}`, { key: rt.seed.keys.otherWorkspace });
     expect(other.status).toBe(404);
-    const otherDelete = await rt.api(`/channels/${id}`, {
+    const otherDelete = await api(`/channels/${id}`, {
       key: rt.seed.keys.otherWorkspace,
       method: 'DELETE',
     });
     expect(otherDelete.status).toBe(404);
 
-    const del = await rt.api(`/channels/${id}`, { method: 'DELETE' });
+    const del = await api(`/channels/${id}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ id, disconnected: true, revoked: true });
-    expect((await rt.api(`/channels/${id}`)).status).toBe(404);
-    expect((await rt.api(`/channels/${id}`, { method: 'DELETE' })).status).toBe(404);
-    expect((await rt.api('/usage')).body.channels.used).toBe(usageBefore - 1);
-    const kept = await rt.api(`/posts/${post.body.id}`);
+    expect((await api(`/channels/${id}`)).status).toBe(404);
+    expect((await api(`/channels/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await api('/usage')).body.channels.used).toBe(usageBefore - 1);
+    const kept = await api(`/posts/${post.body.id}`);
     expect(kept.status).toBe(200);
     expect(kept.body.channels[0]).toMatchObject({ channelId: id, status: 'published' });
-    expect((await rt.api('/channels/ch_doesnotexist')).status).toBe(404);
+    expect((await api('/channels/ch_doesnotexist')).status).toBe(404);
   });
 });
 
 describe('channel limit', () => {
   it('a new channel past the plan limit is refused with 402 (app password and OAuth callback)', async () => {
     const deps = getDeps();
-    const account = await deps.accounts.getAccount(rt.seed.accountId);
-    await deps.accounts.setPlan(rt.seed.accountId, 'free');
+    const account = await deps.accounts.getAccount(ws.accountId);
+    await deps.accounts.setPlan(ws.accountId, 'free');
     try {
-      // The free plan allows 13; the demo account holds at least that many.
+      // The free plan allows 13; this workspace's account connected more above.
       expect(account?.channelCount).toBeGreaterThanOrEqual(13);
-      const res = await rt.api('/channels', {
+      const res = await api('/channels', {
         method: 'POST',
         body: {
           platform: 'bluesky',
@@ -367,7 +412,7 @@ describe('channel limit', () => {
         expect(landed(end.location).get('error')).toBe('quota_exceeded');
       }
     } finally {
-      await deps.accounts.setPlan(rt.seed.accountId, account?.plan ?? 'starter');
+      await deps.accounts.setPlan(ws.accountId, account?.plan ?? 'unlimited');
     }
   });
 });

@@ -92,6 +92,19 @@ describe.each([
   });
 });
 
+describe('revise and retract refresh tokens too', () => {
+  it('retracts a Bluesky post after the session expired (refresh on the expired answer)', async () => {
+    const channelId = await connectBluesky();
+    const postId = await publish(channelId, `to retract ${randomBytes(3).toString('hex')}`);
+    expect((await waitForPost(rt, postId)).status).toBe('published');
+    await expireTokens('bluesky');
+    const retract = await rt.api(`/posts/${postId}/retract`, { method: 'POST' });
+    expect(retract.status, JSON.stringify(retract.body)).toBe(200);
+    expect(retract.body.removed).toEqual([{ channelId, platform: 'bluesky', reason: null }]);
+    expect((await rt.api(`/channels/${channelId}`)).body.status).toBe('connected');
+  });
+});
+
 describe('a refused refresh', () => {
   it('makes the channel needs_reconnect when its refresh token has expired too (and only that channel)', async () => {
     const channelId = await connectBluesky();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { addTag, createApiKey } from '../../functions/core/admin/admin.ts';
+import { addTag, connectChannel, createApiKey } from '../../functions/core/admin/admin.ts';
 import { POST_STATUSES } from '../../functions/core/posts/model.ts';
 import { routes } from '../../functions/http/routes.ts';
 import { EVENT_TYPES } from '../../functions/ports/webhooks.ts';
@@ -92,8 +92,22 @@ const addWebhook = async () => {
   ids.wh.push(hook.body.endpoint.id);
 };
 
+/** A channel DELETE /channels/{id} may remove (the workspace's own channels serve the post fixtures). */
+const addChannel = async () => {
+  const channel = await connectChannel(getDeps(), {
+    accountId: ws.accountId,
+    workspaceId: ws.workspaceId,
+    platform: 'bluesky',
+    name: `Disposable ${randomUUID()}`,
+    remoteAccountId: `disposable-${randomUUID()}`,
+    accessToken: 'token',
+  });
+  ids.ch.push(channel.channelId);
+};
+
 /** A fresh thing for an id route to act on: an earlier DELETE must not leave later routes only 404s. */
 const addFixtureFor = async (path: string) => {
+  if (path === '/v1/channels/{id}') await addChannel();
   if (path.startsWith('/v1/posts/')) await addPost(ws.channels.x);
   if (path.startsWith('/v1/media/')) ids.med.push(await uploadPng(keys.live));
   if (path.startsWith('/v1/webhooks/')) await addWebhook();
@@ -499,6 +513,34 @@ const jsonBodies: Record<string, () => fc.Arbitrary<unknown>> = {
     fc.record({ altText: fc.oneof(text, fc.constant(null), anyJson) }, { requiredKeys: [] }),
   'POST /v1/webhooks': () => webhookBody(['url', 'events']),
   'PUT /v1/webhooks/{id}': () => webhookBody([]),
+  'POST /v1/channels/connect': () =>
+    fc.record(
+      {
+        platform: fc.oneof(fc.constantFrom('x', 'linkedin', 'bluesky', 'vimeo', 'myspace'), anyJson),
+        redirectUrl: fc.oneof(
+          fc.constantFrom(
+            'https://client.example/done',
+            'http://localhost:3000/cb',
+            'http://client.example/cb',
+            'javascript:alert(1)',
+          ),
+          text,
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+  'POST /v1/channels': () =>
+    fc.record(
+      {
+        platform: fc.oneof(fc.constantFrom('bluesky', 'x'), anyJson),
+        identifier: fc.oneof(fc.constantFrom('fuzz.bsky.social', ''), text),
+        appPassword: fc.oneof(fc.constantFrom('abcd-efgh-ijkl-mnop'), text, anyJson),
+        service: fc.oneof(fc.constantFrom('https://pds.example', 'http://pds.example'), text),
+      },
+      { requiredKeys: [] },
+    ),
+  'POST /v1/channels/connect/{state}/targets': () =>
+    fc.record({ targetIds: fc.oneof(fc.array(text, { maxLength: 3 }), anyJson) }, { requiredKeys: [] }),
 };
 
 const webhookUrl = fc.oneof(
@@ -681,9 +723,17 @@ describe('every route under random requests', () => {
 
   for (const route of routes) {
     it(`${route.method} ${route.path}: never 5xx, always the envelope and headers, nothing changed on 4xx`, async () => {
+      // DELETE /channels/{id} acts on disposable channels only: the workspace's own serve the post fixtures.
+      const kept = route.method === 'DELETE' && route.path === '/v1/channels/{id}' ? ids.ch.splice(0) : [];
       await addFixtureFor(route.path);
-      await fuzzRoute(route.method, route.path);
-      expect(seen.get(`${route.method} ${route.path}`)).toContain(401);
+      try {
+        await fuzzRoute(route.method, route.path);
+      } finally {
+        ids.ch.push(...kept);
+      }
+      // The OAuth callback is the one route a browser calls without a key (its state authenticates it).
+      if (route.path !== '/v1/channels/callback')
+        expect(seen.get(`${route.method} ${route.path}`)).toContain(401);
     }, 120_000);
   }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
-import { createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
+import { connectChannel, createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
 import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
 import { TokenService } from '../../functions/core/channels/token-service.ts';
 import { openTokens, sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
@@ -239,6 +239,129 @@ describe('token service', () => {
     const credentials = await service(auth).credentials(channel);
     expect(credentials.accessToken).toMatch(/^access-\d+$/);
     expect(credentials.accessToken).not.toBe('access-0');
+  });
+});
+
+describe('channels pasted in by the admin CLI (a bare access token, no token version)', () => {
+  it('use their token as it is, and an expired answer makes them needs_reconnect with one event', async () => {
+    const { auth, state } = rotatingNetwork();
+    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const account = await createAccount(deps, { name: 'A', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const pasted = await connectChannel(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      platform: 'x',
+      name: 'Pasted',
+      accessToken: 'pasted-token',
+    });
+    const channel = (await accounts.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
+    expect(channel.tokenVersion).toBe(0);
+    const tokenService = service(auth);
+    expect((await tokenService.credentials(channel)).accessToken).toBe('pasted-token');
+    sentEvents.length = 0;
+    await expect(
+      tokenService.withCredentials(channel, async () => {
+        throw new NetworkError('reconnect', 'expired', { status: 401, tokenExpired: true });
+      }),
+    ).rejects.toMatchObject({ kind: 'reconnect' });
+    // The fake refuses a refresh without a refresh token, as the networks do.
+    expect(state.refreshCalls).toBe(1);
+    expect((await accounts.getChannel(ws.workspaceId, pasted.channelId))?.connection).toBe('needs_reconnect');
+    expect(sentEvents).toHaveLength(1);
+  });
+});
+
+describe('connecting through the API', () => {
+  it('adopts the channel the admin CLI pasted in for the same remote account, and reconnects update it', async () => {
+    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const account = await createAccount(deps, { name: 'A', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const pasted = await connectChannel(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      platform: 'x',
+      name: 'Pasted',
+      remoteAccountId: '12345',
+      accessToken: 'pasted-token',
+    });
+    const tokens: TokenSet = {
+      accessToken: 'oauth-token',
+      refreshToken: 'r',
+      expiresAt: null,
+      refreshExpiresAt: null,
+      scopes: ['tweet.write'],
+      issuedAt: now.toISOString(),
+    };
+    const connect = () =>
+      accounts.upsertChannel(
+        {
+          accountId: account.accountId,
+          workspaceId: ws.workspaceId,
+          platform: 'x',
+          name: 'Connected',
+          remoteAccountId: '12345',
+          connection: 'connected',
+          threadsPermitted: true,
+          authKind: 'oauth2',
+          createdAt: now.toISOString(),
+        },
+        (channelId) => sealTokens(cipher, channelId, tokens),
+        25,
+      );
+    const first = await connect();
+    expect(first).toMatchObject({
+      created: false,
+      channel: { channelId: pasted.channelId, tokenVersion: 1 },
+    });
+    const second = await connect();
+    expect(second).toMatchObject({
+      created: false,
+      channel: { channelId: pasted.channelId, tokenVersion: 2 },
+    });
+    expect(await accounts.listChannels(ws.workspaceId)).toHaveLength(1);
+    expect((await accounts.getAccount(account.accountId))?.channelCount).toBe(1);
+    const stored = (await accounts.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
+    expect((await openTokens(cipher, stored.channelId, stored.tokenCiphertext)).accessToken).toBe(
+      'oauth-token',
+    );
+  });
+
+  it('two concurrent connections of a new remote account make one channel', async () => {
+    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const account = await createAccount(deps, { name: 'A', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const tokens: TokenSet = {
+      accessToken: 'a',
+      refreshToken: null,
+      expiresAt: null,
+      refreshExpiresAt: null,
+      scopes: [],
+      issuedAt: now.toISOString(),
+    };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        accounts.upsertChannel(
+          {
+            accountId: account.accountId,
+            workspaceId: ws.workspaceId,
+            platform: 'bluesky',
+            name: 'B',
+            remoteAccountId: 'did:plc:same',
+            connection: 'connected',
+            threadsPermitted: true,
+            authKind: 'app_password',
+            createdAt: now.toISOString(),
+          },
+          (channelId) => sealTokens(cipher, channelId, tokens),
+          25,
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.channel.channelId)).size).toBe(1);
+    expect(await accounts.listChannels(ws.workspaceId)).toHaveLength(1);
+    expect((await accounts.getAccount(account.accountId))?.channelCount).toBe(1);
   });
 });
 

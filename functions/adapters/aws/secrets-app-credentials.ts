@@ -1,9 +1,10 @@
+import { createRequire } from 'node:module';
 import type { PlatformId } from '../../platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
 
 /** The part of `@aws-sdk/client-secrets-manager` this adapter uses. */
-interface SecretsManagerModule {
+export interface SecretsManagerModule {
   SecretsManagerClient: new (
     config: object,
   ) => { send(command: unknown): Promise<{ SecretString?: string }> };
@@ -16,8 +17,10 @@ interface SecretsManagerModule {
  * to fill it). An empty or half-filled secret means "not configured". Values are cached for five
  * minutes per Lambda instance, so a newly filled secret is seen without a deploy.
  *
- * The SDK client is loaded when first needed: `@aws-sdk/client-secrets-manager` must be installed
- * (it is listed in package.json's dependencies).
+ * The SDK client is loaded when first needed, by name: esbuild leaves the require to run time, where
+ * the Lambda Node.js runtime provides AWS SDK v3 (`@aws-sdk/client-secrets-manager`, found through
+ * NODE_PATH, which only `require` reads: an ESM `import()` would not find it). Adding the package to
+ * package.json's dependencies (and a static import here) would bundle a pinned copy instead.
  */
 export class SecretsManagerAppCredentials implements AppCredentials {
   private readonly cache = new Map<PlatformId, { at: number; app: OAuthApp | null }>();
@@ -26,13 +29,18 @@ export class SecretsManagerAppCredentials implements AppCredentials {
 
   constructor(
     private readonly prefix: string,
-    private readonly onClient: (client: object) => void = () => {},
-    private readonly ttlMs = 300_000,
+    private readonly options: {
+      /** Called with the SDK client once it is built (the container's decorators). */
+      onClient?: (client: object) => void;
+      ttlMs?: number;
+      /** Loads the SDK module (tests pass a fake). */
+      load?: () => Promise<SecretsManagerModule>;
+    } = {},
   ) {}
 
   async get(platform: PlatformId): Promise<OAuthApp | null> {
     const cached = this.cache.get(platform);
-    if (cached && Date.now() - cached.at < this.ttlMs) return cached.app;
+    if (cached && Date.now() - cached.at < (this.options.ttlMs ?? 300_000)) return cached.app;
     const client = await this.sdk();
     const { GetSecretValueCommand } = this.module as SecretsManagerModule;
     let app: OAuthApp | null = null;
@@ -51,9 +59,10 @@ export class SecretsManagerAppCredentials implements AppCredentials {
   private sdk() {
     this.client ??= (async () => {
       const moduleName = '@aws-sdk/client-secrets-manager';
-      this.module = (await import(moduleName)) as SecretsManagerModule;
+      this.module = await (this.options.load?.() ??
+        Promise.resolve(createRequire(import.meta.url)(moduleName) as SecretsManagerModule));
       const client = new this.module.SecretsManagerClient({});
-      this.onClient(client);
+      this.options.onClient?.(client);
       return client;
     })();
     return this.client;

@@ -7,11 +7,13 @@ import type { ConnectState, ConnectStateStore } from '../../ports/connect-states
 import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
+import type { HostResolver, WebhookSettings } from '../../ports/webhooks.ts';
 import { ApiError, isApiError } from '../../shared/errors.ts';
-import { randomBase62 } from '../../shared/ids.ts';
+import { isId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
+import { hostNameProblem, isAllowedAddress } from '../webhooks/address-policy.ts';
 import { channelView } from './channel-view.ts';
 import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';
@@ -24,6 +26,9 @@ export interface ConnectDeps {
   tokenCipher: () => TokenCipher;
   auths: (platform: PlatformId) => NetworkAuth | null;
   appCredentials: AppCredentials;
+  /** Resolves a client-given host (a Bluesky PDS), checked like a webhook address before any call. */
+  resolveHost: HostResolver;
+  webhookSettings: () => Pick<WebhookSettings, 'allowLoopback'>;
 }
 
 /** How long a connect flow's `state` is accepted. */
@@ -363,6 +368,7 @@ export const connectWithAppPassword = async (
       'platform',
     );
   }
+  if (body.service) await checkService(deps, body.service);
   let session: Awaited<ReturnType<NonNullable<NetworkAuth['createSession']>>>;
   try {
     session = await network.createSession({
@@ -373,11 +379,30 @@ export const connectWithAppPassword = async (
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'transient') {
+      const retryAfter: Record<string, string> = error.details.retryAfterSeconds
+        ? { 'Retry-After': String(error.details.retryAfterSeconds) }
+        : {};
+      // Bluesky allows 30 sign-ins per 5 minutes per account: too many connects are the caller's.
+      if (error.details.rateLimited || error.details.status === 429) {
+        throw new ApiError(
+          'rate_limited',
+          'Bluesky is rate limiting sign-ins for this account (30 per 5 minutes); retry after Retry-After seconds.',
+          undefined,
+          retryAfter['Retry-After'] ? retryAfter : { 'Retry-After': '300' },
+        );
+      }
+      if (body.service) {
+        throw new ApiError(
+          'network_refused',
+          `The PDS at service could not be reached: ${error.message}`,
+          'service',
+        );
+      }
       throw new ApiError(
         'service_unavailable',
-        `The network could not be reached or is rate limiting sign-ins: ${error.message}`,
+        `The network could not be reached: ${error.message}`,
         undefined,
-        error.details.retryAfterSeconds ? { 'Retry-After': String(error.details.retryAfterSeconds) } : {},
+        retryAfter,
       );
     }
     throw new ApiError(
@@ -401,13 +426,37 @@ export const connectWithAppPassword = async (
   return { created: result.created, channel: channelView(result.channel) };
 };
 
+/**
+ * A client-given PDS is called from inside our network: like a webhook URL it must be a DNS name
+ * (or address) that resolves only to public internet addresses (loopback locally).
+ */
+const checkService = async (deps: ConnectDeps, service: string) => {
+  const host = new URL(service).hostname.replace(/^\[|\]$/g, '');
+  const problem = hostNameProblem(host);
+  if (problem) throw new ApiError('validation_failed', `service: ${problem}`, 'service');
+  let addresses: { address: string }[];
+  try {
+    addresses = await deps.resolveHost(host);
+  } catch {
+    throw new ApiError('network_refused', `service: ${host} does not resolve.`, 'service');
+  }
+  const { allowLoopback } = deps.webhookSettings();
+  if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a.address, { allowLoopback }))) {
+    throw new ApiError(
+      'url_not_allowed',
+      `service: ${host} must resolve only to public internet addresses.`,
+      'service',
+    );
+  }
+};
+
 /** GET /v1/channels/{id} */
 export const getChannel = async (
   deps: Pick<ConnectDeps, 'accounts'>,
   auth: AuthContext,
   channelId: string,
 ) => {
-  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   return channelView(channel);
 };
@@ -418,7 +467,7 @@ export const getChannel = async (
  * keep their history.
  */
 export const disconnectChannel = async (deps: ConnectDeps, auth: AuthContext, channelId: string) => {
-  const channel = await deps.accounts.getChannel(auth.workspaceId, channelId);
+  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   let revoked = false;
   const network = deps.auths(channel.platform);

@@ -8,7 +8,9 @@ import type { TokenService } from './token-service.ts';
 export const TOKEN_SWEEP_MESSAGE = '{"tokenSweep":true}';
 
 /** Channels refreshed per sweep at most; the rest wait for the next sweep (they are not yet expiring). */
-const BATCH = 50;
+const BATCH = 40;
+/** Refreshes running at once (different channels: each channel's own refresh is serialised by the token service). */
+const PARALLEL = 10;
 
 /**
  * Extends long-lived tokens before they lapse (Instagram and Threads once at least 24 h old,
@@ -24,9 +26,9 @@ export const sweepTokens = async (deps: {
   const due = await deps.accounts.channelsDueForRefresh(deps.clock.now().toISOString(), BATCH);
   let refreshed = 0;
   let failed = 0;
-  for (const { workspaceId, channelId } of due) {
+  const refreshOne = async ({ workspaceId, channelId }: { workspaceId: string; channelId: string }) => {
     const channel = await deps.accounts.getChannel(workspaceId, channelId);
-    if (channel?.connection !== 'connected') continue;
+    if (channel?.connection !== 'connected') return;
     try {
       await deps.tokens().refreshNow(channel);
       refreshed++;
@@ -39,6 +41,11 @@ export const sweepTokens = async (deps: {
         error: error instanceof Error ? error.message : String(error),
       });
     }
+  };
+  // A few at a time: the sweep runs in the publish worker, within its Lambda timeout (60 s) even
+  // when every network call takes its full timeout. What is left is due at the next sweep.
+  for (let i = 0; i < due.length; i += PARALLEL) {
+    await Promise.all(due.slice(i, i + PARALLEL).map(refreshOne));
   }
   return { refreshed, failed };
 };

@@ -2,8 +2,11 @@ import { completeCallback } from '../../core/channels/connect.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { callbackUri } from './callback-uri.ts';
 
-/** GET /v1/channels/callback: the network's redirect (no key: the state authenticates it); 302 to the client's redirectUrl. */
-export const handler = httpHandler({ auth: 'none' }, async ({ deps, query, event }) => {
+/**
+ * GET /v1/channels/callback: the network's redirect (no key needed: the state authenticates it;
+ * rate-limited by the browser's address like any keyless call); 302 to the client's redirectUrl.
+ */
+export const handler = httpHandler({ auth: 'optional' }, async ({ deps, query, event }) => {
   const { location } = await completeCallback(
     deps,
     { state: query.get('state'), code: query.get('code'), error: query.get('error') },

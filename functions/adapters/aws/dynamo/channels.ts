@@ -150,6 +150,15 @@ export const markNeedsReconnect = async (
 const readItem = async ({ doc, tableName }: TableRef, key: { PK: string; SK: string }) =>
   (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
+/** The workspace's channel of this platform and remote account that has no guard (pasted in by the admin CLI). */
+const pastedChannel = async (
+  table: TableRef,
+  base: Pick<ChannelRecord, 'workspaceId' | 'platform' | 'remoteAccountId'>,
+): Promise<ChannelRecord | null> =>
+  (await listChannels(table, base.workspaceId)).find(
+    (c) => c.platform === base.platform && c.remoteAccountId === base.remoteAccountId && !c.authKind,
+  ) ?? null;
+
 /**
  * A connection through the API. The remote-account guard item makes "one channel per workspace,
  * platform and remote account" an invariant of the table: a reconnect (or two callbacks racing for
@@ -165,8 +174,10 @@ export const upsertChannel = async (
   const guardKey = keys.channelRemote(base.workspaceId, base.platform, base.remoteAccountId);
   for (let attempt = 0; attempt < 5; attempt++) {
     const guard = await readItem(table, guardKey);
-    if (guard) {
-      const channelId = guard.channelId as string;
+    // A channel pasted in by the admin CLI has no guard: the same remote account adopts it.
+    const adopted = guard ? null : await pastedChannel(table, base);
+    if (guard || adopted) {
+      const channelId = (guard?.channelId as string | undefined) ?? (adopted as ChannelRecord).channelId;
       const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
       if (!existing) continue;
       const current = channelFromItem(existing);
@@ -200,12 +211,23 @@ export const upsertChannel = async (
                   ExpressionAttributeValues: { ':v': current.tokenVersion ?? 0 },
                 },
               },
+              ...(guard
+                ? []
+                : [
+                    {
+                      Put: {
+                        TableName: tableName,
+                        Item: { ...guardKey, type: 'ChannelRemote', channelId },
+                        ConditionExpression: 'attribute_not_exists(PK)',
+                      },
+                    },
+                  ]),
             ],
           }),
         );
         return { created: false, channel: next };
       } catch (error) {
-        if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') continue;
+        if (transactionCancellation(error)?.reasons.includes('ConditionalCheckFailed')) continue;
         throw error;
       }
     }
