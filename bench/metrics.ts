@@ -127,7 +127,10 @@ export const runMetrics = async () => {
       posts: { get: async (id: string) => posts.get(id) ?? null } as unknown as PostStore,
       accounts: { getChannel: async () => channel } as unknown as AccountStore,
       networks: () => sandbox,
-      tokenCipher: () => ({ decrypt: async () => 't', encrypt: async () => 't' }) as never,
+      // Sandbox posts: the token service is never asked.
+      tokens: () => {
+        throw new Error('sandbox readings need no token');
+      },
       cadence: { timeScale: 1 },
     };
     // POSTS sandbox posts, live a few minutes apart.

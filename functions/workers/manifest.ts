@@ -64,7 +64,15 @@ export const workers: WorkerDef[] = [
     batchSize: 10,
     // Reads posts, channels and trackers; writes readings, trackers and stats aggregates; re-queues
     // its own readings (retries, and the sweep's hand-outs); decrypts channel tokens to call the networks.
-    grants: ['table:read', 'table:write', 'metricsQueue:send', 'tokenKey:decrypt'],
+    // Readings go through the token service: a refresh reads the network app and seals new tokens.
+    grants: [
+      'table:read',
+      'table:write',
+      'metricsQueue:send',
+      'tokenKey:decrypt',
+      'tokenKey:encrypt',
+      'appSecrets:read',
+    ],
     timeoutSeconds: 60,
   },
 ];

@@ -161,7 +161,14 @@ const world = (): World => {
       if (!network) throw new Error(`no network ${platform}`);
       return network;
     },
-    tokenCipher: () => ({ encrypt: async (t: string) => t, decrypt: async () => 'token' }) as never,
+    // A token service that hands out the channel's token (refresh is the token service's own tests).
+    tokens: () =>
+      ({
+        withCredentials: async (
+          record: { remoteAccountId: string },
+          call: (c: unknown) => Promise<unknown>,
+        ) => call({ accessToken: 'token', remoteAccountId: record.remoteAccountId }),
+      }) as never,
     cadence: { timeScale: 1 },
   };
   return { clock, queue, posts, channels, networks, deps };

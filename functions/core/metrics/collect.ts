@@ -24,8 +24,8 @@ import {
   type RemoteBlock,
 } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
-import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { logger } from '../../shared/powertools.ts';
+import type { TokenService } from '../channels/token-service.ts';
 import type { PostChannel, PostRecord } from '../posts/model.ts';
 import {
   type CadenceSettings,
@@ -43,7 +43,8 @@ export interface MetricsDeps {
   posts: PostStore;
   accounts: AccountStore;
   networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
-  tokenCipher: () => TokenCipher;
+  /** Live channels' valid tokens: refreshed near expiry and once after an expired answer. */
+  tokens: () => TokenService;
   cadence: CadenceSettings;
 }
 
@@ -165,28 +166,21 @@ const readChannel = async (
     return { kind: 'skipped', reason: 'The channel must be reconnected before its metrics can be read.' };
   const client = deps.networks(channel.platform, post.mode);
   if (!client.metrics) return { kind: 'skipped', reason: 'This network reports no metrics to Herald.' };
+  const read = client.metrics.bind(client);
   const first = channel.blocks[0] ? remoteOf(channel.blocks[0]) : null;
   if (!first) return { kind: 'skipped', reason: 'The post is not live on this channel.' };
-  let credentials: NetworkCredentials;
-  try {
-    credentials = {
-      accessToken:
-        post.mode === 'test'
-          ? 'sandbox'
-          : await deps.tokenCipher().decrypt(record.tokenCiphertext, { channelId: channel.channelId }),
-      remoteAccountId: record.remoteAccountId,
-    };
-  } catch (error) {
-    logger.error('Could not decrypt a channel token', {
-      channelId: channel.channelId,
-      error: error as Error,
-    });
-    return { kind: 'failed', reason: 'The channel token could not be read.' };
-  }
+  // Sandbox posts never reach a network; live ones get their token through the token service, which
+  // refreshes it near expiry and once more when the network answers that it expired.
+  const withCredentials = <T>(call: (credentials: NetworkCredentials) => Promise<T>): Promise<T> =>
+    post.mode === 'test'
+      ? call({ accessToken: 'sandbox', remoteAccountId: record.remoteAccountId })
+      : deps.tokens().withCredentials(record, call, { postId: post.postId });
   const ageSeconds = readingAgeSeconds(step);
   let metrics: MetricsReading;
   try {
-    metrics = cleanReading(await client.metrics({ credentials, block: first, ageSeconds }));
+    metrics = cleanReading(
+      await withCredentials((credentials) => read({ credentials, block: first, ageSeconds })),
+    );
   } catch (error) {
     if (!(error instanceof NetworkError)) {
       logger.error('Metrics reading failed', { error: error as Error });
@@ -209,7 +203,9 @@ const readChannel = async (
     try {
       blocks.push({
         block: b,
-        metrics: cleanReading(await client.metrics({ credentials, block: remote, ageSeconds })),
+        metrics: cleanReading(
+          await withCredentials((credentials) => read({ credentials, block: remote, ageSeconds })),
+        ),
       });
     } catch {
       // per-block values are a bonus; the first block's reading stands
