@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlueskyClient, isTid, recordKeyFor } from '../../functions/platforms/bluesky/client.ts';
-import { simDidForHandle, startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
+import {
+  type BlueskySimulator,
+  simDidForHandle,
+  startBlueskySimulator,
+} from '../../functions/platforms/bluesky/simulator.ts';
+import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const DID = 'did:plc:alice2345abcdefghijklmno';
 const credentials = { accessToken: 'bsky-access-jwt-alice', remoteAccountId: DID };
 
-let sim: Simulator;
+let sim: BlueskySimulator;
 let client: BlueskyClient;
 
 const input = blockInput(credentials);
@@ -34,7 +38,7 @@ const xrpc = async (
 };
 
 beforeAll(async () => {
-  sim = await startBlueskySimulator();
+  sim = await startBlueskySimulator({ blobUploadLimit: 3_000_000 });
   client = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 300 });
 });
 afterAll(async () => {
@@ -339,5 +343,250 @@ describe('Bluesky client against the PDS simulator', () => {
     const error = await failureOf(client.publish(input('With a picture', { media })));
     expect(error.kind).toBe('permanent');
     expect(sim.records()).toEqual([]);
+  });
+});
+
+describe('Bluesky PDS simulator: the PDS’s awkward answers', () => {
+  const post = (rkey: string | undefined, record: Record<string, unknown>) =>
+    xrpc('com.atproto.repo.createRecord', {
+      body: {
+        repo: DID,
+        collection: 'app.bsky.feed.post',
+        ...(rkey === undefined ? {} : { rkey }),
+        record: { $type: 'app.bsky.feed.post', createdAt: new Date().toISOString(), ...record },
+      },
+    });
+  const uploadBlob = async (bytes: Buffer, type: string) => {
+    const response = await fetch(`${sim.url}/xrpc/com.atproto.repo.uploadBlob`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': type },
+      body: bytes,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it('refuses a post record key that is not a TID (the lexicon says key: tid), and takes a TID', async () => {
+    const refused = await post('my-post-1', { text: 'free-form key' });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        error: 'InvalidRequest',
+        message: 'Invalid record key for app.bsky.feed.post: Invalid TID string (got "my-post-1")',
+      },
+    });
+    const tid = recordKeyFor('some block');
+    expect(await post(tid, { text: 'TID key' })).toMatchObject({
+      status: 200,
+      body: { uri: `at://${DID}/app.bsky.feed.post/${tid}` },
+    });
+    // Without a key the PDS picks a TID.
+    const picked = await post(undefined, { text: 'no key' });
+    expect(isTid(String(picked.body.uri).split('/').pop() as string)).toBe(true);
+    expect(sim.records().map((r) => r.text)).toEqual(['TID key', 'no key']);
+  });
+
+  it('a repeated record key is HTTP 500 (not 400), and the first record stays', async () => {
+    const tid = recordKeyFor('twice');
+    expect((await post(tid, { text: 'first' })).status).toBe(200);
+    expect(await post(tid, { text: 'second' })).toMatchObject({
+      status: 500,
+      body: {
+        error: 'InternalServerError',
+        message: `There is already a value at key: app.bsky.feed.post/${tid}`,
+      },
+    });
+    expect(sim.records().map((r) => r.text)).toEqual(['first']);
+  });
+
+  it('failAfterStore: stores the record, then answers 500', async () => {
+    sim.failAfterStore(1);
+    const tid = recordKeyFor('stored then 500');
+    expect(await post(tid, { text: 'stored' })).toMatchObject({
+      status: 500,
+      body: { error: 'InternalServerError' },
+    });
+    const read = await xrpc('com.atproto.repo.getRecord', {
+      query: { repo: DID, collection: 'app.bsky.feed.post', rkey: tid },
+    });
+    expect(read).toMatchObject({ status: 200, body: { value: { text: 'stored' } } });
+    expect((await post(recordKeyFor('next'), { text: 'next' })).status).toBe(200);
+    // The same switch over HTTP, for runtime tests.
+    const control = await fetch(`${sim.url}/_sim/bluesky/fail-after-store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ count: 1 }),
+    });
+    expect(control.status).toBe(204);
+    expect((await post(recordKeyFor('again'), { text: 'again' })).status).toBe(500);
+    expect(sim.records().map((r) => r.text)).toEqual(['stored', 'next', 'again']);
+  });
+
+  it('validates facets: byte ranges inside the text on character boundaries, known features', async () => {
+    const text = 'héllo #tag';
+    // "#tag" starts at UTF-16 index 6 but UTF-8 byte 7 (é is two bytes).
+    const ok = await post(recordKeyFor('facet ok'), {
+      text,
+      facets: [
+        {
+          index: { byteStart: 7, byteEnd: 11 },
+          features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }],
+        },
+      ],
+    });
+    expect(ok.status).toBe(200);
+    const cases: [unknown, string][] = [
+      [
+        [
+          {
+            index: { byteStart: 7, byteEnd: 12 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }],
+          },
+        ],
+        'Record/facets/0/index is not a range of the text (bytes 7-12 of 11)',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 2, byteEnd: 4 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'x' }],
+          },
+        ],
+        'Record/facets/0/index is not a range of the text (bytes 2-4 of 11)',
+      ],
+      [
+        [{ index: { byteStart: -1, byteEnd: 4 }, features: [] }],
+        'Record/facets/0/index/byteStart must be an integer of at least 0',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 0, byteEnd: 5 },
+            features: [{ $type: 'app.bsky.richtext.facet#mention', did: 'alice' }],
+          },
+        ],
+        'Record/facets/0/features/0/did must be a valid did',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 7, byteEnd: 11 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'a'.repeat(65) }],
+          },
+        ],
+        'Record/facets/0/features/0/tag must not be longer than 64 graphemes',
+      ],
+      [
+        [{ index: { byteStart: 7, byteEnd: 11 }, features: [{ $type: 'app.bsky.richtext.facet#bold' }] }],
+        expect.stringContaining('Record/facets/0/features/0 $type must be one of'),
+      ] as unknown as [unknown, string],
+    ];
+    for (const [i, [facets, message]] of cases.entries()) {
+      const refused = await post(recordKeyFor(`facet bad ${i}`), { text, facets });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: {
+          error: 'InvalidRequest',
+          message: typeof message === 'string' ? `Invalid app.bsky.feed.post record: ${message}` : message,
+        },
+      });
+    }
+    expect(sim.records()).toHaveLength(1);
+  });
+
+  it('caps post text at 3000 UTF-8 bytes besides 300 graphemes', async () => {
+    // 250 family emoji: 250 graphemes, 6250 bytes.
+    const refused = await post(recordKeyFor('bytes'), { text: '👨‍👩‍👧'.repeat(250) });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        message: 'Invalid app.bsky.feed.post record: Record/text must not be longer than 3000 characters',
+      },
+    });
+  });
+
+  it('uploadBlob: answers a blob ref with the sniffed type; over the upload limit 413; images over 2,000,000 bytes refused in the record', async () => {
+    const png = mediaFiles.png();
+    const uploaded = await uploadBlob(png, 'application/octet-stream');
+    expect(uploaded).toEqual({
+      status: 200,
+      body: {
+        blob: {
+          $type: 'blob',
+          ref: { $link: expect.stringMatching(/^bafkrei[a-z2-7]{52}$/) },
+          mimeType: 'image/png',
+          size: png.length,
+        },
+      },
+    });
+    const withImage = await post(recordKeyFor('with image'), {
+      text: 'a picture',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: uploaded.body.blob, alt: 'a dot', aspectRatio: { width: 1, height: 1 } }],
+      },
+    });
+    expect(withImage.status).toBe(200);
+
+    expect(await uploadBlob(mediaFiles.jpeg(3_000_001), 'image/jpeg')).toEqual({
+      status: 413,
+      body: { error: 'PayloadTooLarge', message: 'request entity too large' },
+    });
+
+    const big = await uploadBlob(mediaFiles.jpeg(2_000_001), 'image/jpeg');
+    expect(big.status).toBe(200);
+    const tooBig = await post(recordKeyFor('too big'), {
+      text: 'big',
+      embed: { $type: 'app.bsky.embed.images', images: [{ image: big.body.blob, alt: '' }] },
+    });
+    expect(tooBig).toMatchObject({
+      status: 400,
+      body: {
+        error: 'InvalidRequest',
+        message:
+          'Invalid app.bsky.feed.post record: Record/embed/images/0/image blob too big (maximum 2000000, got 2000001)',
+      },
+    });
+
+    const notUploaded = await post(recordKeyFor('ghost'), {
+      text: 'ghost',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: { ...uploaded.body.blob, ref: { $link: 'bafkreighost' } }, alt: '' }],
+      },
+    });
+    expect(notUploaded).toMatchObject({
+      status: 400,
+      body: { error: 'BlobNotFound', message: 'Could not find blob: bafkreighost' },
+    });
+    const five = await post(recordKeyFor('five'), {
+      text: 'five',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: Array(5).fill({ image: uploaded.body.blob, alt: '' }),
+      },
+    });
+    expect(five.body.message).toBe(
+      'Invalid app.bsky.feed.post record: Record/embed/images must not have more than 4 elements',
+    );
+    const noAlt = await post(recordKeyFor('no alt'), {
+      text: 'no alt',
+      embed: { $type: 'app.bsky.embed.images', images: [{ image: uploaded.body.blob }] },
+    });
+    expect(noAlt.body.message).toBe(
+      'Invalid app.bsky.feed.post record: Record/embed/images/0 must have the property "alt"',
+    );
+    expect(sim.records().map((r) => r.text)).toEqual(['a picture']);
+  });
+
+  it('resolveHandle: a handle to its DID; an unknown handle is 400', async () => {
+    expect(
+      await xrpc('com.atproto.identity.resolveHandle', { query: { handle: 'bob.bsky.social' } }),
+    ).toMatchObject({
+      status: 200,
+      body: { did: simDidForHandle('bob.bsky.social') },
+    });
+    expect(
+      await xrpc('com.atproto.identity.resolveHandle', { query: { handle: 'nobody.bsky.social' } }),
+    ).toMatchObject({ status: 400, body: { error: 'InvalidRequest', message: 'Unable to resolve handle' } });
   });
 });
