@@ -167,16 +167,11 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(fail.message).toBe('Invalid app.bsky.feed.post record: rejected by the PDS (sim:fail)');
     expect(fail.details).toEqual({ status: 400 });
 
+    // A 503 before anything was stored: the client reads the key, finds nothing, and sends again
+    // under the same key.
     const flakyKey = randomUUID();
-    const flaky = await failureOf(client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })));
-    expect(flaky.kind).toBe('transient');
-    // A 5xx reached the PDS, which may have written the record: the engine looks it up first.
-    expect(flaky.details).toEqual({ status: 503, outcomeUnknown: true });
-    await expect(
-      client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })),
-    ).resolves.toMatchObject({
-      remoteId: expect.stringContaining(recordKeyFor(flakyKey)),
-    });
+    const flaky = await client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey }));
+    expect(flaky.remoteId).toContain(recordKeyFor(flakyKey));
 
     // The PDS answers an expired access JWT with HTTP 400 ExpiredToken.
     const reconnect = await failureOf(client.publish(input('Launch sim:reconnect')));
@@ -250,14 +245,14 @@ describe('Bluesky client against the PDS simulator', () => {
   });
 
   it.each(['sim:reset', 'sim:bad-gateway'])(
-    '%s: the record is stored, the answer is lost (outcome unknown), and lookup finds it',
+    '%s after the PDS stored the record: the client reads the key and returns the stored post, sending nothing again',
     async (token) => {
       const key = randomUUID();
       const lost = input(`Stored then lost ${token}`, { idempotencyKey: key });
-      const error = await failureOf(client.publish(lost));
-      expect(error.kind).toBe('transient');
-      expect(error.details.outcomeUnknown).toBe(true);
-      if (token === 'sim:bad-gateway') expect(error.details.status).toBe(502);
+      const block = await client.publish(lost);
+      expect(block.remoteId).toBe(sim.records()[0]?.id);
+      expect(block.meta.cid).toMatch(/^bafyrei/);
+      expect(sim.records()).toHaveLength(1);
       const found = await client.lookup({
         credentials,
         idempotencyKey: key,
@@ -265,10 +260,41 @@ describe('Bluesky client against the PDS simulator', () => {
         parent: null,
         since: new Date(Date.now() - 60_000),
       });
-      expect(found?.remoteId).toBe(sim.records()[0]?.id);
-      expect(sim.records()).toHaveLength(1);
+      expect(found).toEqual(block);
     },
   );
+
+  it('a 500 after the PDS stored the record is published (read by its key), never sent twice', async () => {
+    const root = await client.publish(input('Root'));
+    sim.failAfterStore(1);
+    const reply = input('Reply stored then 500', { parent: { block: root, root } });
+    const block = await client.publish(reply);
+    expect(block.remoteId).toContain(recordKeyFor(reply.idempotencyKey));
+    expect(sim.records().map((r) => [r.kind, r.id])).toEqual([
+      ['post', root.remoteId],
+      ['reply', block.remoteId],
+    ]);
+  });
+
+  it('a different text under a taken key (the PDS answers 500) is another version, not this block', async () => {
+    const key = randomUUID();
+    await client.publish(input('Old text', { idempotencyKey: key }));
+    const error = await failureOf(client.publish(input('New text', { idempotencyKey: key })));
+    expect(error).toMatchObject({
+      kind: 'permanent',
+      message: expect.stringContaining('Another version of this block is already on Bluesky'),
+    });
+  });
+
+  it('uses the channel’s own PDS (credentials.serviceUrl) over the configured one', async () => {
+    const elsewhere = new BlueskyClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 300 });
+    const block = await elsewhere.publish(
+      input('On my own PDS', { credentials: { ...credentials, serviceUrl: `${sim.url}/` } }),
+    );
+    expect(sim.records().map((r) => r.id)).toEqual([block.remoteId]);
+    const unreachable = await failureOf(elsewhere.publish(input('Nowhere')));
+    expect(unreachable.kind).toBe('transient');
+  });
 
   it('answers 429 with ratelimit-reset while rate limited: transient with retryAfterSeconds', async () => {
     sim.setRateLimited(30);

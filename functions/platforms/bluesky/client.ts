@@ -30,7 +30,9 @@ import {
  * belongs to the token store). Each block is an `app.bsky.feed.post` record created with
  * `com.atproto.repo.createRecord`; replies carry strong refs (`uri` + `cid`) to the thread's root
  * and to the previous block, so `meta` keeps both. The record key is derived from the engine's
- * idempotency key, which makes a block whose answer was lost findable with `getRecord`.
+ * idempotency key, which makes a block whose answer was lost findable with `getRecord`: after a
+ * 5xx or a reset connection from `createRecord` the client reads that key before sending again.
+ * Requests go to the channel's own PDS (`credentials.serviceUrl`) when it has one.
  *
  * Not done here: media (a full implementation downloads each presigned URL, uploads it with
  * `com.atproto.repo.uploadBlob` and embeds the blob refs as `app.bsky.embed.images` with alt text
@@ -173,6 +175,10 @@ const strongRef = (block: RemoteBlock): StrongRef => {
   return { uri, cid };
 };
 
+/** Failures after the request was sent that are not a timeout: 5xx answers and reset connections. */
+const lostAfterSending = new WeakSet<NetworkError>();
+const isLostAfterSending = (error: NetworkError) => lostAfterSending.has(error);
+
 /** The PDS's answer to a record key that is already taken. */
 const isKeyTaken = (error: NetworkError) =>
   (error.details.status === 500 || error.details.status === 400) &&
@@ -223,24 +229,37 @@ export class BlueskyClient implements NetworkClient {
     if (input.parent) {
       record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
     }
-    let answer: HttpAnswer;
-    try {
-      answer = await this.call(input.credentials, {
+    const create = () =>
+      this.call(input.credentials, {
         method: 'POST',
         nsid: 'com.atproto.repo.createRecord',
         json: { repo: input.credentials.remoteAccountId, collection: POST_COLLECTION, rkey, record },
       });
-    } catch (error) {
-      // The key is this block's own: it is taken when an earlier attempt went through. A PDS says
-      // so with a 500 ("There is already a value at key"; older ones a 400 "Record already
-      // exists"). That counts as published only if the record there is this block (same text,
-      // same parent).
-      if (error instanceof NetworkError && isKeyTaken(error)) {
-        const found = await this.find(input.credentials, rkey, input.content, input.parent);
+    let answer: HttpAnswer | null = null;
+    for (let send = 1; answer === null; send++) {
+      try {
+        answer = await create();
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        // The key is this block's own: it is taken when an earlier attempt went through. A PDS says
+        // so with a 500 ("There is already a value at key"; older ones a 400 "Record already
+        // exists"). After any other 5xx or a reset connection the PDS may have stored the record
+        // all the same (it commits before it answers). Either way the record is read by its key
+        // before anything is sent again: there = published, if it is this block (same text, same
+        // parent); not there = sent once more under the same key, which cannot make a second post.
+        // A timeout is left to the engine's lookup: the PDS may still be writing.
+        const keyTaken = isKeyTaken(error);
+        if (!keyTaken && !(send === 1 && isLostAfterSending(error))) throw error;
+        let found: FoundRecord | null;
+        try {
+          found = await this.find(input.credentials, rkey, input.content, input.parent);
+        } catch {
+          throw error; // could not read it: still outcome-unknown, the engine looks again
+        }
         if (found?.matches) return found.block;
         if (found) throw anotherVersion(found.block);
+        if (keyTaken) throw error;
       }
-      throw error;
     }
     const uri = stringField(answer.body, 'uri');
     const cid = stringField(answer.body, 'cid');
@@ -312,6 +331,11 @@ export class BlueskyClient implements NetworkClient {
     return { block: blockOf(uri, cid), matches: value?.text === content && parentUri === wantedParent };
   }
 
+  /** The account's own PDS when the channel has one, else the configured address. */
+  private pdsOf(credentials: NetworkCredentials): string {
+    return credentials.serviceUrl ? baseUrlOf(credentials.serviceUrl) : this.baseUrl;
+  }
+
   private async call(
     credentials: NetworkCredentials,
     request: { method: HttpCall['method']; nsid: string; json?: unknown },
@@ -320,12 +344,20 @@ export class BlueskyClient implements NetworkClient {
     return sendOrClassify(
       {
         method: request.method,
-        url: `${this.baseUrl}/xrpc/${request.nsid}`,
+        url: `${this.pdsOf(credentials)}/xrpc/${request.nsid}`,
         headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
         json: request.json,
         timeoutMs: this.timeoutMs,
       },
-      classifyBlueskyFailure,
+      (failure) => {
+        const error = classifyBlueskyFailure(failure);
+        const lost =
+          failure.type === 'transport'
+            ? failure.sent && failure.code !== 'TIMEOUT'
+            : failure.status >= 500 && failure.status !== 501;
+        if (lost) lostAfterSending.add(error);
+        return error;
+      },
       alsoFine,
     );
   }
