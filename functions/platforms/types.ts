@@ -56,6 +56,8 @@ export interface PlatformLimits {
   /** Text limit per block, counted as `textCounting` says. */
   maxLength: number;
   textCounting: TextCounting;
+  /** Also at most this many UTF-8 bytes of text per block (Bluesky: 3000); absent: no byte cap. */
+  maxBytes?: number;
   /** 1 means no threads. */
   maxBlocks: number;
   continuation: Continuation;
@@ -68,6 +70,11 @@ export interface PlatformLimits {
   acceptedMimeTypes: string[];
   /** Files per block. */
   maxMedia: number;
+  /**
+   * The largest file the network takes, in bytes, by MIME type (a type of `acceptedMimeTypes`
+   * missing here has no size limit of its own). Absent: no per-type limit.
+   */
+  maxMediaBytes?: Record<string, number>;
   /** true: at least one file is required (on the first block). */
   requiresMedia: boolean;
   /** Whether comments on a live post can be read and replied to. */

@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
   media_required: { status: 422, message: 'The network requires at least one media file.' },
   too_many_media: { status: 422, message: 'The network does not take that many media files.' },
   media_type_not_accepted: { status: 422, message: 'The network does not accept this type of file.' },
+  media_too_large: { status: 422, message: 'The file is larger than the network takes for its type.' },
   alt_text_without_media: { status: 422, message: 'Alt text must be keyed by a media id of the same block.' },
   title_required: { status: 422, message: 'The network requires a title.' },
   title_too_long: { status: 422, message: "The title exceeds the network's limit." },

@@ -142,6 +142,32 @@ describe('Bluesky client against the PDS simulator', () => {
     });
   });
 
+  it('rich text like the official client: mentions resolved on the PDS, unresolvable ones plain, any scheme case, bare domains, tags and cashtags', async () => {
+    const text = 'Olá @bob.bsky.social @nobody.bsky.social HTTPS://Example.com/X bsky.app #café $aapl #️⃣';
+    const block = await client.publish(input(text));
+    const stored = await xrpc('com.atproto.repo.getRecord', {
+      query: { repo: DID, collection: 'app.bsky.feed.post', rkey: block.remoteId.split('/').pop() as string },
+    });
+    const bytes = Buffer.from(text, 'utf8');
+    const facets = (
+      stored.body.value as {
+        facets: { index: { byteStart: number; byteEnd: number }; features: unknown[] }[];
+      }
+    ).facets;
+    expect(
+      facets.map((f) => [bytes.subarray(f.index.byteStart, f.index.byteEnd).toString('utf8'), f.features]),
+    ).toEqual([
+      [
+        '@bob.bsky.social',
+        [{ $type: 'app.bsky.richtext.facet#mention', did: simDidForHandle('bob.bsky.social') }],
+      ],
+      ['HTTPS://Example.com/X', [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://Example.com/X' }]],
+      ['bsky.app', [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://bsky.app' }]],
+      ['#café', [{ $type: 'app.bsky.richtext.facet#tag', tag: 'café' }]],
+      ['$aapl', [{ $type: 'app.bsky.richtext.facet#tag', tag: '$AAPL' }]],
+    ]);
+  });
+
   it('derives the same valid TID from the same idempotency key', () => {
     expect(recordKeyFor('post_1:ch_1:0')).toBe(recordKeyFor('post_1:ch_1:0'));
     expect(recordKeyFor('post_1:ch_1:0')).not.toBe(recordKeyFor('post_1:ch_1:1'));

@@ -134,6 +134,15 @@ export const checkContentLength = (content: string, platform: Platform, field: s
       field,
     );
   }
+  const { maxBytes } = platform.limits;
+  const bytes = maxBytes === undefined ? 0 : Buffer.byteLength(content, 'utf8');
+  if (maxBytes !== undefined && bytes > maxBytes) {
+    throw new ApiError(
+      'content_too_long',
+      `${platform.name} allows at most ${maxBytes} bytes of text (UTF-8) per block; this text has ${bytes}.`,
+      field,
+    );
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -297,6 +306,14 @@ const checkMediaId = (
     throw new ApiError(
       'media_type_not_accepted',
       `${platform.name} does not accept ${media.mimeType} files; it takes ${platform.limits.acceptedMimeTypes.join(', ')}.`,
+      field,
+    );
+  }
+  const maxBytes = platform.limits.maxMediaBytes?.[media.mimeType];
+  if (maxBytes !== undefined && media.size > maxBytes) {
+    throw new ApiError(
+      'media_too_large',
+      `${platform.name} takes ${media.mimeType} files of at most ${maxBytes} bytes; media ${id} has ${media.size}.`,
       field,
     );
   }

@@ -23,6 +23,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { facetsFor } from './rich-text.ts';
 
 /**
  * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT
@@ -34,11 +35,14 @@ import {
  * 5xx or a reset connection from `createRecord` the client reads that key before sending again.
  * Requests go to the channel's own PDS (`credentials.serviceUrl`) when it has one.
  *
+ * Text carries the official client's facets (rich-text.ts: links, mentions resolved to DIDs,
+ * hashtags, cashtags).
+ *
  * Not done here: media (a full implementation downloads each presigned URL, uploads it with
  * `com.atproto.repo.uploadBlob` and embeds the blob refs as `app.bsky.embed.images` with alt text
  * and aspect ratio; video goes through the video service, `app.bsky.video.uploadVideo`, and is
- * embedded as `app.bsky.embed.video`), mention facets (they need handle-to-DID resolution) and link
- * cards. Blocks with media are refused (permanent) rather than published without their files.
+ * embedded as `app.bsky.embed.video`) and link cards. Blocks with media are refused (permanent)
+ * rather than published without their files.
  */
 
 export interface BlueskyClientOptions {
@@ -120,44 +124,6 @@ export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Dat
   return new NetworkError('permanent', message, { status });
 };
 
-type Facet = {
-  index: { byteStart: number; byteEnd: number };
-  features: (
-    | { $type: 'app.bsky.richtext.facet#link'; uri: string }
-    | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
-  )[];
-};
-
-const byteOffset = (text: string, index: number) => Buffer.byteLength(text.slice(0, index), 'utf8');
-
-/**
- * Link and hashtag facets (UTF-8 byte ranges): without them Bluesky shows URLs and tags as plain
- * text. Mentions are left out: they need the mentioned handle resolved to a DID.
- */
-export const facetsFor = (text: string): Facet[] => {
-  const facets: Facet[] = [];
-  for (const match of text.matchAll(/(^|\s|\()(https?:\/\/[^\s]+)/gu)) {
-    let uri = match[2] as string;
-    uri = uri.replace(/[.,;:!?"']+$/u, '');
-    if (uri.endsWith(')') && !uri.includes('(')) uri = uri.slice(0, -1);
-    const start = (match.index ?? 0) + (match[1] as string).length;
-    facets.push({
-      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + uri.length) },
-      features: [{ $type: 'app.bsky.richtext.facet#link', uri }],
-    });
-  }
-  for (const match of text.matchAll(/(^|\s)[#＃]([^\s#＃]+)/gu)) {
-    const tag = (match[2] as string).replace(/\p{P}+$/u, '');
-    if (tag === '' || /^\d+$/.test(tag) || tag.length > 64) continue;
-    const start = (match.index ?? 0) + (match[1] as string).length;
-    facets.push({
-      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + 1 + tag.length) },
-      features: [{ $type: 'app.bsky.richtext.facet#tag', tag }],
-    });
-  }
-  return facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
-};
-
 interface StrongRef {
   uri: string;
   cid: string;
@@ -224,7 +190,7 @@ export class BlueskyClient implements NetworkClient {
     const languages = input.options.languages;
     const langs = typeof languages === 'string' ? [languages] : languages;
     if (langs && langs.length > 0) record.langs = langs;
-    const facets = facetsFor(input.content);
+    const facets = await facetsFor(input.content, (handle) => this.resolveHandle(input.credentials, handle));
     if (facets.length > 0) record.facets = facets;
     if (input.parent) {
       record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
@@ -329,6 +295,30 @@ export class BlueskyClient implements NetworkClient {
     const parentUri = value?.reply?.parent?.uri ?? null;
     const wantedParent = parent ? (parent.block.meta.uri ?? parent.block.remoteId) : null;
     return { block: blockOf(uri, cid), matches: value?.text === content && parentUri === wantedParent };
+  }
+
+  /**
+   * A mentioned handle's DID (`com.atproto.identity.resolveHandle`), or null when the handle does
+   * not resolve (a 4xx): the mention then stays plain text. Other failures are transient; nothing
+   * was posted yet, so they never leave the outcome unknown.
+   */
+  private async resolveHandle(credentials: NetworkCredentials, handle: string): Promise<string | null> {
+    let answer: HttpAnswer;
+    try {
+      answer = await this.call(
+        credentials,
+        { method: 'GET', nsid: `com.atproto.identity.resolveHandle?${new URLSearchParams({ handle })}` },
+        (refused) => refused.status === 400 || refused.status === 404,
+      );
+    } catch (error) {
+      if (error instanceof NetworkError && error.details.outcomeUnknown) {
+        const { outcomeUnknown: _, ...rest } = error.details;
+        throw new NetworkError(error.kind, error.message, rest);
+      }
+      throw error;
+    }
+    const did = stringField(answer.body, 'did');
+    return answer.status === 200 && did?.startsWith('did:') ? did : null;
   }
 
   /** The account's own PDS when the channel has one, else the configured address. */
