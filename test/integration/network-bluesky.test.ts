@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlueskyClient, isTid, recordKeyFor } from '../../functions/platforms/bluesky/client.ts';
 import {
@@ -10,6 +12,42 @@ import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const DID = 'did:plc:alice2345abcdefghijklmno';
+
+/** A PNG whose IHDR says width × height. */
+const pngOf = (width: number, height: number) => {
+  const png = Buffer.from(mediaFiles.png());
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  return png;
+};
+
+/** A JPEG with an APP0 segment, then a baseline frame header (SOF0) of width × height. */
+const jpegOf = (width: number, height: number) =>
+  Buffer.concat([
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]),
+    Buffer.from('JFIF\0', 'latin1'),
+    Buffer.from([1, 1, 0, 0, 1, 0, 1, 0, 0]),
+    Buffer.from([0xff, 0xc0, 0, 17, 8, height >> 8, height & 255, width >> 8, width & 255, 3]),
+    Buffer.alloc(9),
+    Buffer.from([0xff, 0xd9]),
+  ]);
+
+/** Serves files like a presigned storage URL would. */
+const serveFiles = async (files: Record<string, Buffer>) => {
+  const server = createServer((req, res) => {
+    const file = files[req.url ?? ''];
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-length': file.length }).end(file);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
 const credentials = { accessToken: 'bsky-access-jwt-alice', remoteAccountId: DID };
 
 let sim: BlueskySimulator;
@@ -388,13 +426,123 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(block.remoteUrl.startsWith(`https://bsky.app/profile/${did}/post/`)).toBe(true);
   });
 
-  it('refuses media it cannot upload', async () => {
+  it('refuses a video (not built yet) before posting anything', async () => {
     const media = [
-      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: 'a', url: 'https://example.test/a.png' },
+      { mediaId: 'med_1', mimeType: 'video/mp4', size: 10, altText: 'a', url: 'https://example.test/a.mp4' },
     ];
-    const error = await failureOf(client.publish(input('With a picture', { media })));
+    const error = await failureOf(client.publish(input('With a video', { media })));
     expect(error.kind).toBe('permanent');
+    expect(error.message).toContain('med_1');
     expect(sim.records()).toEqual([]);
+  });
+
+  it('posts images: one uploadBlob each, embedded with alt text and the aspect ratio from the header', async () => {
+    const png = pngOf(640, 480);
+    const jpeg = jpegOf(1080, 1920);
+    const files = await serveFiles({ '/a.png': png, '/b.jpg': jpeg });
+    try {
+      const media = [
+        {
+          mediaId: 'med_a',
+          mimeType: 'image/png',
+          size: png.length,
+          altText: 'A chart',
+          url: `${files.url}/a.png`,
+        },
+        {
+          mediaId: 'med_b',
+          mimeType: 'image/jpeg',
+          size: jpeg.length,
+          altText: null,
+          url: `${files.url}/b.jpg`,
+        },
+      ];
+      const block = await client.publish(input('Two pictures', { media }));
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      const blobs = sim.blobs();
+      expect(blobs.map((b) => [b.mimeType, b.size])).toEqual([
+        ['image/png', png.length],
+        ['image/jpeg', jpeg.length],
+      ]);
+      expect((stored.body.value as Record<string, unknown>).embed).toEqual({
+        $type: 'app.bsky.embed.images',
+        images: [
+          {
+            image: { $type: 'blob', ref: { $link: blobs[0]?.cid }, mimeType: 'image/png', size: png.length },
+            alt: 'A chart',
+            aspectRatio: { width: 640, height: 480 },
+          },
+          {
+            image: {
+              $type: 'blob',
+              ref: { $link: blobs[1]?.cid },
+              mimeType: 'image/jpeg',
+              size: jpeg.length,
+            },
+            alt: '',
+            aspectRatio: { width: 1080, height: 1920 },
+          },
+        ],
+      });
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('an image over 2,000,000 bytes is refused before anything is uploaded or posted', async () => {
+    const big = Buffer.concat([pngOf(10, 10), Buffer.alloc(2_000_000)]);
+    const files = await serveFiles({ '/big.png': big });
+    try {
+      const media = [
+        {
+          mediaId: 'med_big',
+          mimeType: 'image/png',
+          size: big.length,
+          altText: null,
+          url: `${files.url}/big.png`,
+        },
+      ];
+      const error = await failureOf(client.publish(input('Too big', { media })));
+      expect(error.kind).toBe('permanent');
+      expect(error.message).toContain('2000000 bytes');
+      expect(sim.blobs()).toEqual([]);
+      expect(sim.records()).toEqual([]);
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('a thread whose replies carry images keeps its strong refs', async () => {
+    const png = pngOf(100, 50);
+    const files = await serveFiles({ '/p.png': png });
+    try {
+      const media = [
+        {
+          mediaId: 'med_p',
+          mimeType: 'image/png',
+          size: png.length,
+          altText: 'p',
+          url: `${files.url}/p.png`,
+        },
+      ];
+      const first = await client.publish(input('Thread with pictures 1', { media }));
+      const second = await client.publish(
+        input('Thread with pictures 2', { media, parent: { block: first, root: first } }),
+      );
+      expect(sim.records().map((r) => [r.kind, r.parentId])).toEqual([
+        ['post', null],
+        ['reply', first.remoteId],
+      ]);
+      expect(second.meta.cid).toMatch(/^bafyrei/);
+    } finally {
+      await files.stop();
+    }
   });
 });
 

@@ -3,12 +3,14 @@ import {
   type DeleteBlockInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type MediaForNetwork,
   type NetworkClient,
   type NetworkCredentials,
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import { mediaBytes } from '../media-stream.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -23,7 +25,9 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { imageSize } from './image-header.ts';
 import { facetsFor } from './rich-text.ts';
+import { BLUESKY_IMAGE_MAX_BYTES } from './rules.ts';
 
 /**
  * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT
@@ -38,11 +42,14 @@ import { facetsFor } from './rich-text.ts';
  * Text carries the official client's facets (rich-text.ts: links, mentions resolved to DIDs,
  * hashtags, cashtags).
  *
- * Not done here: media (a full implementation downloads each presigned URL, uploads it with
- * `com.atproto.repo.uploadBlob` and embeds the blob refs as `app.bsky.embed.images` with alt text
- * and aspect ratio; video goes through the video service, `app.bsky.video.uploadVideo`, and is
- * embedded as `app.bsky.embed.video`) and link cards. Blocks with media are refused (permanent)
- * rather than published without their files.
+ * Images: each file is read from its presigned URL (at most 2,000,000 bytes, the lexicon's
+ * limit), uploaded with `com.atproto.repo.uploadBlob`, and embedded as `app.bsky.embed.images`
+ * with its alt text and the `aspectRatio` read from the image header. Uploading again on a retry
+ * is harmless: a blob is addressed by its content.
+ *
+ * Not done here: video (the video service: `app.bsky.video.uploadVideo` with a service-auth token,
+ * job polling, `app.bsky.embed.video`) and link cards. A block with a video is refused (permanent)
+ * rather than published without it.
  */
 
 export interface BlueskyClientOptions {
@@ -53,6 +60,8 @@ export interface BlueskyClientOptions {
 }
 
 const NETWORK = 'Bluesky';
+/** An image upload may take longer than a JSON call. */
+const UPLOAD_TIMEOUT_MS = 30_000;
 const POST_COLLECTION = 'app.bsky.feed.post';
 const S32 = '234567abcdefghijklmnopqrstuvwxyz';
 /** 2023-01-01T00:00:00Z in microseconds, and one year of them. */
@@ -175,10 +184,11 @@ export class BlueskyClient implements NetworkClient {
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    if (input.media.length > 0) {
+    const video = input.media.find((file) => !file.mimeType.startsWith('image/'));
+    if (video) {
       throw new NetworkError(
         'permanent',
-        'Media upload to Bluesky is not supported yet; publish this post without media',
+        `Video upload to Bluesky is not supported yet (${video.mediaId}); publish this post with images only`,
       );
     }
     const rkey = recordKeyFor(input.idempotencyKey);
@@ -194,6 +204,11 @@ export class BlueskyClient implements NetworkClient {
     if (facets.length > 0) record.facets = facets;
     if (input.parent) {
       record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
+    }
+    if (input.media.length > 0) {
+      const images = [];
+      for (const file of input.media) images.push(await this.uploadImage(input.credentials, file));
+      record.embed = { $type: 'app.bsky.embed.images', images };
     }
     const create = () =>
       this.call(input.credentials, {
@@ -319,6 +334,62 @@ export class BlueskyClient implements NetworkClient {
     }
     const did = stringField(answer.body, 'did');
     return answer.status === 200 && did?.startsWith('did:') ? did : null;
+  }
+
+  /**
+   * Reads one image from storage and uploads it as a blob: the `app.bsky.embed.images` entry
+   * (blob ref, alt text, aspect ratio from the header when it can be read). Nothing is posted yet,
+   * so failures here never leave an outcome unknown.
+   */
+  private async uploadImage(credentials: NetworkCredentials, file: MediaForNetwork) {
+    const bytes = await mediaBytes(file.url, BLUESKY_IMAGE_MAX_BYTES);
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await fetch(`${this.pdsOf(credentials)}/xrpc/com.atproto.repo.uploadBlob`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${credentials.accessToken}`,
+          'content-type': file.mimeType,
+          'user-agent': 'Herald/0.1',
+        },
+        body: bytes,
+        signal: AbortSignal.timeout(Math.max(this.timeoutMs, UPLOAD_TIMEOUT_MS)),
+      });
+      const text = await response.text();
+      try {
+        body = text.trim() === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    } catch (error) {
+      throw new NetworkError(
+        'transient',
+        `Bluesky did not take the image ${file.mediaId} (${(error as Error).message})`,
+      );
+    }
+    if (!response.ok) {
+      const failure = classifyBlueskyFailure({
+        type: 'answer',
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body,
+      });
+      const { outcomeUnknown: _, ...rest } = failure.details;
+      throw new NetworkError(failure.kind, `${failure.message} (uploading ${file.mediaId})`, rest);
+    }
+    const blob = (body as { blob?: unknown } | undefined)?.blob;
+    if (!blob || typeof blob !== 'object') {
+      throw new NetworkError('transient', `Bluesky answered uploadBlob for ${file.mediaId} without a blob`, {
+        status: response.status,
+      });
+    }
+    const size = imageSize(bytes);
+    return {
+      image: blob,
+      alt: file.altText ?? '',
+      ...(size ? { aspectRatio: size } : {}),
+    };
   }
 
   /** The account's own PDS when the channel has one, else the configured address. */
