@@ -426,14 +426,97 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(block.remoteUrl.startsWith(`https://bsky.app/profile/${did}/post/`)).toBe(true);
   });
 
-  it('refuses a video (not built yet) before posting anything', async () => {
-    const media = [
-      { mediaId: 'med_1', mimeType: 'video/mp4', size: 10, altText: 'a', url: 'https://example.test/a.mp4' },
-    ];
-    const error = await failureOf(client.publish(input('With a video', { media })));
-    expect(error.kind).toBe('permanent');
-    expect(error.message).toContain('med_1');
-    expect(sim.records()).toEqual([]);
+  it('posts an MP4 through the video service: service auth, upload, job polling, app.bsky.embed.video with alt text', async () => {
+    const mp4 = mediaFiles.mp4(4096);
+    const files = await serveFiles({ '/v.mp4': mp4, '/bad.mp4': Buffer.from('not a video at all') });
+    const videoClient = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 2_000, videoPollMs: 20 });
+    try {
+      const media = [
+        {
+          mediaId: 'med_v',
+          mimeType: 'video/mp4',
+          size: mp4.length,
+          altText: 'A clip',
+          url: `${files.url}/v.mp4`,
+        },
+      ];
+      const block = await videoClient.publish(input('A video', { media }));
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      expect((stored.body.value as Record<string, unknown>).embed).toEqual({
+        $type: 'app.bsky.embed.video',
+        video: {
+          $type: 'blob',
+          ref: { $link: expect.stringMatching(/^bafkrei/) },
+          mimeType: 'video/mp4',
+          size: mp4.length,
+        },
+        alt: 'A clip',
+      });
+      // The same video again: the service answers 409 already_exists with the job, which is reused.
+      await expect(videoClient.publish(input('Same video again', { media }))).resolves.toBeDefined();
+
+      const failed = await failureOf(
+        videoClient.publish(
+          input('Broken video', {
+            media: [{ ...media[0], mediaId: 'med_bad', url: `${files.url}/bad.mp4` }] as typeof media,
+          }),
+        ),
+      );
+      expect(failed).toMatchObject({ kind: 'permanent', message: expect.stringContaining('med_bad') });
+
+      const mov = await failureOf(
+        videoClient.publish(
+          input('MOV', { media: [{ ...media[0], mimeType: 'video/quicktime' }] as typeof media }),
+        ),
+      );
+      expect(mov).toMatchObject({ kind: 'permanent', message: expect.stringContaining('MP4 only') });
+      const mixed = await failureOf(
+        videoClient.publish(
+          input('Mixed', {
+            media: [
+              ...media,
+              { mediaId: 'med_i', mimeType: 'image/png', size: 1, altText: null, url: `${files.url}/x` },
+            ],
+          }),
+        ),
+      );
+      expect(mixed.kind).toBe('permanent');
+      expect(sim.records().map((r) => r.text)).toEqual(['A video', 'Same video again']);
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('the video service refuses a service token for another method, and the PDS a video blob it never processed', async () => {
+    const raw = await fetch(`${sim.url}/xrpc/app.bsky.video.uploadVideo?did=${DID}&name=a.mp4`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer a.b.c', 'content-type': 'video/mp4' },
+      body: mediaFiles.mp4(),
+    });
+    expect(raw.status).toBe(401);
+    const ghost = await xrpc('com.atproto.repo.createRecord', {
+      body: {
+        repo: DID,
+        collection: 'app.bsky.feed.post',
+        rkey: recordKeyFor('ghost video'),
+        record: {
+          $type: 'app.bsky.feed.post',
+          text: 'ghost',
+          createdAt: new Date().toISOString(),
+          embed: {
+            $type: 'app.bsky.embed.video',
+            video: { $type: 'blob', ref: { $link: 'bafkreighost' }, mimeType: 'video/mp4', size: 10 },
+          },
+        },
+      },
+    });
+    expect(ghost).toMatchObject({ status: 400, body: { error: 'BlobNotFound' } });
   });
 
   it('posts images: one uploadBlob each, embedded with alt text and the aspect ratio from the header', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -10,7 +11,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { mediaBytes } from '../media-stream.ts';
+import { mediaBytes, mediaChunks } from '../media-stream.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -47,9 +48,11 @@ import { BLUESKY_IMAGE_MAX_BYTES } from './rules.ts';
  * with its alt text and the `aspectRatio` read from the image header. Uploading again on a retry
  * is harmless: a blob is addressed by its content.
  *
- * Not done here: video (the video service: `app.bsky.video.uploadVideo` with a service-auth token,
- * job polling, `app.bsky.embed.video`) and link cards. A block with a video is refused (permanent)
- * rather than published without it.
+ * Video (MP4 only, alone in its post): streamed from storage to the video service
+ * (`app.bsky.video.uploadVideo` with a service-auth token), its job polled until the blob is
+ * ready, embedded as `app.bsky.embed.video` with alt text.
+ *
+ * Not done here: link cards, video captions and the video's aspect ratio.
  */
 
 export interface BlueskyClientOptions {
@@ -57,6 +60,15 @@ export interface BlueskyClientOptions {
   baseUrl?: string;
   /** Per request, default 10 s. */
   timeoutMs?: number;
+  /**
+   * The video service; default `https://video.bsky.app`, or `baseUrl` when that is set (the local
+   * simulator serves both).
+   */
+  videoServiceUrl?: string;
+  /** Between two job status reads, default 2 s. */
+  videoPollMs?: number;
+  /** How long a video may take to process before the send is given up (transient), default 5 min. */
+  videoProcessingTimeoutMs?: number;
 }
 
 const NETWORK = 'Bluesky';
@@ -154,6 +166,13 @@ const strongRef = (block: RemoteBlock): StrongRef => {
 const lostAfterSending = new WeakSet<NetworkError>();
 const isLostAfterSending = (error: NetworkError) => lostAfterSending.has(error);
 
+/** The same error without `outcomeUnknown`: for calls made before anything was posted. */
+const withoutUnknownOutcome = (error: unknown) => {
+  if (!(error instanceof NetworkError) || !error.details.outcomeUnknown) return error;
+  const { outcomeUnknown: _, ...rest } = error.details;
+  return new NetworkError(error.kind, error.message, rest);
+};
+
 /** The PDS's answer to a record key that is already taken. */
 const isKeyTaken = (error: NetworkError) =>
   (error.details.status === 500 || error.details.status === 400) &&
@@ -177,18 +196,26 @@ export class BlueskyClient implements NetworkClient {
   readonly consistencyWindowSeconds = 0;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly videoServiceUrl: string;
+  private readonly videoPollMs: number;
+  private readonly videoProcessingTimeoutMs: number;
 
   constructor(options: BlueskyClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://bsky.social');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.videoServiceUrl = baseUrlOf(options.videoServiceUrl ?? options.baseUrl ?? 'https://video.bsky.app');
+    this.videoPollMs = options.videoPollMs ?? 2_000;
+    this.videoProcessingTimeoutMs = options.videoProcessingTimeoutMs ?? 5 * 60_000;
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
     const video = input.media.find((file) => !file.mimeType.startsWith('image/'));
-    if (video) {
+    if (video && (video.mimeType !== 'video/mp4' || input.media.length > 1)) {
       throw new NetworkError(
         'permanent',
-        `Video upload to Bluesky is not supported yet (${video.mediaId}); publish this post with images only`,
+        video.mimeType !== 'video/mp4'
+          ? `Bluesky takes video as MP4 only (${video.mediaId} is ${video.mimeType})`
+          : 'A Bluesky post holds either up to 4 images or one video, not both',
       );
     }
     const rkey = recordKeyFor(input.idempotencyKey);
@@ -205,7 +232,13 @@ export class BlueskyClient implements NetworkClient {
     if (input.parent) {
       record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
     }
-    if (input.media.length > 0) {
+    if (video) {
+      record.embed = {
+        $type: 'app.bsky.embed.video',
+        video: await this.uploadVideo(input.credentials, video),
+        ...(video.altText ? { alt: video.altText } : {}),
+      };
+    } else if (input.media.length > 0) {
       const images = [];
       for (const file of input.media) images.push(await this.uploadImage(input.credentials, file));
       record.embed = { $type: 'app.bsky.embed.images', images };
@@ -390,6 +423,108 @@ export class BlueskyClient implements NetworkClient {
       alt: file.altText ?? '',
       ...(size ? { aspectRatio: size } : {}),
     };
+  }
+
+  /**
+   * A video through the video service: a service-auth token from the PDS for
+   * `com.atproto.repo.uploadBlob` (audience the PDS's `did:web`), the MP4 streamed from storage to
+   * `app.bsky.video.uploadVideo` (an identical earlier upload answers 409 `already_exists` with its
+   * job), then `getJobStatus` until the job completes with the blob the post embeds, or fails.
+   */
+  private async uploadVideo(credentials: NetworkCredentials, file: MediaForNetwork): Promise<unknown> {
+    const pds = this.pdsOf(credentials);
+    const auth = await this.call(credentials, {
+      method: 'GET',
+      nsid: `com.atproto.server.getServiceAuth?${new URLSearchParams({
+        aud: `did:web:${new URL(pds).hostname}`,
+        lxm: 'com.atproto.repo.uploadBlob',
+        exp: String(Math.floor(Date.now() / 1000) + 30 * 60),
+      })}`,
+    }).catch((error: unknown) => {
+      throw withoutUnknownOutcome(error);
+    });
+    const serviceToken = stringField(auth.body, 'token');
+    if (!serviceToken) throw new NetworkError('transient', 'Bluesky getServiceAuth answered without a token');
+    const query = new URLSearchParams({ did: credentials.remoteAccountId, name: `${file.mediaId}.mp4` });
+    const uploaded = await this.fetchJson(
+      `${this.videoServiceUrl}/xrpc/app.bsky.video.uploadVideo?${query}`,
+      file.mediaId,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${serviceToken}`, 'content-type': 'video/mp4' },
+        body: Readable.toWeb(Readable.from(mediaChunks(file.url, 1024 * 1024))) as ReadableStream,
+        duplex: 'half',
+        signal: AbortSignal.timeout(Math.max(this.timeoutMs, 10 * UPLOAD_TIMEOUT_MS)),
+      } as RequestInit,
+      (status, body) => status === 409 && stringField(body, 'error') === 'already_exists',
+    );
+    const jobId =
+      stringField((uploaded as { jobStatus?: unknown }).jobStatus, 'jobId') ?? stringField(uploaded, 'jobId');
+    if (!jobId)
+      throw new NetworkError(
+        'transient',
+        `Bluesky's video service answered without a job for ${file.mediaId}`,
+      );
+    const deadline = Date.now() + this.videoProcessingTimeoutMs;
+    for (;;) {
+      const answer = await this.fetchJson(
+        `${this.videoServiceUrl}/xrpc/app.bsky.video.getJobStatus?${new URLSearchParams({ jobId })}`,
+        file.mediaId,
+        { method: 'GET', signal: AbortSignal.timeout(this.timeoutMs) },
+      );
+      const job = (answer as { jobStatus?: { state?: unknown; blob?: unknown; error?: unknown } }).jobStatus;
+      if (job?.state === 'JOB_STATE_COMPLETED' && job.blob && typeof job.blob === 'object') return job.blob;
+      if (job?.state === 'JOB_STATE_FAILED') {
+        throw new NetworkError(
+          'permanent',
+          `Bluesky could not process the video ${file.mediaId}: ${typeof job.error === 'string' ? job.error : 'processing failed'}`,
+        );
+      }
+      if (Date.now() + this.videoPollMs > deadline) {
+        throw new NetworkError(
+          'transient',
+          `Bluesky is still processing the video ${file.mediaId}; trying again later`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.videoPollMs));
+    }
+  }
+
+  /** A JSON call outside the PDS (the video service); failures are never outcome-unknown. */
+  private async fetchJson(
+    url: string,
+    mediaId: string,
+    init: RequestInit,
+    alsoFine: (status: number, body: unknown) => boolean = () => false,
+  ): Promise<unknown> {
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await fetch(url, {
+        ...init,
+        headers: { 'user-agent': 'Herald/0.1', ...(init.headers as Record<string, string>) },
+      });
+      const text = await response.text();
+      try {
+        body = text.trim() === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    } catch (error) {
+      throw new NetworkError(
+        'transient',
+        `Bluesky's video service did not answer for ${mediaId} (${(error as Error).message})`,
+      );
+    }
+    if (response.ok || alsoFine(response.status, body)) return body;
+    throw withoutUnknownOutcome(
+      classifyBlueskyFailure({
+        type: 'answer',
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body,
+      }),
+    );
   }
 
   /** The account's own PDS when the channel has one, else the configured address. */

@@ -14,7 +14,9 @@ import { blueskyOAuthSimulator } from './oauth-simulator.ts';
 /**
  * A local Bluesky PDS for `app.bsky.feed.post` records: `com.atproto.repo.createRecord`,
  * `getRecord` and `deleteRecord` over XRPC, `com.atproto.repo.uploadBlob` and
- * `com.atproto.identity.resolveHandle`, with the PDS's error bodies (`{ error, message }`),
+ * `com.atproto.identity.resolveHandle`, `com.atproto.server.getServiceAuth`, and the video
+ * service's `app.bsky.video.uploadVideo` / `getJobStatus` (a job completes after two polls; a
+ * repeated upload is 409 `already_exists` with its job), with the PDS's error bodies (`{ error, message }`),
  * its record-key checks (the syntax, and a TID for posts: `app.bsky.feed.post` declares
  * `key: tid`), lexicon checks on posts (300 graphemes and 3000 UTF-8 bytes, datetime, at most 3
  * langs, strong refs, facets, `app.bsky.embed.images` with at most 4 images of at most
@@ -80,9 +82,10 @@ const xrpcError = (
   error: string,
   message: string,
   headers?: SimResponse['headers'],
+  extra?: Record<string, unknown>,
 ): SimResponse => ({
   status,
-  body: { error, message },
+  body: { error, message, ...(extra ?? {}) },
   ...(headers ? { headers } : {}),
 });
 
@@ -315,6 +318,12 @@ export const startBlueskySimulator = async (
   const blobs = new Map<string, StoredBlob>();
   const blobUploadLimit = options.blobUploadLimit ?? 5_000_000;
   let failAfterStore = 0;
+  /** Video service: job id → job; processed video blobs by cid. */
+  const jobs = new Map<
+    string,
+    { did: string; polls: number; blob: Record<string, unknown> | null; error: string | null }
+  >();
+  const videoBlobs = new Set<string>();
 
   /** The JSON input with these string properties, or throws the PDS's 400. */
   const requireFields = (ctx: SimContext, names: string[]): Record<string, unknown> => {
@@ -365,7 +374,23 @@ export const startBlueskySimulator = async (
       const embed = objectOf(record.embed);
       if (record.embed !== undefined && !embed)
         return blueskyErrors.badRequest('Invalid app.bsky.feed.post record: Record/embed must be an object');
-      if (embed) {
+      if (embed?.$type === 'app.bsky.embed.video') {
+        const video = objectOf(embed.video);
+        const link = objectOf(video?.ref)?.$link;
+        if (video?.$type !== 'blob' || typeof link !== 'string')
+          return blueskyErrors.badRequest(
+            'Invalid app.bsky.feed.post record: Record/embed/video should be a blob ref',
+          );
+        if (video.mimeType !== 'video/mp4')
+          return blueskyErrors.badRequest(
+            `Invalid app.bsky.feed.post record: Record/embed/video mime type should be video/mp4 (got ${String(video.mimeType)})`,
+          );
+        if (embed.alt !== undefined && typeof embed.alt !== 'string')
+          return blueskyErrors.badRequest(
+            'Invalid app.bsky.feed.post record: Record/embed/alt must be a string',
+          );
+        if (!videoBlobs.has(link)) return xrpcError(400, 'BlobNotFound', `Could not find blob: ${link}`);
+      } else if (embed) {
         if (embed.$type !== 'app.bsky.embed.images') {
           return blueskyErrors.badRequest(
             `Invalid app.bsky.feed.post record: Record/embed $type ${String(embed.$type)} is not supported by this simulator`,
@@ -434,6 +459,92 @@ export const startBlueskySimulator = async (
     };
   };
 
+  /** A service-auth token for another service (`aud`) and one method (`lxm`), signed by the account. */
+  const getServiceAuth = (ctx: SimContext): SimResponse => {
+    const aud = ctx.query.get('aud');
+    if (!aud) return blueskyErrors.badRequest('Params must have the property "aud"');
+    const lxm = ctx.query.get('lxm');
+    const iss = jwtSubject(ctx.token as string) ?? `token:${ctx.token}`;
+    const exp = Number(ctx.query.get('exp') ?? Math.floor(Date.now() / 1000) + 60);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    return {
+      status: 200,
+      body: { token: `${part({ typ: 'JWT', alg: 'ES256K' })}.${part({ iss, aud, lxm, exp })}.sim-signature` },
+    };
+  };
+
+  const serviceClaims = (ctx: SimContext) => {
+    const parts = (ctx.token ?? '').split('.');
+    try {
+      return JSON.parse(Buffer.from(parts[1] ?? '', 'base64url').toString('utf8')) as {
+        iss?: string;
+        aud?: string;
+        lxm?: string;
+        exp?: number;
+      };
+    } catch {
+      return {};
+    }
+  };
+
+  /**
+   * The video service's upload: a service-auth token for `com.atproto.repo.uploadBlob`, MP4 bytes;
+   * answers a job that completes after two status polls (an earlier identical upload: 409
+   * `already_exists` with its job id, as the service does).
+   */
+  const uploadVideo = (ctx: SimContext): SimResponse => {
+    const claims = serviceClaims(ctx);
+    if (claims.lxm !== 'com.atproto.repo.uploadBlob' || !claims.aud?.startsWith('did:web:'))
+      return xrpcError(401, 'AuthRequired', 'Bad service auth token');
+    if ((claims.exp ?? 0) * 1000 < Date.now()) return xrpcError(401, 'AuthRequired', 'Service token expired');
+    const did = ctx.query.get('did');
+    if (!did || !ctx.query.get('name')) return blueskyErrors.badRequest('Params must have "did" and "name"');
+    const bytes = ctx.rawBody;
+    const cid = `bafkrei${base32(createHash('sha256').update(bytes).digest()).slice(0, 52)}`;
+    const jobId = `job_${cid.slice(7, 23)}`;
+    if (jobs.has(jobId))
+      return xrpcError(409, 'already_exists', 'Video already processed', undefined, { jobId });
+    const isMp4 = bytes.length >= 12 && bytes.subarray(4, 8).toString('latin1') === 'ftyp';
+    jobs.set(jobId, {
+      did,
+      polls: 0,
+      blob: isMp4 ? { $type: 'blob', ref: { $link: cid }, mimeType: 'video/mp4', size: bytes.length } : null,
+      error: isMp4 ? null : 'Unsupported video format',
+    });
+    return { status: 200, body: { jobStatus: { jobId, did, state: 'JOB_STATE_CREATED' } } };
+  };
+
+  const getJobStatus = (ctx: SimContext): SimResponse => {
+    const jobId = ctx.query.get('jobId') ?? '';
+    const job = jobs.get(jobId);
+    if (!job) return xrpcError(404, 'NotFound', 'Job not found');
+    job.polls += 1;
+    if (job.polls < 2)
+      return {
+        status: 200,
+        body: { jobStatus: { jobId, did: job.did, state: 'JOB_STATE_ENCODING', progress: 50 } },
+      };
+    if (!job.blob) {
+      return {
+        status: 200,
+        body: {
+          jobStatus: {
+            jobId,
+            did: job.did,
+            state: 'JOB_STATE_FAILED',
+            error: job.error,
+            failureCode: 'validation_failure',
+          },
+        },
+      };
+    }
+    videoBlobs.add((job.blob.ref as { $link: string }).$link);
+    return {
+      status: 200,
+      body: { jobStatus: { jobId, did: job.did, state: 'JOB_STATE_COMPLETED', blob: job.blob } },
+    };
+  };
+
   const resolveHandle = (ctx: SimContext): SimResponse => {
     const handle = ctx.query.get('handle');
     if (!handle) return blueskyErrors.badRequest('Params must have the property "handle"');
@@ -483,6 +594,8 @@ export const startBlueskySimulator = async (
     onReset: () => {
       records.clear();
       blobs.clear();
+      jobs.clear();
+      videoBlobs.clear();
       failAfterStore = 0;
     },
     oauth: blueskyOAuthSimulator({ didForHandle: simDidForHandle, lifetimes: options.oauth?.lifetimes }),
@@ -498,6 +611,10 @@ export const startBlueskySimulator = async (
         auth: false,
         handler: resolveHandle,
       },
+      { method: 'GET', path: '/xrpc/com.atproto.server.getServiceAuth', handler: getServiceAuth },
+      // The video service (video.bsky.app), served on the same address.
+      { method: 'POST', path: '/xrpc/app.bsky.video.uploadVideo', rawBody: true, handler: uploadVideo },
+      { method: 'GET', path: '/xrpc/app.bsky.video.getJobStatus', auth: false, handler: getJobStatus },
       // Test control: the next createRecord calls store, then answer 500.
       { method: 'POST', path: '/_sim/bluesky/fail-after-store', auth: false, handler: failAfterStoreRoute },
     ],
