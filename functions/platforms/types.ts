@@ -75,6 +75,8 @@ export interface PlatformLimits {
    * missing here has no size limit of its own). Absent: no per-type limit.
    */
   maxMediaBytes?: Record<string, number>;
+  /** true: a video is the only file of its block (no images beside it). Absent: files mix freely. */
+  videoAlone?: boolean;
   /** true: at least one file is required (on the first block). */
   requiresMedia: boolean;
   /** Whether comments on a live post can be read and replied to. */

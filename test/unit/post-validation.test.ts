@@ -601,6 +601,13 @@ describe('media', () => {
       `${M}[1]`,
     ],
     [
+      'Bluesky: a video beside an image',
+      post(blk('bluesky', { mediaIds: ['med_jpg', 'med_mp4'] })),
+      'too_many_media',
+      M,
+    ],
+    ['Bluesky: two videos', post(blk('bluesky', { mediaIds: ['med_mp4', 'med_mp4b'] })), 'too_many_media', M],
+    [
       'Bluesky: a MOV video (MP4 only)',
       post(blk('bluesky', { mediaIds: ['med_mov'] })),
       'media_type_not_accepted',

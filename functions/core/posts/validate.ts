@@ -360,6 +360,13 @@ const checkBlock = (
       `${path}.mediaIds`,
     );
   }
+  if (limits.videoAlone && counted.length > 1 && counted.some((file) => file.mimeType.startsWith('video/'))) {
+    throw new ApiError(
+      'too_many_media',
+      `${platform.name} takes a video as the only file of its block; ${counted.length} files were sent.`,
+      `${path}.mediaIds`,
+    );
+  }
   if (mustHaveFile && counted.length === 0) {
     const what = media.length > 0 ? 'a file other than subtitles' : 'a file';
     throw new ApiError(

@@ -37,6 +37,8 @@ export const platform: Platform = {
     acceptedMimeTypes: [...IMAGE_TYPES, 'video/mp4'],
     maxMedia: 4,
     maxMediaBytes: Object.fromEntries(IMAGE_TYPES.map((type) => [type, BLUESKY_IMAGE_MAX_BYTES])),
+    // A post embeds either images (app.bsky.embed.images) or one video (app.bsky.embed.video).
+    videoAlone: true,
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,
