@@ -124,6 +124,54 @@ describe('Bluesky through HTTP', () => {
       expect(cids.has(image.image.ref.$link)).toBe(true);
   }, 60_000);
 
+  it('publishes an MP4 through the video service with its alt text; a video beside an image is refused before saving', async () => {
+    const video = await upload(mediaFiles.mp4(8192), 'clip.mp4', 'video/mp4');
+    const image = await upload(pngOf(10, 10), 'i.png', 'image/png');
+    const mixed = await rt.api('/posts', {
+      method: 'POST',
+      key: ws.key,
+      body: {
+        intent: 'draft',
+        channels: [
+          { channelId: ws.channels.bluesky, blocks: [{ content: 'mixed', mediaIds: [video.id, image.id] }] },
+        ],
+      },
+    });
+    expect({ status: mixed.status, code: mixed.body.error?.code }).toEqual({
+      status: 422,
+      code: 'too_many_media',
+    });
+
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      key: ws.key,
+      body: {
+        intent: 'now',
+        channels: [
+          {
+            channelId: ws.channels.bluesky,
+            blocks: [
+              {
+                content: `video-${Date.now()}`,
+                mediaIds: [video.id],
+                mediaAltText: { [video.id]: 'A clip' },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const post = await waitForPost(rt, created.body.id, ws.key, 40_000);
+    expect(post.status).toBe('published');
+    const record = await recordOf(uriOf(post.channels[0].blocks[0].remoteUrl));
+    expect(record.embed).toMatchObject({
+      $type: 'app.bsky.embed.video',
+      video: { $type: 'blob', mimeType: 'video/mp4', size: 8192 },
+      alt: 'A clip',
+    });
+  }, 60_000);
+
   it('GET /platforms says what Bluesky takes; an image over 2,000,000 bytes and text over 3000 bytes are refused before saving', async () => {
     const platforms = await rt.api('/platforms', { key: ws.key });
     const bluesky = platforms.body.data.find((p: { id: string }) => p.id === 'bluesky');
