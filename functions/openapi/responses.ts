@@ -138,12 +138,9 @@ export const platformSchema = z
       supportsRemoteDelete: z.boolean(),
       acceptedMimeTypes: z.array(z.string()),
       maxMedia: z.number().int(),
-      maxMediaBytes: z
-        .record(z.string(), z.number().int())
-        .optional()
-        .meta({
-          description: "The network's size cap per media type in bytes, where it is below Herald's own.",
-        }),
+      maxMediaBytes: z.record(z.string(), z.number().int()).optional().meta({
+        description: "The network's size cap per media type in bytes, where it is below Herald's own.",
+      }),
       soleMediaTypes: z
         .array(z.string())
         .optional()

@@ -56,6 +56,8 @@ export interface PlatformLimits {
   /** Text limit per block, counted as `textCounting` says. */
   maxLength: number;
   textCounting: TextCounting;
+  /** Also at most this many UTF-8 bytes of text per block (Bluesky: 3000); absent: no byte cap. */
+  maxBytes?: number;
   /** 1 means no threads. */
   maxBlocks: number;
   continuation: Continuation;

@@ -1,14 +1,56 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlueskyClient, isTid, recordKeyFor } from '../../functions/platforms/bluesky/client.ts';
-import { simDidForHandle, startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
+import {
+  type BlueskySimulator,
+  simDidForHandle,
+  startBlueskySimulator,
+} from '../../functions/platforms/bluesky/simulator.ts';
+import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const DID = 'did:plc:alice2345abcdefghijklmno';
+
+/** A PNG whose IHDR says width × height. */
+const pngOf = (width: number, height: number) => {
+  const png = Buffer.from(mediaFiles.png());
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  return png;
+};
+
+/** A JPEG with an APP0 segment, then a baseline frame header (SOF0) of width × height. */
+const jpegOf = (width: number, height: number) =>
+  Buffer.concat([
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]),
+    Buffer.from('JFIF\0', 'latin1'),
+    Buffer.from([1, 1, 0, 0, 1, 0, 1, 0, 0]),
+    Buffer.from([0xff, 0xc0, 0, 17, 8, height >> 8, height & 255, width >> 8, width & 255, 3]),
+    Buffer.alloc(9),
+    Buffer.from([0xff, 0xd9]),
+  ]);
+
+/** Serves files like a presigned storage URL would. */
+const serveFiles = async (files: Record<string, Buffer>) => {
+  const server = createServer((req, res) => {
+    const file = files[req.url ?? ''];
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-length': file.length }).end(file);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
 const credentials = { accessToken: 'bsky-access-jwt-alice', remoteAccountId: DID };
 
-let sim: Simulator;
+let sim: BlueskySimulator;
 let client: BlueskyClient;
 
 const input = blockInput(credentials);
@@ -34,7 +76,7 @@ const xrpc = async (
 };
 
 beforeAll(async () => {
-  sim = await startBlueskySimulator();
+  sim = await startBlueskySimulator({ blobUploadLimit: 3_000_000 });
   client = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 300 });
 });
 afterAll(async () => {
@@ -138,6 +180,32 @@ describe('Bluesky client against the PDS simulator', () => {
     });
   });
 
+  it('rich text like the official client: mentions resolved on the PDS, unresolvable ones plain, any scheme case, bare domains, tags and cashtags', async () => {
+    const text = 'Olá @bob.bsky.social @nobody.bsky.social HTTPS://Example.com/X bsky.app #café $aapl #️⃣';
+    const block = await client.publish(input(text));
+    const stored = await xrpc('com.atproto.repo.getRecord', {
+      query: { repo: DID, collection: 'app.bsky.feed.post', rkey: block.remoteId.split('/').pop() as string },
+    });
+    const bytes = Buffer.from(text, 'utf8');
+    const facets = (
+      stored.body.value as {
+        facets: { index: { byteStart: number; byteEnd: number }; features: unknown[] }[];
+      }
+    ).facets;
+    expect(
+      facets.map((f) => [bytes.subarray(f.index.byteStart, f.index.byteEnd).toString('utf8'), f.features]),
+    ).toEqual([
+      [
+        '@bob.bsky.social',
+        [{ $type: 'app.bsky.richtext.facet#mention', did: simDidForHandle('bob.bsky.social') }],
+      ],
+      ['HTTPS://Example.com/X', [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://Example.com/X' }]],
+      ['bsky.app', [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://bsky.app' }]],
+      ['#café', [{ $type: 'app.bsky.richtext.facet#tag', tag: 'café' }]],
+      ['$aapl', [{ $type: 'app.bsky.richtext.facet#tag', tag: '$AAPL' }]],
+    ]);
+  });
+
   it('derives the same valid TID from the same idempotency key', () => {
     expect(recordKeyFor('post_1:ch_1:0')).toBe(recordKeyFor('post_1:ch_1:0'));
     expect(recordKeyFor('post_1:ch_1:0')).not.toBe(recordKeyFor('post_1:ch_1:1'));
@@ -163,16 +231,11 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(fail.message).toBe('Invalid app.bsky.feed.post record: rejected by the PDS (sim:fail)');
     expect(fail.details).toEqual({ status: 400 });
 
+    // A 503 before anything was stored: the client reads the key, finds nothing, and sends again
+    // under the same key.
     const flakyKey = randomUUID();
-    const flaky = await failureOf(client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })));
-    expect(flaky.kind).toBe('transient');
-    // A 5xx reached the PDS, which may have written the record: the engine looks it up first.
-    expect(flaky.details).toEqual({ status: 503, outcomeUnknown: true });
-    await expect(
-      client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey })),
-    ).resolves.toMatchObject({
-      remoteId: expect.stringContaining(recordKeyFor(flakyKey)),
-    });
+    const flaky = await client.publish(input('Launch sim:flaky', { idempotencyKey: flakyKey }));
+    expect(flaky.remoteId).toContain(recordKeyFor(flakyKey));
 
     // The PDS answers an expired access JWT with HTTP 400 ExpiredToken.
     const reconnect = await failureOf(client.publish(input('Launch sim:reconnect')));
@@ -246,14 +309,14 @@ describe('Bluesky client against the PDS simulator', () => {
   });
 
   it.each(['sim:reset', 'sim:bad-gateway'])(
-    '%s: the record is stored, the answer is lost (outcome unknown), and lookup finds it',
+    '%s after the PDS stored the record: the client reads the key and returns the stored post, sending nothing again',
     async (token) => {
       const key = randomUUID();
       const lost = input(`Stored then lost ${token}`, { idempotencyKey: key });
-      const error = await failureOf(client.publish(lost));
-      expect(error.kind).toBe('transient');
-      expect(error.details.outcomeUnknown).toBe(true);
-      if (token === 'sim:bad-gateway') expect(error.details.status).toBe(502);
+      const block = await client.publish(lost);
+      expect(block.remoteId).toBe(sim.records()[0]?.id);
+      expect(block.meta.cid).toMatch(/^bafyrei/);
+      expect(sim.records()).toHaveLength(1);
       const found = await client.lookup({
         credentials,
         idempotencyKey: key,
@@ -261,10 +324,41 @@ describe('Bluesky client against the PDS simulator', () => {
         parent: null,
         since: new Date(Date.now() - 60_000),
       });
-      expect(found?.remoteId).toBe(sim.records()[0]?.id);
-      expect(sim.records()).toHaveLength(1);
+      expect(found).toEqual(block);
     },
   );
+
+  it('a 500 after the PDS stored the record is published (read by its key), never sent twice', async () => {
+    const root = await client.publish(input('Root'));
+    sim.failAfterStore(1);
+    const reply = input('Reply stored then 500', { parent: { block: root, root } });
+    const block = await client.publish(reply);
+    expect(block.remoteId).toContain(recordKeyFor(reply.idempotencyKey));
+    expect(sim.records().map((r) => [r.kind, r.id])).toEqual([
+      ['post', root.remoteId],
+      ['reply', block.remoteId],
+    ]);
+  });
+
+  it('a different text under a taken key (the PDS answers 500) is another version, not this block', async () => {
+    const key = randomUUID();
+    await client.publish(input('Old text', { idempotencyKey: key }));
+    const error = await failureOf(client.publish(input('New text', { idempotencyKey: key })));
+    expect(error).toMatchObject({
+      kind: 'permanent',
+      message: expect.stringContaining('Another version of this block is already on Bluesky'),
+    });
+  });
+
+  it('uses the channel’s own PDS (credentials.serviceUrl) over the configured one', async () => {
+    const elsewhere = new BlueskyClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 300 });
+    const block = await elsewhere.publish(
+      input('On my own PDS', { credentials: { ...credentials, serviceUrl: `${sim.url}/` } }),
+    );
+    expect(sim.records().map((r) => r.id)).toEqual([block.remoteId]);
+    const unreachable = await failureOf(elsewhere.publish(input('Nowhere')));
+    expect(unreachable.kind).toBe('transient');
+  });
 
   it('answers 429 with ratelimit-reset while rate limited: transient with retryAfterSeconds', async () => {
     sim.setRateLimited(30);
@@ -332,12 +426,450 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(block.remoteUrl.startsWith(`https://bsky.app/profile/${did}/post/`)).toBe(true);
   });
 
-  it('refuses media it cannot upload', async () => {
-    const media = [
-      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: 'a', url: 'https://example.test/a.png' },
+  it('posts an MP4 through the video service: service auth, upload, job polling, app.bsky.embed.video with alt text', async () => {
+    const mp4 = mediaFiles.mp4(4096);
+    const files = await serveFiles({ '/v.mp4': mp4, '/bad.mp4': Buffer.from('not a video at all') });
+    const videoClient = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 2_000, videoPollMs: 20 });
+    try {
+      const media = [
+        {
+          mediaId: 'med_v',
+          mimeType: 'video/mp4',
+          size: mp4.length,
+          altText: 'A clip',
+          url: `${files.url}/v.mp4`,
+        },
+      ];
+      const block = await videoClient.publish(input('A video', { media }));
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      expect((stored.body.value as Record<string, unknown>).embed).toEqual({
+        $type: 'app.bsky.embed.video',
+        video: {
+          $type: 'blob',
+          ref: { $link: expect.stringMatching(/^bafkrei/) },
+          mimeType: 'video/mp4',
+          size: mp4.length,
+        },
+        alt: 'A clip',
+      });
+      // The same video again: the service answers 409 already_exists with the job, which is reused.
+      await expect(videoClient.publish(input('Same video again', { media }))).resolves.toBeDefined();
+
+      const failed = await failureOf(
+        videoClient.publish(
+          input('Broken video', {
+            media: [{ ...media[0], mediaId: 'med_bad', url: `${files.url}/bad.mp4` }] as typeof media,
+          }),
+        ),
+      );
+      expect(failed).toMatchObject({ kind: 'permanent', message: expect.stringContaining('med_bad') });
+
+      const mov = await failureOf(
+        videoClient.publish(
+          input('MOV', { media: [{ ...media[0], mimeType: 'video/quicktime' }] as typeof media }),
+        ),
+      );
+      expect(mov).toMatchObject({ kind: 'permanent', message: expect.stringContaining('MP4 only') });
+      const mixed = await failureOf(
+        videoClient.publish(
+          input('Mixed', {
+            media: [
+              ...media,
+              { mediaId: 'med_i', mimeType: 'image/png', size: 1, altText: null, url: `${files.url}/x` },
+            ],
+          }),
+        ),
+      );
+      expect(mixed.kind).toBe('permanent');
+      expect(sim.records().map((r) => r.text)).toEqual(['A video', 'Same video again']);
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('the video service refuses a service token for another method, and the PDS a video blob it never processed', async () => {
+    const raw = await fetch(`${sim.url}/xrpc/app.bsky.video.uploadVideo?did=${DID}&name=a.mp4`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer a.b.c', 'content-type': 'video/mp4' },
+      body: mediaFiles.mp4(),
+    });
+    expect(raw.status).toBe(401);
+    const ghost = await xrpc('com.atproto.repo.createRecord', {
+      body: {
+        repo: DID,
+        collection: 'app.bsky.feed.post',
+        rkey: recordKeyFor('ghost video'),
+        record: {
+          $type: 'app.bsky.feed.post',
+          text: 'ghost',
+          createdAt: new Date().toISOString(),
+          embed: {
+            $type: 'app.bsky.embed.video',
+            video: { $type: 'blob', ref: { $link: 'bafkreighost' }, mimeType: 'video/mp4', size: 10 },
+          },
+        },
+      },
+    });
+    expect(ghost).toMatchObject({ status: 400, body: { error: 'BlobNotFound' } });
+  });
+
+  it('posts images: one uploadBlob each, embedded with alt text and the aspect ratio from the header', async () => {
+    const png = pngOf(640, 480);
+    const jpeg = jpegOf(1080, 1920);
+    const files = await serveFiles({ '/a.png': png, '/b.jpg': jpeg });
+    try {
+      const media = [
+        {
+          mediaId: 'med_a',
+          mimeType: 'image/png',
+          size: png.length,
+          altText: 'A chart',
+          url: `${files.url}/a.png`,
+        },
+        {
+          mediaId: 'med_b',
+          mimeType: 'image/jpeg',
+          size: jpeg.length,
+          altText: null,
+          url: `${files.url}/b.jpg`,
+        },
+      ];
+      const block = await client.publish(input('Two pictures', { media }));
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      const blobs = sim.blobs();
+      expect(blobs.map((b) => [b.mimeType, b.size])).toEqual([
+        ['image/png', png.length],
+        ['image/jpeg', jpeg.length],
+      ]);
+      expect((stored.body.value as Record<string, unknown>).embed).toEqual({
+        $type: 'app.bsky.embed.images',
+        images: [
+          {
+            image: { $type: 'blob', ref: { $link: blobs[0]?.cid }, mimeType: 'image/png', size: png.length },
+            alt: 'A chart',
+            aspectRatio: { width: 640, height: 480 },
+          },
+          {
+            image: {
+              $type: 'blob',
+              ref: { $link: blobs[1]?.cid },
+              mimeType: 'image/jpeg',
+              size: jpeg.length,
+            },
+            alt: '',
+            aspectRatio: { width: 1080, height: 1920 },
+          },
+        ],
+      });
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('an image over 2,000,000 bytes is refused before anything is uploaded or posted', async () => {
+    const big = Buffer.concat([pngOf(10, 10), Buffer.alloc(2_000_000)]);
+    const files = await serveFiles({ '/big.png': big });
+    try {
+      const media = [
+        {
+          mediaId: 'med_big',
+          mimeType: 'image/png',
+          size: big.length,
+          altText: null,
+          url: `${files.url}/big.png`,
+        },
+      ];
+      const error = await failureOf(client.publish(input('Too big', { media })));
+      expect(error.kind).toBe('permanent');
+      expect(error.message).toContain('2000000 bytes');
+      expect(sim.blobs()).toEqual([]);
+      expect(sim.records()).toEqual([]);
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('a thread whose replies carry images keeps its strong refs', async () => {
+    const png = pngOf(100, 50);
+    const files = await serveFiles({ '/p.png': png });
+    try {
+      const media = [
+        {
+          mediaId: 'med_p',
+          mimeType: 'image/png',
+          size: png.length,
+          altText: 'p',
+          url: `${files.url}/p.png`,
+        },
+      ];
+      const first = await client.publish(input('Thread with pictures 1', { media }));
+      const second = await client.publish(
+        input('Thread with pictures 2', { media, parent: { block: first, root: first } }),
+      );
+      expect(sim.records().map((r) => [r.kind, r.parentId])).toEqual([
+        ['post', null],
+        ['reply', first.remoteId],
+      ]);
+      expect(second.meta.cid).toMatch(/^bafyrei/);
+    } finally {
+      await files.stop();
+    }
+  });
+});
+
+describe('Bluesky PDS simulator: the PDS’s awkward answers', () => {
+  const post = (rkey: string | undefined, record: Record<string, unknown>) =>
+    xrpc('com.atproto.repo.createRecord', {
+      body: {
+        repo: DID,
+        collection: 'app.bsky.feed.post',
+        ...(rkey === undefined ? {} : { rkey }),
+        record: { $type: 'app.bsky.feed.post', createdAt: new Date().toISOString(), ...record },
+      },
+    });
+  const uploadBlob = async (bytes: Buffer, type: string) => {
+    const response = await fetch(`${sim.url}/xrpc/com.atproto.repo.uploadBlob`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': type },
+      body: bytes,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it('refuses a post record key that is not a TID (the lexicon says key: tid), and takes a TID', async () => {
+    const refused = await post('my-post-1', { text: 'free-form key' });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        error: 'InvalidRequest',
+        message: 'Invalid record key for app.bsky.feed.post: Invalid TID string (got "my-post-1")',
+      },
+    });
+    const tid = recordKeyFor('some block');
+    expect(await post(tid, { text: 'TID key' })).toMatchObject({
+      status: 200,
+      body: { uri: `at://${DID}/app.bsky.feed.post/${tid}` },
+    });
+    // Without a key the PDS picks a TID.
+    const picked = await post(undefined, { text: 'no key' });
+    expect(isTid(String(picked.body.uri).split('/').pop() as string)).toBe(true);
+    expect(sim.records().map((r) => r.text)).toEqual(['TID key', 'no key']);
+  });
+
+  it('a repeated record key is HTTP 500 (not 400), and the first record stays', async () => {
+    const tid = recordKeyFor('twice');
+    expect((await post(tid, { text: 'first' })).status).toBe(200);
+    expect(await post(tid, { text: 'second' })).toMatchObject({
+      status: 500,
+      body: {
+        error: 'InternalServerError',
+        message: `There is already a value at key: app.bsky.feed.post/${tid}`,
+      },
+    });
+    expect(sim.records().map((r) => r.text)).toEqual(['first']);
+  });
+
+  it('failAfterStore: stores the record, then answers 500', async () => {
+    sim.failAfterStore(1);
+    const tid = recordKeyFor('stored then 500');
+    expect(await post(tid, { text: 'stored' })).toMatchObject({
+      status: 500,
+      body: { error: 'InternalServerError' },
+    });
+    const read = await xrpc('com.atproto.repo.getRecord', {
+      query: { repo: DID, collection: 'app.bsky.feed.post', rkey: tid },
+    });
+    expect(read).toMatchObject({ status: 200, body: { value: { text: 'stored' } } });
+    expect((await post(recordKeyFor('next'), { text: 'next' })).status).toBe(200);
+    // The same switch over HTTP, for runtime tests.
+    const control = await fetch(`${sim.url}/_sim/bluesky/fail-after-store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ count: 1 }),
+    });
+    expect(control.status).toBe(204);
+    expect((await post(recordKeyFor('again'), { text: 'again' })).status).toBe(500);
+    expect(sim.records().map((r) => r.text)).toEqual(['stored', 'next', 'again']);
+  });
+
+  it('validates facets: byte ranges inside the text on character boundaries, known features', async () => {
+    const text = 'héllo #tag';
+    // "#tag" starts at UTF-16 index 6 but UTF-8 byte 7 (é is two bytes).
+    const ok = await post(recordKeyFor('facet ok'), {
+      text,
+      facets: [
+        {
+          index: { byteStart: 7, byteEnd: 11 },
+          features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }],
+        },
+      ],
+    });
+    expect(ok.status).toBe(200);
+    const cases: [unknown, string][] = [
+      [
+        [
+          {
+            index: { byteStart: 7, byteEnd: 12 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }],
+          },
+        ],
+        'Record/facets/0/index is not a range of the text (bytes 7-12 of 11)',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 2, byteEnd: 4 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'x' }],
+          },
+        ],
+        'Record/facets/0/index is not a range of the text (bytes 2-4 of 11)',
+      ],
+      [
+        [{ index: { byteStart: -1, byteEnd: 4 }, features: [] }],
+        'Record/facets/0/index/byteStart must be an integer of at least 0',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 0, byteEnd: 5 },
+            features: [{ $type: 'app.bsky.richtext.facet#mention', did: 'alice' }],
+          },
+        ],
+        'Record/facets/0/features/0/did must be a valid did',
+      ],
+      [
+        [
+          {
+            index: { byteStart: 7, byteEnd: 11 },
+            features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'a'.repeat(65) }],
+          },
+        ],
+        'Record/facets/0/features/0/tag must not be longer than 64 graphemes',
+      ],
+      [
+        [{ index: { byteStart: 7, byteEnd: 11 }, features: [{ $type: 'app.bsky.richtext.facet#bold' }] }],
+        expect.stringContaining('Record/facets/0/features/0 $type must be one of'),
+      ] as unknown as [unknown, string],
     ];
-    const error = await failureOf(client.publish(input('With a picture', { media })));
-    expect(error.kind).toBe('permanent');
-    expect(sim.records()).toEqual([]);
+    for (const [i, [facets, message]] of cases.entries()) {
+      const refused = await post(recordKeyFor(`facet bad ${i}`), { text, facets });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: {
+          error: 'InvalidRequest',
+          message: typeof message === 'string' ? `Invalid app.bsky.feed.post record: ${message}` : message,
+        },
+      });
+    }
+    expect(sim.records()).toHaveLength(1);
+  });
+
+  it('caps post text at 3000 UTF-8 bytes besides 300 graphemes', async () => {
+    // 250 family emoji: 250 graphemes, 6250 bytes.
+    const refused = await post(recordKeyFor('bytes'), { text: '👨‍👩‍👧'.repeat(250) });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        message: 'Invalid app.bsky.feed.post record: Record/text must not be longer than 3000 characters',
+      },
+    });
+  });
+
+  it('uploadBlob: answers a blob ref with the sniffed type; over the upload limit 413; images over 2,000,000 bytes refused in the record', async () => {
+    const png = mediaFiles.png();
+    const uploaded = await uploadBlob(png, 'application/octet-stream');
+    expect(uploaded).toEqual({
+      status: 200,
+      body: {
+        blob: {
+          $type: 'blob',
+          ref: { $link: expect.stringMatching(/^bafkrei[a-z2-7]{52}$/) },
+          mimeType: 'image/png',
+          size: png.length,
+        },
+      },
+    });
+    const withImage = await post(recordKeyFor('with image'), {
+      text: 'a picture',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: uploaded.body.blob, alt: 'a dot', aspectRatio: { width: 1, height: 1 } }],
+      },
+    });
+    expect(withImage.status).toBe(200);
+
+    expect(await uploadBlob(mediaFiles.jpeg(3_000_001), 'image/jpeg')).toEqual({
+      status: 413,
+      body: { error: 'PayloadTooLarge', message: 'request entity too large' },
+    });
+
+    const big = await uploadBlob(mediaFiles.jpeg(2_000_001), 'image/jpeg');
+    expect(big.status).toBe(200);
+    const tooBig = await post(recordKeyFor('too big'), {
+      text: 'big',
+      embed: { $type: 'app.bsky.embed.images', images: [{ image: big.body.blob, alt: '' }] },
+    });
+    expect(tooBig).toMatchObject({
+      status: 400,
+      body: {
+        error: 'InvalidRequest',
+        message:
+          'Invalid app.bsky.feed.post record: Record/embed/images/0/image blob too big (maximum 2000000, got 2000001)',
+      },
+    });
+
+    const notUploaded = await post(recordKeyFor('ghost'), {
+      text: 'ghost',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: { ...uploaded.body.blob, ref: { $link: 'bafkreighost' } }, alt: '' }],
+      },
+    });
+    expect(notUploaded).toMatchObject({
+      status: 400,
+      body: { error: 'BlobNotFound', message: 'Could not find blob: bafkreighost' },
+    });
+    const five = await post(recordKeyFor('five'), {
+      text: 'five',
+      embed: {
+        $type: 'app.bsky.embed.images',
+        images: Array(5).fill({ image: uploaded.body.blob, alt: '' }),
+      },
+    });
+    expect(five.body.message).toBe(
+      'Invalid app.bsky.feed.post record: Record/embed/images must not have more than 4 elements',
+    );
+    const noAlt = await post(recordKeyFor('no alt'), {
+      text: 'no alt',
+      embed: { $type: 'app.bsky.embed.images', images: [{ image: uploaded.body.blob }] },
+    });
+    expect(noAlt.body.message).toBe(
+      'Invalid app.bsky.feed.post record: Record/embed/images/0 must have the property "alt"',
+    );
+    expect(sim.records().map((r) => r.text)).toEqual(['a picture']);
+  });
+
+  it('resolveHandle: a handle to its DID; an unknown handle is 400', async () => {
+    expect(
+      await xrpc('com.atproto.identity.resolveHandle', { query: { handle: 'bob.bsky.social' } }),
+    ).toMatchObject({
+      status: 200,
+      body: { did: simDidForHandle('bob.bsky.social') },
+    });
+    expect(
+      await xrpc('com.atproto.identity.resolveHandle', { query: { handle: 'nobody.bsky.social' } }),
+    ).toMatchObject({ status: 400, body: { error: 'InvalidRequest', message: 'Unable to resolve handle' } });
   });
 });

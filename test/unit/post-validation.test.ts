@@ -38,6 +38,8 @@ const media = (mediaId: string, mimeType: string, status: MediaInfo['status'] = 
 
 const IMAGES = Array.from({ length: 25 }, (_, n) => media(`med_img${n}`, 'image/jpeg'));
 const mediaFiles: MediaInfo[] = [
+  { ...media('med_big_jpg', 'image/jpeg'), size: 2_000_001 },
+  { ...media('med_max_jpg', 'image/jpeg'), size: 2_000_000 },
   media('med_jpg', 'image/jpeg'),
   media('med_png', 'image/png'),
   media('med_webp', 'image/webp'),
@@ -484,6 +486,18 @@ describe('content length, exactly at the limit and one over', () => {
       'content_too_long',
       'channels[0].blocks[0].content',
     ],
+    [
+      'Bluesky: 120 ZWJ families (120 graphemes, 3000 bytes) + 1 ASCII (over 3000 UTF-8 bytes)',
+      len('bluesky', `${FAMILY.repeat(120)}a`),
+      'content_too_long',
+      'channels[0].blocks[0].content',
+    ],
+    [
+      'Bluesky: 300 ZWJ families (7500 bytes)',
+      len('bluesky', FAMILY.repeat(300)),
+      'content_too_long',
+      'channels[0].blocks[0].content',
+    ],
     ['Threads: 501 ASCII', len('threads', a(501)), 'content_too_long', 'channels[0].blocks[0].content'],
     [
       'Threads: 125 emoji (500 bytes) + 1',
@@ -525,7 +539,7 @@ describe('content length, exactly at the limit and one over', () => {
     ['X: 140 ZWJ families', len('x', FAMILY.repeat(140))],
     ['Bluesky: 300 ASCII', len('bluesky', a(300))],
     ['Bluesky: 300 combining characters (600 code points)', len('bluesky', E_COMBINING.repeat(300))],
-    ['Bluesky: 300 ZWJ families', len('bluesky', FAMILY.repeat(300))],
+    ['Bluesky: 120 ZWJ families (3000 bytes)', len('bluesky', FAMILY.repeat(120))],
     ['Threads: 500 ASCII', len('threads', a(500))],
     ['Threads: 125 emoji (500 bytes)', len('threads', GRINNING.repeat(125))],
     ['LinkedIn: 3000 ASCII', len('linkedin', a(3000))],
@@ -580,6 +594,25 @@ describe('media', () => {
     ],
     ['X: 5 images', post(blk('x', { mediaIds: images(5) })), 'too_many_media', M],
     ['Bluesky: 5 images', post(blk('bluesky', { mediaIds: images(5) })), 'too_many_media', M],
+    [
+      'Bluesky: an image over 2,000,000 bytes',
+      post(blk('bluesky', { mediaIds: ['med_max_jpg', 'med_big_jpg'] })),
+      'media_too_large',
+      `${M}[1]`,
+    ],
+    [
+      'Bluesky: a video beside an image',
+      post(blk('bluesky', { mediaIds: ['med_jpg', 'med_mp4'] })),
+      'too_many_media',
+      M,
+    ],
+    ['Bluesky: two videos', post(blk('bluesky', { mediaIds: ['med_mp4', 'med_mp4b'] })), 'too_many_media', M],
+    [
+      'Bluesky: a MOV video (MP4 only)',
+      post(blk('bluesky', { mediaIds: ['med_mov'] })),
+      'media_type_not_accepted',
+      `${M}[0]`,
+    ],
     ['Pinterest: 6 images', post(blk('pinterest', { mediaIds: images(6) })), 'too_many_media', M],
     ['LinkedIn: 21 images', post(blk('linkedin', { mediaIds: images(21) })), 'too_many_media', M],
     ['Instagram: 11 files', post(blk('instagram', { mediaIds: images(11) })), 'too_many_media', M],

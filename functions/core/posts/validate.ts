@@ -134,6 +134,15 @@ export const checkContentLength = (content: string, platform: Platform, field: s
       field,
     );
   }
+  const { maxBytes } = platform.limits;
+  const bytes = maxBytes === undefined ? 0 : Buffer.byteLength(content, 'utf8');
+  if (maxBytes !== undefined && bytes > maxBytes) {
+    throw new ApiError(
+      'content_too_long',
+      `${platform.name} allows at most ${maxBytes} bytes of text (UTF-8) per block; this text has ${bytes}.`,
+      field,
+    );
+  }
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -11,6 +13,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import { mediaBytes, mediaChunks } from '../media-stream.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -25,7 +28,10 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { imageSize } from './image-header.ts';
 import { readBlueskyMetrics } from './metrics.ts';
+import { facetsFor } from './rich-text.ts';
+import { BLUESKY_IMAGE_MAX_BYTES } from './rules.ts';
 
 /**
  * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT
@@ -33,13 +39,23 @@ import { readBlueskyMetrics } from './metrics.ts';
  * belongs to the token store). Each block is an `app.bsky.feed.post` record created with
  * `com.atproto.repo.createRecord`; replies carry strong refs (`uri` + `cid`) to the thread's root
  * and to the previous block, so `meta` keeps both. The record key is derived from the engine's
- * idempotency key, which makes a block whose answer was lost findable with `getRecord`.
+ * idempotency key, which makes a block whose answer was lost findable with `getRecord`: after a
+ * 5xx or a reset connection from `createRecord` the client reads that key before sending again.
+ * Requests go to the channel's own PDS (`credentials.serviceUrl`) when it has one.
  *
- * Not done here: media (a full implementation downloads each presigned URL, uploads it with
- * `com.atproto.repo.uploadBlob` and embeds the blob refs as `app.bsky.embed.images` with alt text
- * and aspect ratio; video goes through the video service, `app.bsky.video.uploadVideo`, and is
- * embedded as `app.bsky.embed.video`), mention facets (they need handle-to-DID resolution) and link
- * cards. Blocks with media are refused (permanent) rather than published without their files.
+ * Text carries the official client's facets (rich-text.ts: links, mentions resolved to DIDs,
+ * hashtags, cashtags).
+ *
+ * Images: each file is read from its presigned URL (at most 2,000,000 bytes, the lexicon's
+ * limit), uploaded with `com.atproto.repo.uploadBlob`, and embedded as `app.bsky.embed.images`
+ * with its alt text and the `aspectRatio` read from the image header. Uploading again on a retry
+ * is harmless: a blob is addressed by its content.
+ *
+ * Video (MP4 only, alone in its post): streamed from storage to the video service
+ * (`app.bsky.video.uploadVideo` with a service-auth token), its job polled until the blob is
+ * ready, embedded as `app.bsky.embed.video` with alt text.
+ *
+ * Not done here: link cards, video captions and the video's aspect ratio.
  */
 
 export interface BlueskyClientOptions {
@@ -47,9 +63,20 @@ export interface BlueskyClientOptions {
   baseUrl?: string;
   /** Per request, default 10 s. */
   timeoutMs?: number;
+  /**
+   * The video service; default `https://video.bsky.app`, or `baseUrl` when that is set (the local
+   * simulator serves both).
+   */
+  videoServiceUrl?: string;
+  /** Between two job status reads, default 2 s. */
+  videoPollMs?: number;
+  /** How long a video may take to process before the send is given up (transient), default 5 min. */
+  videoProcessingTimeoutMs?: number;
 }
 
 const NETWORK = 'Bluesky';
+/** An image upload may take longer than a JSON call. */
+const UPLOAD_TIMEOUT_MS = 30_000;
 const POST_COLLECTION = 'app.bsky.feed.post';
 const S32 = '234567abcdefghijklmnopqrstuvwxyz';
 /** 2023-01-01T00:00:00Z in microseconds, and one year of them. */
@@ -121,44 +148,6 @@ export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Dat
   return new NetworkError('permanent', message, { status });
 };
 
-type Facet = {
-  index: { byteStart: number; byteEnd: number };
-  features: (
-    | { $type: 'app.bsky.richtext.facet#link'; uri: string }
-    | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
-  )[];
-};
-
-const byteOffset = (text: string, index: number) => Buffer.byteLength(text.slice(0, index), 'utf8');
-
-/**
- * Link and hashtag facets (UTF-8 byte ranges): without them Bluesky shows URLs and tags as plain
- * text. Mentions are left out: they need the mentioned handle resolved to a DID.
- */
-export const facetsFor = (text: string): Facet[] => {
-  const facets: Facet[] = [];
-  for (const match of text.matchAll(/(^|\s|\()(https?:\/\/[^\s]+)/gu)) {
-    let uri = match[2] as string;
-    uri = uri.replace(/[.,;:!?"']+$/u, '');
-    if (uri.endsWith(')') && !uri.includes('(')) uri = uri.slice(0, -1);
-    const start = (match.index ?? 0) + (match[1] as string).length;
-    facets.push({
-      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + uri.length) },
-      features: [{ $type: 'app.bsky.richtext.facet#link', uri }],
-    });
-  }
-  for (const match of text.matchAll(/(^|\s)[#＃]([^\s#＃]+)/gu)) {
-    const tag = (match[2] as string).replace(/\p{P}+$/u, '');
-    if (tag === '' || /^\d+$/.test(tag) || tag.length > 64) continue;
-    const start = (match.index ?? 0) + (match[1] as string).length;
-    facets.push({
-      index: { byteStart: byteOffset(text, start), byteEnd: byteOffset(text, start + 1 + tag.length) },
-      features: [{ $type: 'app.bsky.richtext.facet#tag', tag }],
-    });
-  }
-  return facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
-};
-
 interface StrongRef {
   uri: string;
   cid: string;
@@ -174,6 +163,17 @@ const strongRef = (block: RemoteBlock): StrongRef => {
     );
   }
   return { uri, cid };
+};
+
+/** Failures after the request was sent that are not a timeout: 5xx answers and reset connections. */
+const lostAfterSending = new WeakSet<NetworkError>();
+const isLostAfterSending = (error: NetworkError) => lostAfterSending.has(error);
+
+/** The same error without `outcomeUnknown`: for calls made before anything was posted. */
+const withoutUnknownOutcome = (error: unknown) => {
+  if (!(error instanceof NetworkError) || !error.details.outcomeUnknown) return error;
+  const { outcomeUnknown: _, ...rest } = error.details;
+  return new NetworkError(error.kind, error.message, rest);
 };
 
 /** The PDS's answer to a record key that is already taken. */
@@ -199,17 +199,26 @@ export class BlueskyClient implements NetworkClient {
   readonly consistencyWindowSeconds = 0;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly videoServiceUrl: string;
+  private readonly videoPollMs: number;
+  private readonly videoProcessingTimeoutMs: number;
 
   constructor(options: BlueskyClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://bsky.social');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.videoServiceUrl = baseUrlOf(options.videoServiceUrl ?? options.baseUrl ?? 'https://video.bsky.app');
+    this.videoPollMs = options.videoPollMs ?? 2_000;
+    this.videoProcessingTimeoutMs = options.videoProcessingTimeoutMs ?? 5 * 60_000;
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    if (input.media.length > 0) {
+    const video = input.media.find((file) => !file.mimeType.startsWith('image/'));
+    if (video && (video.mimeType !== 'video/mp4' || input.media.length > 1)) {
       throw new NetworkError(
         'permanent',
-        'Media upload to Bluesky is not supported yet; publish this post without media',
+        video.mimeType !== 'video/mp4'
+          ? `Bluesky takes video as MP4 only (${video.mediaId} is ${video.mimeType})`
+          : 'A Bluesky post holds either up to 4 images or one video, not both',
       );
     }
     const rkey = recordKeyFor(input.idempotencyKey);
@@ -221,29 +230,53 @@ export class BlueskyClient implements NetworkClient {
     const languages = input.options.languages;
     const langs = typeof languages === 'string' ? [languages] : languages;
     if (langs && langs.length > 0) record.langs = langs;
-    const facets = facetsFor(input.content);
+    const facets = await facetsFor(input.content, (handle) => this.resolveHandle(input.credentials, handle));
     if (facets.length > 0) record.facets = facets;
     if (input.parent) {
       record.reply = { root: strongRef(input.parent.root), parent: strongRef(input.parent.block) };
     }
-    let answer: HttpAnswer;
-    try {
-      answer = await this.call(input.credentials, {
+    if (video) {
+      record.embed = {
+        $type: 'app.bsky.embed.video',
+        video: await this.uploadVideo(input.credentials, video),
+        ...(video.altText ? { alt: video.altText } : {}),
+      };
+    } else if (input.media.length > 0) {
+      const images = [];
+      for (const file of input.media) images.push(await this.uploadImage(input.credentials, file));
+      record.embed = { $type: 'app.bsky.embed.images', images };
+    }
+    const create = () =>
+      this.call(input.credentials, {
         method: 'POST',
         nsid: 'com.atproto.repo.createRecord',
         json: { repo: input.credentials.remoteAccountId, collection: POST_COLLECTION, rkey, record },
       });
-    } catch (error) {
-      // The key is this block's own: it is taken when an earlier attempt went through. A PDS says
-      // so with a 500 ("There is already a value at key"; older ones a 400 "Record already
-      // exists"). That counts as published only if the record there is this block (same text,
-      // same parent).
-      if (error instanceof NetworkError && isKeyTaken(error)) {
-        const found = await this.find(input.credentials, rkey, input.content, input.parent);
+    let answer: HttpAnswer | null = null;
+    for (let send = 1; answer === null; send++) {
+      try {
+        answer = await create();
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        // The key is this block's own: it is taken when an earlier attempt went through. A PDS says
+        // so with a 500 ("There is already a value at key"; older ones a 400 "Record already
+        // exists"). After any other 5xx or a reset connection the PDS may have stored the record
+        // all the same (it commits before it answers). Either way the record is read by its key
+        // before anything is sent again: there = published, if it is this block (same text, same
+        // parent); not there = sent once more under the same key, which cannot make a second post.
+        // A timeout is left to the engine's lookup: the PDS may still be writing.
+        const keyTaken = isKeyTaken(error);
+        if (!keyTaken && !(send === 1 && isLostAfterSending(error))) throw error;
+        let found: FoundRecord | null;
+        try {
+          found = await this.find(input.credentials, rkey, input.content, input.parent);
+        } catch {
+          throw error; // could not read it: still outcome-unknown, the engine looks again
+        }
         if (found?.matches) return found.block;
         if (found) throw anotherVersion(found.block);
+        if (keyTaken) throw error;
       }
-      throw error;
     }
     const uri = stringField(answer.body, 'uri');
     const cid = stringField(answer.body, 'cid');
@@ -323,6 +356,193 @@ export class BlueskyClient implements NetworkClient {
     );
   }
 
+  /**
+   * A mentioned handle's DID (`com.atproto.identity.resolveHandle`), or null when the handle does
+   * not resolve (a 4xx): the mention then stays plain text. Other failures are transient; nothing
+   * was posted yet, so they never leave the outcome unknown.
+   */
+  private async resolveHandle(credentials: NetworkCredentials, handle: string): Promise<string | null> {
+    let answer: HttpAnswer;
+    try {
+      answer = await this.call(
+        credentials,
+        { method: 'GET', nsid: `com.atproto.identity.resolveHandle?${new URLSearchParams({ handle })}` },
+        (refused) => refused.status === 400 || refused.status === 404,
+      );
+    } catch (error) {
+      if (error instanceof NetworkError && error.details.outcomeUnknown) {
+        const { outcomeUnknown: _, ...rest } = error.details;
+        throw new NetworkError(error.kind, error.message, rest);
+      }
+      throw error;
+    }
+    const did = stringField(answer.body, 'did');
+    return answer.status === 200 && did?.startsWith('did:') ? did : null;
+  }
+
+  /**
+   * Reads one image from storage and uploads it as a blob: the `app.bsky.embed.images` entry
+   * (blob ref, alt text, aspect ratio from the header when it can be read). Nothing is posted yet,
+   * so failures here never leave an outcome unknown.
+   */
+  private async uploadImage(credentials: NetworkCredentials, file: MediaForNetwork) {
+    const bytes = await mediaBytes(file.url, BLUESKY_IMAGE_MAX_BYTES);
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await fetch(`${this.pdsOf(credentials)}/xrpc/com.atproto.repo.uploadBlob`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${credentials.accessToken}`,
+          'content-type': file.mimeType,
+          'user-agent': 'Herald/0.1',
+        },
+        body: bytes,
+        signal: AbortSignal.timeout(Math.max(this.timeoutMs, UPLOAD_TIMEOUT_MS)),
+      });
+      const text = await response.text();
+      try {
+        body = text.trim() === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    } catch (error) {
+      throw new NetworkError(
+        'transient',
+        `Bluesky did not take the image ${file.mediaId} (${(error as Error).message})`,
+      );
+    }
+    if (!response.ok) {
+      const failure = classifyBlueskyFailure({
+        type: 'answer',
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body,
+      });
+      const { outcomeUnknown: _, ...rest } = failure.details;
+      throw new NetworkError(failure.kind, `${failure.message} (uploading ${file.mediaId})`, rest);
+    }
+    const blob = (body as { blob?: unknown } | undefined)?.blob;
+    if (!blob || typeof blob !== 'object') {
+      throw new NetworkError('transient', `Bluesky answered uploadBlob for ${file.mediaId} without a blob`, {
+        status: response.status,
+      });
+    }
+    const size = imageSize(bytes);
+    return {
+      image: blob,
+      alt: file.altText ?? '',
+      ...(size ? { aspectRatio: size } : {}),
+    };
+  }
+
+  /**
+   * A video through the video service: a service-auth token from the PDS for
+   * `com.atproto.repo.uploadBlob` (audience the PDS's `did:web`), the MP4 streamed from storage to
+   * `app.bsky.video.uploadVideo` (an identical earlier upload answers 409 `already_exists` with its
+   * job), then `getJobStatus` until the job completes with the blob the post embeds, or fails.
+   */
+  private async uploadVideo(credentials: NetworkCredentials, file: MediaForNetwork): Promise<unknown> {
+    const pds = this.pdsOf(credentials);
+    const auth = await this.call(credentials, {
+      method: 'GET',
+      nsid: `com.atproto.server.getServiceAuth?${new URLSearchParams({
+        aud: `did:web:${new URL(pds).hostname}`,
+        lxm: 'com.atproto.repo.uploadBlob',
+        exp: String(Math.floor(Date.now() / 1000) + 30 * 60),
+      })}`,
+    }).catch((error: unknown) => {
+      throw withoutUnknownOutcome(error);
+    });
+    const serviceToken = stringField(auth.body, 'token');
+    if (!serviceToken) throw new NetworkError('transient', 'Bluesky getServiceAuth answered without a token');
+    const query = new URLSearchParams({ did: credentials.remoteAccountId, name: `${file.mediaId}.mp4` });
+    const uploaded = await this.fetchJson(
+      `${this.videoServiceUrl}/xrpc/app.bsky.video.uploadVideo?${query}`,
+      file.mediaId,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${serviceToken}`, 'content-type': 'video/mp4' },
+        body: Readable.toWeb(Readable.from(mediaChunks(file.url, 1024 * 1024))) as ReadableStream,
+        duplex: 'half',
+        signal: AbortSignal.timeout(Math.max(this.timeoutMs, 10 * UPLOAD_TIMEOUT_MS)),
+      } as RequestInit,
+      (status, body) => status === 409 && stringField(body, 'error') === 'already_exists',
+    );
+    const jobId =
+      stringField((uploaded as { jobStatus?: unknown }).jobStatus, 'jobId') ?? stringField(uploaded, 'jobId');
+    if (!jobId)
+      throw new NetworkError(
+        'transient',
+        `Bluesky's video service answered without a job for ${file.mediaId}`,
+      );
+    const deadline = Date.now() + this.videoProcessingTimeoutMs;
+    for (;;) {
+      const answer = await this.fetchJson(
+        `${this.videoServiceUrl}/xrpc/app.bsky.video.getJobStatus?${new URLSearchParams({ jobId })}`,
+        file.mediaId,
+        { method: 'GET', signal: AbortSignal.timeout(this.timeoutMs) },
+      );
+      const job = (answer as { jobStatus?: { state?: unknown; blob?: unknown; error?: unknown } }).jobStatus;
+      if (job?.state === 'JOB_STATE_COMPLETED' && job.blob && typeof job.blob === 'object') return job.blob;
+      if (job?.state === 'JOB_STATE_FAILED') {
+        throw new NetworkError(
+          'permanent',
+          `Bluesky could not process the video ${file.mediaId}: ${typeof job.error === 'string' ? job.error : 'processing failed'}`,
+        );
+      }
+      if (Date.now() + this.videoPollMs > deadline) {
+        throw new NetworkError(
+          'transient',
+          `Bluesky is still processing the video ${file.mediaId}; trying again later`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.videoPollMs));
+    }
+  }
+
+  /** A JSON call outside the PDS (the video service); failures are never outcome-unknown. */
+  private async fetchJson(
+    url: string,
+    mediaId: string,
+    init: RequestInit,
+    alsoFine: (status: number, body: unknown) => boolean = () => false,
+  ): Promise<unknown> {
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await fetch(url, {
+        ...init,
+        headers: { 'user-agent': 'Herald/0.1', ...(init.headers as Record<string, string>) },
+      });
+      const text = await response.text();
+      try {
+        body = text.trim() === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    } catch (error) {
+      throw new NetworkError(
+        'transient',
+        `Bluesky's video service did not answer for ${mediaId} (${(error as Error).message})`,
+      );
+    }
+    if (response.ok || alsoFine(response.status, body)) return body;
+    throw withoutUnknownOutcome(
+      classifyBlueskyFailure({
+        type: 'answer',
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body,
+      }),
+    );
+  }
+
+  /** The account's own PDS when the channel has one, else the configured address. */
+  private pdsOf(credentials: NetworkCredentials): string {
+    return credentials.serviceUrl ? baseUrlOf(credentials.serviceUrl) : this.baseUrl;
+  }
+
   private async call(
     credentials: NetworkCredentials,
     request: { method: HttpCall['method']; nsid: string; json?: unknown },
@@ -331,12 +551,20 @@ export class BlueskyClient implements NetworkClient {
     return sendOrClassify(
       {
         method: request.method,
-        url: `${this.baseUrl}/xrpc/${request.nsid}`,
+        url: `${this.pdsOf(credentials)}/xrpc/${request.nsid}`,
         headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
         json: request.json,
         timeoutMs: this.timeoutMs,
       },
-      classifyBlueskyFailure,
+      (failure) => {
+        const error = classifyBlueskyFailure(failure);
+        const lost =
+          failure.type === 'transport'
+            ? failure.sent && failure.code !== 'TIMEOUT'
+            : failure.status >= 500 && failure.status !== 501;
+        if (lost) lostAfterSending.add(error);
+        return error;
+      },
       alsoFine,
     );
   }

@@ -1,9 +1,15 @@
 import type { Platform } from '../types.ts';
 
+/** The largest image `app.bsky.embed.images` takes (lexicon `maxSize`, "formerly 1 MB"). */
+export const BLUESKY_IMAGE_MAX_BYTES = 2_000_000;
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
+
 /**
  * Bluesky (decentralized microblog network). Sources: spec section 8; lexicon app.bsky.feed.post
- * (`text` maxGraphemes 300, `langs` at most 3 language tags, replies via `reply`),
- * app.bsky.embed.images (up to 4 images) and app.bsky.embed.video (MP4, MOV).
+ * (`text` maxGraphemes 300 and maxLength 3000 UTF-8 bytes, `langs` at most 3 language tags,
+ * replies via `reply`), app.bsky.embed.images (up to 4 images of at most 2,000,000 bytes each)
+ * and app.bsky.embed.video (`video/mp4` only).
  */
 export const platform: Platform = {
   id: 'bluesky',
@@ -12,6 +18,7 @@ export const platform: Platform = {
   limits: {
     maxLength: 300,
     textCounting: 'graphemes',
+    maxBytes: 3000,
     maxBlocks: 25,
     continuation: 'reply',
     title: null,
@@ -27,8 +34,11 @@ export const platform: Platform = {
     ],
     remoteEdit: null,
     supportsRemoteDelete: true,
-    acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'video/mp4', 'video/quicktime'],
+    acceptedMimeTypes: [...IMAGE_TYPES, 'video/mp4'],
     maxMedia: 4,
+    maxMediaBytes: Object.fromEntries(IMAGE_TYPES.map((type) => [type, BLUESKY_IMAGE_MAX_BYTES])),
+    // A post embeds either images (app.bsky.embed.images) or one video (app.bsky.embed.video).
+    soleMediaTypes: ['video/mp4'],
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,

@@ -81,6 +81,8 @@ export interface SimContext {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body; undefined when the request had none. */
   body: unknown;
+  /** The request body's bytes as sent (empty when none). */
+  rawBody: Buffer;
   /** The bearer token (already checked for `revoked`/`expired` prefixes); null on routes without auth. */
   token: string | null;
   /**
@@ -103,6 +105,8 @@ export interface SimRoute {
   path: string;
   /** Default true: the route needs `Authorization: Bearer <token>`. */
   auth?: boolean;
+  /** The body is binary (an upload): not parsed as JSON, read from `ctx.rawBody`. */
+  rawBody?: boolean;
   handler(ctx: SimContext): SimResponse | Promise<SimResponse>;
 }
 
@@ -174,7 +178,7 @@ const matchRoute = (compiled: CompiledRoute, rawSegments: string[]): Record<stri
   return params;
 };
 
-const readBody = (req: IncomingMessage): Promise<string | null> =>
+const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -182,7 +186,7 @@ const readBody = (req: IncomingMessage): Promise<string | null> =>
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 
@@ -314,7 +318,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       return true;
     }
     if (req.method === 'POST' && path === '/_sim/rate-limit') {
-      const text = await readBody(req);
+      const text = (await readBody(req))?.toString('utf8');
       let seconds = Number.NaN;
       try {
         seconds = Number((JSON.parse(text ?? '{}') as { seconds?: unknown }).seconds);
@@ -346,7 +350,8 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
         break;
       }
     }
-    const text = await readBody(req);
+    const raw = await readBody(req);
+    const text = raw === null ? null : raw.toString('utf8');
     if (!found) {
       send(res, errors.notFound(`No route for ${req.method} ${url.pathname}`));
       return;
@@ -370,6 +375,8 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
       // OAuth token endpoints take form bodies: a plain object of strings.
       body = Object.fromEntries(new URLSearchParams(text));
+    } else if (found.route.rawBody) {
+      // Binary uploads (blobs, media segments): the handler reads ctx.rawBody.
     } else if (text.trim() !== '') {
       try {
         body = JSON.parse(text);
@@ -384,6 +391,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       query: url.searchParams,
       headers: req.headers,
       body,
+      rawBody: raw ?? Buffer.alloc(0),
       token,
       screen,
       record,
