@@ -731,6 +731,8 @@ export interface components {
                 supportsRemoteDelete: boolean;
                 acceptedMimeTypes: string[];
                 maxMedia: number;
+                /** @description A cap on the text in UTF-8 bytes, besides maxLength (Bluesky: 3000). */
+                maxBytes?: number;
                 /** @description The network's size cap per media type in bytes, where it is below Herald's own. */
                 maxMediaBytes?: {
                     [key: string]: number;

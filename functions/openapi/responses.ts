@@ -138,6 +138,11 @@ export const platformSchema = z
       supportsRemoteDelete: z.boolean(),
       acceptedMimeTypes: z.array(z.string()),
       maxMedia: z.number().int(),
+      maxBytes: z
+        .number()
+        .int()
+        .optional()
+        .meta({ description: 'A cap on the text in UTF-8 bytes, besides maxLength (Bluesky: 3000).' }),
       maxMediaBytes: z.record(z.string(), z.number().int()).optional().meta({
         description: "The network's size cap per media type in bytes, where it is below Herald's own.",
       }),
@@ -292,7 +297,10 @@ const same = <_T extends true>() => undefined;
 type Awaited2<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 same<Same<z.output<typeof postSchema>, PostView>>();
 same<Same<z.output<typeof channelSchema>, ReturnType<typeof channelView>>>();
-same<Same<z.output<typeof platformSchema>, Platform>>();
+// Exact, optional properties included: the network rules grow new optional limits, and a limit the
+// schema does not know would fail every contract check of GET /platforms.
+type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+same<Exact<z.output<typeof platformSchema>, Platform>>();
 same<Same<z.output<typeof tagSchema>, ReturnType<typeof tagView>>>();
 same<Same<z.output<typeof usageSchema>, Awaited2<typeof getUsage>>>();
 // The view's type does not tie `status` to the fields it sets, so the schema (which does) is only
