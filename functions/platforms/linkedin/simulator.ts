@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { type LinkedInMediaOptions, linkedInMediaSimulator } from './media-simulator.ts';
 import { linkedInOAuthSimulator } from './oauth-simulator.ts';
 import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
@@ -156,7 +157,13 @@ interface StoredPost {
   createdAt: number;
   deleted: boolean;
   comments: Map<string, StoredComment>;
+  /** `content` as LinkedIn keeps it: one file (`media`) or several images (`multiImage`). */
+  content: SimPostContent | null;
 }
+
+export type SimPostContent =
+  | { media: { id: string; altText?: string; title?: string } }
+  | { multiImage: { images: { id: string; altText?: string }[] } };
 
 export interface LinkedInSimulatorOptions {
   port?: number;
@@ -165,11 +172,15 @@ export interface LinkedInSimulatorOptions {
   oauth?: Parameters<typeof linkedInOAuthSimulator>[0];
   /** The clock that decides which `LinkedIn-Version`s are live (default: the system clock). */
   now?: () => Date;
+  /** Images, Videos and Documents APIs (linkedin/media-simulator.ts). */
+  media?: LinkedInMediaOptions;
 }
 
 export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
   const posts = new Map<string, StoredPost>();
   const now = options.now ?? (() => new Date());
+  const files = linkedInMediaSimulator(linkedInError, options.media);
+  await files.start();
 
   /** Versioned APIs need both headers; LinkedIn refuses the call without them. */
   const checkHeaders = (ctx: SimContext) => {
@@ -204,6 +215,56 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     const post = posts.get(urn);
     if (!post || post.deleted) throw new SimHttpError(linkedInErrors.notFound(`Post ${urn} does not exist`));
     return post;
+  };
+
+  /**
+   * A post's `content`: `media` (one image, video or document; a document needs a title) or
+   * `multiImage` (2 to 20 images), each file AVAILABLE and the author's; alt text up to 4,086
+   * characters. Null without content; LinkedIn's error answer when it is wrong.
+   */
+  const postContent = (raw: unknown, author: string): SimPostContent | SimResponse | null => {
+    if (raw === undefined) return null;
+    const content = objectOf(raw);
+    const bad = (message: string) =>
+      linkedInError(422, 'UNPROCESSABLE_ENTITY', `ERROR :: /content :: ${message}`);
+    const altOf = (value: unknown) => {
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value.length > 4086)
+        throw new SimHttpError(bad('altText must be a string of at most 4086 characters'));
+      return value;
+    };
+    const single = objectOf(content?.media);
+    const multi = objectOf(content?.multiImage);
+    if (single && !multi) {
+      const file = files.usable(single.id, author, ['image', 'video', 'document']);
+      if (!('urn' in file)) return file;
+      if (file.kind === 'document' && (typeof single.title !== 'string' || single.title === '')) {
+        return bad('a document post needs content.media.title');
+      }
+      return {
+        media: {
+          id: file.urn,
+          ...(single.altText !== undefined ? { altText: altOf(single.altText) as string } : {}),
+          ...(typeof single.title === 'string' ? { title: single.title } : {}),
+        },
+      };
+    }
+    if (multi && !single) {
+      const images = multi.images;
+      if (!Array.isArray(images) || images.length < 2 || images.length > 20) {
+        return bad('multiImage takes 2 to 20 images');
+      }
+      const out: { id: string; altText?: string }[] = [];
+      for (const image of images) {
+        const entry = objectOf(image);
+        const file = files.usable(entry?.id, author, ['image']);
+        if (!('urn' in file)) return file;
+        const altText = altOf(entry?.altText);
+        out.push({ id: file.urn, ...(altText !== undefined ? { altText } : {}) });
+      }
+      return { multiImage: { images: out } };
+    }
+    return bad('content takes exactly one of media or multiImage');
   };
 
   const createPost = (ctx: SimContext): SimResponse => {
@@ -251,6 +312,8 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     if (body.lifecycleState !== 'PUBLISHED' && body.lifecycleState !== 'DRAFT') {
       return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /lifecycleState :: field is required');
     }
+    const content = postContent(body.content, author);
+    if (content && 'status' in content) return content;
     const text = fromLittleText(body.commentary);
     const outcome = ctx.screen(text, author);
     for (const other of posts.values()) {
@@ -269,6 +332,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       createdAt: Date.now(),
       deleted: false,
       comments: new Map(),
+      content,
     });
     ctx.record({ kind: 'post', id: urn, parentId: null, rootId: null, text, account: author });
     return {
@@ -482,12 +546,15 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     return { status: 204 };
   };
 
-  return startSimulator({
+  const simulator = await startSimulator({
     name: 'LinkedIn',
     errors: linkedInErrors,
     port: options.port,
     holdMs: options.holdMs,
-    onReset: () => posts.clear(),
+    onReset: () => {
+      posts.clear();
+      files.reset();
+    },
     oauth: linkedInOAuthSimulator(options.oauth),
     routes: [
       { method: 'POST', path: '/rest/posts', handler: createPost },
@@ -500,6 +567,31 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
       ...linkedInMetricsRoutes(posts),
+      ...files.routes(checkHeaders),
+      {
+        method: 'GET',
+        path: '/_sim/linkedin/posts',
+        auth: false,
+        handler: () => ({
+          status: 200,
+          body: {
+            data: [...posts.values()].map((post) => ({
+              urn: post.urn,
+              author: post.author,
+              text: post.text,
+              deleted: post.deleted,
+              content: post.content,
+            })),
+          },
+        }),
+      },
     ],
+  });
+  const stop = simulator.stop.bind(simulator);
+  return Object.assign(simulator, {
+    stop: async () => {
+      await files.stop();
+      await stop();
+    },
   });
 };
