@@ -396,12 +396,19 @@ describe('LinkedIn client against the LinkedIn simulator', () => {
     expect(linkedInVersionActive('202701', new Date('2026-11-25T00:00:00Z'))).toBe(false);
   });
 
-  it('refuses media it cannot upload', async () => {
+  it('refuses a file type LinkedIn does not take, before anything is sent', async () => {
     const media = [
-      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: null, url: 'https://example.test/a.png' },
+      {
+        mediaId: 'med_1',
+        mimeType: 'image/webp',
+        size: 10,
+        altText: null,
+        url: 'https://example.test/a.webp',
+      },
     ];
     const error = await failureOf(client.publish(input('With a picture', { media })));
     expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/image\/webp/);
     expect(sim.records()).toEqual([]);
   });
 });

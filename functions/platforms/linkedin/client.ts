@@ -23,6 +23,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { type LinkedInMediaOptions, LinkedInMediaUploader } from './media-upload.ts';
 import { readLinkedInMetrics } from './metrics.ts';
 
 /**
@@ -40,12 +41,10 @@ import { readLinkedInMetrics } from './metrics.ts';
  * member post is found when a resend is refused as `DUPLICATE_POST`: the refusal names the
  * existing post, which is adopted when its author made it since the first send.
  *
- * Not done here: media (a full implementation registers each file with the Images, Videos or
- * Documents API `initializeUpload`, PUTs the bytes to the returned upload URL(s) - videos in parts,
- * then `finalizeUpload` - waits until the asset is AVAILABLE and sends `content.media` (one file)
- * or `content.multiImage` (several images) with alt text). Blocks with media are refused
- * (permanent) rather than published without their files. Access tokens last 60 days; refreshing
- * them (programmatic refresh tokens, for approved apps) belongs to the token store.
+ * Media (first block): images, a video or a document through LinkedIn's Images, Videos and
+ * Documents APIs (media-upload.ts), sent as `content.media` or `content.multiImage` with alt text.
+ * Comments carry text only: a later block with files is refused (permanent). Access tokens last
+ * 60 days; refreshing them belongs to the token store.
  */
 
 export type LinkedInPlatform = 'linkedin' | 'linkedin_page';
@@ -60,6 +59,8 @@ export interface LinkedInClientOptions {
    * (HTTP 426 `NONEXISTENT_VERSION`), so this must be moved forward regularly.
    */
   apiVersion?: string;
+  /** Media uploads and processing waits (media-upload.ts). */
+  media?: LinkedInMediaOptions;
 }
 
 /**
@@ -190,12 +191,17 @@ export class LinkedInClient implements NetworkClient {
   readonly apiVersion: string;
   /** Posts a `DUPLICATE_POST` refusal named, by account and block idempotency key, for `lookup`. */
   private readonly duplicates = new Map<string, string>();
+  private readonly uploader: LinkedInMediaUploader;
 
   constructor(platform: LinkedInPlatform = 'linkedin', options: LinkedInClientOptions = {}) {
     this.platform = platform;
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://api.linkedin.com');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.apiVersion = linkedInVersionOf(options.apiVersion);
+    this.uploader = new LinkedInMediaUploader(
+      (credentials, request) => this.call(credentials, request),
+      options.media,
+    );
   }
 
   /** The author URN: the channel's account as given when it is a URN, else a person or organization id. */
@@ -206,14 +212,21 @@ export class LinkedInClient implements NetworkClient {
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    if (input.media.length > 0) {
-      throw new NetworkError(
-        'permanent',
-        'Media upload to LinkedIn is not supported yet; publish this post without media',
-      );
-    }
     const author = this.authorOf(input.credentials);
-    if (input.parent) return this.comment(input, author, input.parent.root.remoteId);
+    if (input.parent) {
+      if (input.media.length > 0) {
+        throw new NetworkError(
+          'permanent',
+          'LinkedIn comments carry text only: put the files on the first block of a LinkedIn post.',
+        );
+      }
+      return this.comment(input, author, input.parent.root.remoteId);
+    }
+    // Every file AVAILABLE before the post goes out: a post never lacks its media.
+    const content =
+      input.media.length > 0
+        ? await this.uploader.content(input.media, input.credentials, author)
+        : undefined;
     const visibility = typeof input.options.visibility === 'string' ? input.options.visibility : 'PUBLIC';
     const answer = await this.rememberDuplicate(input, () =>
       this.call(input.credentials, {
@@ -230,6 +243,7 @@ export class LinkedInClient implements NetworkClient {
           },
           lifecycleState: 'PUBLISHED',
           isReshareDisabledByAuthor: false,
+          ...(content ? { content } : {}),
         },
       }),
     );
