@@ -79,7 +79,7 @@ export const linkedInMediaSimulator = (
   };
 
   const startUploads = async () => {
-    uploadServer = createServer(async (req, res) => {
+    const server = createServer(async (req, res) => {
       const match = /^\/dms-uploads\/(image|video|document)\/([^/]+)(?:\/(\d+))?$/.exec(req.url ?? '');
       const body = await readRaw(req, 600 * 1024 * 1024);
       const item = match ? media.get(`${PREFIX[match[1] as LinkedInMediaKind]}${match[2]}`) : undefined;
@@ -115,8 +115,9 @@ export const linkedInMediaSimulator = (
       item.availableAt = Date.now() + processingMs;
       res.writeHead(201).end();
     });
-    await new Promise<void>((resolve) => uploadServer?.listen(0, '127.0.0.1', resolve));
-    uploadBase = `http://127.0.0.1:${(uploadServer?.address() as AddressInfo).port}`;
+    uploadServer = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    uploadBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
 
   const register = (
@@ -215,7 +216,7 @@ export const linkedInMediaSimulator = (
   const finalize = (ctx: SimContext): SimResponse => {
     const request = objectOf(objectOf(ctx.body)?.finalizeUploadRequest);
     const item = typeof request?.video === 'string' ? media.get(request.video) : undefined;
-    if (!item || item.kind !== 'video')
+    if (item?.kind !== 'video')
       return error(404, 'NOT_FOUND', `Video ${String(request?.video)} does not exist`);
     if ((request?.uploadToken ?? '') !== item.uploadToken) {
       return error(400, 'ILLEGAL_ARGUMENT', 'uploadToken does not match the upload');
