@@ -60,6 +60,32 @@ describe.each(['linkedin', 'linkedin_page'] as const)(
       ]);
     });
 
+    it('holds the comments (later blocks) to 1,250 characters and no files, before the first block goes out', () => {
+      const limits = getPlatform(id)?.limits;
+      expect(limits?.continuationMaxLength).toBe(1250);
+      expect(limits?.continuationTextOnly).toBe(true);
+      const thread = (blocks: { content: string; mediaIds?: string[] }[]) => {
+        try {
+          validatePost(postBody.parse({ intent: 'draft', channels: [{ channelId: 'ch_li', blocks }] }), ctx);
+        } catch (error) {
+          if (error instanceof ApiError)
+            return { code: error.code, field: error.field, message: error.message };
+          throw error;
+        }
+        return null;
+      };
+      expect(thread([{ content: 'a'.repeat(3000) }, { content: 'b'.repeat(1250) }])).toBeNull();
+      expect(thread([{ content: 'a' }, { content: 'b'.repeat(1251) }])).toEqual({
+        code: 'content_too_long',
+        field: 'channels[0].blocks[1].content',
+        message: expect.stringContaining('1250'),
+      });
+      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_img0'] }])).toMatchObject({
+        code: 'media_type_not_accepted',
+        field: 'channels[0].blocks[1].mediaIds',
+      });
+    });
+
     it('refuses a video or a document with other files, more than 20 images, and a PDF over 100 MB', () => {
       expect(refusal(images(20))).toBeNull();
       expect(refusal(['med_mp4'])).toBeNull();

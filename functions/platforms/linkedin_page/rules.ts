@@ -15,6 +15,9 @@ export const platform: Platform = {
     textCounting: 'codepoints',
     maxBlocks: 3,
     continuation: 'comment',
+    // Comments (the later blocks) take 1,250 characters and no files.
+    continuationMaxLength: 1250,
+    continuationTextOnly: true,
     title: null,
     options: [
       {
