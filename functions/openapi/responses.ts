@@ -117,14 +117,10 @@ export const platformSchema = z
       maxLength: z.number().int(),
       textCounting: z.enum(['weighted', 'graphemes', 'codepoints_emoji_bytes', 'codepoints']),
       maxBlocks: z.number().int(),
-      continuationMaxLength: z
-        .number()
-        .int()
-        .optional()
-        .meta({
-          description:
-            'Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments).',
-        }),
+      continuationMaxLength: z.number().int().optional().meta({
+        description:
+          'Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments).',
+      }),
       continuationTextOnly: z
         .boolean()
         .optional()
@@ -150,12 +146,9 @@ export const platformSchema = z
       supportsRemoteDelete: z.boolean(),
       acceptedMimeTypes: z.array(z.string()),
       maxMedia: z.number().int(),
-      maxMediaBytes: z
-        .record(z.string(), z.number().int())
-        .optional()
-        .meta({
-          description: "The network's size cap per media type in bytes, where it is below Herald's own.",
-        }),
+      maxMediaBytes: z.record(z.string(), z.number().int()).optional().meta({
+        description: "The network's size cap per media type in bytes, where it is below Herald's own.",
+      }),
       soleMediaTypes: z
         .array(z.string())
         .optional()
