@@ -96,8 +96,8 @@ server run in the parent and are not counted.
 | peak RSS growth during the publication | ${mib(rssGrowth)} | |
 | peak V8 heap + external growth (sampled, garbage not yet collected included) | ${mib(v8Growth)} | |
 
-The RSS growth stays far below the video's size: one 4 MiB part is read while the one before is sent
-(plus garbage not yet collected), never the whole file. On the
+The RSS growth stays far below the video's size: one 4 MiB part is held at a time
+(plus read buffers and garbage not yet collected), never the whole file. On the
 real network the time is bound by the upload bandwidth to LinkedIn and LinkedIn's processing; a
 video still processing after the client's 20 s wait is uploaded again by the retry.
 `;
