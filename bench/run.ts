@@ -1,4 +1,5 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
+import { runLinkedInMedia } from './linkedin-media.ts';
 import { runMedia } from './media.ts';
 import { runMetrics } from './metrics.ts';
 import { runPosts } from './posts.ts';
@@ -17,6 +18,7 @@ const suites: Record<string, () => Promise<void>> = {
   webhooks: runWebhooks,
   metrics: runMetrics,
   'x-media': runXMedia,
+  'linkedin-media': runLinkedInMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

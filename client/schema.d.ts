@@ -712,6 +712,10 @@ export interface components {
                 /** @enum {string} */
                 textCounting: "weighted" | "graphemes" | "codepoints_emoji_bytes" | "codepoints";
                 maxBlocks: number;
+                /** @description Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments). */
+                continuationMaxLength?: number;
+                /** @description true: the blocks after the first carry text only (LinkedIn comments). */
+                continuationTextOnly?: boolean;
                 continuation: ("reply" | "comment") | null;
                 title: {
                     required: boolean;

@@ -117,6 +117,14 @@ export const platformSchema = z
       maxLength: z.number().int(),
       textCounting: z.enum(['weighted', 'graphemes', 'codepoints_emoji_bytes', 'codepoints']),
       maxBlocks: z.number().int(),
+      continuationMaxLength: z.number().int().optional().meta({
+        description:
+          'Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments).',
+      }),
+      continuationTextOnly: z
+        .boolean()
+        .optional()
+        .meta({ description: 'true: the blocks after the first carry text only (LinkedIn comments).' }),
       continuation: z.enum(['reply', 'comment']).nullable(),
       title: z.strictObject({ required: z.boolean(), maxLength: z.number().int() }).nullable(),
       options: z

@@ -60,6 +60,10 @@ export interface PlatformLimits {
   maxBytes?: number;
   /** 1 means no threads. */
   maxBlocks: number;
+  /** Text limit of the later blocks where it is below `maxLength` (LinkedIn comments: 1,250); absent: `maxLength`. */
+  continuationMaxLength?: number;
+  /** true: the later blocks carry text only (LinkedIn comments); absent: they take media like the first. */
+  continuationTextOnly?: boolean;
   continuation: Continuation;
   /** null: the network has no title. */
   title: { required: boolean; maxLength: number } | null;

@@ -196,7 +196,7 @@ describe('lost answers through the real queue', () => {
     expect(storedAt(tweets[0]) - Date.parse(post.createdAt)).toBeGreaterThanOrEqual(X_WINDOW_SECONDS * 1000);
   }, 60_000);
 
-  it('LinkedIn, a 502 after storing: no lookup, so the channel fails as unknown and nothing is sent again', async () => {
+  it('LinkedIn, a 502 after storing: a member post cannot be listed, so the resend is refused as DUPLICATE_POST naming the post, which is adopted', async () => {
     const ws = await freshWorkspace(['linkedin']);
     const marker = `li-gateway-${Date.now()}`;
     const created = await rt.api('/posts', {
@@ -208,9 +208,12 @@ describe('lost answers through the real queue', () => {
       },
     });
     const post = await waitForPost(rt, created.body.id, ws.key, 40_000);
-    expect(post.status).toBe('failed');
-    expect(post.channels[0].error).toMatch(/did not confirm/);
-    expect(postedWith('linkedin', marker)).toHaveLength(1);
+    const stored = postedWith('linkedin', marker);
+    expect(stored).toHaveLength(1);
+    expect(post.status).toBe('published');
+    expect(post.channels[0].blocks[0].remoteUrl).toBe(
+      `https://www.linkedin.com/feed/update/${stored[0]?.id}/`,
+    );
   }, 60_000);
 });
 

@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLinkedInClient,
+  DEFAULT_LINKEDIN_VERSION,
   type LinkedInClient,
+  linkedInVersionOf,
   toLittleText,
 } from '../../functions/platforms/linkedin/client.ts';
-import { fromLittleText, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import {
+  fromLittleText,
+  linkedInVersionActive,
+  startLinkedInSimulator,
+} from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'li-token-alice', remoteAccountId: 'AbC123xyz' };
@@ -23,7 +28,7 @@ const rawPost = (body: unknown, headers: Record<string, string> = {}, token = cr
     headers: {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
-      'linkedin-version': '202510',
+      'linkedin-version': DEFAULT_LINKEDIN_VERSION,
       'x-restli-protocol-version': '2.0.0',
       ...headers,
     },
@@ -61,7 +66,8 @@ describe('LinkedIn client against the LinkedIn simulator', () => {
     expect(post.meta).toEqual({ urn: post.remoteId });
     for (const comment of [first, second]) {
       const id = comment.meta.commentId as string;
-      expect(comment.remoteId).toBe(`urn:li:comment:(${post.remoteId},${id})`);
+      // As LinkedIn answers: the comment URN names the post's activity, not the share.
+      expect(comment.remoteId).toMatch(new RegExp(`^urn:li:comment:\\(urn:li:activity:\\d+,${id}\\)$`));
       expect(comment.meta).toEqual({ urn: comment.remoteId, postUrn: post.remoteId, commentId: id });
       expect(comment.remoteUrl).toBe(`${post.remoteUrl}?commentUrn=${encodeURIComponent(comment.remoteId)}`);
     }
@@ -183,29 +189,134 @@ describe('LinkedIn client against the LinkedIn simulator', () => {
     expect(sim.records()).toEqual([expect.objectContaining({ kind: 'post', id: block.remoteId })]);
   });
 
-  it('sim:timeout: the post is stored and the client gives up with outcomeUnknown; there is no lookup', async () => {
-    const started = Date.now();
-    const error = await failureOf(client.publish(input('Slow sim:timeout')));
-    expect(Date.now() - started).toBeLessThan(2_000);
+  it('sim:timeout: a member post is not listable, so lookup finds nothing until a resend names it as DUPLICATE_POST; then it is adopted', async () => {
+    const block = input('Slow sim:timeout');
+    const error = await failureOf(client.publish(block));
     expect(error.kind).toBe('transient');
     expect(error.details.outcomeUnknown).toBe(true);
     expect(sim.records()).toEqual([expect.objectContaining({ kind: 'post', text: 'Slow sim:timeout' })]);
-    const port: NetworkClient = client;
-    expect(port.lookup).toBeUndefined();
-    // Sending it again blindly would be refused as a duplicate, which is why the engine must not.
-    const again = await failureOf(client.publish(input('Slow sim:timeout')));
-    expect(again).toMatchObject({
-      kind: 'permanent',
-      message: `Content is a duplicate of ${sim.records()[0]?.id}`,
-      details: { status: 422, duplicate: true },
+    const stored = sim.records()[0]?.id as string;
+    const since = new Date(Date.now() - 60_000);
+    const lookup = {
+      credentials,
+      idempotencyKey: block.idempotencyKey,
+      content: block.content,
+      parent: null,
+      since,
+    };
+    expect(await client.lookup(lookup)).toBeNull();
+    // The resend is refused as LinkedIn does: DUPLICATE_POST inside errorDetails.inputErrors[], naming the post.
+    const raw = await rawPost(validPost('Slow sim:timeout'));
+    expect(raw.status).toBe(422);
+    expect(await raw.json()).toMatchObject({
+      status: 422,
+      errorDetails: {
+        inputErrors: [{ code: 'DUPLICATE_POST', description: `Content is a duplicate of ${stored}` }],
+      },
     });
+    const again = await failureOf(client.publish(block));
+    expect(again).toMatchObject({ kind: 'permanent', details: { status: 422, duplicate: true } });
+    expect(again.message).toContain(stored);
+    // The engine looks up after a duplicate following a lost answer: the named post is adopted.
+    expect(await client.lookup(lookup)).toEqual({
+      remoteId: stored,
+      remoteUrl: `https://www.linkedin.com/feed/update/${stored}/`,
+      meta: { urn: stored },
+    });
+    expect(sim.records()).toHaveLength(1);
   });
 
-  it('answers 429 with Retry-After while rate limited: transient with retryAfterSeconds', async () => {
+  it('a duplicate of an older post (made before the first send) is not adopted', async () => {
+    const older = await client.publish(input('Same words'));
+    const block = input('Same words');
+    const refused = await failureOf(client.publish(block));
+    expect(refused.details.duplicate).toBe(true);
+    const error = await failureOf(
+      client.lookup({
+        credentials,
+        idempotencyKey: block.idempotencyKey,
+        content: block.content,
+        parent: null,
+        since: new Date(Date.now() + 60_000),
+      }),
+    );
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toContain(older.remoteId);
+  });
+
+  it('looks a lost comment up among the post’s comments, and a page post through the author finder', async () => {
+    const post = await client.publish(input('Parent post'));
+    const parent = { block: post, root: post };
+    const comment = input('Lost comment sim:timeout', { parent });
+    expect((await failureOf(client.publish(comment))).details.outcomeUnknown).toBe(true);
+    const since = new Date(Date.now() - 60_000);
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: comment.idempotencyKey,
+      content: comment.content,
+      parent,
+      since,
+    });
+    expect(found?.remoteId).toBe(sim.records()[1]?.id);
+    expect(found?.meta.postUrn).toBe(post.remoteId);
+    const missing = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Never sent',
+      parent,
+      since,
+    });
+    expect(missing).toBeNull();
+
+    const page = createLinkedInClient('linkedin_page', { baseUrl: sim.url, timeoutMs: 300 });
+    const pageCredentials = { accessToken: 'li-token-page', remoteAccountId: '2414183' };
+    const pageBlock = blockInput(pageCredentials)('Page news (lost) sim:timeout');
+    expect((await failureOf(page.publish(pageBlock))).details.outcomeUnknown).toBe(true);
+    const pageFound = await page.lookup({
+      credentials: pageCredentials,
+      idempotencyKey: pageBlock.idempotencyKey,
+      content: pageBlock.content,
+      parent: null,
+      since,
+    });
+    expect(pageFound?.remoteId).toBe(sim.records().at(-1)?.id);
+    expect(
+      await page.lookup({
+        credentials: pageCredentials,
+        idempotencyKey: 'x',
+        content: 'Other',
+        parent: null,
+        since,
+      }),
+    ).toBeNull();
+  });
+
+  it('edits and deletes a comment through the stored post URN (the activity in the comment URN is refused)', async () => {
+    const post = await client.publish(input('Post for comments'));
+    const comment = await client.publish(input('Comment', { parent: { block: post, root: post } }));
+    const activity = /^urn:li:comment:\((urn:li:activity:\d+),/.exec(comment.remoteId)?.[1] as string;
+    const viaActivity = await fetch(
+      `${sim.url}/rest/socialActions/${encodeURIComponent(activity)}/comments/${comment.meta.commentId}?actor=${encodeURIComponent(AUTHOR)}`,
+      {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${credentials.accessToken}`,
+          'linkedin-version': DEFAULT_LINKEDIN_VERSION,
+          'x-restli-protocol-version': '2.0.0',
+        },
+      },
+    );
+    expect(viaActivity.status).toBe(404);
+    await client.edit({ credentials, block: comment, content: 'Comment, edited' });
+    await client.delete({ credentials, block: comment });
+    expect(sim.records().map((r) => r.kind)).toEqual(['post', 'comment', 'edit', 'delete']);
+  });
+
+  it('answers 429 without Retry-After (daily limits): transient, rateLimited, waiting until midnight UTC', async () => {
     sim.setRateLimited(120);
     const raw = await rawPost(validPost('x'));
     expect(raw.status).toBe(429);
-    expect(raw.headers.get('retry-after')).toBe('120');
+    expect(raw.headers.get('retry-after')).toBeNull();
     expect(await raw.json()).toEqual({
       status: 429,
       serviceErrorCode: 101,
@@ -213,7 +324,12 @@ describe('LinkedIn client against the LinkedIn simulator', () => {
       message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
     });
     const error = await failureOf(client.publish(input('Rate limited')));
-    expect(error).toMatchObject({ kind: 'transient', details: { status: 429, retryAfterSeconds: 120 } });
+    expect(error).toMatchObject({ kind: 'transient', details: { status: 429, rateLimited: true } });
+    const now = new Date();
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    expect(
+      Math.abs((error.details.retryAfterSeconds as number) - (midnight - now.getTime()) / 1000),
+    ).toBeLessThan(120);
     sim.setRateLimited(0);
     await expect(client.publish(input('Rate limited'))).resolves.toBeDefined();
   });
@@ -243,23 +359,56 @@ describe('LinkedIn client against the LinkedIn simulator', () => {
     expect(sim.records()).toEqual([]);
   });
 
-  it('requires the versioned-API headers, like LinkedIn', async () => {
+  it('requires the versioned-API headers, like LinkedIn: 426 for a missing or sunset version', async () => {
     const noVersion = await rawPost(validPost('No version'), { 'linkedin-version': '' });
-    expect(noVersion.status).toBe(400);
-    expect(await noVersion.json()).toMatchObject({ status: 400, code: 'VERSION_MISSING' });
+    expect(noVersion.status).toBe(426);
+    expect(await noVersion.json()).toMatchObject({ status: 426, code: 'VERSION_MISSING' });
+    const sunset = await rawPost(validPost('Old version'), { 'linkedin-version': '202511' });
+    expect(sunset.status).toBe(426);
+    expect(await sunset.json()).toMatchObject({
+      status: 426,
+      code: 'NONEXISTENT_VERSION',
+      message: 'Requested version 202511 is not active',
+    });
     const accepted = await rawPost(validPost('Versioned'));
     expect(accepted.status).toBe(201);
     expect(accepted.headers.get('x-restli-id')).toMatch(/^urn:li:share:\d+$/);
     const badVisibility = await rawPost({ ...validPost('Bad'), visibility: 'FRIENDS' });
     expect(badVisibility.status).toBe(422);
+
+    const old = createLinkedInClient('linkedin', { baseUrl: sim.url, timeoutMs: 300, apiVersion: '202511' });
+    const error = await failureOf(old.publish(input('Old client')));
+    expect(error).toMatchObject({ kind: 'permanent', details: { status: 426 } });
+    expect(error.message).toContain('API version 202511');
+    expect(error.message).toContain('LINKEDIN_API_VERSION');
+    expect(sim.records().map((r) => r.text)).toEqual(['Versioned']);
   });
 
-  it('refuses media it cannot upload', async () => {
+  it('takes the version from LINKEDIN_API_VERSION, defaulting to a live one, and refuses a malformed one', () => {
+    expect(linkedInVersionOf(undefined, {})).toBe(DEFAULT_LINKEDIN_VERSION);
+    expect(linkedInVersionOf(undefined, { LINKEDIN_API_VERSION: '202609' })).toBe('202609');
+    expect(linkedInVersionOf('202608', { LINKEDIN_API_VERSION: '202609' })).toBe('202608');
+    expect(() => linkedInVersionOf(undefined, { LINKEDIN_API_VERSION: 'latest' })).toThrow(
+      /LINKEDIN_API_VERSION/,
+    );
+    expect(linkedInVersionActive(DEFAULT_LINKEDIN_VERSION, new Date('2026-11-25T00:00:00Z'))).toBe(true);
+    expect(linkedInVersionActive('202511', new Date('2026-11-25T00:00:00Z'))).toBe(false);
+    expect(linkedInVersionActive('202701', new Date('2026-11-25T00:00:00Z'))).toBe(false);
+  });
+
+  it('refuses a file type LinkedIn does not take, before anything is sent', async () => {
     const media = [
-      { mediaId: 'med_1', mimeType: 'image/png', size: 10, altText: null, url: 'https://example.test/a.png' },
+      {
+        mediaId: 'med_1',
+        mimeType: 'image/webp',
+        size: 10,
+        altText: null,
+        url: 'https://example.test/a.webp',
+      },
     ];
     const error = await failureOf(client.publish(input('With a picture', { media })));
     expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/image\/webp/);
     expect(sim.records()).toEqual([]);
   });
 });

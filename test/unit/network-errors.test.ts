@@ -313,13 +313,13 @@ const linkedInRows: Row[] = [
       { 'retry-after': '120' },
     ),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 120 },
+    details: { status: 429, retryAfterSeconds: 120, rateLimited: true },
   },
   {
     name: '429 without Retry-After waits for midnight UTC (daily limits)',
     failure: answer(429, { status: 429, code: 'TOO_MANY_REQUESTS', message: 'throttled' }),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 12 * 3600 },
+    details: { status: 429, retryAfterSeconds: 12 * 3600, rateLimited: true },
   },
   {
     name: '504',
@@ -377,6 +377,18 @@ const linkedInRows: Row[] = [
       status: 426,
       code: 'NONEXISTENT_VERSION',
       message: 'Requested version 202301 is not active',
+    }),
+    kind: 'permanent',
+    details: { status: 426 },
+    message:
+      'LinkedIn no longer serves the API version Herald sends (Requested version 202301 is not active); set LINKEDIN_API_VERSION to a current version (YYYYMM).',
+  },
+  {
+    name: '426 VERSION_MISSING',
+    failure: answer(426, {
+      status: 426,
+      code: 'VERSION_MISSING',
+      message: 'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
     }),
     kind: 'permanent',
     details: { status: 426 },

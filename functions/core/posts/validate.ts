@@ -123,10 +123,21 @@ const COUNTING_WORDS: Record<TextCounting, string> = {
   codepoints: 'characters',
 };
 
-/** Refuses text longer than one block may be on `platform` (`content_too_long` at `field`). */
-export const checkContentLength = (content: string, platform: Platform, field: string): void => {
-  const { maxLength, textCounting } = platform.limits;
+/**
+ * Refuses text longer than block `index` may be on `platform` (`content_too_long` at `field`):
+ * later blocks are held to `continuationMaxLength` where the network sets one (LinkedIn comments),
+ * so a thread is refused before its first block goes out.
+ */
+export const checkContentLength = (content: string, platform: Platform, field: string, index = 0): void => {
+  const { maxLength, textCounting, continuationMaxLength } = platform.limits;
   const length = textLength(content, textCounting);
+  if (index > 0 && continuationMaxLength !== undefined && length > continuationMaxLength) {
+    throw new ApiError(
+      'content_too_long',
+      `${platform.name} allows ${continuationMaxLength} ${COUNTING_WORDS[textCounting]} in a ${platform.limits.continuation ?? 'later block'} (every block after the first); this text has ${length}.`,
+      field,
+    );
+  }
   if (length > maxLength) {
     throw new ApiError(
       'content_too_long',
@@ -347,7 +358,14 @@ const checkBlock = (
     }
     throw new ApiError('block_empty', 'A block needs content, media or both.', path);
   }
-  checkContentLength(content, platform, `${path}.content`);
+  checkContentLength(content, platform, `${path}.content`, j);
+  if (j > 0 && limits.continuationTextOnly && mediaIds.length > 0) {
+    throw new ApiError(
+      'media_type_not_accepted',
+      `${platform.name} takes files on the first block only: the later blocks become ${limits.continuation ?? 'blocks'}s, which carry text only.`,
+      `${path}.mediaIds`,
+    );
+  }
 
   const seen = new Set<string>();
   const media = mediaIds.map((id, k) => checkMediaId(id, seen, platform, ctx, `${path}.mediaIds[${k}]`));

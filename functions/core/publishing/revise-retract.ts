@@ -110,7 +110,7 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
     const platform = getPlatform(channel.platform);
     sent.blocks.forEach((block, j) => {
       const field = `channels[${i}].blocks[${j}].content`;
-      if (platform) checkContentLength(block.content, platform, field);
+      if (platform) checkContentLength(block.content, platform, field, j);
       if (block.content.trim() === '' && (channel.blocks[j]?.mediaIds.length ?? 0) === 0) {
         throw new ApiError('block_empty', 'A block without media needs text.', field);
       }

@@ -1,6 +1,7 @@
 import {
   type DeleteBlockInput,
   type EditBlockInput,
+  type LookupBlockInput,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -22,6 +23,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { type LinkedInMediaOptions, LinkedInMediaUploader } from './media-upload.ts';
 import { readLinkedInMetrics } from './metrics.ts';
 
 /**
@@ -29,15 +31,20 @@ import { readLinkedInMetrics } from './metrics.ts';
  * `X-Restli-Protocol-Version: 2.0.0`), for member profiles (`urn:li:person:<id>`) and, through the
  * same code, organization pages (`urn:li:organization:<id>`). The first block is a post; the other
  * blocks are comments on it (Comments API under `socialActions`). Edits of posts and comments are
- * Rest.li PARTIAL_UPDATEs. LinkedIn takes no client key and offers no search of one's own recent
- * posts by text, so there is no `lookup`: after a lost answer the engine stops instead of resending.
+ * Rest.li PARTIAL_UPDATEs. Comments come back as LinkedIn returns them: a bare id in
+ * `x-restli-id` and `commentUrn: urn:li:comment:(urn:li:activity:…,id)` in the body; the block keeps
+ * that URN with the post URN it was made on (`meta.postUrn`), which edits and deletes go through.
  *
- * Not done here: media (a full implementation registers each file with the Images, Videos or
- * Documents API `initializeUpload`, PUTs the bytes to the returned upload URL(s) - videos in parts,
- * then `finalizeUpload` - waits until the asset is AVAILABLE and sends `content.media` (one file)
- * or `content.multiImage` (several images) with alt text). Blocks with media are refused
- * (permanent) rather than published without their files. Access tokens last 60 days; refreshing
- * them (programmatic refresh tokens, for approved apps) belongs to the token store.
+ * LinkedIn takes no client key, so `lookup` works with what LinkedIn shows: a comment is found in
+ * the post's comments (same actor and text, made since the send); a page post through the author
+ * finder (`q=author`); a member's posts cannot be listed (`r_member_social` is closed), so a lost
+ * member post is found when a resend is refused as `DUPLICATE_POST`: the refusal names the
+ * existing post, which is adopted when its author made it since the first send.
+ *
+ * Media (first block): images, a video or a document through LinkedIn's Images, Videos and
+ * Documents APIs (media-upload.ts), sent as `content.media` or `content.multiImage` with alt text.
+ * Comments carry text only: a later block with files is refused (permanent). Access tokens last
+ * 60 days; refreshing them belongs to the token store.
  */
 
 export type LinkedInPlatform = 'linkedin' | 'linkedin_page';
@@ -52,9 +59,27 @@ export interface LinkedInClientOptions {
    * (HTTP 426 `NONEXISTENT_VERSION`), so this must be moved forward regularly.
    */
   apiVersion?: string;
+  /** Media uploads and processing waits (media-upload.ts). */
+  media?: LinkedInMediaOptions;
 }
 
-export const DEFAULT_LINKEDIN_VERSION = '202510';
+/**
+ * A live Marketing API version (July 2026, served until about July 2027). Override it with the
+ * `LINKEDIN_API_VERSION` environment variable (or `apiVersion`) when LinkedIn sunsets it.
+ */
+export const DEFAULT_LINKEDIN_VERSION = '202607';
+
+/** The version to send: `apiVersion`, else `LINKEDIN_API_VERSION`, else the default; a malformed one is a configuration error. */
+export const linkedInVersionOf = (
+  configured: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string => {
+  const version = configured ?? (env.LINKEDIN_API_VERSION?.trim() || DEFAULT_LINKEDIN_VERSION);
+  if (!/^\d{6}(\.\d{2})?$/.test(version)) {
+    throw new Error(`LINKEDIN_API_VERSION must be a LinkedIn version like 202607 (YYYYMM), not "${version}"`);
+  }
+  return version;
+};
 const NETWORK = 'LinkedIn';
 
 /** Seconds until the next midnight UTC, when LinkedIn's daily application and member limits reset. */
@@ -63,30 +88,60 @@ const secondsToUtcMidnight = (now: Date) => {
   return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
 };
 
-/** LinkedIn's duplicate refusal: `code` or `errorDetails.inputErrors[].code` is `DUPLICATE_POST`. */
-const isDuplicatePost = (body: unknown): boolean => {
-  if (stringField(body, 'code') === 'DUPLICATE_POST') return true;
+const inputErrorsOf = (body: unknown): unknown[] => {
   const inputErrors = (body as { errorDetails?: { inputErrors?: unknown } } | null)?.errorDetails
     ?.inputErrors;
-  return Array.isArray(inputErrors) && inputErrors.some((e) => stringField(e, 'code') === 'DUPLICATE_POST');
+  return Array.isArray(inputErrors) ? inputErrors : [];
+};
+
+/** LinkedIn's duplicate refusal: `code` or `errorDetails.inputErrors[].code` is `DUPLICATE_POST`. */
+const isDuplicatePost = (body: unknown): boolean =>
+  stringField(body, 'code') === 'DUPLICATE_POST' ||
+  inputErrorsOf(body).some((e) => stringField(e, 'code') === 'DUPLICATE_POST');
+
+/** The post a `DUPLICATE_POST` refusal names (`... duplicate of urn:li:share:…`), or undefined. */
+export const duplicateOfUrn = (body: unknown): string | undefined => {
+  const texts = [
+    stringField(body, 'message'),
+    ...inputErrorsOf(body).map((e) => stringField(e, 'description')),
+  ];
+  for (const text of texts) {
+    const match = text ? /urn:li:(?:share|ugcPost):\d+/.exec(text) : null;
+    if (match) return match[0];
+  }
+  return undefined;
 };
 
 /**
  * How the engine handles a failed LinkedIn call: 401 (`EXPIRED_ACCESS_TOKEN`,
  * `REVOKED_ACCESS_TOKEN`, `INVALID_ACCESS_TOKEN`) means reconnect; 429 is transient with
- * `Retry-After` when sent, else until midnight UTC (LinkedIn's limits are daily); 5xx transient
+ * `Retry-After` when sent, else until midnight UTC (LinkedIn's limits are daily), marked
+ * `rateLimited`; 426 (a missing or sunset `LinkedIn-Version`) permanent, naming the version; 5xx transient
  * with `outcomeUnknown` (LinkedIn may have created the post); other 4xx permanent with LinkedIn's
  * message, `DUPLICATE_POST` marked `duplicate`; failures without an answer are transient, with
  * `outcomeUnknown` once the request was sent.
  */
-export const classifyLinkedInFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+export const classifyLinkedInFailure = (
+  failure: HttpFailure,
+  now: Date = new Date(),
+  apiVersion?: string,
+): NetworkError => {
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const message =
     stringField(body, 'message') ?? stringField(body, 'code') ?? `LinkedIn answered HTTP ${status}`;
   if (status === 429) {
+    // A rate limit, not an outage: the engine waits for the reset without spending an attempt.
     const wait = retryAfterSeconds(headers['retry-after'], now) ?? secondsToUtcMidnight(now);
-    return new NetworkError('transient', message, details(status, wait));
+    return new NetworkError('transient', message, { ...details(status, wait), rateLimited: true });
+  }
+  if (status === 426) {
+    const version = apiVersion ? `API version ${apiVersion}` : 'the API version Herald sends';
+    return new NetworkError(
+      'permanent',
+      `LinkedIn no longer serves ${version} (${message}); set LINKEDIN_API_VERSION to a current version (YYYYMM).`,
+      { status },
+    );
   }
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (status === 401)
@@ -117,21 +172,36 @@ export const parseCommentUrn = (urn: string) => {
   return match ? { postUrn: match[1] as string, commentId: match[2] as string } : null;
 };
 
+/** A `DUPLICATE_POST` refusal with the post it names. */
+type DuplicateError = NetworkError & { existingUrn?: string };
+
+const elementsOf = (body: unknown): unknown[] => {
+  const elements = (body as { elements?: unknown } | null)?.elements;
+  return Array.isArray(elements) ? elements : [];
+};
+
 const postUrl = (urn: string) => `https://www.linkedin.com/feed/update/${urn}/`;
 
 export class LinkedInClient implements NetworkClient {
   readonly platform: LinkedInPlatform;
-  /** There is no lookup: an unknown outcome is final (the engine never resends it). */
+  /** Lookups read what LinkedIn wrote (a post by its URN, comments, the page finder). */
   readonly consistencyWindowSeconds = 0;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
-  private readonly apiVersion: string;
+  readonly apiVersion: string;
+  /** Posts a `DUPLICATE_POST` refusal named, by account and block idempotency key, for `lookup`. */
+  private readonly duplicates = new Map<string, string>();
+  private readonly uploader: LinkedInMediaUploader;
 
   constructor(platform: LinkedInPlatform = 'linkedin', options: LinkedInClientOptions = {}) {
     this.platform = platform;
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://api.linkedin.com');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.apiVersion = options.apiVersion ?? DEFAULT_LINKEDIN_VERSION;
+    this.apiVersion = linkedInVersionOf(options.apiVersion);
+    this.uploader = new LinkedInMediaUploader(
+      (credentials, request) => this.call(credentials, request),
+      options.media,
+    );
   }
 
   /** The author URN: the channel's account as given when it is a URN, else a person or organization id. */
@@ -142,31 +212,41 @@ export class LinkedInClient implements NetworkClient {
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    if (input.media.length > 0) {
-      throw new NetworkError(
-        'permanent',
-        'Media upload to LinkedIn is not supported yet; publish this post without media',
-      );
-    }
     const author = this.authorOf(input.credentials);
-    if (input.parent) return this.comment(input, author, input.parent.root.remoteId);
+    if (input.parent) {
+      if (input.media.length > 0) {
+        throw new NetworkError(
+          'permanent',
+          'LinkedIn comments carry text only: put the files on the first block of a LinkedIn post.',
+        );
+      }
+      return this.comment(input, author, input.parent.root.remoteId);
+    }
+    // Every file AVAILABLE before the post goes out: a post never lacks its media.
+    const content =
+      input.media.length > 0
+        ? await this.uploader.content(input.media, input.credentials, author)
+        : undefined;
     const visibility = typeof input.options.visibility === 'string' ? input.options.visibility : 'PUBLIC';
-    const answer = await this.call(input.credentials, {
-      method: 'POST',
-      path: '/rest/posts',
-      json: {
-        author,
-        commentary: toLittleText(input.content),
-        visibility,
-        distribution: {
-          feedDistribution: 'MAIN_FEED',
-          targetEntities: [],
-          thirdPartyDistributionChannels: [],
+    const answer = await this.rememberDuplicate(input, () =>
+      this.call(input.credentials, {
+        method: 'POST',
+        path: '/rest/posts',
+        json: {
+          author,
+          commentary: toLittleText(input.content),
+          visibility,
+          distribution: {
+            feedDistribution: 'MAIN_FEED',
+            targetEntities: [],
+            thirdPartyDistributionChannels: [],
+          },
+          lifecycleState: 'PUBLISHED',
+          isReshareDisabledByAuthor: false,
+          ...(content ? { content } : {}),
         },
-        lifecycleState: 'PUBLISHED',
-        isReshareDisabledByAuthor: false,
-      },
-    });
+      }),
+    );
     const urn = answer.headers['x-restli-id'] ?? answer.headers['x-linkedin-id'];
     if (!urn?.startsWith('urn:li:')) {
       throw new NetworkError('transient', 'LinkedIn accepted the post but its answer had no post URN', {
@@ -185,16 +265,27 @@ export class LinkedInClient implements NetworkClient {
     });
     const header = answer.headers['x-restli-id'];
     const fromBody = stringField(answer.body, 'commentUrn');
-    const urn = header?.startsWith('urn:li:comment:')
-      ? header
-      : (fromBody ?? (header && /^\d+$/.test(header) ? `urn:li:comment:(${postUrn},${header})` : undefined));
-    const parsed = urn ? parseCommentUrn(urn) : null;
-    if (!urn || !parsed) {
+    const urn =
+      fromBody ??
+      (header?.startsWith('urn:li:comment:')
+        ? header
+        : header && /^\d+$/.test(header)
+          ? `urn:li:comment:(${postUrn},${header})`
+          : undefined);
+    const block = urn ? this.commentBlock(urn, postUrn) : null;
+    if (!block) {
       throw new NetworkError('transient', 'LinkedIn accepted the comment but its answer had no comment URN', {
         status: answer.status,
         outcomeUnknown: true,
       });
     }
+    return block;
+  }
+
+  /** A comment as a block: its URN as LinkedIn gave it, with the post URN edits and deletes go through. */
+  private commentBlock(urn: string, postUrn: string): RemoteBlock | null {
+    const parsed = parseCommentUrn(urn);
+    if (!parsed) return null;
     return {
       remoteId: urn,
       remoteUrl: `${postUrl(postUrn)}?commentUrn=${encodeURIComponent(urn)}`,
@@ -202,8 +293,97 @@ export class LinkedInClient implements NetworkClient {
     };
   }
 
+  /** The post and comment id a comment block is edited and deleted through, or null for a post. */
+  private commentTarget(block: RemoteBlock) {
+    const parsed = parseCommentUrn(block.remoteId);
+    if (!parsed) return null;
+    // The stored post URN: the one in the comment URN is the activity, which these routes do not take.
+    return {
+      postUrn: block.meta.postUrn ?? parsed.postUrn,
+      commentId: block.meta.commentId ?? parsed.commentId,
+    };
+  }
+
+  /** Runs a post creation, keeping the post a `DUPLICATE_POST` refusal names for `lookup`. */
+  private async rememberDuplicate<T>(input: PublishBlockInput, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const existing = error instanceof NetworkError ? (error as DuplicateError).existingUrn : undefined;
+      if (existing) {
+        this.duplicates.set(`${input.credentials.remoteAccountId}\u0000${input.idempotencyKey}`, existing);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Finds a block whose answer was lost (see the class comment). A post a `DUPLICATE_POST` named
+   * is adopted only when it is live, by this author and made since the first send: an older post
+   * with the same text is not this block.
+   */
+  async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
+    const author = this.authorOf(input.credentials);
+    const since = input.since.getTime();
+    if (input.parent) {
+      const postUrn = input.parent.root.remoteId;
+      const answer = await this.call(input.credentials, {
+        method: 'GET',
+        path: `/rest/socialActions/${encodeURIComponent(postUrn)}/comments?count=100`,
+      });
+      for (const element of elementsOf(answer.body)) {
+        const created = (element as { created?: { time?: unknown } }).created?.time;
+        const text = (element as { message?: { text?: unknown } }).message?.text;
+        const urn = stringField(element, 'commentUrn');
+        if (stringField(element, 'actor') !== author || text !== input.content || !urn) continue;
+        if (typeof created === 'number' && created < since) continue;
+        return this.commentBlock(urn, postUrn);
+      }
+      return null;
+    }
+    const key = `${input.credentials.remoteAccountId}\u0000${input.idempotencyKey}`;
+    const named = this.duplicates.get(key);
+    if (named) {
+      const answer = await this.call(
+        input.credentials,
+        { method: 'GET', path: `/rest/posts/${encodeURIComponent(named)}` },
+        [404],
+      );
+      if (answer.status === 404) {
+        this.duplicates.delete(key);
+        return null;
+      }
+      const created = answer.body && (answer.body as { createdAt?: unknown }).createdAt;
+      if (
+        stringField(answer.body, 'author') === author &&
+        (typeof created !== 'number' || created >= since)
+      ) {
+        return { remoteId: named, remoteUrl: postUrl(named), meta: { urn: named } };
+      }
+      throw new NetworkError(
+        'permanent',
+        `LinkedIn refuses this text as a duplicate of an earlier post (${named}); change the text to publish it again.`,
+        { status: answer.status },
+      );
+    }
+    if (this.platform !== 'linkedin_page') return null;
+    const answer = await this.call(input.credentials, {
+      method: 'GET',
+      path: `/rest/posts?author=${encodeURIComponent(author)}&q=author&count=20&sortBy=LAST_MODIFIED`,
+    });
+    const commentary = toLittleText(input.content);
+    for (const element of elementsOf(answer.body)) {
+      const created = (element as { createdAt?: unknown }).createdAt;
+      const urn = stringField(element, 'id');
+      if (!urn || stringField(element, 'commentary') !== commentary) continue;
+      if (typeof created === 'number' && created < since) continue;
+      return { remoteId: urn, remoteUrl: postUrl(urn), meta: { urn } };
+    }
+    return null;
+  }
+
   async edit(input: EditBlockInput): Promise<void> {
-    const comment = parseCommentUrn(input.block.remoteId);
+    const comment = this.commentTarget(input.block);
     if (comment) {
       const actor = encodeURIComponent(this.authorOf(input.credentials));
       await this.call(input.credentials, {
@@ -223,7 +403,7 @@ export class LinkedInClient implements NetworkClient {
   }
 
   async delete(input: DeleteBlockInput): Promise<void> {
-    const comment = parseCommentUrn(input.block.remoteId);
+    const comment = this.commentTarget(input.block);
     const path = comment
       ? `/rest/socialActions/${encodeURIComponent(comment.postUrn)}/comments/${comment.commentId}?actor=${encodeURIComponent(this.authorOf(input.credentials))}`
       : `/rest/posts/${encodeURIComponent(input.block.remoteId)}`;
@@ -265,7 +445,13 @@ export class LinkedInClient implements NetworkClient {
         json: request.json,
         timeoutMs: this.timeoutMs,
       },
-      classifyLinkedInFailure,
+      (failure) => {
+        const error = classifyLinkedInFailure(failure, new Date(), this.apiVersion);
+        if (failure.type === 'answer' && error.details.duplicate) {
+          (error as DuplicateError).existingUrn = duplicateOfUrn(failure.body);
+        }
+        return error;
+      },
       (answer) => alsoFine.includes(answer.status),
     );
   }

@@ -4,6 +4,8 @@ import type { Platform } from '../types.ts';
  * LinkedIn member profile (professional network, profile). Sources: spec section 8; LinkedIn
  * Posts API (`visibility`: PUBLIC, CONNECTIONS, LOGGED_IN); Images API (JPG, PNG, GIF), Videos
  * API (MP4) and Documents API (PDF). A PDF attachment becomes a document post, so no post type.
+ * Up to 20 images go as one multi-image post; a video or a document goes alone. Files go on the
+ * first block (the post): later blocks are comments, which carry text only.
  */
 export const platform: Platform = {
   id: 'linkedin',
@@ -14,6 +16,9 @@ export const platform: Platform = {
     textCounting: 'codepoints',
     maxBlocks: 3,
     continuation: 'comment',
+    // Comments (the later blocks) take 1,250 characters and no files.
+    continuationMaxLength: 1250,
+    continuationTextOnly: true,
     title: null,
     options: [
       {
@@ -30,6 +35,10 @@ export const platform: Platform = {
     supportsRemoteDelete: true,
     acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4', 'application/pdf'],
     maxMedia: 20,
+    // Documents API: PDFs up to 100 MB (and 300 pages).
+    maxMediaBytes: { 'application/pdf': 100 * 1024 * 1024 },
+    // A post carries up to 20 images (multiImage), or one video, or one document.
+    soleMediaTypes: ['video/mp4', 'application/pdf'],
     requiresMedia: false,
     commentsReadable: false,
     commentsWindowDays: null,

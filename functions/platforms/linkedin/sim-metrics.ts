@@ -3,6 +3,7 @@ import { headerOf, type SimContext, type SimResponse, type SimRoute } from '../s
 
 interface SimPost {
   urn: string;
+  activityUrn?: string;
   author: string;
   deleted: boolean;
   comments: Map<string, { urn: string; deleted: boolean }>;
@@ -36,7 +37,10 @@ export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimR
   const liveUrn = (urn: string): boolean => {
     const comment = /^urn:li:comment:\((.+),(\d+)\)$/.exec(urn);
     if (comment) {
-      const post = posts.get(comment[1] as string);
+      // A comment URN names the post's activity (as LinkedIn returns it); older ones named the share.
+      const post =
+        posts.get(comment[1] as string) ??
+        [...posts.values()].find((candidate) => candidate.activityUrn === comment[1]);
       const stored = post?.comments.get(comment[2] as string);
       return Boolean(post && !post.deleted && stored && !stored.deleted);
     }

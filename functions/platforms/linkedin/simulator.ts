@@ -9,6 +9,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { type LinkedInMediaOptions, linkedInMediaSimulator } from './media-simulator.ts';
 import { linkedInOAuthSimulator } from './oauth-simulator.ts';
 import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
@@ -52,13 +53,13 @@ export const linkedInErrors: SimErrorBodies = {
   refused: () =>
     linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /commentary :: content was rejected (sim:fail)'),
   unavailable: () => linkedInError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 0),
-  rateLimited: (_resetAt, seconds) =>
+  // LinkedIn's limits are daily (reset at midnight UTC) and its 429 carries no Retry-After.
+  rateLimited: () =>
     linkedInError(
       429,
       'TOO_MANY_REQUESTS',
       'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
       101,
-      { 'retry-after': seconds },
     ),
   badRequest: (message) => linkedInError(400, 'ILLEGAL_ARGUMENT', message),
   notFound: (message) => linkedInError(404, 'NOT_FOUND', message, 0),
@@ -100,47 +101,101 @@ export const fromLittleText = (raw: string): string => {
   return out;
 };
 
+/**
+ * LinkedIn's refusal of a post whose content repeats one of the author's live posts: a 422 whose
+ * `errorDetails.inputErrors[]` carries `DUPLICATE_POST`, naming the existing post in the message
+ * (there is no top-level `code`).
+ */
+export const duplicatePostError = (existingUrn: string): SimResponse => ({
+  status: 422,
+  body: {
+    errorDetailType: 'com.linkedin.common.error.BadRequest',
+    message: `ERROR :: /commentary :: Content is a duplicate of ${existingUrn}`,
+    errorDetails: {
+      inputErrors: [
+        {
+          description: `Content is a duplicate of ${existingUrn}`,
+          input: { inputPath: { fieldPath: '/commentary' } },
+          code: 'DUPLICATE_POST',
+        },
+      ],
+    },
+    status: 422,
+  },
+});
+
+/**
+ * Whether a `LinkedIn-Version` is live at `now`: monthly versions (`YYYYMM`, optionally `.NN`)
+ * are served from their month for twelve months, then sunset; a later month does not exist yet.
+ */
+export const linkedInVersionActive = (version: string, now: Date): boolean => {
+  const match = /^(\d{4})(\d{2})(\.\d{2})?$/.exec(version);
+  if (!match) return false;
+  const month = Number(match[2]);
+  if (month < 1 || month > 12) return false;
+  const age = now.getUTCFullYear() * 12 + now.getUTCMonth() - (Number(match[1]) * 12 + month - 1);
+  return age >= 0 && age < 12;
+};
+
 interface StoredComment {
   id: string;
   urn: string;
   actor: string;
   text: string;
+  createdAt: number;
   deleted: boolean;
 }
 
 interface StoredPost {
   urn: string;
+  /** The activity behind the post: comments name it in their URN (`urn:li:comment:(urn:li:activity:…,id)`). */
+  activityUrn: string;
   author: string;
   commentary: string;
   text: string;
   visibility: string;
+  createdAt: number;
   deleted: boolean;
   comments: Map<string, StoredComment>;
+  /** `content` as LinkedIn keeps it: one file (`media`) or several images (`multiImage`). */
+  content: SimPostContent | null;
 }
+
+export type SimPostContent =
+  | { media: { id: string; altText?: string; title?: string } }
+  | { multiImage: { images: { id: string; altText?: string }[] } };
 
 export interface LinkedInSimulatorOptions {
   port?: number;
   holdMs?: number;
   /** OAuth endpoints and token lifetimes (linkedin/oauth-simulator.ts). */
   oauth?: Parameters<typeof linkedInOAuthSimulator>[0];
+  /** The clock that decides which `LinkedIn-Version`s are live (default: the system clock). */
+  now?: () => Date;
+  /** Images, Videos and Documents APIs (linkedin/media-simulator.ts). */
+  media?: LinkedInMediaOptions;
 }
 
 export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
   const posts = new Map<string, StoredPost>();
+  const now = options.now ?? (() => new Date());
+  const files = linkedInMediaSimulator(linkedInError, options.media);
+  await files.start();
 
   /** Versioned APIs need both headers; LinkedIn refuses the call without them. */
   const checkHeaders = (ctx: SimContext) => {
+    // LinkedIn answers both a missing and a sunset (or not yet released) version with 426.
     const version = headerOf(ctx.headers, 'linkedin-version');
     if (!version) {
       throw new SimHttpError(
         linkedInError(
-          400,
+          426,
           'VERSION_MISSING',
           'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
         ),
       );
     }
-    if (!/^\d{6}(\.\d\d)?$/.test(version)) {
+    if (!linkedInVersionActive(version, now())) {
       throw new SimHttpError(
         linkedInError(426, 'NONEXISTENT_VERSION', `Requested version ${version} is not active`),
       );
@@ -160,6 +215,56 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     const post = posts.get(urn);
     if (!post || post.deleted) throw new SimHttpError(linkedInErrors.notFound(`Post ${urn} does not exist`));
     return post;
+  };
+
+  /**
+   * A post's `content`: `media` (one image, video or document; a document needs a title) or
+   * `multiImage` (2 to 20 images), each file AVAILABLE and the author's; alt text up to 4,086
+   * characters. Null without content; LinkedIn's error answer when it is wrong.
+   */
+  const postContent = (raw: unknown, author: string): SimPostContent | SimResponse | null => {
+    if (raw === undefined) return null;
+    const content = objectOf(raw);
+    const bad = (message: string) =>
+      linkedInError(422, 'UNPROCESSABLE_ENTITY', `ERROR :: /content :: ${message}`);
+    const altOf = (value: unknown) => {
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value.length > 4086)
+        throw new SimHttpError(bad('altText must be a string of at most 4086 characters'));
+      return value;
+    };
+    const single = objectOf(content?.media);
+    const multi = objectOf(content?.multiImage);
+    if (single && !multi) {
+      const file = files.usable(single.id, author, ['image', 'video', 'document']);
+      if (!('urn' in file)) return file;
+      if (file.kind === 'document' && (typeof single.title !== 'string' || single.title === '')) {
+        return bad('a document post needs content.media.title');
+      }
+      return {
+        media: {
+          id: file.urn,
+          ...(single.altText !== undefined ? { altText: altOf(single.altText) as string } : {}),
+          ...(typeof single.title === 'string' ? { title: single.title } : {}),
+        },
+      };
+    }
+    if (multi && !single) {
+      const images = multi.images;
+      if (!Array.isArray(images) || images.length < 2 || images.length > 20) {
+        return bad('multiImage takes 2 to 20 images');
+      }
+      const out: { id: string; altText?: string }[] = [];
+      for (const image of images) {
+        const entry = objectOf(image);
+        const file = files.usable(entry?.id, author, ['image']);
+        if (!('urn' in file)) return file;
+        const altText = altOf(entry?.altText);
+        out.push({ id: file.urn, ...(altText !== undefined ? { altText } : {}) });
+      }
+      return { multiImage: { images: out } };
+    }
+    return bad('content takes exactly one of media or multiImage');
   };
 
   const createPost = (ctx: SimContext): SimResponse => {
@@ -207,22 +312,27 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     if (body.lifecycleState !== 'PUBLISHED' && body.lifecycleState !== 'DRAFT') {
       return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /lifecycleState :: field is required');
     }
+    const content = postContent(body.content, author);
+    if (content && 'status' in content) return content;
     const text = fromLittleText(body.commentary);
     const outcome = ctx.screen(text, author);
     for (const other of posts.values()) {
       if (!other.deleted && other.author === author && other.text === text) {
-        return linkedInError(422, 'DUPLICATE_POST', `Content is a duplicate of ${other.urn}`);
+        return duplicatePostError(other.urn);
       }
     }
     const urn = `urn:li:share:${snowflake()}`;
     posts.set(urn, {
       urn,
+      activityUrn: `urn:li:activity:${snowflake()}`,
       author,
       commentary: body.commentary,
       text,
       visibility,
+      createdAt: Date.now(),
       deleted: false,
       comments: new Map(),
+      content,
     });
     ctx.record({ kind: 'post', id: urn, parentId: null, rootId: null, text, account: author });
     return {
@@ -286,13 +396,14 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     }
     const outcome = ctx.screen(text, actor);
     const id = snowflake();
-    const urn = `urn:li:comment:(${post.urn},${id})`;
-    post.comments.set(id, { id, urn, actor, text, deleted: false });
+    const urn = `urn:li:comment:(${post.activityUrn},${id})`;
+    post.comments.set(id, { id, urn, actor, text, createdAt: Date.now(), deleted: false });
     ctx.record({ kind: 'comment', id: urn, parentId: post.urn, rootId: post.urn, text, account: actor });
     const created = { actor, time: Date.now() };
+    // As LinkedIn: the header carries the bare comment id; the URN (on the activity) is in the body.
     return {
       status: 201,
-      headers: { 'x-restli-id': urn },
+      headers: { 'x-restli-id': id },
       body: {
         id,
         commentUrn: urn,
@@ -360,6 +471,66 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     };
   };
 
+  const postView = (post: StoredPost) => ({
+    id: post.urn,
+    author: post.author,
+    commentary: post.commentary,
+    visibility: post.visibility,
+    lifecycleState: 'PUBLISHED',
+    createdAt: post.createdAt,
+    publishedAt: post.createdAt,
+    lastModifiedAt: post.createdAt,
+  });
+
+  const getPost = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    return { status: 200, body: postView(livePost(ctx.params.urn as string)) };
+  };
+
+  /**
+   * The author finder (`q=author`), newest first. Members' own posts need `r_member_social`, a
+   * permission LinkedIn grants to few apps: the sim refuses person authors, as LinkedIn does
+   * without it; organization pages can be read.
+   */
+  const findPosts = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    if (ctx.query.get('q') !== 'author')
+      return linkedInErrors.badRequest('Only the author finder is supported');
+    const author = ctx.query.get('author') ?? '';
+    if (!author.startsWith('urn:li:organization:')) {
+      return linkedInError(
+        403,
+        'ACCESS_DENIED',
+        'Not enough permissions to access: partnerApiPostsExternal.FINDER-author',
+        100,
+      );
+    }
+    const count = Math.min(Math.max(Number(ctx.query.get('count') ?? 10) || 10, 1), 100);
+    const elements = [...posts.values()]
+      .filter((post) => !post.deleted && post.author === author)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, count)
+      .map(postView);
+    return { status: 200, body: { elements, paging: { start: 0, count, links: [] } } };
+  };
+
+  const listComments = (ctx: SimContext): SimResponse => {
+    checkHeaders(ctx);
+    const post = livePost(ctx.params.urn as string);
+    const elements = [...post.comments.values()]
+      .filter((comment) => !comment.deleted)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((comment) => ({
+        id: comment.id,
+        commentUrn: comment.urn,
+        actor: comment.actor,
+        object: post.activityUrn,
+        message: { text: comment.text },
+        created: { actor: comment.actor, time: comment.createdAt },
+      }));
+    return { status: 200, body: { elements, paging: { start: 0, count: elements.length, links: [] } } };
+  };
+
   const deleteComment = (ctx: SimContext): SimResponse => {
     checkHeaders(ctx);
     const { post, comment } = liveComment(ctx);
@@ -375,21 +546,52 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     return { status: 204 };
   };
 
-  return startSimulator({
+  const simulator = await startSimulator({
     name: 'LinkedIn',
     errors: linkedInErrors,
     port: options.port,
     holdMs: options.holdMs,
-    onReset: () => posts.clear(),
+    onReset: () => {
+      posts.clear();
+      files.reset();
+    },
     oauth: linkedInOAuthSimulator(options.oauth),
     routes: [
       { method: 'POST', path: '/rest/posts', handler: createPost },
+      { method: 'GET', path: '/rest/posts', handler: findPosts },
+      { method: 'GET', path: '/rest/posts/:urn', handler: getPost },
+      { method: 'GET', path: '/rest/socialActions/:urn/comments', handler: listComments },
       { method: 'POST', path: '/rest/posts/:urn', handler: updatePost },
       { method: 'DELETE', path: '/rest/posts/:urn', handler: deletePost },
       { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
       ...linkedInMetricsRoutes(posts),
+      ...files.routes(checkHeaders),
+      {
+        method: 'GET',
+        path: '/_sim/linkedin/posts',
+        auth: false,
+        handler: () => ({
+          status: 200,
+          body: {
+            data: [...posts.values()].map((post) => ({
+              urn: post.urn,
+              author: post.author,
+              text: post.text,
+              deleted: post.deleted,
+              content: post.content,
+            })),
+          },
+        }),
+      },
     ],
+  });
+  const stop = simulator.stop.bind(simulator);
+  return Object.assign(simulator, {
+    stop: async () => {
+      await files.stop();
+      await stop();
+    },
   });
 };

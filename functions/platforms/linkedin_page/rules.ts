@@ -3,7 +3,8 @@ import type { Platform } from '../types.ts';
 /**
  * LinkedIn organization page (professional network, page). Sources: spec section 8; LinkedIn
  * Posts API (`visibility`; CONNECTIONS applies to member authors only, so a page has PUBLIC and
- * LOGGED_IN); Images API (JPG, PNG, GIF), Videos API (MP4), Documents API (PDF).
+ * LOGGED_IN); Images API (JPG, PNG, GIF), Videos API (MP4), Documents API (PDF). Up to 20 images
+ * go as one multi-image post; a video or a document goes alone, on the first block only.
  */
 export const platform: Platform = {
   id: 'linkedin_page',
@@ -14,6 +15,9 @@ export const platform: Platform = {
     textCounting: 'codepoints',
     maxBlocks: 3,
     continuation: 'comment',
+    // Comments (the later blocks) take 1,250 characters and no files.
+    continuationMaxLength: 1250,
+    continuationTextOnly: true,
     title: null,
     options: [
       {
@@ -30,6 +34,10 @@ export const platform: Platform = {
     supportsRemoteDelete: true,
     acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4', 'application/pdf'],
     maxMedia: 20,
+    // Documents API: PDFs up to 100 MB (and 300 pages).
+    maxMediaBytes: { 'application/pdf': 100 * 1024 * 1024 },
+    // A post carries up to 20 images (multiImage), or one video, or one document.
+    soleMediaTypes: ['video/mp4', 'application/pdf'],
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,

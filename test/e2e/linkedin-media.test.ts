@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
+import type { SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { mediaFiles } from '../support/media-files.ts';
+import { waitForPost } from '../support/publishing.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * Media to LinkedIn through the HTTP API of the local runtime: files uploaded to Herald, a post
+ * created with them, and what arrived at the LinkedIn simulator read over HTTP from its
+ * inspection routes.
+ */
+
+let rt: TestRuntime;
+let ws: Awaited<ReturnType<typeof freshWorkspace>>;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  ws = await freshWorkspace(['linkedin']);
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+const simUrl = () => rt.simulators.baseUrls.linkedin as string;
+const simMedia = async (): Promise<SimLinkedInMedia[]> =>
+  ((await (await fetch(`${simUrl()}/_sim/linkedin/media`)).json()) as { data: SimLinkedInMedia[] }).data;
+const simPost = async (urn: string) =>
+  (
+    (await (await fetch(`${simUrl()}/_sim/linkedin/posts`)).json()) as {
+      data: { urn: string; text: string; content: SimPostContent | null }[];
+    }
+  ).data.find((post) => post.urn === urn);
+const urnOf = (remoteUrl: string) => /\/feed\/update\/([^/]+)\/$/.exec(remoteUrl)?.[1] as string;
+
+const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
+  const form = new FormData();
+  form.set('file', new Blob([bytes], { type }), name);
+  if (altText) form.set('altText', altText);
+  const res = await fetch(`${rt.url}/v1/media`, {
+    method: 'POST',
+    headers: { 'x-api-key': ws.key },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; size: number };
+};
+
+/** A file over the direct-upload cap: through a presigned upload, then completed. */
+const uploadLarge = async (bytes: Buffer, name: string, type: string) => {
+  const start = await rt.api('/media/uploads', {
+    method: 'POST',
+    key: ws.key,
+    body: { fileName: name, mimeType: type, size: bytes.length },
+  });
+  expect(start.status).toBe(201);
+  const put = await fetch(start.body.upload.url, {
+    method: 'PUT',
+    headers: start.body.upload.headers,
+    body: bytes,
+  });
+  expect(put.status).toBe(200);
+  const done = await rt.api(`/media/${start.body.media.id}/complete`, { method: 'POST', key: ws.key });
+  expect(done.status).toBe(200);
+  return done.body as { id: string; size: number };
+};
+
+const publishNow = async (
+  blocks: { content: string; mediaIds: string[]; mediaAltText?: Record<string, string> }[],
+) => {
+  const created = await rt.api('/posts', {
+    method: 'POST',
+    key: ws.key,
+    body: { intent: 'now', channels: [{ channelId: ws.channels.linkedin, blocks }] },
+  });
+  expect(created.status).toBe(201);
+  return waitForPost(rt, created.body.id, ws.key, 60_000);
+};
+
+describe('media to LinkedIn through the API', () => {
+  it('publishes a post with images as multiImage, alt texts arriving, and a comment after it', async () => {
+    const marker = `li-images-${Date.now()}`;
+    const a = await upload(mediaFiles.png(40_000), 'a.png', 'image/png', 'Alt from the file');
+    const b = await upload(mediaFiles.jpeg(30_000), 'b.jpg', 'image/jpeg');
+    const post = await publishNow([
+      { content: `${marker} 1/2`, mediaIds: [a.id, b.id], mediaAltText: { [b.id]: 'Alt from the block' } },
+      { content: `${marker} 2/2`, mediaIds: [] },
+    ]);
+    expect(post.status).toBe('published');
+    const urn = urnOf(post.channels[0].blocks[0].remoteUrl);
+    const arrived = await simPost(urn);
+    const media = await simMedia();
+    const ids = arrived?.content && 'multiImage' in arrived.content ? arrived.content.multiImage.images : [];
+    expect(ids.map((image) => image.altText)).toEqual(['Alt from the file', 'Alt from the block']);
+    const files = ids.map((image) => media.find((m) => m.urn === image.id));
+    expect(files.map((f) => [f?.kind, f?.size, f?.status])).toEqual([
+      ['image', a.size, 'AVAILABLE'],
+      ['image', b.size, 'AVAILABLE'],
+    ]);
+    expect(post.channels[0].blocks[1].remoteUrl).toContain(
+      encodeURIComponent('urn:li:comment:(urn:li:activity:'),
+    );
+  });
+
+  it('publishes a video uploaded in LinkedIn’s 4 MiB parts, finalized, then posted', async () => {
+    const video = await uploadLarge(mediaFiles.mp4(5_000_000), 'clip.mp4', 'video/mp4');
+    const post = await publishNow([{ content: `li-video-${Date.now()}`, mediaIds: [video.id] }]);
+    expect(post.status).toBe('published');
+    const arrived = await simPost(urnOf(post.channels[0].blocks[0].remoteUrl));
+    const id = arrived?.content && 'media' in arrived.content ? arrived.content.media.id : '';
+    const file = (await simMedia()).find((m) => m.urn === id);
+    expect(file).toMatchObject({ kind: 'video', size: video.size, status: 'AVAILABLE' });
+    expect(file?.parts.map((p) => p.lastByte - p.firstByte + 1)).toEqual([
+      4 * 1024 * 1024,
+      video.size - 4 * 1024 * 1024,
+    ]);
+  });
+});
