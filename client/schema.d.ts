@@ -1613,7 +1613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input breaks a rule. Codes: `network_not_configured`, `network_refused`. */
+            /** @description The input breaks a rule. Codes: `network_not_configured`, `network_refused`, `url_not_allowed`. */
             422: {
                 headers: {
                     /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
@@ -1630,7 +1630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "network_not_configured" | "network_refused";
+                            code?: "network_not_configured" | "network_refused" | "url_not_allowed";
                         };
                     };
                 };
@@ -3619,7 +3619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input breaks a rule. Codes: `alt_text_without_media`, `block_empty`, `channel_disconnected`, `channel_not_found`, `content_too_long`, `duplicate_channel`, `idempotency_key_reused`, `media_not_found`, `media_not_ready`, `media_required`, `media_type_not_accepted`, `option_invalid`, `option_not_supported`, `option_required`, `post_type_not_supported`, `schedule_in_past`, `tag_not_found`, `thread_not_supported`, `title_not_supported`, `title_required`, `title_too_long`, `too_many_blocks`, `too_many_media`. */
+            /** @description The input breaks a rule. Codes: `alt_text_without_media`, `block_empty`, `channel_disconnected`, `channel_not_found`, `content_too_long`, `duplicate_channel`, `idempotency_key_reused`, `media_not_found`, `media_not_ready`, `media_required`, `media_too_large`, `media_type_not_accepted`, `option_invalid`, `option_not_supported`, `option_required`, `post_type_not_supported`, `schedule_in_past`, `tag_not_found`, `thread_not_supported`, `title_not_supported`, `title_required`, `title_too_long`, `too_many_blocks`, `too_many_media`. */
             422: {
                 headers: {
                     /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
@@ -3636,7 +3636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "alt_text_without_media" | "block_empty" | "channel_disconnected" | "channel_not_found" | "content_too_long" | "duplicate_channel" | "idempotency_key_reused" | "media_not_found" | "media_not_ready" | "media_required" | "media_type_not_accepted" | "option_invalid" | "option_not_supported" | "option_required" | "post_type_not_supported" | "schedule_in_past" | "tag_not_found" | "thread_not_supported" | "title_not_supported" | "title_required" | "title_too_long" | "too_many_blocks" | "too_many_media";
+                            code?: "alt_text_without_media" | "block_empty" | "channel_disconnected" | "channel_not_found" | "content_too_long" | "duplicate_channel" | "idempotency_key_reused" | "media_not_found" | "media_not_ready" | "media_required" | "media_too_large" | "media_type_not_accepted" | "option_invalid" | "option_not_supported" | "option_required" | "post_type_not_supported" | "schedule_in_past" | "tag_not_found" | "thread_not_supported" | "title_not_supported" | "title_required" | "title_too_long" | "too_many_blocks" | "too_many_media";
                         };
                     };
                 };
@@ -4050,7 +4050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input breaks a rule. Codes: `alt_text_without_media`, `block_empty`, `channel_disconnected`, `channel_not_found`, `content_too_long`, `duplicate_channel`, `idempotency_key_reused`, `media_not_found`, `media_not_ready`, `media_required`, `media_type_not_accepted`, `option_invalid`, `option_not_supported`, `option_required`, `post_type_not_supported`, `schedule_in_past`, `tag_not_found`, `thread_not_supported`, `title_not_supported`, `title_required`, `title_too_long`, `too_many_blocks`, `too_many_media`. */
+            /** @description The input breaks a rule. Codes: `alt_text_without_media`, `block_empty`, `channel_disconnected`, `channel_not_found`, `content_too_long`, `duplicate_channel`, `idempotency_key_reused`, `media_not_found`, `media_not_ready`, `media_required`, `media_too_large`, `media_type_not_accepted`, `option_invalid`, `option_not_supported`, `option_required`, `post_type_not_supported`, `schedule_in_past`, `tag_not_found`, `thread_not_supported`, `title_not_supported`, `title_required`, `title_too_long`, `too_many_blocks`, `too_many_media`. */
             422: {
                 headers: {
                     /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
@@ -4067,7 +4067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "alt_text_without_media" | "block_empty" | "channel_disconnected" | "channel_not_found" | "content_too_long" | "duplicate_channel" | "idempotency_key_reused" | "media_not_found" | "media_not_ready" | "media_required" | "media_type_not_accepted" | "option_invalid" | "option_not_supported" | "option_required" | "post_type_not_supported" | "schedule_in_past" | "tag_not_found" | "thread_not_supported" | "title_not_supported" | "title_required" | "title_too_long" | "too_many_blocks" | "too_many_media";
+                            code?: "alt_text_without_media" | "block_empty" | "channel_disconnected" | "channel_not_found" | "content_too_long" | "duplicate_channel" | "idempotency_key_reused" | "media_not_found" | "media_not_ready" | "media_required" | "media_too_large" | "media_type_not_accepted" | "option_invalid" | "option_not_supported" | "option_required" | "post_type_not_supported" | "schedule_in_past" | "tag_not_found" | "thread_not_supported" | "title_not_supported" | "title_required" | "title_too_long" | "too_many_blocks" | "too_many_media";
                         };
                     };
                 };

@@ -140,6 +140,7 @@ const postRules: ErrorCode[] = [
   'media_required',
   'too_many_media',
   'media_type_not_accepted',
+  'media_too_large',
   'alt_text_without_media',
   'title_required',
   'title_too_long',
@@ -218,7 +219,7 @@ export const operations: Record<string, Operation> = {
       200: { description: 'The existing channel, reconnected.', schema: connectedChannelSchema },
       201: { description: 'The new channel.', schema: connectedChannelSchema },
     },
-    errors: ['network_not_configured', 'network_refused', 'quota_exceeded', 'service_unavailable'],
+    errors: ['network_not_configured', 'network_refused', 'url_not_allowed', 'quota_exceeded', 'service_unavailable'],
   },
   'GET /v1/channels/{id}': {
     summary: 'One channel and its statuses',
