@@ -1,43 +1,39 @@
-import { describe, expect, it } from 'vitest';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   parseApp,
   SecretsManagerAppCredentials,
-  type SecretsManagerModule,
 } from '../../functions/adapters/aws/secrets-app-credentials.ts';
 import { configuredAppCredentials } from '../../functions/adapters/local/configured-app-credentials.ts';
 import { guardAppCredentials, runAsFunction } from '../../functions/adapters/local/grant-guard.ts';
 import { appFor, NO_APP } from '../../functions/ports/app-credentials.ts';
 
-/** A stand-in for the SDK module: secrets by id, and the ids asked for. */
-const fakeSdk = (secrets: Record<string, string | undefined>) => {
+const secretsManager = mockClient(SecretsManagerClient);
+afterEach(() => secretsManager.reset());
+
+/** Secrets by id, answered as Secrets Manager does (a missing one: ResourceNotFoundException); returns the ids asked for. */
+const serveSecrets = (secrets: Record<string, string | undefined>) => {
   const asked: string[] = [];
-  const module: SecretsManagerModule = {
-    SecretsManagerClient: class {
-      async send(command: unknown) {
-        const id = (command as { input: { SecretId: string } }).input.SecretId;
-        asked.push(id);
-        if (!(id in secrets)) {
-          throw Object.assign(new Error("Secrets Manager can't find the specified secret."), {
-            name: 'ResourceNotFoundException',
-          });
-        }
-        return { SecretString: secrets[id] };
-      }
-    },
-    GetSecretValueCommand: class {
-      constructor(readonly input: { SecretId: string }) {}
-    },
-  };
-  return { module, asked };
+  secretsManager.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => {
+    asked.push(input.SecretId);
+    if (!(input.SecretId in secrets)) {
+      throw Object.assign(new Error("Secrets Manager can't find the specified secret."), {
+        name: 'ResourceNotFoundException',
+      });
+    }
+    return { SecretString: secrets[input.SecretId] };
+  });
+  return asked;
 };
 
 describe('network app credentials', () => {
   it('reads one secret per network, `<prefix><network>`, and caches it', async () => {
-    const { module, asked } = fakeSdk({
+    const asked = serveSecrets({
       'herald-dev/network-app/x': '{"clientId":"id","clientSecret":"secret"}',
       'herald-dev/network-app/reddit': '{}',
     });
-    const apps = new SecretsManagerAppCredentials('herald-dev/network-app/', { load: async () => module });
+    const apps = new SecretsManagerAppCredentials('herald-dev/network-app/');
     expect(await apps.get('x')).toEqual({ clientId: 'id', clientSecret: 'secret' });
     expect(await apps.get('x')).toEqual({ clientId: 'id', clientSecret: 'secret' });
     expect(asked).toEqual(['herald-dev/network-app/x']);
@@ -61,15 +57,10 @@ describe('network app credentials', () => {
   });
 
   it('Secrets Manager errors other than a missing secret are not hidden', async () => {
-    const module: SecretsManagerModule = {
-      SecretsManagerClient: class {
-        async send(): Promise<{ SecretString?: string }> {
-          throw Object.assign(new Error('denied'), { name: 'AccessDeniedException' });
-        }
-      },
-      GetSecretValueCommand: class {},
-    };
-    const apps = new SecretsManagerAppCredentials('p/', { load: async () => module });
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
+    const apps = new SecretsManagerAppCredentials('p/');
     await expect(apps.get('x')).rejects.toThrow('denied');
   });
 
