@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/adapters/local/dynamodb-local.ts';
+import { checkResponsesFrom } from '../support/contract.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const REQUEST_ID = 'req_[0-9a-f-]{36}';
@@ -172,6 +173,8 @@ describe('npm start as a dev server', () => {
     const seed = readJson(join(dataDir, 'seed.json'));
     const info = readJson(join(dataDir, 'runtime.json'));
     const base = `http://localhost:${port}`;
+    // The child's answers are checked against the OpenAPI document too.
+    checkResponsesFrom(base);
     const channels = await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': seed.keys.live } });
     expect(channels.status).toBe(200);
     const refused = await fetch(`${base}/v1/tags?token=not-for-logs`, {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkResponsesFrom } from '../support/contract.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -47,6 +48,8 @@ describe('npm start and npm run admin', () => {
     }
     expect(match, output).not.toBeNull();
     const base = `http://localhost:${match?.[1]}`;
+    // The child's answers are checked against the OpenAPI document too.
+    checkResponsesFrom(base);
     const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8'));
     expect(output).toContain(seed.keys.live);
     expect(output).toContain(seed.keys.test);
