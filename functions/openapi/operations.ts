@@ -219,7 +219,13 @@ export const operations: Record<string, Operation> = {
       200: { description: 'The existing channel, reconnected.', schema: connectedChannelSchema },
       201: { description: 'The new channel.', schema: connectedChannelSchema },
     },
-    errors: ['network_not_configured', 'network_refused', 'url_not_allowed', 'quota_exceeded', 'service_unavailable'],
+    errors: [
+      'network_not_configured',
+      'network_refused',
+      'url_not_allowed',
+      'quota_exceeded',
+      'service_unavailable',
+    ],
   },
   'GET /v1/channels/{id}': {
     summary: 'One channel and its statuses',
