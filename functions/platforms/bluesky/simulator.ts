@@ -305,6 +305,15 @@ export interface BlueskySimulator extends Simulator {
   failAfterStore(count: number): void;
   /** The blobs uploaded so far. */
   blobs(): StoredBlob[];
+  /** The records stored now (deleted ones are gone), as `getRecord` would answer them. */
+  storedRecords(): SimStoredRecord[];
+}
+
+/** A stored record for inspection: its at-uri, CID and value (embed included). */
+export interface SimStoredRecord {
+  uri: string;
+  cid: string;
+  value: Record<string, unknown>;
 }
 
 /** Handles whose first label starts with `nobody` do not resolve (resolveHandle answers 400). */
@@ -617,6 +626,19 @@ export const startBlueskySimulator = async (
       // The video service (video.bsky.app), served on the same address.
       { method: 'POST', path: '/xrpc/app.bsky.video.uploadVideo', rawBody: true, handler: uploadVideo },
       { method: 'GET', path: '/xrpc/app.bsky.video.getJobStatus', auth: false, handler: getJobStatus },
+      // Inspection: the stored records with their embeds, and the uploaded blobs.
+      {
+        method: 'GET',
+        path: '/_sim/bluesky/records',
+        auth: false,
+        handler: () => ({ status: 200, body: { data: [...records.values()] } }),
+      },
+      {
+        method: 'GET',
+        path: '/_sim/bluesky/blobs',
+        auth: false,
+        handler: () => ({ status: 200, body: { data: [...blobs.values()] } }),
+      },
       // Test control: the next createRecord calls store, then answer 500.
       { method: 'POST', path: '/_sim/bluesky/fail-after-store', auth: false, handler: failAfterStoreRoute },
     ],
@@ -627,5 +649,6 @@ export const startBlueskySimulator = async (
       failAfterStore = count;
     },
     blobs: () => [...blobs.values()].map((blob) => ({ ...blob })),
+    storedRecords: () => [...records.values()].map((r) => structuredClone(r)),
   };
 };
