@@ -100,13 +100,17 @@ export const blueskyErrors: SimErrorBodies = {
   refused: () =>
     xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: rejected by the PDS (sim:fail)'),
   unavailable: () => xrpcError(503, 'InternalServerError', 'Service temporarily unavailable'),
-  rateLimited: (resetAt) =>
-    xrpcError(429, 'RateLimitExceeded', 'Rate Limit Exceeded', {
-      'ratelimit-limit': 5000,
+  // The PDS's write limits per account (docs.bsky.app, "Rate Limits"): 5,000 points an hour and
+  // 35,000 a day; the headers name the limit that is spent (the daily one when the wait is over an hour).
+  rateLimited: (resetAt, seconds) => {
+    const [limit, window] = seconds > 3600 ? [35_000, 86_400] : [5_000, 3_600];
+    return xrpcError(429, 'RateLimitExceeded', 'Rate Limit Exceeded', {
+      'ratelimit-limit': limit,
       'ratelimit-remaining': 0,
       'ratelimit-reset': Math.ceil(resetAt.getTime() / 1000),
-      'ratelimit-policy': '5000;w=3600',
-    }),
+      'ratelimit-policy': `${limit};w=${window}`,
+    });
+  },
   badRequest: (message) => xrpcError(400, 'InvalidRequest', message),
   notFound: () => xrpcError(404, 'XRPCNotSupported', 'XRPCNotSupported'),
 };
