@@ -517,6 +517,38 @@ describe('Bluesky client against the PDS simulator', () => {
     }
   });
 
+  it('a video larger than the simulators’ usual 5 MiB body goes through (the video service takes up to 100,000,000 bytes)', async () => {
+    const mp4 = mediaFiles.mp4(12 * 1024 * 1024);
+    const files = await serveFiles({ '/big.mp4': mp4 });
+    const videoClient = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 5_000, videoPollMs: 20 });
+    try {
+      const block = await videoClient.publish(
+        input('A bigger video', {
+          media: [
+            {
+              mediaId: 'med_big',
+              mimeType: 'video/mp4',
+              size: mp4.length,
+              altText: null,
+              url: `${files.url}/big.mp4`,
+            },
+          ],
+        }),
+      );
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      const embed = (stored.body.value as { embed?: { video?: { size?: number } } }).embed;
+      expect(embed?.video?.size).toBe(mp4.length);
+    } finally {
+      await files.stop();
+    }
+  });
+
   it('the video service refuses a service token for another method, and the PDS a video blob it never processed', async () => {
     const raw = await fetch(`${sim.url}/xrpc/app.bsky.video.uploadVideo?did=${DID}&name=a.mp4`, {
       method: 'POST',

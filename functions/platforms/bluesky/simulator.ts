@@ -136,6 +136,9 @@ export interface StoredBlob {
   size: number;
 }
 
+/** The largest video `app.bsky.embed.video` takes (lexicon `maxSize`). */
+export const VIDEO_MAX_BYTES = 100_000_000;
+
 /** The largest image `app.bsky.embed.images` takes (lexicon `maxSize`). */
 export const IMAGE_MAX_BYTES = 2_000_000;
 
@@ -628,7 +631,14 @@ export const startBlueskySimulator = async (
       },
       { method: 'GET', path: '/xrpc/com.atproto.server.getServiceAuth', handler: getServiceAuth },
       // The video service (video.bsky.app), served on the same address.
-      { method: 'POST', path: '/xrpc/app.bsky.video.uploadVideo', rawBody: true, handler: uploadVideo },
+      // `app.bsky.embed.video` takes an MP4 of at most 100,000,000 bytes (lexicon `maxSize`).
+      {
+        method: 'POST',
+        path: '/xrpc/app.bsky.video.uploadVideo',
+        rawBody: true,
+        maxBodyBytes: VIDEO_MAX_BYTES,
+        handler: uploadVideo,
+      },
       { method: 'GET', path: '/xrpc/app.bsky.video.getJobStatus', auth: false, handler: getJobStatus },
       // Inspection: the stored records with their embeds, and the uploaded blobs.
       {
