@@ -1,4 +1,5 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
+import { runBlueskyMedia } from './bluesky-media.ts';
 import { runLinkedInMedia } from './linkedin-media.ts';
 import { runMedia } from './media.ts';
 import { runMetrics } from './metrics.ts';
@@ -19,6 +20,7 @@ const suites: Record<string, () => Promise<void>> = {
   metrics: runMetrics,
   'x-media': runXMedia,
   'linkedin-media': runLinkedInMedia,
+  'bluesky-media': runBlueskyMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

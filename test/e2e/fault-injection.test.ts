@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
+import type { SimStoredRecord, StoredBlob } from '../../functions/platforms/bluesky/simulator.ts';
 import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
 import type { SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
 import type { SimMedia } from '../../functions/platforms/x/media-simulator.ts';
@@ -49,7 +50,7 @@ const NETWORKS = ['x', 'bluesky', 'linkedin'] as const;
  * joins when its client uploads media. LinkedIn's comments carry text only: its threads carry an
  * image on the first block (the post).
  */
-const MEDIA_NETWORKS: readonly string[] = ['x'];
+const MEDIA_NETWORKS: readonly string[] = ['x', 'bluesky'];
 const mediaBlocksOf = (network: string): number[] =>
   MEDIA_NETWORKS.includes(network) ? [0, 1, 2] : network === 'linkedin' ? [0] : [];
 
@@ -94,7 +95,7 @@ describe('sim tokens in every block position of a 3-block thread', () => {
           body: { intent: 'now', channels: [{ channelId: ws.channels[network], blocks }] },
         });
         expect(created.status).toBe(201);
-        // Generous: 63 threads at once, the X ones each uploading three files, on a shared 2-core machine.
+        // Generous: 63 threads at once, the X and Bluesky ones each uploading three files, on a shared 2-core machine.
         let post = await waitForPost(rt, created.body.id, ws.key, 60_000).catch((e) => {
           throw new Error(`${network} ${token} at ${position}: ${e.message}`);
         });
@@ -117,6 +118,13 @@ describe('sim tokens in every block position of a 3-block thread', () => {
     );
 
     const uploads = await xMedia();
+    const bskyBase = rt.simulators.baseUrls.bluesky as string;
+    const bskyRecords = (
+      (await (await fetch(`${bskyBase}/_sim/bluesky/records`)).json()) as { data: SimStoredRecord[] }
+    ).data;
+    const bskyBlobs = (
+      (await (await fetch(`${bskyBase}/_sim/bluesky/blobs`)).json()) as { data: StoredBlob[] }
+    ).data;
     const liBase = rt.simulators.baseUrls.linkedin as string;
     const liMedia = (
       (await (await fetch(`${liBase}/_sim/linkedin/media`)).json()) as { data: SimLinkedInMedia[] }
@@ -131,7 +139,31 @@ describe('sim tokens in every block position of a 3-block thread', () => {
       const count = noDuplicates(network, marker);
       const channel = post.channels[0];
       const live = channel.blocks.filter((b: any) => b.remoteUrl !== null).length;
-      if (MEDIA_NETWORKS.includes(network)) {
+      if (network === 'bluesky') {
+        // Every live block's record embeds its one picture: the uploaded blob, with its alt text.
+        for (const [i, block] of channel.blocks.entries()) {
+          if (block.remoteUrl === null) continue;
+          const [, repo, rkey] = /\/profile\/([^/]+)\/post\/([^/]+)$/.exec(block.remoteUrl) ?? [];
+          const record = bskyRecords.find((r) => r.uri === `at://${repo}/app.bsky.feed.post/${rkey}`);
+          expect(String(record?.value.text), `${label}, block ${i + 1}`).toContain(`${marker} block${i}`);
+          const embed = record?.value.embed as
+            | { $type: string; images: { alt: string; image: { ref: { $link: string }; size: number } }[] }
+            | undefined;
+          expect(embed?.$type, `${label}, block ${i + 1}`).toBe('app.bsky.embed.images');
+          expect(
+            (embed?.images ?? []).map((img) => ({
+              alt: img.alt,
+              size: img.image.size,
+              // Identical bytes uploaded by other accounts share the CID: the sizes, once each.
+              uploaded: [
+                ...new Set(bskyBlobs.filter((b) => b.cid === img.image.ref.$link).map((b) => b.size)),
+              ],
+            })),
+            `${label}, block ${i + 1}`,
+          ).toEqual([{ alt: `Picture of block ${i}`, size: 2_000 + i, uploaded: [2_000 + i] }]);
+        }
+      }
+      if (network === 'x') {
         // Every live block carries its one picture, complete and with its alt text; no upload is on two tweets.
         for (const [i, block] of channel.blocks.entries()) {
           if (block.remoteUrl === null) continue;

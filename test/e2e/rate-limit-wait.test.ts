@@ -5,6 +5,7 @@ import {
   PublishingEngine,
   startRound,
 } from '../../functions/core/publishing/engine.ts';
+import type { BlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import type { XSimulator } from '../../functions/platforms/x/simulator.ts';
 import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';
 import type { PublishJob } from '../../functions/ports/publishing.ts';
@@ -30,6 +31,7 @@ afterAll(async () => {
 });
 
 const xSim = () => rt.simulators.byPlatform.get('x') as unknown as XSimulator;
+const blueskySim = () => rt.simulators.byPlatform.get('bluesky') as unknown as BlueskySimulator;
 
 /** An engine on a clock the test moves, queueing into `queued` instead of the real queue. */
 const harness = (wrap?: (client: NetworkClient) => NetworkClient, { realTime = false } = {}) => {
@@ -68,7 +70,7 @@ const harness = (wrap?: (client: NetworkClient) => NetworkClient, { realTime = f
   };
 };
 
-const draft = async (platform: 'x' | 'linkedin', content: string) => {
+const draft = async (platform: 'x' | 'bluesky' | 'linkedin', content: string) => {
   const ws = await freshWorkspace([platform]);
   const created = await rt.api('/posts', {
     method: 'POST',
@@ -125,6 +127,53 @@ describe('a rate-limited channel waits for the reset without spending attempts',
       expect(done.body.status).toBe('published');
     } finally {
       xSim().setSwitches({ dailyLimitSeconds: 0 });
+    }
+  });
+
+  it("Bluesky's spent daily write limit (429 RateLimitExceeded): waits until ratelimit-reset, then published once", async () => {
+    const h = harness();
+    const content = `bluesky daily limit ${Date.now()}`;
+    const { ws, postId } = await draft('bluesky', content);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    const resetSeconds = 2 * 3600;
+    blueskySim().setRateLimited(resetSeconds);
+    try {
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(1);
+      expect(h.queued.map((q) => q.delaySeconds)).toEqual([MAX_QUEUE_DELAY_SECONDS]);
+      let stored = await h.deps.posts.get(postId);
+      expect(stored?.status).toBe('publishing');
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+      // The wait is the PDS's ratelimit-reset (epoch seconds), not a retry backoff.
+      const reset = Date.parse(stored?.channels[0]?.rateLimitedUntil ?? '');
+      expect(Math.abs(reset - (h.now() + resetSeconds * 1000))).toBeLessThan(120_000);
+
+      while (h.now() + h.queued[h.queued.length - 1]!.delaySeconds * 1000 < reset) {
+        h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+        await h.engine.handle(job);
+      }
+      // Bluesky was not called again before the reset; no attempt was spent.
+      expect(h.calls.publish).toBe(1);
+      stored = await h.deps.posts.get(postId);
+      expect(stored?.status).toBe('publishing');
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+      const viaApi = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(viaApi.body.status).toBe('publishing');
+
+      blueskySim().setRateLimited(0);
+      h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(2);
+      const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(done.body.status).toBe('published');
+      expect(
+        blueskySim()
+          .records()
+          .filter((r) => r.text === content),
+      ).toHaveLength(1);
+    } finally {
+      blueskySim().setRateLimited(0);
     }
   });
 

@@ -360,7 +360,7 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(unreachable.kind).toBe('transient');
   });
 
-  it('answers 429 with ratelimit-reset while rate limited: transient with retryAfterSeconds', async () => {
+  it('answers 429 with ratelimit-reset while rate limited: transient, rateLimited, waiting until the reset', async () => {
     sim.setRateLimited(30);
     const raw = await xrpc('com.atproto.repo.deleteRecord', {
       body: { repo: DID, collection: 'app.bsky.feed.post', rkey: 'x' },
@@ -368,14 +368,38 @@ describe('Bluesky client against the PDS simulator', () => {
     expect(raw.status).toBe(429);
     expect(raw.body).toEqual({ error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' });
     expect(Number(raw.headers.get('ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 + 28);
+    expect(raw.headers.get('ratelimit-limit')).toBe('5000');
+    expect(raw.headers.get('ratelimit-remaining')).toBe('0');
+    expect(raw.headers.get('ratelimit-policy')).toBe('5000;w=3600');
 
     const error = await failureOf(client.publish(input('Rate limited')));
     expect(error.kind).toBe('transient');
     expect(error.details.status).toBe(429);
+    expect(error.details.rateLimited).toBe(true);
     expect(error.details.retryAfterSeconds).toBeGreaterThanOrEqual(28);
     expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(31);
     sim.setRateLimited(0);
     await expect(client.publish(input('Rate limited'))).resolves.toBeDefined();
+  });
+
+  it('the daily write limit spent: its policy in the headers, the wait until its reset', async () => {
+    sim.setRateLimited(5 * 3600);
+    try {
+      const raw = await xrpc('com.atproto.repo.deleteRecord', {
+        body: { repo: DID, collection: 'app.bsky.feed.post', rkey: 'x' },
+      });
+      expect(raw.status).toBe(429);
+      expect(raw.headers.get('ratelimit-limit')).toBe('35000');
+      expect(raw.headers.get('ratelimit-policy')).toBe('35000;w=86400');
+      const error = await failureOf(client.publish(input('Daily limit')));
+      expect(error.kind).toBe('transient');
+      expect(error.details.rateLimited).toBe(true);
+      expect(error.details.retryAfterSeconds).toBeGreaterThanOrEqual(5 * 3600 - 5);
+      expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(5 * 3600 + 1);
+      expect(sim.records().filter((r) => r.text === 'Daily limit')).toEqual([]);
+    } finally {
+      sim.setRateLimited(0);
+    }
   });
 
   it('a revoked, expired or missing token means reconnect, with the PDS’s bodies', async () => {
@@ -488,6 +512,38 @@ describe('Bluesky client against the PDS simulator', () => {
       );
       expect(mixed.kind).toBe('permanent');
       expect(sim.records().map((r) => r.text)).toEqual(['A video', 'Same video again']);
+    } finally {
+      await files.stop();
+    }
+  });
+
+  it('a video larger than the simulators’ usual 5 MiB body goes through (the video service takes up to 100,000,000 bytes)', async () => {
+    const mp4 = mediaFiles.mp4(12 * 1024 * 1024);
+    const files = await serveFiles({ '/big.mp4': mp4 });
+    const videoClient = new BlueskyClient({ baseUrl: sim.url, timeoutMs: 5_000, videoPollMs: 20 });
+    try {
+      const block = await videoClient.publish(
+        input('A bigger video', {
+          media: [
+            {
+              mediaId: 'med_big',
+              mimeType: 'video/mp4',
+              size: mp4.length,
+              altText: null,
+              url: `${files.url}/big.mp4`,
+            },
+          ],
+        }),
+      );
+      const stored = await xrpc('com.atproto.repo.getRecord', {
+        query: {
+          repo: DID,
+          collection: 'app.bsky.feed.post',
+          rkey: block.remoteId.split('/').pop() as string,
+        },
+      });
+      const embed = (stored.body.value as { embed?: { video?: { size?: number } } }).embed;
+      expect(embed?.video?.size).toBe(mp4.length);
     } finally {
       await files.stop();
     }

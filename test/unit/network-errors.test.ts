@@ -232,8 +232,29 @@ const blueskyRows: Row[] = [
       },
     ),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 60 },
+    details: { status: 429, retryAfterSeconds: 60, rateLimited: true },
     message: 'Rate Limit Exceeded',
+  },
+  {
+    name: '429 with the daily write limit spent waits for its reset',
+    failure: answer(
+      429,
+      { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+      {
+        'ratelimit-limit': '35000',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(NOW_EPOCH + 40_000),
+        'ratelimit-policy': '35000;w=86400',
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 40_000, rateLimited: true },
+  },
+  {
+    name: '429 without headers is a rate limit with no announced reset',
+    failure: answer(429, { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' }),
+    kind: 'transient',
+    details: { status: 429, rateLimited: true },
   },
   {
     name: '429 with only Retry-After',
@@ -243,7 +264,7 @@ const blueskyRows: Row[] = [
       { 'retry-after': '30' },
     ),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 30 },
+    details: { status: 429, retryAfterSeconds: 30, rateLimited: true },
   },
   {
     name: '502 UpstreamFailure',

@@ -120,8 +120,9 @@ const ACCOUNT_GONE_ERRORS = new Set(['AccountTakedown', 'AccountDeactivated']);
 /**
  * How the engine handles a failed XRPC call. The PDS answers an expired or unverifiable access
  * token with HTTP 400 (`ExpiredToken`, `InvalidToken`) and a missing one with 401 (`AuthMissing`),
- * so the error name decides, not only the status: those mean reconnect. 429 (wait from
- * `ratelimit-reset`, epoch seconds) and 5xx are transient; other 4xx are permanent with the PDS's
+ * so the error name decides, not only the status: those mean reconnect. 429 `RateLimitExceeded`
+ * is transient and `rateLimited`, with the wait until `ratelimit-reset` (epoch seconds; else
+ * `Retry-After`); 5xx are transient; other 4xx are permanent with the PDS's
  * message; failures without an answer are transient, with `outcomeUnknown` once the request was sent.
  * A 5xx is transient with `outcomeUnknown`: the PDS may have written the record (it even answers a
  * taken record key with 500).
@@ -132,9 +133,10 @@ export const classifyBlueskyFailure = (failure: HttpFailure, now: Date = new Dat
   const error = stringField(body, 'error');
   const message = stringField(body, 'message') ?? error ?? `Bluesky answered HTTP ${status}`;
   if (status === 429) {
+    // A rate limit: the engine waits until the reset without spending the channel's attempts.
     const wait =
       secondsUntilEpoch(headers['ratelimit-reset'], now) ?? retryAfterSeconds(headers['retry-after'], now);
-    return new NetworkError('transient', message, details(status, wait));
+    return new NetworkError('transient', message, { ...details(status, wait), rateLimited: true });
   }
   if (status >= 500) return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   if (error !== undefined && ACCOUNT_GONE_ERRORS.has(error))

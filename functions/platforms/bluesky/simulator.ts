@@ -100,13 +100,17 @@ export const blueskyErrors: SimErrorBodies = {
   refused: () =>
     xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: rejected by the PDS (sim:fail)'),
   unavailable: () => xrpcError(503, 'InternalServerError', 'Service temporarily unavailable'),
-  rateLimited: (resetAt) =>
-    xrpcError(429, 'RateLimitExceeded', 'Rate Limit Exceeded', {
-      'ratelimit-limit': 5000,
+  // The PDS's write limits per account (docs.bsky.app, "Rate Limits"): 5,000 points an hour and
+  // 35,000 a day; the headers name the limit that is spent (the daily one when the wait is over an hour).
+  rateLimited: (resetAt, seconds) => {
+    const [limit, window] = seconds > 3600 ? [35_000, 86_400] : [5_000, 3_600];
+    return xrpcError(429, 'RateLimitExceeded', 'Rate Limit Exceeded', {
+      'ratelimit-limit': limit,
       'ratelimit-remaining': 0,
       'ratelimit-reset': Math.ceil(resetAt.getTime() / 1000),
-      'ratelimit-policy': '5000;w=3600',
-    }),
+      'ratelimit-policy': `${limit};w=${window}`,
+    });
+  },
   badRequest: (message) => xrpcError(400, 'InvalidRequest', message),
   notFound: () => xrpcError(404, 'XRPCNotSupported', 'XRPCNotSupported'),
 };
@@ -131,6 +135,9 @@ export interface StoredBlob {
   mimeType: string;
   size: number;
 }
+
+/** The largest video `app.bsky.embed.video` takes (lexicon `maxSize`). */
+export const VIDEO_MAX_BYTES = 100_000_000;
 
 /** The largest image `app.bsky.embed.images` takes (lexicon `maxSize`). */
 export const IMAGE_MAX_BYTES = 2_000_000;
@@ -305,6 +312,15 @@ export interface BlueskySimulator extends Simulator {
   failAfterStore(count: number): void;
   /** The blobs uploaded so far. */
   blobs(): StoredBlob[];
+  /** The records stored now (deleted ones are gone), as `getRecord` would answer them. */
+  storedRecords(): SimStoredRecord[];
+}
+
+/** A stored record for inspection: its at-uri, CID and value (embed included). */
+export interface SimStoredRecord {
+  uri: string;
+  cid: string;
+  value: Record<string, unknown>;
 }
 
 /** Handles whose first label starts with `nobody` do not resolve (resolveHandle answers 400). */
@@ -615,8 +631,28 @@ export const startBlueskySimulator = async (
       },
       { method: 'GET', path: '/xrpc/com.atproto.server.getServiceAuth', handler: getServiceAuth },
       // The video service (video.bsky.app), served on the same address.
-      { method: 'POST', path: '/xrpc/app.bsky.video.uploadVideo', rawBody: true, handler: uploadVideo },
+      // `app.bsky.embed.video` takes an MP4 of at most 100,000,000 bytes (lexicon `maxSize`).
+      {
+        method: 'POST',
+        path: '/xrpc/app.bsky.video.uploadVideo',
+        rawBody: true,
+        maxBodyBytes: VIDEO_MAX_BYTES,
+        handler: uploadVideo,
+      },
       { method: 'GET', path: '/xrpc/app.bsky.video.getJobStatus', auth: false, handler: getJobStatus },
+      // Inspection: the stored records with their embeds, and the uploaded blobs.
+      {
+        method: 'GET',
+        path: '/_sim/bluesky/records',
+        auth: false,
+        handler: () => ({ status: 200, body: { data: [...records.values()] } }),
+      },
+      {
+        method: 'GET',
+        path: '/_sim/bluesky/blobs',
+        auth: false,
+        handler: () => ({ status: 200, body: { data: [...blobs.values()] } }),
+      },
       // Test control: the next createRecord calls store, then answer 500.
       { method: 'POST', path: '/_sim/bluesky/fail-after-store', auth: false, handler: failAfterStoreRoute },
     ],
@@ -627,5 +663,6 @@ export const startBlueskySimulator = async (
       failAfterStore = count;
     },
     blobs: () => [...blobs.values()].map((blob) => ({ ...blob })),
+    storedRecords: () => [...records.values()].map((r) => structuredClone(r)),
   };
 };

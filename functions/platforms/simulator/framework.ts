@@ -107,6 +107,8 @@ export interface SimRoute {
   auth?: boolean;
   /** The body is binary (an upload): not parsed as JSON, read from `ctx.rawBody`. */
   rawBody?: boolean;
+  /** The largest body the route takes (default 5 MiB): a network's own upload limit. */
+  maxBodyBytes?: number;
   handler(ctx: SimContext): SimResponse | Promise<SimResponse>;
 }
 
@@ -178,15 +180,15 @@ const matchRoute = (compiled: CompiledRoute, rawSegments: string[]): Record<stri
   return params;
 };
 
-const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
+const readBody = (req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | null> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > limit ? null : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 
@@ -350,7 +352,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
         break;
       }
     }
-    const raw = await readBody(req);
+    const raw = await readBody(req, found?.route.maxBodyBytes);
     const text = raw === null ? null : raw.toString('utf8');
     if (!found) {
       send(res, errors.notFound(`No route for ${req.method} ${url.pathname}`));
