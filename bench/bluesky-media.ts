@@ -111,13 +111,13 @@ simulator and the file server run in the parent and are not counted.
 | peak RSS growth during a publication (largest of the runs) | ${mib(rssGrowth)} | |
 | peak V8 heap + external growth (largest of the runs, sampled, garbage not yet collected included) | ${mib(v8Growth)} | |
 
-The client never concatenates the video (it passes 1 MiB chunks from the download to the upload
-body), and the worker stays well within its memory and time. But the growth is close to the
-video's size, not to a chunk's: on this machine, with the file server and the video service both
-local and fast, the HTTP stack's buffers are not released while the upload runs, unlike LinkedIn's
-4 MiB part uploads above. About 2 s of the time is the status polling. On the real network the time is bound by the upload bandwidth
-to the video service and its processing; a video still processing after the client's wait is tried
-again later.
+The client never concatenates the video: 1 MiB chunks go from the download to one upload request
+sent with node:http and its backpressure (the next chunk is read when the socket has taken the
+last), so the growth stays far below the video's size. With Node 20's \`fetch\` and a streamed
+body the same publication grew the worker by about the video's size (110 MiB), which is why the
+client does not use it for this one large body. About 2 s of the time is the status polling. On
+the real network the time is bound by the upload bandwidth to the video service and its
+processing; a video still processing after the client's wait is tried again later.
 `;
     writeSection('bluesky-media', md);
     console.log(md);

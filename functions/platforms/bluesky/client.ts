@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -13,7 +12,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { mediaBytes, mediaChunks } from '../media-stream.ts';
+import { exactly, mediaBytes, mediaChunks, type StreamedAnswer, streamUpload } from '../media-stream.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -459,16 +458,22 @@ export class BlueskyClient implements NetworkClient {
     const serviceToken = stringField(auth.body, 'token');
     if (!serviceToken) throw new NetworkError('transient', 'Bluesky getServiceAuth answered without a token');
     const query = new URLSearchParams({ did: credentials.remoteAccountId, name: `${file.mediaId}.mp4` });
-    const uploaded = await this.fetchJson(
-      `${this.videoServiceUrl}/xrpc/app.bsky.video.uploadVideo?${query}`,
+    // One POST carries the whole video: node:http streams it with backpressure (fetch would grow
+    // the worker by about the video's size).
+    const uploaded = await this.answerOf(
       file.mediaId,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${serviceToken}`, 'content-type': 'video/mp4' },
-        body: Readable.toWeb(Readable.from(mediaChunks(file.url, 1024 * 1024))) as ReadableStream,
-        duplex: 'half',
-        signal: AbortSignal.timeout(Math.max(this.timeoutMs, 10 * UPLOAD_TIMEOUT_MS)),
-      } as RequestInit,
+      () =>
+        streamUpload(`${this.videoServiceUrl}/xrpc/app.bsky.video.uploadVideo?${query}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${serviceToken}`,
+            'content-type': 'video/mp4',
+            'user-agent': 'Herald/0.1',
+          },
+          body: exactly(mediaChunks(file.url, 1024 * 1024), file.size, file.mediaId),
+          contentLength: file.size,
+          timeoutMs: Math.max(this.timeoutMs, 10 * UPLOAD_TIMEOUT_MS),
+        }),
       (status, body) => status === 409 && stringField(body, 'error') === 'already_exists',
     );
     const jobId =
@@ -504,6 +509,37 @@ export class BlueskyClient implements NetworkClient {
   }
 
   /** A JSON call outside the PDS (the video service); failures are never outcome-unknown. */
+  /** A streamed upload's answer as JSON, classified like the video service's other answers. */
+  private async answerOf(
+    mediaId: string,
+    send: () => Promise<StreamedAnswer>,
+    alsoFine: (status: number, body: unknown) => boolean,
+  ): Promise<unknown> {
+    let answer: StreamedAnswer;
+    try {
+      answer = await send();
+    } catch (error) {
+      if (error instanceof NetworkError) throw error;
+      throw new NetworkError(
+        'transient',
+        `Bluesky's video service did not answer for ${mediaId} (${(error as Error).message})`,
+      );
+    }
+    let body: unknown;
+    try {
+      body = answer.text.trim() === '' ? undefined : JSON.parse(answer.text);
+    } catch {
+      body = undefined;
+    }
+    if ((answer.status >= 200 && answer.status < 300) || alsoFine(answer.status, body)) return body;
+    throw withoutUnknownOutcome(
+      classifyBlueskyFailure(
+        { type: 'answer', status: answer.status, headers: answer.headers, body },
+        new Date(),
+      ),
+    );
+  }
+
   private async fetchJson(
     url: string,
     mediaId: string,

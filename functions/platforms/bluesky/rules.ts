@@ -36,7 +36,11 @@ export const platform: Platform = {
     supportsRemoteDelete: true,
     acceptedMimeTypes: [...IMAGE_TYPES, 'video/mp4'],
     maxMedia: 4,
-    maxMediaBytes: Object.fromEntries(IMAGE_TYPES.map((type) => [type, BLUESKY_IMAGE_MAX_BYTES])),
+    // Images: app.bsky.embed.images' blob maxSize; video: app.bsky.embed.video's (100,000,000 bytes).
+    maxMediaBytes: {
+      ...Object.fromEntries(IMAGE_TYPES.map((type) => [type, BLUESKY_IMAGE_MAX_BYTES])),
+      'video/mp4': 100_000_000,
+    },
     // A post embeds either images (app.bsky.embed.images) or one video (app.bsky.embed.video).
     soleMediaTypes: ['video/mp4'],
     requiresMedia: false,
