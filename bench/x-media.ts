@@ -1,108 +1,45 @@
 /**
  * X media benchmark: a 100 MiB video published to the X simulator by the X client as a warm
- * publish worker runs it (in a child process, see x-media-worker.ts), streamed from a presigned-URL
- * stand-in in 2 MiB segments. Reports time and peak memory against the publish worker's Lambda
- * settings. The video is written to a temporary directory at bench time and removed after.
+ * publish worker runs it, streamed from a presigned-URL stand-in in 2 MiB segments (harness:
+ * network-media.ts).
  */
-import { execFile } from 'node:child_process';
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { DEFAULT_X_CHUNK_BYTES } from '../functions/platforms/x/media-upload.ts';
 import { startXSimulator } from '../functions/platforms/x/simulator.ts';
-import { workers } from '../functions/workers/manifest.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
-import { machineLine, ms, writeSection } from './lib.ts';
+import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 
-const MiB = 1024 * 1024;
 const VIDEO_BYTES = Number(process.env.BENCH_X_VIDEO_MIB ?? 100) * MiB;
-/** The publish worker's function memory (the stack's default; the manifest sets no other). */
-const WORKER_MEMORY_MIB = 512;
-const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
 
-export const runXMedia = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'herald-bench-x-'));
-  const sim = await startXSimulator();
-  const server = createServer((req, res) => {
-    const path = join(dir, (req.url ?? '/').slice(1));
-    try {
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(path).size });
-      createReadStream(path).pipe(res);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  try {
-    // Written at bench time, never committed: an MP4 header padded to the size.
-    writeFileSync(join(dir, 'video.mp4'), mediaFiles.mp4(VIDEO_BYTES));
-    writeFileSync(join(dir, 'warm.mp4'), mediaFiles.mp4(3 * MiB));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const child = await promisify(execFile)(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', resolve(import.meta.dirname, 'x-media-worker.ts')],
-      {
-        env: {
-          ...process.env,
-          BENCH_X_URL: sim.url,
-          BENCH_FILE_URL: `${base}/video.mp4`,
-          BENCH_FILE_BYTES: String(VIDEO_BYTES),
-          BENCH_WARM_URL: `${base}/warm.mp4`,
-          BENCH_WARM_BYTES: String(3 * MiB),
-        },
-        maxBuffer: 1024 * 1024,
-      },
-    );
-    if (child.stderr.trim()) console.error(child.stderr);
-    const { runs } = JSON.parse(child.stdout) as {
-      runs: { ms: number; rssBefore: number; rssPeak: number; v8Before: number; v8Peak: number }[];
-    };
-    const uploads = sim.media().filter((m) => m.totalBytes === VIDEO_BYTES);
-    if (
-      uploads.length !== runs.length ||
-      uploads.some((m) => m.receivedBytes !== VIDEO_BYTES || m.tweetIds.length !== 1)
-    )
-      throw new Error('the X simulator did not receive every video whole');
-    const timeoutSeconds = workers.find((w) => w.queue === 'publish')?.timeoutSeconds ?? 0;
-    const took = median(runs.map((r) => r.ms));
-    const rssPeak = Math.max(...runs.map((r) => r.rssPeak));
-    const rssGrowth = median(runs.map((r) => r.rssPeak - r.rssBefore));
-    const v8Growth = median(runs.map((r) => r.v8Peak - r.v8Before));
-
-    const md = `## X media: a ${mib(VIDEO_BYTES)} video streamed to X (issue 12)
-
-Command: \`npm run bench -- x-media\` (median of ${runs.length} publications after one warm-up, local X simulator).
-${machineLine()}
-
+export const runXMedia = () =>
+  runNetworkMediaBench({
+    network: 'x',
+    section: 'x-media',
+    videoBytes: VIDEO_BYTES,
+    // An MP4 header padded to the size.
+    video: (size) => mediaFiles.mp4(size),
+    filePerRun: false,
+    startSimulator: startXSimulator,
+    verify: async (sim, runs) => {
+      const uploads = sim.media().filter((m) => m.totalBytes === VIDEO_BYTES);
+      if (
+        uploads.length !== runs ||
+        uploads.some((m) => m.receivedBytes !== VIDEO_BYTES || m.tweetIds.length !== 1)
+      )
+        throw new Error('the X simulator did not receive every video whole');
+    },
+    title: `X media: a ${mib(VIDEO_BYTES)} video streamed to X (issue 12)`,
+    simulatorName: 'X',
+    describe: `
 A warm publish worker (child process, \`--expose-gc\`) publishes a tweet with one ${mib(VIDEO_BYTES)} video:
 the X client reads the file from a presigned-URL stand-in in ${mib(DEFAULT_X_CHUNK_BYTES)} segments and sends
 each as an append (base64 in JSON, as X's v2 reference documents), then finalize, STATUS polls
-(the simulator's processing takes two polls of \`check_after_secs\` = 1 s), alt text, the tweet.
-The simulator and the file server run in the parent and are not counted.
-
-| measure | value | worker's Lambda setting |
-|---|---|---|
-| time to publish (upload, processing, tweet) | ${ms(took)} | timeout ${timeoutSeconds} s |
-| peak RSS of the whole worker process | ${mib(rssPeak)} | memory ${WORKER_MEMORY_MIB} MiB |
-| peak RSS growth during the publication | ${mib(rssGrowth)} | |
-| peak V8 heap + external growth (sampled, garbage not yet collected included) | ${mib(v8Growth)} | |
-
-The RSS growth stays far below the video's size: one segment, its base64 text and the request
-body are live at a time (the sampled V8 figure also counts segments already sent that the
-collector has not freed yet). On the real network the time is bound by the upload bandwidth
+(the simulator's processing takes two polls of \`check_after_secs\` = 1 s), alt text, the tweet.`,
+    timeCovers: 'upload, processing, tweet',
+    conclude: `
+One segment, its base64 text and the request body are live at a time; the rest of the growth is
+segments already sent that the collector has not freed yet (the sampled V8 figure counts them),
+which is why the first publication of a fresh process grows it most and later ones reuse that
+memory. Either way the worker stays well within its memory. On the real network the time is bound by the upload bandwidth
 to X and X's processing; a video X is still processing after the client's 20 s wait is picked up by
-the retry (the upload is kept), so the worker's timeout is not the limit of a video's size.
-`;
-    writeSection('x-media', md);
-    console.log(md);
-  } finally {
-    server.close();
-    await sim.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+the retry (the upload is kept), so the worker's timeout is not the limit of a video's size.`,
+  });
