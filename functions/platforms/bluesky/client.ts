@@ -509,11 +509,11 @@ export class BlueskyClient implements NetworkClient {
   }
 
   /** A JSON call outside the PDS (the video service); failures are never outcome-unknown. */
-  /** A streamed upload's answer as JSON, classified like the video service's other answers. */
+  /** A video service answer as JSON; a failure classified as Bluesky's (never outcome-unknown: nothing is posted yet). */
   private async answerOf(
     mediaId: string,
     send: () => Promise<StreamedAnswer>,
-    alsoFine: (status: number, body: unknown) => boolean,
+    alsoFine: (status: number, body: unknown) => boolean = () => false,
   ): Promise<unknown> {
     let answer: StreamedAnswer;
     try {
@@ -540,40 +540,19 @@ export class BlueskyClient implements NetworkClient {
     );
   }
 
-  private async fetchJson(
-    url: string,
-    mediaId: string,
-    init: RequestInit,
-    alsoFine: (status: number, body: unknown) => boolean = () => false,
-  ): Promise<unknown> {
-    let response: Response;
-    let body: unknown;
-    try {
-      response = await fetch(url, {
+  /** A video service call through fetch, answered and classified like the streamed upload. */
+  private fetchJson(url: string, mediaId: string, init: RequestInit): Promise<unknown> {
+    return this.answerOf(mediaId, async () => {
+      const response = await fetch(url, {
         ...init,
         headers: { 'user-agent': 'Herald/0.1', ...(init.headers as Record<string, string>) },
       });
-      const text = await response.text();
-      try {
-        body = text.trim() === '' ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-    } catch (error) {
-      throw new NetworkError(
-        'transient',
-        `Bluesky's video service did not answer for ${mediaId} (${(error as Error).message})`,
-      );
-    }
-    if (response.ok || alsoFine(response.status, body)) return body;
-    throw withoutUnknownOutcome(
-      classifyBlueskyFailure({
-        type: 'answer',
+      return {
         status: response.status,
         headers: Object.fromEntries(response.headers),
-        body,
-      }),
-    );
+        text: await response.text(),
+      };
+    });
   }
 
   /** The account's own PDS when the channel has one, else the configured address. */
