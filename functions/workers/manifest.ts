@@ -3,7 +3,7 @@
  * Lambda event source mapping (partial batch responses on); the local runtime starts one
  * poller per entry that plays the same mapping. Later capabilities add their workers here.
  */
-import type { Grant } from '../http/routes.ts';
+import { type Grant, tokenRefresh } from '../http/routes.ts';
 
 export type QueueName = 'publish' | 'event' | 'delivery' | 'metrics';
 
@@ -27,16 +27,7 @@ export const workers: WorkerDef[] = [
     // the post sweep's `{ sweep: true }`); hands events on; decrypts channel tokens; presigns media
     // URLs for the networks.
     // Refreshes channel tokens through the token service (seals new tokens, reads the network app).
-    grants: [
-      'table:read',
-      'table:write',
-      'publishQueue:send',
-      'eventQueue:send',
-      'tokenKey:decrypt',
-      'tokenKey:encrypt',
-      'appSecrets:read',
-      'bucket:read',
-    ],
+    grants: ['table:read', 'table:write', 'publishQueue:send', ...tokenRefresh, 'bucket:read'],
     timeoutSeconds: 60,
   },
   {
@@ -65,14 +56,8 @@ export const workers: WorkerDef[] = [
     // Reads posts, channels and trackers; writes readings, trackers and stats aggregates; re-queues
     // its own readings (retries, and the sweep's hand-outs); decrypts channel tokens to call the networks.
     // Readings go through the token service: a refresh reads the network app and seals new tokens.
-    grants: [
-      'table:read',
-      'table:write',
-      'metricsQueue:send',
-      'tokenKey:decrypt',
-      'tokenKey:encrypt',
-      'appSecrets:read',
-    ],
+    // A refused refresh sends the channel's needs_reconnect event, as from any token service caller.
+    grants: ['table:read', 'table:write', 'metricsQueue:send', ...tokenRefresh],
     timeoutSeconds: 60,
   },
 ];
