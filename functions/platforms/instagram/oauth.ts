@@ -16,7 +16,7 @@ export const INSTAGRAM_SCOPES = [
   'instagram_business_manage_comments',
   'instagram_business_manage_insights',
 ];
-export const INSTAGRAM_GRAPH_VERSION = 'v21.0';
+export const INSTAGRAM_GRAPH_VERSION = 'v25.0';
 
 /** The code exchange's answer, in either of the shapes Instagram has used. */
 export const instagramShortToken = (

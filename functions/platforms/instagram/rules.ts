@@ -1,10 +1,13 @@
 import type { Platform } from '../types.ts';
 
 /**
- * Instagram professional account (photo network). Sources: spec section 8; Instagram Graph API
- * POST /{ig-user-id}/media (`media_type` REELS / STORIES / CAROUSEL, `share_to_feed`,
- * `collaborators` (up to 3 usernames), `location_id`); image specification: JPEG only;
- * video: MP4 or MOV. Several files on a feed post make a carousel.
+ * Instagram professional account (photo network), as the client (instagram/client.ts) publishes
+ * it. Sources: spec section 8; Instagram API with Instagram Login, POST /{ig-user-id}/media
+ * (`media_type` REELS / STORIES / CAROUSEL, `share_to_feed`, `collaborators` (up to 3 usernames),
+ * `location_id`, `alt_text` on images); image specification: JPEG only, at most 8 MiB (error
+ * 2207004); video: MP4 or MOV. Several files on a feed post make a carousel; one video a reel.
+ * The later blocks are comments on the post, text only. No caption or comment edits through
+ * the API, and no post deletion with Instagram Login (Facebook Login only).
  */
 export const platform: Platform = {
   id: 'instagram',
@@ -14,6 +17,7 @@ export const platform: Platform = {
     maxLength: 2200,
     textCounting: 'codepoints',
     maxBlocks: 3,
+    continuationTextOnly: true,
     continuation: 'comment',
     title: null,
     options: [
@@ -48,6 +52,7 @@ export const platform: Platform = {
     supportsRemoteDelete: false,
     acceptedMimeTypes: ['image/jpeg', 'video/mp4', 'video/quicktime'],
     maxMedia: 10,
+    maxMediaBytes: { 'image/jpeg': 8 * 1024 * 1024 },
     requiresMedia: true,
     commentsReadable: true,
     commentsWindowDays: null,

@@ -1,5 +1,4 @@
 import { facebookOAuthSimulator } from '../facebook/oauth-simulator.ts';
-import { instagramOAuthSimulator } from '../instagram/oauth-simulator.ts';
 import { pinterestOAuthSimulator } from '../pinterest/oauth-simulator.ts';
 import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
 import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
@@ -17,8 +16,6 @@ export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null =>
   switch (platform) {
     case 'facebook':
       return facebookOAuthSimulator();
-    case 'instagram':
-      return instagramOAuthSimulator();
     case 'threads':
       return threadsOAuthSimulator();
     case 'pinterest':
