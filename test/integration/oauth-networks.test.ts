@@ -8,7 +8,9 @@ import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulat
 import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
 import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
 import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
+import { InstagramClient } from '../../functions/platforms/instagram/client.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
+import { startInstagramSimulator } from '../../functions/platforms/instagram/simulator.ts';
 import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
@@ -406,6 +408,27 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  {
+    platform: 'instagram',
+    factory: instagramAuth,
+    start: () => startInstagramSimulator(),
+    // The media list needs a valid token and nothing else.
+    use: (url, tokens, accountId) =>
+      new InstagramClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    // Graph answers a refused token with HTTP 400 and code 190.
+    expiredStatus: 400,
+    refreshes: true,
+    rotates: false,
+    revokes: false,
+    extendsAccessToken: true,
+    authorizePage: 'https://www.instagram.com/oauth/authorize',
+  },
   ...(
     [
       [
@@ -413,12 +436,6 @@ const oauthCases: OAuthCase[] = [
         facebookAuth,
         'https://www.facebook.com/v21.0/dialog/oauth',
         { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
-      ],
-      [
-        'instagram',
-        instagramAuth,
-        'https://www.instagram.com/oauth/authorize',
-        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
       ],
       [
         'threads',

@@ -242,6 +242,12 @@ export class InstagramClient implements NetworkClient {
     if (kind === 'reel' && !isVideo(files[0] as MediaForNetwork)) {
       throw new NetworkError('permanent', 'An Instagram reel takes one video.');
     }
+    if (kind === 'story' && input.content.trim() !== '') {
+      throw new NetworkError(
+        'permanent',
+        'Instagram stories carry no caption: leave the text of a story empty (put text in the image itself).',
+      );
+    }
     if (files.length > 10)
       throw new NetworkError('permanent', 'An Instagram carousel takes at most 10 files.');
     return kind;
@@ -334,7 +340,7 @@ export class InstagramClient implements NetworkClient {
       return this.container(input.credentials, {
         media_type: 'REELS',
         video_url: file.url,
-        share_to_feed: typeof shareToFeed === 'boolean' ? shareToFeed : true,
+        share_to_feed: shareToFeed !== 'false',
         ...common,
       });
     }

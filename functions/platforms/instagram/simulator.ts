@@ -165,6 +165,8 @@ interface SimMedia {
   attachments: SimAttachment[];
   collaborators: string[];
   locationId: string | null;
+  /** Reels: also shown in the feed (Instagram's default: true). */
+  shareToFeed: boolean | null;
   createdAt: number;
   comments: SimComment[];
 }
@@ -617,6 +619,7 @@ export const startInstagramSimulator = async (
       attachments: attachments.map((a) => ({ ...a })),
       collaborators: container.collaborators,
       locationId: container.locationId,
+      shareToFeed: container.kind === 'REELS' ? (container.shareToFeed ?? true) : null,
       createdAt: Date.now(),
       comments: [],
     };
@@ -796,6 +799,7 @@ export const startInstagramSimulator = async (
       attachments: item.attachments,
       collaborators: item.collaborators,
       locationId: item.locationId,
+      shareToFeed: item.shareToFeed,
       createdAt: new Date(item.createdAt).toISOString(),
       comments: item.comments.map((c) => ({ id: c.id, text: c.text, deleted: c.deleted })),
     }));
