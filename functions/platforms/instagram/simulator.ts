@@ -792,6 +792,7 @@ export const startInstagramSimulator = async (
   const attachmentsView = () =>
     [...media.values()].map((item) => ({
       id: item.id,
+      permalink: mediaView(item, ['permalink']).permalink,
       account: item.account,
       productType: item.productType,
       mediaType: item.mediaType,
