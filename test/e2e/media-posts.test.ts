@@ -105,12 +105,15 @@ describe('media in posts', () => {
 
     // The simulator's inspection API lists what the network received, media included.
     const sim = rt.simulators.byPlatform.get('instagram') as { url: string };
-    const { data } = (await (await fetch(`${sim.url}/_sim/records`)).json()) as {
-      data: { kind: string; text: string; media?: { url: string; mimeType: string }[] }[];
+    const { data } = (await (await fetch(`${sim.url}/_sim/instagram/posts`)).json()) as {
+      data: { caption: string; attachments: { kind: string; url: string; size: number }[] }[];
     };
-    const record = data.find((r) => r.kind === 'post' && r.text === 'media on instagram');
-    expect(record?.media).toEqual([{ url: expect.stringMatching(/^http/), mimeType: 'image/jpeg' }]);
-    const fetched = await fetch(record?.media?.[0]?.url as string);
+    const record = data.find((r) => r.caption === 'media on instagram');
+    // Instagram fetched the file from the URL it was handed: a presigned GET of Herald's copy.
+    expect(record?.attachments).toEqual([
+      { kind: 'image', url: expect.stringMatching(/^http/), size: bytes.length, altText: null },
+    ]);
+    const fetched = await fetch(record?.attachments[0]?.url as string);
     expect(fetched.status).toBe(200);
     expect(Buffer.from(await fetched.arrayBuffer()).equals(bytes)).toBe(true);
 

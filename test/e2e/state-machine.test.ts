@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { mediaFiles } from '../support/media-files.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -25,6 +26,8 @@ const recordsOf = (platform: string, marker: string) =>
   );
 const media = async (workspaceId: string, accountId: string, mimeType = 'image/jpeg') => {
   const mediaId = `med_${Math.random().toString(36).slice(2, 12).padEnd(22, '0')}`;
+  // The bytes too: networks that pull media (Instagram) fetch them from a presigned URL.
+  await getDeps().blobs().put(`${workspaceId}/${mediaId}`, mediaFiles.jpeg(1000), mimeType);
   await getDeps().media.put({
     mediaId,
     workspaceId,
