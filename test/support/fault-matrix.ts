@@ -62,6 +62,23 @@ export const uploadImage = async (
   return ((await res.json()) as { id: string }).id;
 };
 
+/** Uploads block `i`'s files for the workspace `key`; returns their media ids. */
+export type MediaUploader = (rt: TestRuntime, key: string, i: number) => Promise<string[]>;
+
+/** Uploads a small MP4 (`2000 + i` bytes, alt text "Video of block i") as media of the workspace. */
+export const uploadVideo: MediaUploader = async (rt, key, i) => {
+  const form = new FormData();
+  form.set('file', new Blob([mediaFiles.mp4(2_000 + i)], { type: 'video/mp4' }), `block${i}.mp4`);
+  form.set('altText', `Video of block ${i}`);
+  const res = await fetch(`${rt.url}/v1/media`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  return [((await res.json()) as { id: string }).id];
+};
+
 export interface FaultMatrixOptions {
   /** Blocks per thread (default 3; 1 on networks without threads). */
   blocks?: number;
@@ -69,6 +86,8 @@ export interface FaultMatrixOptions {
   mediaBlocks?: number[];
   /** The image type the network takes (default PNG). */
   imageType?: 'image/png' | 'image/jpeg';
+  /** Uploads the files of each block in `mediaBlocks` instead of one image (e.g. `uploadVideo`). */
+  media?: MediaUploader;
   /** Channel fields the network needs besides blocks (title, options, postType). */
   channel?: { title?: string; options?: Record<string, unknown>; postType?: string };
   /** The tokens to run (default every sim token). */
@@ -76,6 +95,14 @@ export interface FaultMatrixOptions {
   /** How long one thread may take to settle (default 60 s: many threads at once on a shared machine). */
   settleMs?: number;
 }
+
+const mediaOf = (
+  rt: TestRuntime,
+  key: string,
+  i: number,
+  options: Pick<FaultMatrixOptions, 'imageType' | 'media'>,
+): Promise<string[]> =>
+  options.media ? options.media(rt, key, i) : uploadImage(rt, key, i, options.imageType).then((id) => [id]);
 
 export interface FaultCase {
   network: PlatformId;
@@ -118,9 +145,7 @@ export const runFaultMatrix = async (
       const blocks = await Promise.all(
         positions.map(async (i) => ({
           content: `${marker} block${i}${i === position ? ` ${token}` : ''}`,
-          ...(mediaBlocks.includes(i)
-            ? { mediaIds: [await uploadImage(rt, ws.key, i, options.imageType)] }
-            : {}),
+          ...(mediaBlocks.includes(i) ? { mediaIds: await mediaOf(rt, ws.key, i, options) } : {}),
         })),
       );
       const created = await rt.api('/posts', {
@@ -220,7 +245,7 @@ const expectFaultOutcome = async (rt: TestRuntime, c: FaultCase, blockCount: num
 export const crashBetweenSendAndRecord = async (
   rt: TestRuntime,
   network: PlatformId,
-  options: Pick<FaultMatrixOptions, 'blocks' | 'mediaBlocks' | 'imageType' | 'channel'> = {},
+  options: Pick<FaultMatrixOptions, 'blocks' | 'mediaBlocks' | 'imageType' | 'media' | 'channel'> = {},
 ) => {
   const blockCount = options.blocks ?? 2;
   const ws = await freshWorkspace([network]);
@@ -228,9 +253,7 @@ export const crashBetweenSendAndRecord = async (
   const blocks = await Promise.all(
     Array.from({ length: blockCount }, async (_, i) => ({
       content: `${marker} ${i + 1}`,
-      ...((options.mediaBlocks ?? []).includes(i)
-        ? { mediaIds: [await uploadImage(rt, ws.key, i, options.imageType)] }
-        : {}),
+      ...((options.mediaBlocks ?? []).includes(i) ? { mediaIds: await mediaOf(rt, ws.key, i, options) } : {}),
     })),
   );
   const created = await rt.api('/posts', {
