@@ -237,6 +237,62 @@ describe('Instagram client against the Instagram simulator', () => {
     expect(sim.records()).toHaveLength(1);
   });
 
+  it('with saved progress, processing past the deadline continues later on the same container', async () => {
+    await switches({ processingMs: 1_500 });
+    let saved: Record<string, unknown> | null = null;
+    const saves: Record<string, unknown>[] = [];
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+        saves.push(state);
+      },
+    };
+    const block = input('Reel later', { media: [mp4()], postType: 'reel' });
+    const slow = newClient({ processingWaitMs: 200 });
+    const error = await failureOf(slow.publish({ ...block, progress }));
+    expect(error).toMatchObject({ kind: 'transient', details: { continueLater: true } });
+    const [container] = await simContainers();
+    expect(saved).toEqual({ creationId: container?.id, key: `reel,${mp4().mediaId}` });
+    // The next invocation (another client: another worker) polls the saved container until it is done.
+    const post = await newClient().publish({ ...block, progress });
+    const containers = await simContainers();
+    expect(containers).toHaveLength(1);
+    expect(containers[0]?.publishedAs).toBe(post.remoteId);
+    // A deadline close ahead stops the wait in time too.
+    sim.reset();
+    saved = null;
+    await switches({ processingMs: 3_000 });
+    const near = await failureOf(
+      newClient().publish({ ...block, progress, deadline: new Date(Date.now() + 5_500) }),
+    );
+    expect(near.details.continueLater).toBe(true);
+    // A container an earlier attempt published is never published again: the outcome is looked up.
+    await switches({ processingMs: 10 });
+    const first = await newClient().publish({ ...block, progress });
+    saved = { creationId: (await simContainers())[0]?.id, key: `reel,${mp4().mediaId}` };
+    const again = await failureOf(newClient().publish({ ...block, progress }));
+    expect(again.details.outcomeUnknown).toBe(true);
+    expect(sim.records().map((r) => r.id)).toEqual([first.remoteId]);
+  });
+
+  it('a failed saved container is dropped: the next attempt makes a new one', async () => {
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const bad = input('Bad', { media: [file('/not-a-video.mp4', 'video/mp4')] });
+    expect((await failureOf(client.publish({ ...bad, progress }))).kind).toBe('permanent');
+    expect(saved).toEqual({});
+  });
+
   it('an expired container is replaced by a new one, and the post goes out once', async () => {
     await switches({ processingMs: 1_500 });
     const publishing = client.publish(input('Expiring', { media: [jpeg()] }));

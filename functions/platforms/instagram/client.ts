@@ -36,9 +36,12 @@ import { INSTAGRAM_GRAPH_VERSION } from './oauth.ts';
  * (feed videos are reels since 2023), STORIES for the `story` post type. The containers are polled
  * (`status_code`) until FINISHED within a bounded wait, then `media_publish` is sent once. An
  * EXPIRED container is replaced by a new one (once); an ERROR is a permanent refusal with
- * Instagram's reason, unless Instagram calls it temporary. A wait beyond the bound is transient:
- * the retry makes fresh containers, and an unpublished container is never posted, so nothing is
- * posted twice. The other blocks are comments on the first (`POST /{media}/comments`).
+ * Instagram's reason, unless Instagram calls it temporary. The container id is saved with the
+ * block's claim (`progress`): a wait beyond the bound (or the worker's deadline) continues later
+ * on the same container without spending an attempt, and the lease is extended while waiting.
+ * Without saved progress a wait beyond the bound is transient and the retry makes fresh
+ * containers. An unpublished container is never posted twice, and a saved container found
+ * PUBLISHED means an earlier attempt's answer was lost: the outcome is looked up. The other blocks are comments on the first (`POST /{media}/comments`).
  *
  * Instagram does not let an app edit a caption or a comment, nor delete a post through Instagram
  * Login (only accounts connected through Facebook Login can); a comment can be deleted.
@@ -70,6 +73,10 @@ const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80001, 80002]);
 const TEMPORARY_SUBCODES = new Set([2207001, 2207003, 2207008, 2207020, 2207032, 2207053]);
 /** The container is not ready yet: publishing later is safe (nothing was posted). */
 const NOT_READY_SUBCODE = 2207027;
+/** Stop waiting this long before the worker's invocation ends. */
+const INVOCATION_MARGIN_MS = 5_000;
+/** While waiting with saved progress, extend the claim's lease this often. */
+const KEEP_ALIVE_MS = 3_000;
 const CAP_SUBCODE = 2207042;
 
 interface GraphError {
@@ -197,21 +204,39 @@ export class InstagramClient implements NetworkClient {
     const kind = this.kindOf(input);
     const account = input.credentials.remoteAccountId;
     const quota = await this.checkCap(input.credentials);
-    let creationId = await this.createContainers(input, kind);
+    // A container still processing when an earlier invocation ran out of time is polled again
+    // rather than made anew (a reel can take minutes; a new container would start over).
+    const progress = input.progress;
+    const key = [kind, ...input.media.map((file) => file.mediaId)].join(',');
+    const saved = progress?.saved;
+    let creationId = typeof saved?.creationId === 'string' && saved.key === key ? saved.creationId : null;
+    const keep = async (id: string) => {
+      await progress?.save({ creationId: id, key });
+    };
+    if (!creationId) {
+      creationId = await this.createContainers(input, kind);
+      await keep(creationId);
+    }
+    const margin = input.deadline
+      ? input.deadline.getTime() - INVOCATION_MARGIN_MS
+      : Number.POSITIVE_INFINITY;
+    const deadline = Math.min(Date.now() + this.processingWaitMs, margin);
     let renewed = false;
-    const deadline = Date.now() + this.processingWaitMs;
     for (;;) {
-      const state = await this.waitFor(input.credentials, creationId, deadline);
+      const id = creationId;
+      const saving = progress ? { keep: () => keep(id), drop: () => progress.save({}) } : null;
+      const state = await this.waitFor(input.credentials, id, deadline, saving);
       if (state === 'EXPIRED' && !renewed) {
         // Containers live 24 hours; an expired one is replaced (its media is fetched again).
         renewed = true;
         creationId = await this.createContainers(input, kind);
+        await keep(creationId);
         continue;
       }
       break;
     }
     if (kind === 'story') this.stories.set(`${account}\u0000${input.idempotencyKey}`, Date.now());
-    const answer = await this.sendPublish(input.credentials, creationId, deadline, quota);
+    const answer = await this.sendPublish(input.credentials, creationId, deadline, quota, Boolean(progress));
     const id = stringField(answer.body, 'id');
     if (!id) {
       throw new NetworkError('transient', 'Instagram published the post but its answer had no media id', {
@@ -385,7 +410,10 @@ export class InstagramClient implements NetworkClient {
     credentials: NetworkCredentials,
     id: string,
     deadline: number,
+    saving: { keep(): Promise<void>; drop(): Promise<void> } | null,
   ): Promise<ContainerStatus> {
+    const resumable = saving !== null;
+    let lastKept = Date.now();
     for (;;) {
       const answer = await this.call(credentials, {
         method: 'GET',
@@ -395,31 +423,47 @@ export class InstagramClient implements NetworkClient {
       const status = stringField(answer.body, 'status') ?? '';
       if (code === 'FINISHED' || code === 'EXPIRED') return code;
       if (code === 'PUBLISHED') {
-        // Only this call publishes its containers; a published one is not ours to post again.
-        throw new NetworkError('permanent', `Instagram container ${id} was already published.`, {
+        // Only this client publishes its containers: an earlier attempt did, and its answer was lost.
+        throw new NetworkError('transient', `Instagram container ${id} was published by an earlier attempt`, {
           status: answer.status,
+          outcomeUnknown: true,
         });
       }
       if (code === 'ERROR') {
         const subcode = subcodeInStatus(status);
         const reason = `Instagram could not process the media: ${status || 'no reason given'}`;
+        // A failed container is never tried again: the next attempt makes a new one.
+        await saving?.drop();
         throw new NetworkError(
           subcode !== undefined && TEMPORARY_SUBCODES.has(subcode) ? 'transient' : 'permanent',
           reason,
-          {
-            status: answer.status,
-          },
+          { status: answer.status },
         );
       }
-      if (Date.now() + this.pollIntervalMs > deadline) {
-        throw new NetworkError(
+      if (Date.now() + this.pollIntervalMs > deadline) throw this.stillProcessing(resumable);
+      if (resumable && Date.now() - lastKept >= KEEP_ALIVE_MS) {
+        // Extends the claim's lease: a long wait is not taken for a dead worker's.
+        await saving?.keep();
+        lastKept = Date.now();
+      }
+      await sleep(this.pollIntervalMs);
+    }
+  }
+
+  /**
+   * Processing outlasted this call: with saved progress the next invocation polls the same
+   * container (no attempt spent); without, the retry makes new containers. Nothing was posted.
+   */
+  private stillProcessing(resumable: boolean) {
+    return resumable
+      ? new NetworkError('transient', 'Instagram is still processing the media; waiting for it.', {
+          continueLater: true,
+        })
+      : new NetworkError(
           'transient',
           'Instagram is still processing the media; the post will be tried again with new containers.',
           {},
         );
-      }
-      await sleep(this.pollIntervalMs);
-    }
   }
 
   /**
@@ -431,6 +475,7 @@ export class InstagramClient implements NetworkClient {
     creationId: string,
     deadline: number,
     quota: number,
+    resumable: boolean,
   ): Promise<HttpAnswer> {
     for (;;) {
       try {
@@ -450,13 +495,7 @@ export class InstagramClient implements NetworkClient {
           error instanceof NetworkError &&
           (error as NetworkError & { subcode?: number }).subcode === NOT_READY_SUBCODE;
         if (!notReady || Date.now() + this.pollIntervalMs > deadline) {
-          if (notReady) {
-            throw new NetworkError(
-              'transient',
-              'Instagram did not finish the media in time; the post will be tried again.',
-              {},
-            );
-          }
+          if (notReady) throw this.stillProcessing(resumable);
           throw error;
         }
         await sleep(this.pollIntervalMs);
