@@ -354,6 +354,24 @@ describe('Instagram client against the Instagram simulator', () => {
     } finally {
       await capped.stop();
     }
+    // Two posts racing for the last slot: both pass the check, Instagram refuses the second at
+    // media_publish (9/2207042), and the wait runs until the post that took the slot is 24 h old.
+    const racing = await startInstagramSimulator({ publishLimit: 1, processingMs: 300 });
+    try {
+      const c = new InstagramClient({ baseUrl: racing.url, timeoutMs: 1_500, pollIntervalMs: 20 });
+      const outcomes = await Promise.allSettled([
+        c.publish(input('left', { media: [jpeg()] })),
+        c.publish(input('right', { media: [jpeg()] })),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason.message).toMatch(/9\/2207042/);
+      expect(refused.reason.details).toMatchObject({ rateLimited: true });
+      expect(refused.reason.details.retryAfterSeconds).toBeGreaterThan(86_400 - 120);
+      expect(racing.records()).toHaveLength(1);
+    } finally {
+      await racing.stop();
+    }
     // The switch spends the cap of every account.
     await switches({ capFullForSeconds: 600 });
     const spent = await failureOf(client.publish(input('capped', { media: [jpeg()] })));
