@@ -145,16 +145,18 @@ describe('Instagram through the API', () => {
     expect((await simPost(story.channels[0].blocks[0]))?.productType).toBe('STORY');
   });
 
-  it('a story with text fails the channel with a clear reason, before anything reaches Instagram', async () => {
+  it('a story with text is refused before saving: Instagram stories have no caption', async () => {
     const photo = await upload(mediaFiles.jpeg(6_000), 's.jpg', 'image/jpeg');
-    const before = (rt.simulators.byPlatform.get('instagram')?.records() ?? []).length;
-    const story = await publishNow({
+    const story = await create({
       postType: 'story',
       blocks: [{ content: 'Words on a story', mediaIds: [photo.id] }],
     });
-    expect(story.status).toBe('failed');
-    expect(story.channels[0].error).toMatch(/stories carry no caption/);
-    expect(rt.simulators.byPlatform.get('instagram')?.records()).toHaveLength(before);
+    expect([story.status, story.body.error?.code, story.body.error?.field]).toEqual([
+      422,
+      'content_too_long',
+      'channels[0].blocks[0].content',
+    ]);
+    expect(story.body.error?.message).toMatch(/no caption/);
   });
 
   it('no edits and no removal after publication: revise and retract leave the post, saying why', async () => {

@@ -774,6 +774,12 @@ describe('postType and its file rules', () => {
       'channels[0].blocks',
     ],
     [
+      'Instagram story with text',
+      ig('story', [{ content: 'words', mediaIds: ['med_jpg'] }]),
+      'content_too_long',
+      'channels[0].blocks[0].content',
+    ],
+    [
       'Facebook story without a file',
       fb('story', [{ content: 'hello' }]),
       'media_required',
@@ -993,7 +999,7 @@ describe('options', () => {
     ],
     [
       'Instagram: collaborators on a story',
-      post(ch('instagram', { postType: 'story', options: { collaborators: ['a'] } })),
+      post(blk('instagram', { content: '' }, { postType: 'story', options: { collaborators: ['a'] } })),
       'option_invalid',
       `${O}.collaborators`,
     ],

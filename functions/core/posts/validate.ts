@@ -94,11 +94,15 @@ const SUBTITLE_TYPES: ReadonlySet<string> = new Set(['text/vtt', 'application/x-
  * video and can be commented; a story is one image or video and takes no comments.
  */
 const SINGLE_FILE_POST_TYPES: Partial<
-  Record<PlatformId, Record<string, { mimePrefixes: readonly string[]; extraBlocks: boolean }>>
+  Record<
+    PlatformId,
+    Record<string, { mimePrefixes: readonly string[]; extraBlocks: boolean; noText?: boolean }>
+  >
 > = {
   instagram: {
     reel: { mimePrefixes: ['video/'], extraBlocks: true },
-    story: { mimePrefixes: ['image/', 'video/'], extraBlocks: false },
+    // Instagram stories have no caption: text would be lost.
+    story: { mimePrefixes: ['image/', 'video/'], extraBlocks: false, noText: true },
   },
   facebook: {
     reel: { mimePrefixes: ['video/'], extraBlocks: true },
@@ -473,6 +477,14 @@ const checkPostTypeBlocks = (
       'too_many_blocks',
       `${label} takes one block; it cannot have comments.`,
       `${path}.blocks`,
+    );
+  }
+  if (rule.noText && !isBlank(blocks[0]?.content)) {
+    // Its text limit is nothing at all.
+    throw new ApiError(
+      'content_too_long',
+      `${label} carries no text (${platform.name} shows no caption on it): leave the content empty.`,
+      `${path}.blocks[0].content`,
     );
   }
   const first = firstMedia[0];
