@@ -235,7 +235,7 @@ export class InstagramClient implements NetworkClient {
       }
       break;
     }
-    if (kind === 'story') this.stories.set(`${account}\u0000${input.idempotencyKey}`, Date.now());
+    if (kind === 'story') this.rememberStory(`${account}\u0000${input.idempotencyKey}`);
     const answer = await this.sendPublish(input.credentials, creationId, deadline, quota, Boolean(progress));
     const id = stringField(answer.body, 'id');
     if (!id) {
@@ -245,6 +245,13 @@ export class InstagramClient implements NetworkClient {
       });
     }
     return this.mediaBlock(input.credentials, id, kind === 'story' ? 'story' : 'post');
+  }
+
+  /** Keeps a story's key for lookups, forgetting those older than a day (stories live 24 hours). */
+  private rememberStory(key: string) {
+    const now = Date.now();
+    for (const [old, at] of this.stories) if (now - at > DAY_SECONDS * 1000) this.stories.delete(old);
+    this.stories.set(key, now);
   }
 
   /** The post type and the checks Instagram would make later, made before any call. */
