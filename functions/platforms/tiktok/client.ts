@@ -190,6 +190,19 @@ export const classifyTikTokFailure = (failure: HttpFailure, now: Date = new Date
   return new NetworkError('permanent', said, { status });
 };
 
+/**
+ * `publicaly_available_post_id` (TikTok's spelling) read from the answer's text: TikTok sends the
+ * ids as JSON numbers of 19 digits, beyond what a JavaScript number holds exactly, so they are
+ * taken as the digits written (quoted ids work too).
+ */
+export const postIdsOf = (text: string): string[] => {
+  const list = /"publicaly_available_post_id"\s*:\s*\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+  return list
+    .split(',')
+    .map((id) => id.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((id) => /^\d+$/.test(id));
+};
+
 const isSession = (
   value: Record<string, unknown> | null | undefined,
 ): value is Record<string, unknown> & TikTokSession =>
@@ -201,8 +214,9 @@ const isSession = (
   typeof value.totalChunkCount === 'number' &&
   typeof value.offset === 'number';
 
+/** A boolean option (Herald's options carry them as the strings "true" and "false"). */
 const bool = (options: Record<string, OptionValue>, key: string): boolean | undefined =>
-  typeof options[key] === 'boolean' ? (options[key] as boolean) : undefined;
+  options[key] === 'true' ? true : options[key] === 'false' ? false : undefined;
 
 export class TikTokClient implements NetworkClient {
   readonly platform = 'tiktok' as const;
@@ -284,7 +298,7 @@ export class TikTokClient implements NetworkClient {
   /**
    * `post_info` from the block and the channel's options, checked against the creator's settings:
    * a privacy level the account does not offer, or comments/duets/stitches explicitly allowed
-   * (`false`) where the creator turned them off, is refused; left unset, they follow the creator.
+   * (`"false"`) where the creator turned them off, is refused; left unset, they follow the creator.
    */
   private postInfo(input: PublishBlockInput, creator: Awaited<ReturnType<TikTokClient['creatorInfo']>>) {
     const privacy = typeof input.options.privacy === 'string' ? input.options.privacy : null;
@@ -301,7 +315,7 @@ export class TikTokClient implements NetworkClient {
       if (off && value === false) {
         throw new NetworkError(
           'permanent',
-          `The TikTok account has ${what} turned off in its settings, so ${option}: false cannot be honoured; leave ${option} unset or true.`,
+          `The TikTok account has ${what} turned off in its settings, so ${option}: false cannot be honoured; leave ${option} unset or "true".`,
         );
       }
       return value ?? off;
@@ -548,11 +562,10 @@ export class TikTokClient implements NetworkClient {
   private async status(credentials: NetworkCredentials, publishId: string): Promise<PublishStatus> {
     const answer = await this.call(credentials, '/v2/post/publish/status/fetch/', { publish_id: publishId });
     const data = (answer.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-    const ids = Array.isArray(data.publicaly_available_post_id) ? data.publicaly_available_post_id : [];
     return {
       status: typeof data.status === 'string' ? data.status : '',
       failReason: typeof data.fail_reason === 'string' ? data.fail_reason : null,
-      postIds: ids.map(String),
+      postIds: postIdsOf(answer.text),
       uploadedBytes: typeof data.uploaded_bytes === 'number' ? data.uploaded_bytes : 0,
     };
   }

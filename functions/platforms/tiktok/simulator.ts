@@ -50,6 +50,14 @@ const MAX_VIDEO_BYTES = 4 * 1024 * MiB;
 const PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'];
 const MAX_TITLE = 2200;
 
+/**
+ * A post id as TikTok writes it in status/fetch: a bare JSON number of 19 digits (more than a
+ * JavaScript number holds), where the runtime can write one (`JSON.rawJSON`, Node 22); a string
+ * on Node 20.
+ */
+const rawJson = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+const postIdJson = (id: string): unknown => (rawJson ? rawJson(id) : id);
+
 const logId = () => `2026SIM${Date.now()}${randomBytes(3).toString('hex').toUpperCase()}`;
 
 export const tiktokError = (
@@ -164,6 +172,7 @@ const viewOf = (video: SimVideo) => ({
   totalChunkCount: video.upload?.totalChunkCount ?? null,
   receivedBytes: video.upload?.uploadedBytes ?? 0,
   droppedBytes: video.upload?.droppedBytes ?? 0,
+  interruptions: video.upload?.interruptions ?? 0,
   sha256: video.upload?.sha256 ?? null,
   mimeType: video.upload?.mimeType ?? null,
   status: video.status,
@@ -386,6 +395,7 @@ export const startTikTokSimulator = async (
       totalChunkCount: source.total_chunk_count as number,
       uploadedBytes: 0,
       droppedBytes: 0,
+      interruptions: 0,
       hash: uploads.newHash(),
       sha256: null,
       mimeType: null,
@@ -413,7 +423,7 @@ export const startTikTokSimulator = async (
       ...(video.status === 'FAILED' ? { fail_reason: video.failReason } : {}),
       publicaly_available_post_id:
         video.status === 'PUBLISH_COMPLETE' && video.privacyLevel === 'PUBLIC_TO_EVERYONE' && video.videoId
-          ? [Number(video.videoId)]
+          ? [postIdJson(video.videoId)]
           : [],
       uploaded_bytes: video.upload?.uploadedBytes ?? 0,
     });

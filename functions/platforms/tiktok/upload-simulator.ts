@@ -34,6 +34,8 @@ export interface SimUpload {
   uploadedBytes: number;
   /** Bytes of the last chunk that was cut off (not kept). */
   droppedBytes: number;
+  /** Chunks cut off or failed so far (each sent again). */
+  interruptions: number;
   /** SHA-256 of the kept bytes so far (hex once complete). */
   hash: Hash;
   sha256: string | null;
@@ -151,6 +153,7 @@ export const tiktokUploadSimulator = (options: { holdMs?: number } = {}) => {
         // The connection dies half-way: what arrived is not kept.
         cut = true;
         upload.droppedBytes = drop.afterBytes;
+        upload.interruptions++;
         req.socket.destroy();
         return;
       }
@@ -159,6 +162,7 @@ export const tiktokUploadSimulator = (options: { holdMs?: number } = {}) => {
     });
     req.on('end', () => {
       if (cut) return;
+      if (fail) upload.interruptions++;
       if (fail) return answer(res, 500, errorBody('internal_error', 'Upload failed, please retry'));
       if (received !== length) {
         return answer(
@@ -169,7 +173,6 @@ export const tiktokUploadSimulator = (options: { holdMs?: number } = {}) => {
       }
       upload.hash = hash;
       upload.uploadedBytes += received;
-      upload.droppedBytes = 0;
       upload.mimeType = type;
       if (upload.uploadedBytes < upload.videoSize) {
         return answer(res, 206, undefined, {
