@@ -279,6 +279,26 @@ describe('TikTok client against the simulator', () => {
     expect(sim.records()).toHaveLength(1);
   });
 
+  it('a saved unfinished session TikTok no longer knows starts a new upload', async () => {
+    const bytes = randomBytes(50_000);
+    const media = video(bytes);
+    const progress = memoryProgress();
+    progress.saved = {
+      publishId: 'v_pub_file~v2-1.forgotten',
+      uploadUrl: `${sim.url}/nowhere`,
+      uploadUrlExpiresAt: new Date(Date.now() + 600_000).toISOString(),
+      mediaId: media.mediaId,
+      videoSize: bytes.length,
+      chunkSize: bytes.length,
+      totalChunkCount: 1,
+      offset: 0,
+      phase: 'upload',
+      username: 'someone',
+    };
+    await publish('Forgotten session', media, { progress });
+    expect(await simVideos()).toMatchObject([{ title: 'Forgotten session', status: 'PUBLISH_COMPLETE' }]);
+  });
+
   it('processing that outlasts the bound continues later; the next attempt only reads the status', async () => {
     const slow = await startTikTokSimulator({ processingMs: 1_500 });
     try {

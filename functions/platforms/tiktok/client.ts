@@ -59,6 +59,8 @@ const NETWORK = 'TikTok';
 const UPLOAD_URL_LIFETIME_MS = 55 * 60_000;
 /** Leave at least this much before `deadline` (a chunk of 10 MiB and a save fit in it). */
 const DEADLINE_MARGIN_MS = 10_000;
+/** Sessions a client keeps in memory for `lookup` (the latest ones). */
+const MAX_REMEMBERED = 1000;
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
 
 export interface TikTokClientOptions {
@@ -262,9 +264,19 @@ export class TikTokClient implements NetworkClient {
       session = await this.init(input.credentials, file, postInfo, creator.username);
       await this.save(input.progress, session);
     }
-    this.sessions.set(key, session);
+    this.remember(key, session);
     if (session.phase === 'upload') await this.upload(input, file, session);
     return this.processed(input, session);
+  }
+
+  /** Keeps the latest sessions (a bounded number) for `lookup`. */
+  private remember(key: string, session: TikTokSession) {
+    this.sessions.delete(key);
+    this.sessions.set(key, session);
+    if (this.sessions.size > MAX_REMEMBERED) {
+      const oldest = this.sessions.keys().next().value;
+      if (oldest !== undefined) this.sessions.delete(oldest);
+    }
   }
 
   /** The one video a TikTok post carries. */
@@ -382,7 +394,15 @@ export class TikTokClient implements NetworkClient {
     credentials: NetworkCredentials,
     saved: TikTokSession,
   ): Promise<TikTokSession | null> {
-    const status = await this.status(credentials, saved.publishId);
+    let status: PublishStatus;
+    try {
+      status = await this.status(credentials, saved.publishId);
+    } catch (error) {
+      // TikTok no longer knows an upload that never finished: nothing was posted from it.
+      if (error instanceof NetworkError && error.kind === 'permanent' && saved.phase === 'upload')
+        return null;
+      throw nothingPosted(error);
+    }
     const complete = status.uploadedBytes >= saved.videoSize || saved.phase === 'processing';
     if (status.status === 'FAILED' && !complete) return null;
     if (status.status === 'PROCESSING_UPLOAD' && !complete) {
