@@ -602,14 +602,13 @@ export class TikTokClient implements NetworkClient {
    * moderated videos only), so the outcome stays unknown.
    */
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
-    const progress = (input as LookupBlockInput & { progress?: UploadProgress }).progress;
-    const saved = progress?.saved;
+    const saved = input.saved;
     const session = isSession(saved)
       ? (saved as TikTokSession)
       : this.sessions.get(`${input.credentials.remoteAccountId}\u0000${input.idempotencyKey}`);
     if (!session) {
       // The session is saved before the first byte goes: with the progress kept and empty, nothing was uploaded.
-      if (progress && saved === null) return null;
+      if (saved === null) return null;
       throw new NetworkError(
         'permanent',
         'TikTok offers no way to find a video without the publish_id of its upload, which was not kept.',
