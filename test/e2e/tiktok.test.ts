@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
+import type { NetworkClient, UploadProgress } from '../../functions/ports/network-client.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -155,6 +157,58 @@ describe('TikTok through the local runtime', () => {
       sha256: sha(bytes),
       status: 'PUBLISH_COMPLETE',
     });
+  }, 120_000);
+
+  it("an upload that outlasts the worker's invocation continues in the next one: one session, one video, no attempt spent", async () => {
+    const bytes = mediaFiles.mp4(21 * MiB + 7);
+    const mediaId = await uploadVideo(bytes, 'long.mp4');
+    const deps = getDeps();
+    const real = deps.networks;
+    /** Each call's saved offset as it began, and whether it was cut short. */
+    const calls: { savedOffset: number | null; cut: boolean }[] = [];
+    deps.networks = (platform, mode) => {
+      const client = real(platform, mode);
+      if (platform !== 'tiktok' || mode !== 'live') return client;
+      const wrapped: NetworkClient = Object.create(client);
+      wrapped.publish = (input) => {
+        const progress = input.progress as UploadProgress;
+        const call = { savedOffset: (progress.saved?.offset as number | undefined) ?? null, cut: false };
+        calls.push(call);
+        // The first invocation's time runs out once its first chunk is in.
+        const deadline = new Date(Date.now() + 600_000);
+        return client.publish({
+          ...input,
+          deadline,
+          progress: {
+            get saved() {
+              return progress.saved;
+            },
+            save: async (state) => {
+              await progress.save(state);
+              if (calls.length === 1 && (state.offset as number) > 0 && !call.cut) {
+                call.cut = true;
+                deadline.setTime(Date.now());
+              }
+            },
+          },
+        });
+      };
+      return wrapped;
+    };
+    try {
+      const post = await publishNow('Two invocations', mediaId, { privacy: 'SELF_ONLY' });
+      expect(post.status).toBe('published');
+      expect(calls.map((c) => c.savedOffset)).toEqual([null, 10 * MiB]);
+      expect(calls[0]?.cut).toBe(true);
+      const videos = (await simVideos()).filter((v) => v.title === 'Two invocations');
+      expect(videos).toHaveLength(1);
+      expect(videos[0]).toMatchObject({ interruptions: 0, sha256: sha(bytes), status: 'PUBLISH_COMPLETE' });
+      // No attempt spent on the continuation (the stored channel counts them).
+      const stored = await deps.posts.get(post.id);
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+    } finally {
+      deps.networks = real;
+    }
   }, 120_000);
 
   it('TikTok posts cannot be edited or retracted: both leave the video as it is', async () => {
