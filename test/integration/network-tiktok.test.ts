@@ -327,6 +327,40 @@ describe('TikTok client against the simulator', () => {
     }
   });
 
+  it('a video still processing after the give-up time is recorded by its publish_id; metrics find its video id later', async () => {
+    const slow = await startTikTokSimulator({ processingMs: 1_500 });
+    try {
+      const c = new TikTokClient({
+        baseUrl: slow.url,
+        timeoutMs: 3_000,
+        pollMs: 30,
+        maxProcessingSeconds: 0.1,
+        processingGiveUpSeconds: 0.3,
+      });
+      const as = credentials();
+      const progress = memoryProgress();
+      const input = blockInput(as)('Moderated', {
+        media: [video(randomBytes(100_000))],
+        options: { privacy: 'PUBLIC_TO_EVERYONE' },
+        progress,
+      });
+      expect(await failureOf(c.publish(input))).toMatchObject({ details: { continueLater: true } });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const next = memoryProgress();
+      next.saved = progress.saved;
+      const block = await c.publish({ ...input, progress: next });
+      const [held] = slow.videos();
+      expect(block).toMatchObject({ remoteId: held?.publishId, meta: { publishId: held?.publishId } });
+      expect(block.meta.videoId).toBeUndefined();
+      expect(await c.metrics({ credentials: as, block })).toEqual({});
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      const reading = await c.metrics({ credentials: as, block });
+      expect(Object.keys(reading).sort()).toEqual(['comments', 'likes', 'shares', 'views']);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it.each(['sim:timeout', 'sim:reset', 'sim:bad-gateway'])(
     'a lost answer to the last chunk (%s) is settled by status/fetch: one video, published',
     async (token) => {

@@ -70,6 +70,12 @@ export interface TikTokClientOptions {
   chunkBytes?: number;
   /** Longest wait for TikTok to process the video within one call (default 20 s). */
   maxProcessingSeconds?: number;
+  /**
+   * How long invocations keep coming back for a video still processing (default 1 h; TikTok's
+   * moderation of a public video may take hours), after which the block is recorded as its
+   * publish_id and TikTok posts the video by itself.
+   */
+  processingGiveUpSeconds?: number;
   /** Between status reads (default 2 s: status/fetch allows 30 a minute). */
   pollMs?: number;
   /** Chunk attempts after a failure before the call gives up (default 3). */
@@ -91,6 +97,8 @@ export interface TikTokSession {
   /** `upload` while chunks go; `processing` once the last chunk is in (the video will be posted). */
   phase: 'upload' | 'processing';
   username: string;
+  /** When the client first found the video still processing after its wait. */
+  processingSince?: string;
 }
 
 interface PublishStatus {
@@ -228,6 +236,7 @@ export class TikTokClient implements NetworkClient {
   private readonly timeoutMs: number;
   private readonly chunkBytes: number;
   private readonly maxProcessingMs: number;
+  private readonly processingGiveUpMs: number;
   private readonly pollMs: number;
   private readonly maxChunkRetries: number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -239,6 +248,7 @@ export class TikTokClient implements NetworkClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.chunkBytes = options.chunkBytes ?? TIKTOK_CHUNK_BYTES;
     this.maxProcessingMs = (options.maxProcessingSeconds ?? 20) * 1000;
+    this.processingGiveUpMs = (options.processingGiveUpSeconds ?? 3600) * 1000;
     this.pollMs = options.pollMs ?? 2000;
     this.maxChunkRetries = options.maxChunkRetries ?? 3;
     this.sleep = options.sleep ?? defaultSleep;
@@ -551,7 +561,9 @@ export class TikTokClient implements NetworkClient {
       const deadline =
         input.deadline && input.progress ? input.deadline.getTime() - DEADLINE_MARGIN_MS : Infinity;
       if (Date.now() + this.pollMs > Math.min(until, deadline)) {
-        if (input.progress) {
+        session.processingSince ??= new Date().toISOString();
+        const waited = Date.now() - Date.parse(session.processingSince);
+        if (input.progress && waited < this.processingGiveUpMs) {
           await this.save(input.progress, session);
           throw new NetworkError(
             'transient',
@@ -559,7 +571,8 @@ export class TikTokClient implements NetworkClient {
             { continueLater: true },
           );
         }
-        // No place to keep the session: the video is in and TikTok posts it by itself.
+        // No place to keep the session, or TikTok's moderation takes hours: the video is in, and
+        // TikTok posts it by itself; the block is its publish_id (metrics find the video id later).
         return this.blockOf(session, null);
       }
       await this.sleep(this.pollMs);
