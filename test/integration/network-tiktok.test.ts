@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TikTokClient } from '../../functions/platforms/tiktok/client.ts';
+import { classifyTikTokFailure, postIdsOf, TikTokClient } from '../../functions/platforms/tiktok/client.ts';
 import { startTikTokSimulator, type TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
 import { blockInput, failureOf } from '../support/network.ts';
@@ -566,5 +566,64 @@ describe('TikTok client against the simulator', () => {
         )
       ).message,
     ).toMatch(/MP4/);
+  });
+});
+
+describe('TikTok error classification (TikTok v2 error table)', () => {
+  const answer = (status: number, code: string, headers: Record<string, string> = {}) =>
+    classifyTikTokFailure({
+      type: 'answer',
+      status,
+      headers,
+      body: { error: { code, message: 'm', log_id: 'l' } },
+    });
+
+  it('maps each error to what the engine must do', () => {
+    expect(answer(401, 'access_token_invalid')).toMatchObject({
+      kind: 'reconnect',
+      details: { tokenExpired: true },
+    });
+    const scope = answer(401, 'scope_not_authorized');
+    expect(scope.kind).toBe('reconnect');
+    expect(scope.details.tokenExpired).toBeUndefined();
+    expect(scope.message).toMatch(/video\.publish/);
+    expect(answer(429, 'rate_limit_exceeded', { 'retry-after': '17' })).toMatchObject({
+      kind: 'transient',
+      details: { rateLimited: true, retryAfterSeconds: 17 },
+    });
+    expect(answer(500, 'internal_error')).toMatchObject({
+      kind: 'transient',
+      details: { outcomeUnknown: true },
+    });
+    expect(answer(403, 'reached_active_user_cap').message).toMatch(/5 posting accounts a day/);
+    expect(answer(403, 'spam_risk_user_banned_from_posting').kind).toBe('permanent');
+    expect(answer(403, 'url_ownership_unverified').kind).toBe('permanent');
+    expect(answer(400, 'privacy_level_option_mismatch').kind).toBe('permanent');
+    expect(
+      classifyTikTokFailure({ type: 'transport', sent: true, code: 'ECONNRESET' }).details.outcomeUnknown,
+    ).toBe(true);
+  });
+
+  it('reads 19-digit post ids as written, numbers or strings', () => {
+    expect(
+      postIdsOf('{"data":{"publicaly_available_post_id":[7300000000000000123, "7300000000000000456"]}}'),
+    ).toEqual(['7300000000000000123', '7300000000000000456']);
+    expect(postIdsOf('{"data":{"publicaly_available_post_id":[]}}')).toEqual([]);
+  });
+
+  it('the simulator refuses PULL_FROM_URL from a domain the app has not verified', async () => {
+    const res = await fetch(`${sim.url}/v2/post/publish/video/init/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer pull-token', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        post_info: { title: 'pulled', privacy_level: 'SELF_ONLY' },
+        source_info: {
+          source: 'PULL_FROM_URL',
+          video_url: 'https://bucket.s3.amazonaws.com/v.mp4?X-Amz-Signature=x',
+        },
+      }),
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('url_ownership_unverified');
   });
 });
