@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BlueskyClient } from '../functions/platforms/bluesky/client.ts';
 import { LinkedInClient } from '../functions/platforms/linkedin/client.ts';
+import { TikTokClient } from '../functions/platforms/tiktok/client.ts';
 import { XClient } from '../functions/platforms/x/client.ts';
 import type { NetworkClient } from '../functions/ports/network-client.ts';
 
-export type MediaNetwork = 'x' | 'linkedin' | 'bluesky';
+export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'tiktok';
 export interface VideoRun {
   ms: number;
   rssBefore: number;
@@ -21,24 +22,34 @@ export interface VideoRun {
 }
 
 // The worker's own network timeout (NETWORK_TIMEOUT_MS default) and the clients' defaults.
-const clients: Record<MediaNetwork, (baseUrl: string) => { client: NetworkClient; remoteAccountId: string }> =
-  {
-    x: (baseUrl) => ({ client: new XClient({ baseUrl, timeoutMs: 10_000 }), remoteAccountId: 'bench' }),
-    linkedin: (baseUrl) => ({
-      client: new LinkedInClient('linkedin', { baseUrl, timeoutMs: 10_000 }),
-      remoteAccountId: 'bench42',
-    }),
-    bluesky: (baseUrl) => ({
-      client: new BlueskyClient({ baseUrl, timeoutMs: 10_000 }),
-      remoteAccountId: 'did:plc:benchbenchbenchbench',
-    }),
-  };
+const clients: Record<
+  MediaNetwork,
+  (baseUrl: string) => { client: NetworkClient; remoteAccountId: string; options?: Record<string, string> }
+> = {
+  x: (baseUrl) => ({ client: new XClient({ baseUrl, timeoutMs: 10_000 }), remoteAccountId: 'bench' }),
+  linkedin: (baseUrl) => ({
+    client: new LinkedInClient('linkedin', { baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'bench42',
+  }),
+  bluesky: (baseUrl) => ({
+    client: new BlueskyClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'did:plc:benchbenchbenchbench',
+  }),
+  tiktok: (baseUrl) => ({
+    client: new TikTokClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'bench-creator',
+    // TikTok needs the privacy level of every post.
+    options: { privacy: 'SELF_ONLY' },
+  }),
+};
 
 // Run directly by the parent only (importing this module for its types runs nothing).
 if (process.env.BENCH_NETWORK) {
-  const { client, remoteAccountId } = clients[process.env.BENCH_NETWORK as MediaNetwork](
-    process.env.BENCH_NETWORK_URL as string,
-  );
+  const {
+    client,
+    remoteAccountId,
+    options = {},
+  } = clients[process.env.BENCH_NETWORK as MediaNetwork](process.env.BENCH_NETWORK_URL as string);
   const fileUrls = (process.env.BENCH_FILE_URLS as string).split(',');
   const fileBytes = Number(process.env.BENCH_FILE_BYTES);
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -54,7 +65,7 @@ if (process.env.BENCH_NETWORK) {
       ],
       title: null,
       postType: null,
-      options: {},
+      options,
       parent: null,
       idempotencyKey: randomUUID(),
       round: 1,

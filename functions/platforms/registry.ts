@@ -6,6 +6,7 @@ import { GenericNetworkClient } from './generic/client.ts';
 import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
+import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
 import { XClient } from './x/client.ts';
 
@@ -46,6 +47,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
       return createLinkedInClient(platform, common);
     case 'instagram':
       return new InstagramClient(common);
+    case 'tiktok':
+      return new TikTokClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

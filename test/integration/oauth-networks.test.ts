@@ -19,7 +19,9 @@ import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { tiktokCall } from '../../functions/platforms/tiktok/client.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
+import { startTikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
@@ -429,6 +431,24 @@ const oauthCases: OAuthCase[] = [
     extendsAccessToken: true,
     authorizePage: 'https://www.instagram.com/oauth/authorize',
   },
+  {
+    platform: 'tiktok',
+    factory: tiktokAuth,
+    start: () => startTikTokSimulator(),
+    // TikTok's client starts every post with creator_info: a call that needs a valid token.
+    use: (url, tokens, accountId) =>
+      tiktokCall(
+        { baseUrl: url, timeoutMs: TIMEOUT },
+        { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        '/v2/post/publish/creator_info/query/',
+        {},
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: true,
+    revokes: true,
+    authorizePage: 'https://www.tiktok.com/v2/auth/authorize/',
+  },
   ...(
     [
       [
@@ -454,12 +474,6 @@ const oauthCases: OAuthCase[] = [
         redditAuth,
         'https://www.reddit.com/api/v1/authorize',
         { refreshes: true, rotates: false, revokes: true },
-      ],
-      [
-        'tiktok',
-        tiktokAuth,
-        'https://www.tiktok.com/v2/auth/authorize/',
-        { refreshes: true, rotates: true, revokes: true },
       ],
       [
         'youtube',

@@ -28,7 +28,14 @@ const oauthError = (error: string, description: string): SimResponse => ({
   body: { error, error_description: description, log_id: logId() },
 });
 
-export const tiktokOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+export const tiktokOAuthSimulator = (
+  options: { app?: SimOAuthApp } = {},
+): SimOAuthMount & {
+  /** The open_id of the account an issued access token belongs to; null for a token it did not issue. */
+  accountOf(token: string): string | null;
+  /** The scopes an issued access token carries; null for a token it did not issue. */
+  scopesOf(token: string): string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('tiktok');
   const store = new SimTokenStore({
     prefix: 'act',
@@ -50,7 +57,7 @@ export const tiktokOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
   });
   const checkApp = (params: Record<string, string>) =>
     params.client_key === app.clientId && params.client_secret === app.clientSecret;
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'user.info.basic',
@@ -138,4 +145,9 @@ export const tiktokOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
       },
     },
   ]);
+  return {
+    ...mount,
+    accountOf: (token) => store.grantOf(token)?.account.id ?? null,
+    scopesOf: (token) => store.grantOf(token)?.scopes ?? null,
+  };
 };
