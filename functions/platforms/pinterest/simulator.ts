@@ -155,6 +155,21 @@ const pinId = () => {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+/** The image type its first bytes say (Pinterest reads the file, not the Content-Type), or null. */
+const imageTypeOf = (bytes: Buffer): string | null => {
+  if (bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'image/jpeg';
+  if (bytes.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'))) return 'image/png';
+  if (/^GIF8[79]a/.test(bytes.subarray(0, 6).toString('latin1'))) return 'image/gif';
+  if (
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
+  if (bytes.subarray(0, 2).toString('latin1') === 'BM') return 'image/bmp';
+  if (['II*\0', 'MM\0*'].includes(bytes.subarray(0, 4).toString('latin1'))) return 'image/tiff';
+  return null;
+};
+
 /** Fetches an image the way Pinterest pulls `image_url`: a 200 with an image, else the pin is refused. */
 const pullImage = async (url: unknown, what: string): Promise<SimPinImage> => {
   const refuse = (detail: string) =>
@@ -174,9 +189,10 @@ const pullImage = async (url: unknown, what: string): Promise<SimPinImage> => {
   }
   const contentType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
   const bytes = Buffer.from(await res.arrayBuffer());
-  if (!contentType.startsWith('image/')) throw refuse(`not an image (${contentType || 'no content type'})`);
+  const sniffed = imageTypeOf(bytes);
+  if (!sniffed) throw refuse(`not an image (${contentType || 'no content type'})`);
   if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES) throw refuse('empty or too large');
-  return { url, size: bytes.length, sha256: sha256(bytes), contentType };
+  return { url, size: bytes.length, sha256: sha256(bytes), contentType: sniffed };
 };
 
 /** A multipart/form-data body split into its fields (strings) and its `file` part (bytes). */
