@@ -141,6 +141,25 @@ describe('Pinterest client against the Pinterest simulator', () => {
     });
   });
 
+  it('hands the coverImage option’s image to Pinterest as the video’s cover', async () => {
+    const cover = file('cover.jpg', 'image/jpeg', mediaFiles.jpeg(3_000));
+    await client.publish(
+      onBoard('Film with a cover', {
+        media: [file('c.mp4', 'video/mp4', mediaFiles.mp4())],
+        options: { boardId: BOARD, coverImage: 'med_cover.jpg' },
+        optionMedia: { coverImage: cover },
+      }),
+    );
+    const media = sim.pins()[0]?.media;
+    expect(media?.type === 'video' ? media.cover : null).toEqual({
+      url: cover.url,
+      size: 3_000,
+      sha256: sha(stored.get('cover.jpg') as Buffer),
+      contentType: 'image/jpeg',
+    });
+    expect(media?.type === 'video' ? media.coverKeyFrameTime : 'none').toBeNull();
+  });
+
   it('refuses for good a video Pinterest failed to process, and pins nothing', async () => {
     sim.setSwitches({ processingFails: true });
     const error = await failureOf(

@@ -32,8 +32,8 @@ import { readPinterestMetrics } from './metrics.ts';
  * option: the block's text is the pin's description, the post's title its title, the `link` and
  * `altText` options its link and alt text (else the first file's alt text). Images are pulled by
  * Pinterest from their presigned URLs (`image_url`; 2 to 5 images make a carousel,
- * `multiple_image_urls`); a video is uploaded (media-upload.ts) and pinned by `video_id` with a
- * cover frame. Pinterest has no comments or replies: a pin is one block. Edits are
+ * `multiple_image_urls`); a video is uploaded (media-upload.ts) and pinned by `video_id` with the
+ * `coverImage` option's image as its cover (`cover_image_url`), else its first frame. Pinterest has no comments or replies: a pin is one block. Edits are
  * `PATCH /v5/pins/{id}` (description, title, link, alt text, board); deletes `DELETE /v5/pins/{id}`.
  *
  * Pinterest takes no client key, so a pin whose answer was lost is looked up among the account's
@@ -172,8 +172,11 @@ export class PinterestClient implements NetworkClient {
       const mediaId = await this.videos.upload(videos[0] as MediaForNetwork, (request) =>
         this.call(input.credentials, request),
       );
-      // The cover: the video's first frame.
-      return { source_type: 'video_id', media_id: mediaId, cover_image_key_frame_time: 0 };
+      // The cover: the coverImage option's image (Pinterest pulls it), else the video's first frame.
+      const cover = input.optionMedia?.coverImage;
+      return cover
+        ? { source_type: 'video_id', media_id: mediaId, cover_image_url: cover.url }
+        : { source_type: 'video_id', media_id: mediaId, cover_image_key_frame_time: 0 };
     }
     if (files.length === 1) return { source_type: 'image_url', url: (files[0] as MediaForNetwork).url };
     if (files.length > 5) {
