@@ -144,7 +144,7 @@ const TITLE_MAX = 100;
 const DESCRIPTION_MAX = 800;
 const LINK_MAX = 2048;
 const ALT_MAX = 500;
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 20_000_000;
 
 let pinSequence = 0n;
 /** Pin ids look like Pinterest's: 18 digits, increasing. */
