@@ -12,7 +12,9 @@ import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
 import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import { PinterestClient } from '../../functions/platforms/pinterest/client.ts';
 import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
@@ -375,6 +377,25 @@ interface OAuthCase {
 
 const oauthCases: OAuthCase[] = [
   {
+    platform: 'pinterest',
+    factory: pinterestAuth,
+    start: () => startPinterestSimulator(),
+    // Pinterest's own client: the account's pins, looked up with the token.
+    use: (url, tokens, accountId) =>
+      new PinterestClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: false,
+    authorizePage: 'https://www.pinterest.com/oauth/',
+  },
+  {
     platform: 'linkedin',
     factory: linkedInMemberAuth,
     start: () => startLinkedInSimulator(),
@@ -425,12 +446,6 @@ const oauthCases: OAuthCase[] = [
         threadsAuth,
         'https://threads.net/oauth/authorize',
         { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
-      ],
-      [
-        'pinterest',
-        pinterestAuth,
-        'https://www.pinterest.com/oauth/',
-        { refreshes: true, rotates: false, revokes: false },
       ],
       [
         'reddit',
