@@ -188,6 +188,18 @@ describe('Pinterest client against the Pinterest simulator', () => {
     expect(sim.pins()).toHaveLength(1);
   });
 
+  it('retries a video whose upload form expired with a new registration (transient), pinning it once', async () => {
+    sim.setSwitches({ uploadLifetimeSeconds: 0 });
+    const video = file('late.mp4', 'video/mp4', mediaFiles.mp4());
+    const error = await failureOf(client.publish(onBoard('Late film', { media: [video] })));
+    expect(error).toMatchObject({ kind: 'transient', details: { status: 403 } });
+    expect(sim.pins()).toEqual([]);
+    sim.setSwitches({ uploadLifetimeSeconds: 3600 });
+    await client.publish(onBoard('Late film', { media: [video] }));
+    expect(sim.media().map((m) => m.status)).toEqual(['registered', 'succeeded']);
+    expect(sim.pins()).toHaveLength(1);
+  });
+
   it('refuses a pin whose image Pinterest cannot fetch, a video mixed with images, and a pin without a file', async () => {
     const missing: MediaForNetwork = {
       mediaId: 'med_gone',

@@ -32,7 +32,7 @@ export const simPinterestBoards = (userId: string) =>
 
 /** The OAuth half, and the account behind an access token it issued (null for any other token). */
 export interface PinterestOAuthMount extends SimOAuthMount {
-  accountOf(token: string): { id: string; username: string } | null;
+  accountOf(token: string): { id: string; username: string; scopes: string[] } | null;
 }
 
 export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): PinterestOAuthMount => {
@@ -149,7 +149,7 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Pi
     ...mount,
     accountOf: (token) => {
       const grant = store.grantOf(token);
-      return grant ? { id: grant.account.id, username: grant.account.name } : null;
+      return grant ? { id: grant.account.id, username: grant.account.name, scopes: grant.scopes } : null;
     },
   };
 };

@@ -27,7 +27,8 @@ import { pinterestOAuthSimulator, simPinterestBoards } from './oauth-simulator.t
  * (`simPinterestUserFor`), with two boards (`simPinterestBoards`).
  *
  * Switches (`POST /_sim/pinterest/switches` or `setSwitches`): the daily cap spent
- * (`dailyLimitSeconds`), video processing failing (`processingFails`) or slow (`processingMs`).
+ * (`dailyLimitSeconds`), video processing failing (`processingFails`) or slow (`processingMs`), the
+ * upload form's S3 policy lifetime (`uploadLifetimeSeconds`; an expired one answers 403).
  * `GET /_sim/pinterest/pins` and `GET /_sim/pinterest/media` list what arrived, with the media
  * each pin carries (sizes and digests of the bytes fetched, alt text).
  */
@@ -110,6 +111,8 @@ export interface SimPinterestMedia {
   contentType: string | null;
   /** When processing ends (ms epoch), once the file arrived. */
   readyAt: number | null;
+  /** When the upload form's policy expires (ms epoch). */
+  uploadExpiresAt: number;
   failing: boolean;
   /** Pins made with it. */
   pins: string[];
@@ -122,6 +125,8 @@ export interface PinterestSwitches {
   processingFails?: boolean;
   /** How long an uploaded video is `processing` (default 300 ms). */
   processingMs?: number;
+  /** How long a registration's upload form is valid (its S3 policy; default 3,600 s). */
+  uploadLifetimeSeconds?: number;
 }
 
 export interface PinterestSimulator extends Simulator {
@@ -240,11 +245,13 @@ export const startPinterestSimulator = async (
     dailyLimitSeconds: 0,
     processingFails: false,
     processingMs: 300,
+    uploadLifetimeSeconds: 3600,
   };
   let dailyLimitedUntil = 0;
   const setSwitches = (next: PinterestSwitches) => {
     if (next.processingFails !== undefined) switches.processingFails = next.processingFails;
     if (next.processingMs !== undefined) switches.processingMs = next.processingMs;
+    if (next.uploadLifetimeSeconds !== undefined) switches.uploadLifetimeSeconds = next.uploadLifetimeSeconds;
     if (next.dailyLimitSeconds !== undefined) {
       switches.dailyLimitSeconds = next.dailyLimitSeconds;
       dailyLimitedUntil = next.dailyLimitSeconds > 0 ? Date.now() + next.dailyLimitSeconds * 1000 : 0;
@@ -253,9 +260,17 @@ export const startPinterestSimulator = async (
   setSwitches(options.switches ?? {});
   let baseUrl = '';
 
-  const userOf = (ctx: SimContext) => {
+  const userOf = (ctx: SimContext): { id: string; username: string; scopes?: string[] } => {
     const token = ctx.token as string;
     return oauth.accountOf(token) ?? simPinterestUserFor(token);
+  };
+  /** Tokens the OAuth half issued carry their scopes; Pinterest refuses a call the grant lacks (403, code 3). */
+  const requireScope = (ctx: SimContext, scope: string) => {
+    const user = userOf(ctx);
+    if (user.scopes && !user.scopes.includes(scope)) {
+      throw new SimHttpError(pinError(403, 3, `Not authorized: this token lacks the ${scope} scope.`));
+    }
+    return user;
   };
   const boardsOf = (userId: string) => {
     const boards = simPinterestBoards(userId);
@@ -418,7 +433,7 @@ export const startPinterestSimulator = async (
     if (Date.now() < dailyLimitedUntil) return rateLimited((dailyLimitedUntil - Date.now()) / 1000);
     const body = objectOf(ctx.body);
     if (!body) return pinterestErrors.badRequest('Invalid request: the body must be a JSON object.');
-    const user = userOf(ctx);
+    const user = requireScope(ctx, 'pins:write');
     const boardId = ownBoard(body.board_id, user.id);
     const boardSectionId = body.board_section_id;
     if (boardSectionId !== undefined && boardSectionId !== null) {
@@ -537,7 +552,7 @@ export const startPinterestSimulator = async (
   };
 
   const listBoards = (ctx: SimContext): SimResponse => {
-    const user = userOf(ctx);
+    const user = requireScope(ctx, 'boards:read');
     const items = boardsOf(user.id).map((board) => ({
       ...board,
       description: '',
@@ -620,6 +635,7 @@ export const startPinterestSimulator = async (
       sha256: null,
       contentType: null,
       readyAt: null,
+      uploadExpiresAt: Date.now() + switches.uploadLifetimeSeconds * 1000,
       failing: false,
       pins: [],
     });
@@ -639,9 +655,9 @@ export const startPinterestSimulator = async (
           'x-amz-security-token': randomBytes(12).toString('base64'),
           'x-amz-algorithm': 'AWS4-HMAC-SHA256',
           key,
-          policy: Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 3_600_000) })).toString(
-            'base64',
-          ),
+          policy: Buffer.from(
+            JSON.stringify({ expiration: new Date(Date.now() + switches.uploadLifetimeSeconds * 1000) }),
+          ).toString('base64'),
           'x-amz-credential': `ASIASIM/${date.slice(0, 8)}/us-east-1/s3/aws4_request`,
           'Content-Type': 'multipart/form-data',
         },
@@ -683,6 +699,9 @@ export const startPinterestSimulator = async (
       if (!form.fields[field]) return s3Error(400, 'InvalidArgument', `Missing form field ${field}.`);
     }
     if (item.status !== 'registered') return s3Error(403, 'AccessDenied', 'The upload was already used.');
+    if (Date.now() >= item.uploadExpiresAt) {
+      return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy expired.');
+    }
     item.size = form.file.bytes.length;
     item.sha256 = sha256(form.file.bytes);
     item.contentType = form.file.contentType;
@@ -705,6 +724,7 @@ export const startPinterestSimulator = async (
       dailyLimitedUntil = 0;
       switches.processingFails = false;
       switches.processingMs = 300;
+      switches.uploadLifetimeSeconds = 3600;
       setSwitches(options.switches ?? {});
     },
     routes: [
@@ -755,6 +775,7 @@ export const startPinterestSimulator = async (
             dailyLimitSeconds: 'number',
             processingFails: 'boolean',
             processingMs: 'number',
+            uploadLifetimeSeconds: 'number',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
