@@ -104,8 +104,13 @@ const text = (value: unknown): string | undefined =>
 
 export class PinterestClient implements NetworkClient {
   readonly platform = 'pinterest' as const;
-  /** Not documented by Pinterest; the account's pin list shows a pin once it is made. */
-  readonly consistencyWindowSeconds = 0;
+  /**
+   * Pinterest fetches a pin's image while it creates the pin, so a request whose answer was lost
+   * (a timeout while Pinterest was still fetching) may make its pin seconds later: a lookup finding
+   * nothing proves nothing until then. Not documented by Pinterest; the simulator gives up fetching
+   * an image after 10 s.
+   */
+  readonly consistencyWindowSeconds = 15;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly videos: PinterestVideoUploader;
