@@ -246,6 +246,65 @@ describe('Pinterest client against the Pinterest simulator', () => {
     expect(sim.pins()).toEqual([]);
   });
 
+  it('serves tokens its OAuth half issued: their own boards, and refuses a pin without pins:write', async () => {
+    const app = { clientId: 'herald-sim-pinterest', clientSecret: 'herald-sim-secret-pinterest' };
+    const tokenFor = async (user: string, scopes: string) => {
+      const authorize = new URL(`${sim.url}/oauth/`);
+      for (const [k, v] of Object.entries({
+        client_id: app.clientId,
+        redirect_uri: 'https://herald.example/cb',
+        response_type: 'code',
+        scope: 'boards:read,pins:read,pins:write,user_accounts:read',
+        sim_user: user,
+        sim_scopes: scopes,
+      }))
+        authorize.searchParams.set(k, v);
+      const back = await fetch(authorize, { redirect: 'manual' });
+      const code = new URL(back.headers.get('location') as string).searchParams.get('code') as string;
+      const res = await fetch(`${sim.url}/v5/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: 'https://herald.example/cb',
+        }),
+      });
+      return ((await res.json()) as { access_token: string }).access_token;
+    };
+    const boardsOf = async (token: string) =>
+      (
+        (await (
+          await fetch(`${sim.url}/v5/boards`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as {
+          items: { id: string }[];
+        }
+      ).items.map((b) => b.id);
+
+    const full = await tokenFor('carol', 'boards:read,pins:read,pins:write,user_accounts:read');
+    const [carolBoard] = await boardsOf(full);
+    const carol = { accessToken: full, remoteAccountId: carolBoard as string };
+    const pin = await client.publish({
+      ...input('By Carol', { media: [png()], options: { boardId: carolBoard as string } }),
+      credentials: carol,
+    });
+    expect(sim.pins()[0]).toMatchObject({ id: pin.remoteId, boardId: carolBoard });
+
+    const readOnly = await tokenFor('dave', 'boards:read,pins:read,user_accounts:read');
+    const [daveBoard] = await boardsOf(readOnly);
+    const refused = await failureOf(
+      client.publish({
+        ...input('By Dave', { media: [png()], options: { boardId: daveBoard as string } }),
+        credentials: { accessToken: readOnly, remoteAccountId: daveBoard as string },
+      }),
+    );
+    expect(refused).toMatchObject({ kind: 'permanent', details: { status: 403 } });
+    expect(refused.message).toContain('pins:write');
+  });
+
   it('edits the description, title, link, alt text and board with PATCH', async () => {
     const block = await client.publish(onBoard('Before', { title: 'Old', media: [png()] }));
     await client.edit({
