@@ -188,6 +188,64 @@ describe('Pinterest client against the Pinterest simulator', () => {
     expect(sim.pins()).toHaveLength(1);
   });
 
+  it('with saved progress, a long processing wait continues later with the same upload instead of sending it again', async () => {
+    sim.setSwitches({ processingMs: 700 });
+    const quick = new PinterestClient({
+      baseUrl: sim.url,
+      timeoutMs: 500,
+      media: { pollMs: 20, maxProcessingSeconds: 0.2 },
+    });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const video = file('long.mp4', 'video/mp4', mediaFiles.mp4(50_000));
+    const block = onBoard('Long film', { media: [video], progress });
+    let outcome: RemoteBlock | null = null;
+    let laters = 0;
+    for (let i = 0; i < 50 && !outcome; i++) {
+      try {
+        outcome = await quick.publish(block);
+      } catch (error) {
+        expect(error).toMatchObject({ kind: 'transient', details: { continueLater: true } });
+        laters += 1;
+      }
+    }
+    expect(laters).toBeGreaterThan(0);
+    expect(sim.media()).toHaveLength(1);
+    expect(saved).toEqual({ file: video.mediaId, pinterestMediaId: sim.media()[0]?.mediaId });
+    expect(sim.pins().map((pin) => pin.id)).toEqual([outcome?.remoteId]);
+  });
+
+  it('continues later before the invocation’s deadline, and replaces a saved upload Pinterest no longer knows', async () => {
+    sim.setSwitches({ processingMs: 60_000 });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const video = file('gone.mp4', 'video/mp4', mediaFiles.mp4());
+    saved = { file: video.mediaId, pinterestMediaId: '999' };
+    const error = await failureOf(
+      client.publish(
+        onBoard('Deadline film', { media: [video], progress, deadline: new Date(Date.now() + 1000) }),
+      ),
+    );
+    expect(error).toMatchObject({ kind: 'transient', details: { continueLater: true } });
+    expect(sim.media()).toHaveLength(1);
+    expect(saved).toEqual({ file: video.mediaId, pinterestMediaId: sim.media()[0]?.mediaId });
+    expect(sim.pins()).toEqual([]);
+  });
+
   it('retries a video whose upload form expired with a new registration (transient), pinning it once', async () => {
     sim.setSwitches({ uploadLifetimeSeconds: 0 });
     const video = file('late.mp4', 'video/mp4', mediaFiles.mp4());

@@ -174,8 +174,13 @@ export class PinterestClient implements NetworkClient {
           'A Pinterest video pin carries one video and nothing else: put images in a pin of their own.',
         );
       }
-      const mediaId = await this.videos.upload(videos[0] as MediaForNetwork, (request) =>
-        this.call(input.credentials, request),
+      const mediaId = await this.videos.upload(
+        videos[0] as MediaForNetwork,
+        (request) => this.call(input.credentials, request, request.alsoFine),
+        {
+          ...(input.progress ? { progress: input.progress } : {}),
+          ...(input.deadline ? { deadline: input.deadline } : {}),
+        },
       );
       // The cover: the coverImage option's image (Pinterest pulls it), else the video's first frame.
       const cover = input.optionMedia?.coverImage;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type MediaForNetwork, NetworkError } from '../../ports/network-client.ts';
+import { type MediaForNetwork, NetworkError, type UploadProgress } from '../../ports/network-client.ts';
 import { exactly, mediaChunks, streamUpload } from '../media-stream.ts';
 import { type HttpAnswer, stringField } from '../network-http.ts';
 
@@ -28,6 +28,8 @@ export type PinterestCall = (request: {
   method: 'GET' | 'POST';
   path: string;
   json?: unknown;
+  /** Statuses answered instead of thrown. */
+  alsoFine?: number[];
 }) => Promise<HttpAnswer>;
 
 const CHUNK = 1024 * 1024;
@@ -66,8 +68,30 @@ export class PinterestVideoUploader {
     this.uploadTimeoutMs = options.uploadTimeoutMs ?? 600_000;
   }
 
-  /** Registers, uploads and waits for the video: its `media_id`, ready for a pin. */
-  async upload(file: MediaForNetwork, call: PinterestCall): Promise<string> {
+  /**
+   * Registers, uploads and waits for the video: its `media_id`, ready for a pin. With `progress`
+   * (kept by the engine across worker invocations) the uploaded `media_id` is saved once the file
+   * is at Pinterest, and a wait that runs out (the bound, or the invocation's `deadline`) ends in
+   * `continueLater`: the next attempt resumes waiting for that upload instead of sending the video
+   * again. A saved upload Pinterest no longer knows (404) is replaced by a fresh one.
+   */
+  async upload(
+    file: MediaForNetwork,
+    call: PinterestCall,
+    resume: { progress?: UploadProgress; deadline?: Date } = {},
+  ): Promise<string> {
+    const saved = resume.progress?.saved;
+    if (saved && saved.file === file.mediaId && typeof saved.pinterestMediaId === 'string') {
+      const known = await call({
+        method: 'GET',
+        path: `/v5/media/${encodeURIComponent(saved.pinterestMediaId)}`,
+        alsoFine: [404],
+      });
+      if (known.status !== 404) {
+        await this.waitForProcessing(saved.pinterestMediaId, call, resume);
+        return saved.pinterestMediaId;
+      }
+    }
     const registered = await call({ method: 'POST', path: '/v5/media', json: { media_type: 'video' } });
     const mediaId = stringField(registered.body, 'media_id');
     const uploadUrl = stringField(registered.body, 'upload_url');
@@ -107,12 +131,21 @@ export class PinterestVideoUploader {
         status: answer.status,
       });
     }
-    await this.waitForProcessing(mediaId, call);
+    await resume.progress?.save({ file: file.mediaId, pinterestMediaId: mediaId });
+    await this.waitForProcessing(mediaId, call, resume);
     return mediaId;
   }
 
-  private async waitForProcessing(mediaId: string, call: PinterestCall): Promise<void> {
-    const deadline = Date.now() + this.maxProcessingMs;
+  private async waitForProcessing(
+    mediaId: string,
+    call: PinterestCall,
+    resume: { progress?: UploadProgress; deadline?: Date },
+  ): Promise<void> {
+    // Leave the invocation 3 s to answer after the last poll.
+    const deadline = Math.min(
+      Date.now() + this.maxProcessingMs,
+      resume.deadline ? resume.deadline.getTime() - 3000 : Number.POSITIVE_INFINITY,
+    );
     for (;;) {
       const answer = await call({ method: 'GET', path: `/v5/media/${encodeURIComponent(mediaId)}` });
       const status = stringField(answer.body, 'status');
@@ -123,6 +156,14 @@ export class PinterestVideoUploader {
         });
       }
       if (Date.now() + this.pollMs > deadline) {
+        if (resume.progress) {
+          // The upload is saved: the next attempt waits for it again, without spending an attempt.
+          throw new NetworkError(
+            'transient',
+            'Pinterest is still processing the video; the next attempt waits for the same upload.',
+            { continueLater: true },
+          );
+        }
         throw new NetworkError(
           'transient',
           `Pinterest was still processing the video after ${this.maxProcessingMs / 1000} s; it is uploaded again on the next attempt.`,
