@@ -18,7 +18,13 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 let board = '';
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await startTestRuntime({
+    env: {
+      PUBLISH_RETRY_BASE_SECONDS: '0.2',
+      METRICS_TIME_SCALE: '36000',
+      METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
+    },
+  });
   ws = await freshWorkspace(['pinterest']);
   // freshWorkspace connects the channel with this token; the simulator derives the user's boards from it.
   board = (simPinterestBoards(simPinterestUserFor(`token-${ws.workspaceId}`).id)[0] as { id: string }).id;
@@ -194,6 +200,27 @@ describe('Pinterest through the API', () => {
     ]);
     expect((await simPin(id))?.deleted).toBe(true);
   });
+
+  it('reads the pin’s analytics on the metrics cadence: impressions, saves and clicks', async () => {
+    const image = await upload(mediaFiles.png(), 'm.png', 'image/png');
+    const post = await publishNow({
+      options: { boardId: board },
+      blocks: [{ content: `pin-metrics-${Date.now()}`, mediaIds: [image.id] }],
+    });
+    expect(post.status).toBe('published');
+    const deadline = Date.now() + 60_000;
+    let channel: any;
+    for (;;) {
+      const res = await rt.api(`/posts/${post.id}/metrics`, { key: ws.key });
+      expect(res.status).toBe(200);
+      channel = res.body.channels[0];
+      if (channel.readings.some((r: { status: string }) => r.status === 'ok')) break;
+      if (Date.now() > deadline) throw new Error(`No reading: ${JSON.stringify(res.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(channel).toMatchObject({ platform: 'pinterest', metricsStatus: 'available' });
+    expect(Object.keys(channel.latest.metrics).sort()).toEqual(['clicks', 'impressions', 'saves']);
+  }, 90_000);
 
   it('GET /platforms says what the Pinterest client does', async () => {
     const platforms = await rt.api('/platforms', { key: ws.key });
