@@ -5,6 +5,7 @@ import { getPlatform } from './catalog.ts';
 import { GenericNetworkClient } from './generic/client.ts';
 import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
+import { PinterestClient } from './pinterest/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
@@ -49,6 +50,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
       return new InstagramClient(common);
     case 'tiktok':
       return new TikTokClient(common);
+    case 'pinterest':
+      return new PinterestClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -35,6 +35,11 @@ export interface PublishBlockInput {
   credentials: NetworkCredentials;
   content: string;
   media: MediaForNetwork[];
+  /**
+   * The files named by the first block's options of type `media` (Pinterest's `coverImage`), by
+   * option key, with presigned URLs like `media`; absent when there are none.
+   */
+  optionMedia?: Record<string, MediaForNetwork>;
   /** Channel-level fields, given with the first block. */
   title: string | null;
   postType: string | null;

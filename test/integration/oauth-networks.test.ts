@@ -14,7 +14,9 @@ import { startInstagramSimulator } from '../../functions/platforms/instagram/sim
 import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import { PinterestClient } from '../../functions/platforms/pinterest/client.ts';
 import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
@@ -379,6 +381,25 @@ interface OAuthCase {
 
 const oauthCases: OAuthCase[] = [
   {
+    platform: 'pinterest',
+    factory: pinterestAuth,
+    start: () => startPinterestSimulator(),
+    // Pinterest's own client: the account's pins, looked up with the token.
+    use: (url, tokens, accountId) =>
+      new PinterestClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: false,
+    authorizePage: 'https://www.pinterest.com/oauth/',
+  },
+  {
     platform: 'linkedin',
     factory: linkedInMemberAuth,
     start: () => startLinkedInSimulator(),
@@ -462,12 +483,6 @@ const oauthCases: OAuthCase[] = [
         threadsAuth,
         'https://threads.net/oauth/authorize',
         { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
-      ],
-      [
-        'pinterest',
-        pinterestAuth,
-        'https://www.pinterest.com/oauth/',
-        { refreshes: true, rotates: false, revokes: false },
       ],
       [
         'reddit',

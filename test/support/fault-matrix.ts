@@ -79,6 +79,17 @@ export const uploadVideo: MediaUploader = async (rt, key, i) => {
   return [((await res.json()) as { id: string }).id];
 };
 
+export interface FaultChannel {
+  title?: string;
+  options?: Record<string, unknown>;
+  postType?: string;
+}
+
+const channelFields = (
+  channel: FaultMatrixOptions['channel'],
+  ws: Awaited<ReturnType<typeof freshWorkspace>>,
+): FaultChannel => (typeof channel === 'function' ? channel(ws) : (channel ?? {}));
+
 export interface FaultMatrixOptions {
   /** Blocks per thread (default 3; 1 on networks without threads). */
   blocks?: number;
@@ -88,8 +99,11 @@ export interface FaultMatrixOptions {
   imageType?: 'image/png' | 'image/jpeg';
   /** Uploads the files of each block in `mediaBlocks` instead of one image (e.g. `uploadVideo`). */
   media?: MediaUploader;
-  /** Channel fields the network needs besides blocks (title, options, postType). */
-  channel?: { title?: string; options?: Record<string, unknown>; postType?: string };
+  /**
+   * Channel fields the network needs besides blocks (title, options, postType); a function when
+   * they depend on the case's workspace (Pinterest's boardId: a board of the channel's account).
+   */
+  channel?: FaultChannel | ((ws: Awaited<ReturnType<typeof freshWorkspace>>) => FaultChannel);
   /** The tokens to run (default every sim token). */
   tokens?: readonly SimToken[];
   /** How long one thread may take to settle (default 60 s: many threads at once on a shared machine). */
@@ -153,7 +167,7 @@ export const runFaultMatrix = async (
         key: ws.key,
         body: {
           intent: 'now',
-          channels: [{ channelId: ws.channels[network], ...(options.channel ?? {}), blocks }],
+          channels: [{ channelId: ws.channels[network], ...channelFields(options.channel, ws), blocks }],
         },
       });
       expect(created.status, `${network} ${token} at ${position}: ${created.text}`).toBe(201);
@@ -261,7 +275,7 @@ export const crashBetweenSendAndRecord = async (
     key: ws.key,
     body: {
       intent: 'draft',
-      channels: [{ channelId: ws.channels[network], ...(options.channel ?? {}), blocks }],
+      channels: [{ channelId: ws.channels[network], ...channelFields(options.channel, ws), blocks }],
     },
   });
   expect(created.status, created.text).toBe(201);

@@ -2,6 +2,7 @@ import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
+import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
@@ -41,6 +42,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startInstagramSimulator();
     case 'tiktok':
       return startTikTokSimulator();
+    case 'pinterest':
+      return startPinterestSimulator();
     default:
       return startGenericSimulator({ platform });
   }

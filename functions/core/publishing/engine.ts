@@ -344,6 +344,19 @@ export class PublishingEngine {
 
       const media = await this.resolveMedia(post.workspaceId, block.mediaIds, block.mediaAltText);
       if (typeof media === 'string') return this.failChannel(post, channelId, media);
+      // Options that name a file (Pinterest's coverImage) reach the client with its URL too.
+      const optionKeys =
+        b === 0
+          ? platform.limits.options
+              .filter((option) => option.type === 'media' && typeof channel.options[option.key] === 'string')
+              .map((option) => option.key)
+          : [];
+      const optionFiles = await this.resolveMedia(
+        post.workspaceId,
+        optionKeys.map((key) => channel.options[key] as string),
+        {},
+      );
+      if (typeof optionFiles === 'string') return this.failChannel(post, channelId, optionFiles);
 
       const input: PublishBlockInput = {
         credentials: access.credentials,
@@ -352,6 +365,13 @@ export class PublishingEngine {
         title: b === 0 ? channel.title : null,
         postType: channel.postType,
         options: b === 0 ? channel.options : {},
+        ...(optionKeys.length > 0
+          ? {
+              optionMedia: Object.fromEntries(
+                optionKeys.map((key, i) => [key, optionFiles[i] as MediaForNetwork]),
+              ),
+            }
+          : {}),
         parent,
         idempotencyKey: `${postId}.${channelId}.${b}`,
         round: post.round ?? 1,

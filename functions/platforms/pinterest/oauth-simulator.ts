@@ -30,7 +30,12 @@ const unauthorized = (_reason: UnauthorizedReason) => pinError(401, 2, 'Authenti
 export const simPinterestBoards = (userId: string) =>
   [1, 2].map((n) => ({ id: numericIdFor(`pin-board:${userId}:${n}`, 18), name: `Board ${n}` }));
 
-export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+/** The OAuth half, and the account behind an access token it issued (null for any other token). */
+export interface PinterestOAuthMount extends SimOAuthMount {
+  accountOf(token: string): { id: string; username: string; scopes: string[] } | null;
+}
+
+export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): PinterestOAuthMount => {
   const app = options.app ?? simOAuthApp('pinterest');
   const store = new SimTokenStore({
     prefix: 'pina',
@@ -51,7 +56,7 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
       scope: issued.grant.scopes.join(' '),
     },
   });
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'ads:read',
@@ -140,4 +145,11 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
       },
     },
   ]);
+  return {
+    ...mount,
+    accountOf: (token) => {
+      const grant = store.grantOf(token);
+      return grant ? { id: grant.account.id, username: grant.account.name, scopes: grant.scopes } : null;
+    },
+  };
 };

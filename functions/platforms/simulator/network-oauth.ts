@@ -1,5 +1,4 @@
 import { facebookOAuthSimulator } from '../facebook/oauth-simulator.ts';
-import { pinterestOAuthSimulator } from '../pinterest/oauth-simulator.ts';
 import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
 import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
@@ -9,7 +8,7 @@ import type { SimOAuthMount } from './framework.ts';
 
 /**
  * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky,
- * LinkedIn and TikTok mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
+ * LinkedIn and the networks with a real client mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
@@ -17,8 +16,6 @@ export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null =>
       return facebookOAuthSimulator();
     case 'threads':
       return threadsOAuthSimulator();
-    case 'pinterest':
-      return pinterestOAuthSimulator();
     case 'reddit':
       return redditOAuthSimulator();
     case 'youtube':
