@@ -2,6 +2,7 @@ import type { KeyMode } from '../ports/accounts.ts';
 import { type NetworkClient, NetworkError } from '../ports/network-client.ts';
 import { BlueskyClient } from './bluesky/client.ts';
 import { getPlatform } from './catalog.ts';
+import { FacebookClient } from './facebook/client.ts';
 import { GenericNetworkClient } from './generic/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
@@ -43,6 +44,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'linkedin':
     case 'linkedin_page':
       return createLinkedInClient(platform, common);
+    case 'facebook':
+      return new FacebookClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

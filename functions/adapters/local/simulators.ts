@@ -1,4 +1,5 @@
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
+import { startFacebookSimulator } from '../../platforms/facebook/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
@@ -35,6 +36,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
     case 'linkedin':
     case 'linkedin_page':
       return startLinkedInSimulator();
+    case 'facebook':
+      return startFacebookSimulator();
     default:
       return startGenericSimulator({ platform });
   }

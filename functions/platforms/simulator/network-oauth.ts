@@ -1,4 +1,3 @@
-import { facebookOAuthSimulator } from '../facebook/oauth-simulator.ts';
 import { instagramOAuthSimulator } from '../instagram/oauth-simulator.ts';
 import { pinterestOAuthSimulator } from '../pinterest/oauth-simulator.ts';
 import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
@@ -10,13 +9,11 @@ import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
 import type { SimOAuthMount } from './framework.ts';
 
 /**
- * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky and
- * LinkedIn mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
+ * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky,
+ * LinkedIn and Facebook mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
-    case 'facebook':
-      return facebookOAuthSimulator();
     case 'instagram':
       return instagramOAuthSimulator();
     case 'threads':
