@@ -116,7 +116,7 @@ const POST_TYPE_KEYS: Record<PlatformId, string[]> = {
   linkedin: [],
   linkedin_page: [],
   instagram: ['post', 'reel', 'story'],
-  facebook: ['post', 'reel', 'story'],
+  facebook: [],
   threads: [],
   tiktok: [],
   youtube: [],

@@ -774,16 +774,22 @@ describe('postType and its file rules', () => {
       'channels[0].blocks',
     ],
     [
-      'Facebook story without a file',
-      fb('story', [{ content: 'hello' }]),
-      'media_required',
+      'Facebook has no post types (no reels or stories)',
+      fb('reel', [{ mediaIds: ['med_mp4'] }]),
+      'post_type_not_supported',
+      P,
+    ],
+    [
+      'Facebook: a video with an image',
+      post(ch('facebook', { blocks: [{ content: 'v', mediaIds: ['med_mp4', 'med_png'] }] })),
+      'too_many_media',
       'channels[0].blocks[0].mediaIds',
     ],
     [
-      'Facebook reel with an image',
-      fb('reel', [{ mediaIds: ['med_png'] }]),
+      'Facebook: a comment with a file',
+      post(ch('facebook', { blocks: [{ content: 'p' }, { content: 'c', mediaIds: ['med_png'] }] })),
       'media_type_not_accepted',
-      'channels[0].blocks[0].mediaIds[0]',
+      'channels[0].blocks[1].mediaIds',
     ],
   ]);
   runOkRows([
@@ -791,8 +797,8 @@ describe('postType and its file rules', () => {
     ['Instagram reel with a comment', ig('reel', [{ mediaIds: ['med_mov'] }, { content: 'comment' }])],
     ['Instagram story: one image', ig('story', [{ mediaIds: ['med_jpg'] }])],
     ['Instagram post: a carousel', ig('post', [{ mediaIds: images(10) }])],
-    ['Facebook story: one video', fb('story', [{ mediaIds: ['med_mp4'] }])],
-    ['Facebook post: text only', fb('post', [{ content: 'hello' }])],
+    ['Facebook: one video', post(ch('facebook', { blocks: [{ mediaIds: ['med_mp4'] }] }))],
+    ['Facebook: text only', post(ch('facebook', { blocks: [{ content: 'hello' }] }))],
   ]);
 });
 
