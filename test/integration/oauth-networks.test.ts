@@ -5,7 +5,9 @@ import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
+import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
+import { facebookAuth, GRAPH_VERSION } from '../../functions/platforms/facebook/oauth.ts';
+import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
 import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
 import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
@@ -406,14 +408,26 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  {
+    platform: 'facebook',
+    factory: facebookAuth,
+    start: () => startFacebookSimulator(),
+    // Graph answers a refused token with HTTP 400 and code 190.
+    use: (url, tokens, accountId) =>
+      new FacebookClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `page ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 400,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    extendsAccessToken: true,
+    authorizePage: `https://www.facebook.com/${GRAPH_VERSION}/dialog/oauth`,
+  },
   ...(
     [
-      [
-        'facebook',
-        facebookAuth,
-        'https://www.facebook.com/v21.0/dialog/oauth',
-        { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
-      ],
       [
         'instagram',
         instagramAuth,
@@ -585,7 +599,7 @@ describe('Facebook page tokens', () => {
   let sim: { url: string; stop(): Promise<void> };
   const app = SIM_OAUTH_APPS.facebook;
   beforeAll(async () => {
-    sim = await startGenericSimulator({ platform: 'facebook' });
+    sim = await startFacebookSimulator();
   });
   afterAll(async () => {
     await sim?.stop();
