@@ -475,6 +475,25 @@ describe('Facebook lookup after a lost answer', () => {
     expect(found?.remoteId).toBe(sim.records()[0]?.id);
   });
 
+  it('finds a lost video post while Facebook still processes it (among the page’s videos)', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const since = new Date();
+    const content = unique('video sim:reset');
+    const error = await failureOf(
+      client.publish(input(content, { media: [file('lost.mp4', 'video/mp4', mediaFiles.mp4(5_000))] })),
+    );
+    expect(error.details.outcomeUnknown).toBe(true);
+    const [video] = sim.media();
+    const listed = await graph(`/${PAGE}/posts?fields=id,message`);
+    expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
+    const found = await client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
+    expect(found).toEqual({
+      remoteId: `${PAGE}_${video?.id}`,
+      remoteUrl: `https://www.facebook.com/${PAGE}_${video?.id}`,
+      meta: { postId: `${PAGE}_${video?.id}`, videoId: video?.id },
+    });
+  });
+
   it('returns null for a block that was never stored, and ignores posts from before the send', async () => {
     const content = unique('older');
     await client.publish(input(content));

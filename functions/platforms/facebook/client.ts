@@ -39,8 +39,10 @@ import { GRAPH_VERSION } from './oauth.ts';
  * - Later blocks: comments on the first post (`POST /{post}/comments`), text only.
  * - Edit: `POST /{id} {message}` for posts and comments (text); delete: `DELETE /{id}` (an object
  *   already gone counts as deleted).
- * - Lookup after a lost answer: the page's posts since the send (`GET /{page}/posts`), or the
- *   post's comments, matched by text and time. Graph reads what was written, so the window is 0.
+ * - Lookup after a lost answer: the page's posts since the send (`GET /{page}/posts`), then its
+ *   videos (`GET /{page}/videos`: a video post joins the posts only once processed; one found
+ *   still processing is adopted), or the post's comments, matched by text and time. Graph reads
+ *   what was written, so the window is 0.
  * - Errors (Graph's `error.code`): 190 reconnect (subcode 463 expired: `tokenExpired`), 10 and
  *   200–299 (a permission taken back) reconnect; 4, 17, 32, 613, 80001–80014 (throttling) and 341
  *   (feed cap) transient and `rateLimited`, waiting `estimated_time_to_regain_access` from
@@ -333,6 +335,19 @@ export class FacebookClient implements NetworkClient {
       if (!id || (stringField(entry, 'message') ?? '') !== input.content) continue;
       if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
       return { remoteId: id, remoteUrl: postUrl(id), meta: { postId: id } };
+    }
+    // A video post shows among the page's posts only once processed: its video shows at once.
+    const videos = await this.call(
+      input.credentials,
+      'GET',
+      `/${encodeURIComponent(page)}/videos?fields=id,description,created_time&limit=25`,
+    );
+    for (const entry of dataOf(videos.body)) {
+      const videoId = stringField(entry, 'id');
+      if (!videoId || (stringField(entry, 'description') ?? '') !== input.content) continue;
+      if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
+      const postId = `${page}_${videoId}`;
+      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
     }
     return null;
   }

@@ -28,7 +28,8 @@ import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
  *   removed when processing fails.
  * - `POST /{object-id}/comments {message}`, `GET /{object-id}/comments`, `POST /{id} {message}`
  *   (edit a post or comment), `DELETE /{id}` (`(#100)` with subcode 33 when it does not exist).
- * - `GET /{page-id}/posts?fields=id,message,created_time&since=` newest first (lookups),
+ * - `GET /{page-id}/posts?fields=id,message,created_time&since=` newest first (lookups; a video
+ *   post shows there once processed), `GET /{page-id}/videos` (processing videos too),
  *   `GET /{id}?fields=reactions.summary(total_count),comments.summary(total_count),shares` and
  *   `GET /{post-id}/insights?metric=post_media_view,post_total_media_view_unique` (metrics; the
  *   deprecated `post_impressions*` answer `(#100) ... valid insights metric`).
@@ -684,6 +685,25 @@ export const startFacebookSimulator = async (
     return { status: 200, body: { data, paging: { cursors: { before: 'QVFIU', after: 'QVFIT' } } } };
   };
 
+  /** The page's videos, processing ones too (`GET /{page-id}/videos`), newest first. */
+  const listVideos = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    const pageId = ctx.params.page as string;
+    const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
+    const data = [...media.values()]
+      .filter((m) => m.kind === 'video' && m.pageId === pageId && m.status !== 'error' && m.postId)
+      .map((m) => ({ video: m, post: posts.get(m.postId as string) as StoredPost }))
+      .filter(({ post }) => !post.deleted)
+      .sort((a, b) => b.post.createdAt - a.post.createdAt)
+      .slice(0, limit)
+      .map(({ video, post }) => ({
+        id: video.id,
+        ...(post.message !== '' ? { description: post.message } : {}),
+        created_time: graphTime(post.createdAt),
+      }));
+    return { status: 200, body: { data, paging: { cursors: { before: 'QVFIU', after: 'QVFIT' } } } };
+  };
+
   const simulator = await startSimulator({
     name: 'Facebook',
     errors: facebookErrors,
@@ -754,6 +774,7 @@ export const startFacebookSimulator = async (
       { method: 'GET', path: '/:version/:page/feed', handler: listPosts },
       { method: 'POST', path: '/:version/:page/photos', handler: createPhoto },
       { method: 'POST', path: '/:version/:page/videos', handler: createVideo },
+      { method: 'GET', path: '/:version/:page/videos', handler: listVideos },
       { method: 'POST', path: '/:version/:id/comments', handler: createComment },
       { method: 'GET', path: '/:version/:id/comments', handler: listComments },
       { method: 'GET', path: '/:version/:id/insights', handler: insights },
