@@ -133,7 +133,7 @@ describe('Facebook client against the Graph API simulator: publishing', () => {
     expect(sim.records().map((r) => r.kind)).toEqual(['post']);
   });
 
-  it('refuses post types it does not publish (reels, stories)', async () => {
+  it('refuses a reel without a video without calling Facebook', async () => {
     const error = await failureOf(client.publish(input('r', { postType: 'reel' })));
     expect(error.kind).toBe('permanent');
     expect(sim.records()).toEqual([]);
@@ -264,6 +264,163 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     const block = await slow.publish(input('Slow clip', { media: [clip] }));
     const live = (await simPosts()).filter((p) => !p.deleted && p.state !== 'failed');
     expect(live.map((p) => p.id)).toEqual([block.remoteId]);
+  });
+});
+
+describe('Facebook reels and stories: upload sessions, the file pulled from its URL', () => {
+  const progress = () => {
+    const saved: Record<string, unknown>[] = [];
+    return {
+      saved,
+      progress: {
+        saved: null,
+        save: async (state: Record<string, unknown>) => {
+          saved.push(state);
+        },
+      },
+    };
+  };
+
+  it('publishes a reel: start, upload by file_url, processed, then finished with its description', async () => {
+    const mp4 = mediaFiles.mp4(30_000);
+    const p = progress();
+    const block = await client.publish(
+      input('My reel', {
+        postType: 'reel',
+        media: [file('reel.mp4', 'video/mp4', mp4)],
+        progress: p.progress,
+      }),
+    );
+    const videoId = block.meta.videoId as string;
+    expect(block).toEqual({
+      remoteId: `${PAGE}_${videoId}`,
+      remoteUrl: `https://www.facebook.com/reel/${videoId}`,
+      meta: { postId: `${PAGE}_${videoId}`, videoId, postType: 'reel' },
+    });
+    expect(p.saved).toEqual([{ product: 'reel', videoId }]);
+    const [post] = await simPosts();
+    expect(post).toMatchObject({ id: block.remoteId, message: 'My reel', state: 'live' });
+    expect(post?.attachments).toEqual([
+      expect.objectContaining({ kind: 'video', product: 'reel', status: 'ready', size: mp4.length }),
+    ]);
+    // Comments follow a reel; its words are edited as the video's description.
+    await client.publish(input('on the reel', { parent: { block, root: block } }));
+    await client.edit({ credentials, block, content: 'My reel, edited' });
+    expect((await simPosts())[0]?.message).toBe('My reel, edited');
+  });
+
+  it('a reel whose video cannot be processed is never published', async () => {
+    sim.setSwitches({ videoFails: true });
+    const error = await failureOf(
+      client.publish(
+        input('Bad reel', { postType: 'reel', media: [file('r2.mp4', 'video/mp4', mediaFiles.mp4())] }),
+      ),
+    );
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/unsupported codec/);
+    expect(sim.records()).toEqual([]);
+  });
+
+  it('a reel still processing after the wait is not published; the retry uploads afresh and publishes once', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const slow = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 300,
+      videoPollMs: 50,
+    });
+    const clip = file('slow-reel.mp4', 'video/mp4', mediaFiles.mp4(8_000));
+    const error = await failureOf(slow.publish(input('Slow reel', { postType: 'reel', media: [clip] })));
+    expect(error.kind).toBe('transient');
+    expect(error.details.outcomeUnknown).toBeUndefined();
+    expect(sim.records()).toEqual([]);
+    sim.setSwitches({ videoProcessingMs: 20 });
+    await slow.publish(input('Slow reel', { postType: 'reel', media: [clip] }));
+    expect(sim.records().map((r) => r.kind)).toEqual(['post']);
+  });
+
+  it('a reel whose finish answer was lost is found through the video id saved before it', async () => {
+    const p = progress();
+    const since = new Date();
+    const error = await failureOf(
+      client.publish(
+        input('Lost reel sim:reset', {
+          postType: 'reel',
+          media: [file('lost-reel.mp4', 'video/mp4', mediaFiles.mp4())],
+          progress: p.progress,
+        }),
+      ),
+    );
+    expect(error.details.outcomeUnknown).toBe(true);
+    const saved = p.saved[0] as Record<string, unknown>;
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Lost reel sim:reset',
+      parent: null,
+      since,
+      saved,
+    });
+    expect(found?.remoteId).toBe(`${PAGE}_${saved.videoId}`);
+    expect(sim.records().map((r) => r.id)).toEqual([found?.remoteId]);
+  });
+
+  it('a video story and a photo story (with its alt text); stories carry no text and cannot be edited', async () => {
+    const video = await client.publish(
+      input('', { postType: 'story', media: [file('story.mp4', 'video/mp4', mediaFiles.mp4(6_000))] }),
+    );
+    const photo = await client.publish(
+      input('', {
+        postType: 'story',
+        media: [file('story.jpg', 'image/jpeg', mediaFiles.jpeg(3_000), 'Story alt')],
+      }),
+    );
+    expect(video.meta.postType).toBe('story');
+    expect(photo.meta.postType).toBe('story');
+    const stories = (await (await graph(`/${PAGE}/stories`)).json()) as {
+      data: { post_id: string; media_type: string; media_id: string }[];
+    };
+    expect(stories.data.map((s) => [s.post_id, s.media_type, s.media_id])).toEqual([
+      [photo.remoteId, 'photo', photo.meta.mediaId],
+      [video.remoteId, 'video', video.meta.mediaId],
+    ]);
+    expect(sim.media().find((m) => m.id === photo.meta.mediaId)).toMatchObject({
+      altText: 'Story alt',
+      product: 'story',
+    });
+    // Stories are not among the page's posts.
+    expect(((await (await graph(`/${PAGE}/posts`)).json()) as { data: unknown[] }).data).toEqual([]);
+    expect((await failureOf(client.edit({ credentials, block: photo, content: 'x' }))).kind).toBe(
+      'permanent',
+    );
+    await client.delete({ credentials, block: photo });
+    const text = await failureOf(
+      client.publish(
+        input('words', { postType: 'story', media: [file('s.jpg', 'image/jpeg', mediaFiles.jpeg())] }),
+      ),
+    );
+    expect(text.kind).toBe('permanent');
+    expect(text.message).toMatch(/stories carry no text/);
+  });
+
+  it('a photo story whose answer was lost is found among the page’s stories by the saved photo id', async () => {
+    const p = progress();
+    const story = await client.publish(
+      input('', {
+        postType: 'story',
+        media: [file('ps.png', 'image/png', mediaFiles.png())],
+        progress: p.progress,
+      }),
+    );
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: '',
+      parent: null,
+      since: new Date(Date.now() - 5_000),
+      saved: p.saved[0] as Record<string, unknown>,
+    });
+    expect(found).toEqual(story);
   });
 });
 

@@ -116,7 +116,7 @@ const POST_TYPE_KEYS: Record<PlatformId, string[]> = {
   linkedin: [],
   linkedin_page: [],
   instagram: ['post', 'reel', 'story'],
-  facebook: [],
+  facebook: ['post', 'reel', 'story'],
   threads: [],
   tiktok: [],
   youtube: [],

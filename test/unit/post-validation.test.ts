@@ -774,10 +774,16 @@ describe('postType and its file rules', () => {
       'channels[0].blocks',
     ],
     [
-      'Facebook has no post types (no reels or stories)',
-      fb('reel', [{ mediaIds: ['med_mp4'] }]),
-      'post_type_not_supported',
-      P,
+      'Facebook story without a file',
+      fb('story', [{ content: 'hello' }]),
+      'media_required',
+      'channels[0].blocks[0].mediaIds',
+    ],
+    [
+      'Facebook reel with an image',
+      fb('reel', [{ mediaIds: ['med_png'] }]),
+      'media_type_not_accepted',
+      'channels[0].blocks[0].mediaIds[0]',
     ],
     [
       'Facebook: a video with an image',
@@ -797,8 +803,8 @@ describe('postType and its file rules', () => {
     ['Instagram reel with a comment', ig('reel', [{ mediaIds: ['med_mov'] }, { content: 'comment' }])],
     ['Instagram story: one image', ig('story', [{ mediaIds: ['med_jpg'] }])],
     ['Instagram post: a carousel', ig('post', [{ mediaIds: images(10) }])],
-    ['Facebook: one video', post(ch('facebook', { blocks: [{ mediaIds: ['med_mp4'] }] }))],
-    ['Facebook: text only', post(ch('facebook', { blocks: [{ content: 'hello' }] }))],
+    ['Facebook story: one video', fb('story', [{ mediaIds: ['med_mp4'] }])],
+    ['Facebook post: text only', fb('post', [{ content: 'hello' }])],
   ]);
 });
 

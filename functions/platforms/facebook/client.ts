@@ -180,10 +180,12 @@ export class FacebookClient implements NetworkClient {
       }
       return this.comment(input, input.parent.root);
     }
+    const page = input.credentials.remoteAccountId;
+    if (input.postType === 'reel') return this.reel(input, page);
+    if (input.postType === 'story') return this.story(input, page);
     if (input.postType !== null && input.postType !== 'post') {
       throw new NetworkError('permanent', `Facebook post type "${input.postType}" is not supported.`);
     }
-    const page = input.credentials.remoteAccountId;
     const videos = input.media.filter((m) => m.mimeType.startsWith('video/'));
     if (videos.length > 0) {
       if (input.media.length > 1) {
@@ -285,6 +287,177 @@ export class FacebookClient implements NetworkClient {
     );
   }
 
+  /** The one file of a reel or story (the validator lets exactly one through). */
+  private soleFile(input: PublishBlockInput, kind: 'reel' | 'story'): MediaForNetwork {
+    const [file] = input.media;
+    if (!file || input.media.length > 1) {
+      throw new NetworkError('permanent', `A Facebook ${kind} carries exactly one file.`);
+    }
+    if (kind === 'reel' && !file.mimeType.startsWith('video/')) {
+      throw new NetworkError('permanent', 'A Facebook reel is one video.');
+    }
+    return file;
+  }
+
+  /**
+   * A video through an upload session (`/{page}/video_reels` or `/video_stories`): start, let
+   * Facebook pull the file (`file_url` header on the upload URL), wait until it is processed, and
+   * only then finish (publish). The video id is saved with the block's progress before the finish,
+   * so a lost answer to it is looked up by the video's status. A video still processing after
+   * `videoWaitMs` is never published: the retry starts a fresh session.
+   */
+  private async sessionVideo(
+    input: PublishBlockInput,
+    page: string,
+    file: MediaForNetwork,
+    product: 'reel' | 'story',
+  ): Promise<{ videoId: string; answer: HttpAnswer }> {
+    const endpoint = `/${encodeURIComponent(page)}/${product === 'reel' ? 'video_reels' : 'video_stories'}`;
+    const started = await this.call(input.credentials, 'POST', endpoint, { upload_phase: 'start' });
+    const videoId = stringField(started.body, 'video_id');
+    const uploadUrl = stringField(started.body, 'upload_url');
+    if (!videoId || !uploadUrl) {
+      throw new NetworkError('transient', `Facebook opened no ${product} upload session (no video_id)`, {});
+    }
+    await sendOrClassify(
+      {
+        method: 'POST',
+        url: uploadUrl,
+        headers: { authorization: `OAuth ${input.credentials.accessToken}`, file_url: file.url },
+        timeoutMs: Math.max(this.timeoutMs, 30_000),
+      },
+      (failure) => {
+        const error = classifyFacebookFailure(failure);
+        // An unfinished session is never published: whatever happened to the upload, nothing is posted.
+        return error.details.outcomeUnknown
+          ? new NetworkError('transient', error.message, { ...error.details, outcomeUnknown: false })
+          : error;
+      },
+    );
+    const deadline = Date.now() + this.videoWaitMs;
+    for (;;) {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(videoId)}?fields=status`,
+      );
+      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
+        ?.status;
+      if (status?.video_status === 'ready') break;
+      if (status?.video_status === 'error') {
+        const errors = (status.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
+        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
+        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
+      }
+      if (Date.now() + this.videoPollMs > deadline) {
+        throw new NetworkError(
+          'transient',
+          `Facebook was still processing the ${product} after ${Math.round(this.videoWaitMs / 1000)} s; it was not published and will be uploaded again`,
+          {},
+        );
+      }
+      await sleep(this.videoPollMs);
+    }
+    await input.progress?.save({ product, videoId });
+    const answer = await this.call(input.credentials, 'POST', endpoint, {
+      upload_phase: 'finish',
+      video_id: videoId,
+      ...(product === 'reel' ? { video_state: 'PUBLISHED', description: input.content } : {}),
+    });
+    return { videoId, answer };
+  }
+
+  private async reel(input: PublishBlockInput, page: string): Promise<RemoteBlock> {
+    const { videoId } = await this.sessionVideo(input, page, this.soleFile(input, 'reel'), 'reel');
+    return this.reelBlock(page, videoId);
+  }
+
+  private reelBlock(page: string, videoId: string): RemoteBlock {
+    const postId = `${page}_${videoId}`;
+    return {
+      remoteId: postId,
+      remoteUrl: `https://www.facebook.com/reel/${videoId}`,
+      meta: { postId, videoId, postType: 'reel' },
+    };
+  }
+
+  /** A story: one photo (uploaded unpublished, then `/{page}/photo_stories`) or one video. Stories carry no text. */
+  private async story(input: PublishBlockInput, page: string): Promise<RemoteBlock> {
+    if (input.content.trim() !== '') {
+      throw new NetworkError(
+        'permanent',
+        'Facebook stories carry no text: leave the story block empty, or publish a post instead.',
+      );
+    }
+    const file = this.soleFile(input, 'story');
+    let answer: HttpAnswer;
+    let mediaId: string;
+    if (file.mimeType.startsWith('video/')) {
+      ({ videoId: mediaId, answer } = await this.sessionVideo(input, page, file, 'story'));
+    } else {
+      const photo = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
+        url: file.url,
+        published: false,
+        ...(file.altText ? { alt_text_custom: file.altText } : {}),
+      });
+      const photoId = stringField(photo.body, 'id');
+      if (!photoId)
+        throw new NetworkError('transient', 'Facebook accepted a photo but its answer had no id', {});
+      mediaId = photoId;
+      await input.progress?.save({ product: 'story', photoId });
+      answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photo_stories`, {
+        photo_id: photoId,
+      });
+    }
+    const postId = stringField(answer.body, 'post_id');
+    if (!postId) {
+      throw new NetworkError('transient', 'Facebook published the story but its answer had no post id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return this.storyBlock(postId, mediaId);
+  }
+
+  private storyBlock(postId: string, mediaId: string): RemoteBlock {
+    return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, mediaId, postType: 'story' } };
+  }
+
+  /** A reel or story whose finish answer was lost, found through the media id saved before it. */
+  private async lookupSaved(
+    input: LookupBlockInput,
+    page: string,
+    saved: Record<string, unknown>,
+  ): Promise<RemoteBlock | null> {
+    const mediaId =
+      typeof saved.videoId === 'string'
+        ? saved.videoId
+        : typeof saved.photoId === 'string'
+          ? saved.photoId
+          : null;
+    if (!mediaId) return null;
+    if (saved.product === 'reel') {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
+      );
+      const phase = (state.body as { status?: { publishing_phase?: { status?: unknown } } })?.status
+        ?.publishing_phase?.status;
+      return phase === 'complete' || phase === 'in_progress' ? this.reelBlock(page, mediaId) : null;
+    }
+    const stories = await this.call(
+      input.credentials,
+      'GET',
+      `/${encodeURIComponent(page)}/stories?fields=post_id,media_id,creation_time,status`,
+    );
+    for (const entry of dataOf(stories.body)) {
+      const postId = stringField(entry, 'post_id');
+      if (postId && stringField(entry, 'media_id') === mediaId) return this.storyBlock(postId, mediaId);
+    }
+    return null;
+  }
+
   private async comment(input: PublishBlockInput, root: RemoteBlock): Promise<RemoteBlock> {
     const postId = root.meta.postId ?? root.remoteId;
     const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(postId)}/comments`, {
@@ -308,6 +481,9 @@ export class FacebookClient implements NetworkClient {
     // Graph times are whole seconds: a block made in the send's second is still "since" it.
     const since = Math.floor(input.since.getTime() / 1000) * 1000;
     const page = input.credentials.remoteAccountId;
+    if (!input.parent && input.saved && typeof input.saved.product === 'string') {
+      return this.lookupSaved(input, page, input.saved);
+    }
     if (input.parent) {
       const postId = input.parent.root.meta.postId ?? input.parent.root.remoteId;
       const answer = await this.call(
@@ -353,11 +529,21 @@ export class FacebookClient implements NetworkClient {
   }
 
   async edit(input: EditBlockInput): Promise<void> {
+    if (input.block.meta.postType === 'story') {
+      throw new NetworkError('permanent', 'A Facebook story cannot be edited.');
+    }
     if (input.title !== undefined && input.title !== null) {
       throw new NetworkError('permanent', 'Facebook posts have no title to edit.');
     }
     if (input.options && Object.keys(input.options).length > 0) {
       throw new NetworkError('permanent', 'Facebook lets only the text of a published post change.');
+    }
+    if (input.block.meta.postType === 'reel' && input.block.meta.videoId) {
+      // A reel's words are its video's description.
+      await this.call(input.credentials, 'POST', `/${encodeURIComponent(input.block.meta.videoId)}`, {
+        description: input.content,
+      });
+      return;
     }
     const id = input.block.meta.commentId ?? input.block.meta.postId ?? input.block.remoteId;
     await this.call(input.credentials, 'POST', `/${encodeURIComponent(id)}`, { message: input.content });

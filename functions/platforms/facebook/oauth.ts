@@ -15,7 +15,7 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
 /**
  * The Graph API version every Facebook call names (Login and the Pages API alike). Meta keeps a
  * version for about two years after its release, so v21.0 (October 2024) is at its end; this is
- * v25.0, the newest the Graph API reference shows.
+ * v25.0, a current version (the reference shows v24.0 to v27.0 in use).
  */
 export const GRAPH_VERSION = 'v25.0';
 export const FACEBOOK_SCOPES = [

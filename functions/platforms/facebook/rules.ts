@@ -4,10 +4,11 @@ import type { Platform } from '../types.ts';
  * Facebook Page (social network, page), as the Graph API client (facebook/client.ts) publishes:
  * POST /{page-id}/feed (`message`, `link`), one photo through /{page-id}/photos (pulled from a
  * URL, with `alt_text_custom`), several photos unpublished then attached to a feed post, one video
- * through /{page-id}/videos (`file_url`, pulled). Comments are the continuation, text only. Post
+ * through /{page-id}/videos (`file_url`, pulled); reels through /{page-id}/video_reels and stories
+ * through /{page-id}/photo_stories and /video_stories (upload sessions: start, the file pulled from
+ * its URL, finish). Comments are the continuation, text only. Post
  * and comment text can be edited; posts and comments can be deleted. Facebook's caps (10 MB a
- * photo, 1 GB a video sent by URL) are not below Herald's own, so no `maxMediaBytes`. Reels and stories are not
- * published by the client, so they are not offered.
+ * photo, 1 GB a video sent by URL) are not below Herald's own, so no `maxMediaBytes`.
  */
 export const platform: Platform = {
   id: 'facebook',
@@ -40,6 +41,24 @@ export const platform: Platform = {
     commentsReadable: true,
     commentsWindowDays: null,
   },
-  postTypes: [],
+  postTypes: [
+    {
+      key: 'post',
+      name: 'Post',
+      description: 'A post on the Page timeline, with or without files (the default).',
+    },
+    {
+      key: 'reel',
+      name: 'Reel',
+      description:
+        'One vertical video published as a Facebook Reel, with the block text as its description; comments may follow.',
+    },
+    {
+      key: 'story',
+      name: 'Story',
+      description:
+        'One image or video shown as a Page story for 24 hours. Stories carry no text and cannot be edited.',
+    },
+  ],
   supportsMetrics: true,
 };

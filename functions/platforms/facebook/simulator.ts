@@ -106,6 +106,8 @@ export const facebookErrors: SimErrorBodies = {
 export interface SimFacebookMedia {
   id: string;
   kind: 'photo' | 'video';
+  /** What it was uploaded for: a feed post (`/photos`, `/videos`), a reel or a story. */
+  product: 'feed' | 'reel' | 'story';
   pageId: string;
   /** The URL the simulator downloaded it from. */
   sourceUrl: string;
@@ -115,8 +117,8 @@ export interface SimFacebookMedia {
   published: boolean;
   /** The post it is attached to, once attached. */
   postId: string | null;
-  /** Videos: processing state. */
-  status: 'processing' | 'ready' | 'error' | null;
+  /** Videos: `uploading` until its bytes arrived (reels and stories), then processing state. */
+  status: 'uploading' | 'processing' | 'ready' | 'error' | null;
   error: string | null;
 }
 
@@ -137,6 +139,8 @@ interface StoredPost {
   deleted: boolean;
   /** A video post while its video processes; failed when processing failed. */
   state: 'live' | 'processing' | 'failed';
+  /** Stories are not among the page's posts (`GET /{page}/stories` lists them). */
+  type: 'post' | 'reel' | 'story';
   attachments: string[];
   comments: string[];
 }
@@ -271,6 +275,7 @@ export const startFacebookSimulator = async (
     createdAt: Date.now(),
     deleted: false,
     state: 'live',
+    type: 'post',
     attachments: [],
     comments: [],
   });
@@ -373,6 +378,7 @@ export const startFacebookSimulator = async (
     const photo: SimFacebookMedia = {
       id,
       kind: 'photo',
+      product: 'feed',
       pageId,
       sourceUrl: url,
       size: file.size,
@@ -408,6 +414,7 @@ export const startFacebookSimulator = async (
     const video: SimFacebookMedia = {
       id,
       kind: 'video',
+      product: 'feed',
       pageId,
       sourceUrl: url,
       size: 0,
@@ -497,8 +504,14 @@ export const startFacebookSimulator = async (
 
   const editObject = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
-    const id = ctx.params.id as string;
     const params = paramsOf(ctx);
+    // A reel's (or video's) description is edited on the video: `POST /{video-id} {description}`.
+    const video = media.get(ctx.params.id as string);
+    const id = video?.kind === 'video' && video.postId ? video.postId : (ctx.params.id as string);
+    if (video?.kind === 'video' && params.description !== undefined) params.message = params.description;
+    if (posts.get(id)?.type === 'story') {
+      return graphError(400, 100, '(#100) A story cannot be edited');
+    }
     const comment = liveComment(id);
     const post = comment ? null : visiblePost(id);
     if (!comment && !post) return noObject(id);
@@ -575,24 +588,25 @@ export const startFacebookSimulator = async (
     const video = media.get(id);
     if (video?.kind === 'video') {
       const post = video.postId ? posts.get(video.postId) : undefined;
-      if (!post || post.deleted) return noObject(id);
+      // A reel's or story's upload exists before its post; a feed video is its post.
+      if (post ? post.deleted : video.product === 'feed') return noObject(id);
       const body: Record<string, unknown> = { id };
       if (fields.has('status')) {
         body.status = {
           video_status: video.status,
-          uploading_phase: {
-            status: video.size > 0 || video.status === 'ready' ? 'complete' : 'in_progress',
-          },
+          uploading_phase: { status: video.status === 'uploading' ? 'in_progress' : 'complete' },
           processing_phase: {
             status:
               video.status === 'error' ? 'error' : video.status === 'ready' ? 'complete' : 'in_progress',
             ...(video.error ? { errors: [{ code: 1363040, message: video.error }] } : {}),
           },
-          publishing_phase: { status: video.status === 'ready' ? 'complete' : 'not_started' },
+          publishing_phase: {
+            status: post?.state === 'live' ? 'complete' : post ? 'in_progress' : 'not_started',
+          },
         };
       }
-      if (fields.has('post_id')) body.post_id = video.postId;
-      if (fields.has('description')) body.description = post.message;
+      if (fields.has('post_id') && video.postId) body.post_id = video.postId;
+      if (fields.has('description') && post) body.description = post.message;
       return { status: 200, body };
     }
     const comment = liveComment(id);
@@ -671,7 +685,9 @@ export const startFacebookSimulator = async (
     const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
     const fields = fieldsOf(ctx);
     const data = [...posts.values()]
-      .filter((post) => post.pageId === pageId && !post.deleted && post.state === 'live')
+      .filter(
+        (post) => post.pageId === pageId && !post.deleted && post.state === 'live' && post.type !== 'story',
+      )
       .filter((post) => Math.floor(post.createdAt / 1000) * 1000 >= since)
       .sort((a, b) => b.createdAt - a.createdAt)
       .slice(0, limit)
@@ -682,6 +698,163 @@ export const startFacebookSimulator = async (
           ? { created_time: graphTime(post.createdAt) }
           : {}),
       }));
+    return { status: 200, body: { data, paging: { cursors: { before: 'QVFIU', after: 'QVFIT' } } } };
+  };
+
+  /** After its bytes arrived, a video processes for `videoProcessingMs`; its post goes live when it is ready. */
+  const processVideo = (video: SimFacebookMedia) => {
+    video.status = 'processing';
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (video.status !== 'processing') return;
+      const post = video.postId ? posts.get(video.postId) : undefined;
+      if (switches.videoFails) {
+        video.status = 'error';
+        video.error = 'The video could not be processed: unsupported codec';
+        if (post) post.state = 'failed';
+        return;
+      }
+      video.status = 'ready';
+      if (post?.state === 'processing') post.state = 'live';
+    }, switches.videoProcessingMs);
+    timers.add(timer);
+  };
+
+  /**
+   * `POST /{page-id}/video_reels` and `/video_stories`: `upload_phase=start` opens an upload
+   * session (`{ video_id, upload_url }` on the rupload host: here the simulator itself);
+   * `upload_phase=finish` with `video_id` publishes the uploaded video (reels:
+   * `video_state=PUBLISHED` and `description`; stories answer `post_id`).
+   */
+  const uploadSessions =
+    (product: 'reel' | 'story') =>
+    (ctx: SimContext): SimResponse => {
+      checkVersion(ctx);
+      const pageId = ctx.params.page as string;
+      const params = paramsOf(ctx);
+      if (params.upload_phase === 'start') {
+        const id = snowflake();
+        media.set(id, {
+          id,
+          kind: 'video',
+          product,
+          pageId,
+          sourceUrl: '',
+          size: 0,
+          contentType: '',
+          altText: null,
+          published: false,
+          postId: null,
+          status: 'uploading',
+          error: null,
+        });
+        const host = ctx.headers.host ?? '127.0.0.1';
+        return {
+          status: 200,
+          body: { video_id: id, upload_url: `http://${host}/video-upload/${ctx.params.version}/${id}` },
+        };
+      }
+      if (params.upload_phase !== 'finish') {
+        return graphError(400, 100, '(#100) upload_phase must be one of start, finish');
+      }
+      const video = typeof params.video_id === 'string' ? media.get(params.video_id) : undefined;
+      if (!video || video.product !== product || video.pageId !== pageId) {
+        return graphError(400, 100, '(#100) Param video_id must be a video uploaded for this endpoint');
+      }
+      if (video.postId) return graphError(400, 100, '(#100) This video has already been published');
+      if (video.status === 'uploading') {
+        return graphError(400, 100, '(#100) The video has not been uploaded yet');
+      }
+      if (video.status === 'error') return graphError(400, 100, `(#100) ${video.error}`);
+      if (product === 'reel' && params.video_state !== 'PUBLISHED') {
+        return graphError(400, 100, '(#100) Param video_state must be PUBLISHED, DRAFT or SCHEDULED');
+      }
+      const description = product === 'reel' ? messageOf(params.description, 'description') : '';
+      checkFeedCap(pageId);
+      const outcome = ctx.screen(description, pageId);
+      const post = newPost(pageId, product === 'reel' ? video.id : snowflake(), description, null);
+      post.type = product;
+      post.state = video.status === 'ready' ? 'live' : 'processing';
+      post.attachments = [video.id];
+      video.postId = post.id;
+      video.published = true;
+      storePost(ctx, post);
+      return {
+        status: 200,
+        body: product === 'story' ? { success: true, post_id: post.id } : { success: true },
+        lost: outcome,
+      };
+    };
+
+  /** `POST https://rupload.facebook.com/video-upload/{version}/{video-id}` with `Authorization: OAuth …` and a `file_url` header: Facebook pulls the file. */
+  const uploadVideoBytes = async (ctx: SimContext): Promise<SimResponse> => {
+    const auth = /^OAuth\s+(\S+)$/i.exec(String(ctx.headers.authorization ?? ''));
+    if (!auth) return facebookErrors.unauthorized('missing');
+    if (auth[1]?.startsWith('expired')) return facebookErrors.unauthorized('expired');
+    if (auth[1]?.startsWith('revoked')) return facebookErrors.unauthorized('revoked');
+    const video = media.get(ctx.params.id as string);
+    if (video?.kind !== 'video' || video.product === 'feed') return noObject(ctx.params.id as string);
+    if (video.status !== 'uploading') {
+      return graphError(400, 100, '(#100) The video has already been uploaded');
+    }
+    const url = ctx.headers.file_url;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+      return graphError(400, 100, '(#100) Send the file in the body or its address in the file_url header');
+    }
+    const file = await fetchMedia(url);
+    if (!file?.contentType.startsWith('video/')) {
+      return graphError(
+        400,
+        6000,
+        'There was a problem uploading your video file: it could not be downloaded or is not a video',
+      );
+    }
+    video.sourceUrl = url;
+    video.size = file.size;
+    video.contentType = file.contentType;
+    processVideo(video);
+    return { status: 200, body: { success: true } };
+  };
+
+  /** `POST /{page-id}/photo_stories {photo_id}`: an unpublished photo of the page becomes a story. */
+  const photoStory = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    const pageId = ctx.params.page as string;
+    const photoId = paramsOf(ctx).photo_id;
+    const photo = typeof photoId === 'string' ? media.get(photoId) : undefined;
+    if (photo?.kind !== 'photo' || photo.pageId !== pageId || photo.published || photo.postId) {
+      return graphError(400, 100, '(#100) Param photo_id must be an unpublished photo of this Page');
+    }
+    checkFeedCap(pageId);
+    const post = newPost(pageId, snowflake(), '', null);
+    post.type = 'story';
+    post.attachments = [photo.id];
+    photo.product = 'story';
+    photo.postId = post.id;
+    storePost(ctx, post);
+    return { status: 200, body: { success: true, post_id: post.id } };
+  };
+
+  /** `GET /{page-id}/stories`: the page's stories, newest first. */
+  const listStories = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    const pageId = ctx.params.page as string;
+    const data = [...posts.values()]
+      .filter(
+        (post) => post.pageId === pageId && post.type === 'story' && !post.deleted && post.state !== 'failed',
+      )
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((post) => {
+        const file = media.get(post.attachments[0] as string) as SimFacebookMedia;
+        return {
+          post_id: post.id,
+          status: post.state === 'live' ? 'PUBLISHED' : 'PROCESSING',
+          creation_time: String(Math.floor(post.createdAt / 1000)),
+          media_type: file.kind,
+          media_id: file.id,
+          url: `https://www.facebook.com/stories/${pageId}/${post.id}`,
+        };
+      });
     return { status: 200, body: { data, paging: { cursors: { before: 'QVFIU', after: 'QVFIT' } } } };
   };
 
@@ -775,6 +948,11 @@ export const startFacebookSimulator = async (
       { method: 'POST', path: '/:version/:page/photos', handler: createPhoto },
       { method: 'POST', path: '/:version/:page/videos', handler: createVideo },
       { method: 'GET', path: '/:version/:page/videos', handler: listVideos },
+      { method: 'POST', path: '/:version/:page/video_reels', handler: uploadSessions('reel') },
+      { method: 'POST', path: '/:version/:page/video_stories', handler: uploadSessions('story') },
+      { method: 'POST', path: '/:version/:page/photo_stories', handler: photoStory },
+      { method: 'GET', path: '/:version/:page/stories', handler: listStories },
+      { method: 'POST', path: '/video-upload/:version/:id', auth: false, handler: uploadVideoBytes },
       { method: 'POST', path: '/:version/:id/comments', handler: createComment },
       { method: 'GET', path: '/:version/:id/comments', handler: listComments },
       { method: 'GET', path: '/:version/:id/insights', handler: insights },
