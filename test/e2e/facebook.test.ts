@@ -129,6 +129,43 @@ describe('Facebook Pages through the API', () => {
     ]);
   });
 
+  it('publishes a reel with a comment, and a photo story, through their upload flows', async () => {
+    const marker = `fb-reel-${Date.now()}`;
+    const clip = await upload(mediaFiles.mp4(120_000), 'reel.mp4', 'video/mp4');
+    const picture = await upload(mediaFiles.png(9_000), 'story.png', 'image/png', 'Story picture');
+    const create = async (postType: string, blocks: unknown[]) => {
+      const created = await rt.api('/posts', {
+        method: 'POST',
+        key: ws.key,
+        body: { intent: 'now', channels: [{ channelId: ws.channels.facebook, postType, blocks }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      return waitForPost(rt, created.body.id, ws.key, 60_000);
+    };
+    const reel = await create('reel', [
+      { content: `${marker} reel`, mediaIds: [clip.id] },
+      { content: `${marker} under the reel` },
+    ]);
+    expect(reel.status).toBe('published');
+    const videoId = /\/reel\/(\d+)$/.exec(reel.channels[0].blocks[0].remoteUrl)?.[1];
+    const reelPost = (await simPosts()).find((p) => p.attachments[0]?.id === videoId);
+    expect(reelPost).toMatchObject({ message: `${marker} reel`, state: 'live' });
+    expect(reelPost?.attachments[0]).toMatchObject({ product: 'reel', size: clip.size, status: 'ready' });
+    expect(reelPost?.comments.map((c) => c.message)).toEqual([`${marker} under the reel`]);
+
+    const story = await create('story', [{ content: '', mediaIds: [picture.id] }]);
+    expect(story.status).toBe('published');
+    const storyPost = await simPost(postIdOf(story.channels[0].blocks[0].remoteUrl));
+    expect(storyPost?.attachments).toEqual([
+      expect.objectContaining({
+        kind: 'photo',
+        product: 'story',
+        altText: 'Story picture',
+        size: picture.size,
+      }),
+    ]);
+  });
+
   it('revises the words of a live post and of its comment', async () => {
     const marker = `fb-revise-${Date.now()}`;
     const post = await publishNow([{ content: `${marker} before` }, { content: `${marker} comment` }]);
@@ -182,7 +219,7 @@ describe('Facebook Pages through the API', () => {
     const res = await rt.api('/platforms', { key: ws.key });
     expect(res.status).toBe(200);
     const facebook = (res.body.data as any[]).find((p) => p.id === 'facebook');
-    expect(facebook.postTypes).toEqual([]);
+    expect(facebook.postTypes.map((t: any) => t.key)).toEqual(['post', 'reel', 'story']);
     expect(facebook.supportsMetrics).toBe(true);
     expect(facebook.limits).toMatchObject({
       maxBlocks: 3,
