@@ -339,6 +339,29 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     expect(sim.records().map((r) => r.kind)).toEqual(['post']);
   });
 
+  it('stops waiting for processing before the invocation’s deadline', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const patient = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_000,
+      videoWaitMs: 60_000,
+      videoPollMs: 50,
+    });
+    const clip = file('deadline.mp4', 'video/mp4', mediaFiles.mp4(4_000));
+    const deadline = new Date(Date.now() + 2_500);
+    for (const postType of ['reel', null]) {
+      const error = await failureOf(
+        patient.publish(input(`Deadline ${postType}`, { postType, media: [clip], deadline })),
+      );
+      expect(error.kind).toBe('transient');
+      expect(error.message).toMatch(/stopped waiting/);
+    }
+    expect(sim.records().filter((r) => r.kind === 'post' && !(r.text ?? '').includes('reel'))).toHaveLength(
+      1,
+    );
+    expect((await simPosts()).filter((p) => !p.deleted)).toEqual([]);
+  }, 20_000);
+
   it('a reel whose finish answer was lost is found through the video id saved before it', async () => {
     const p = progress();
     const since = new Date();

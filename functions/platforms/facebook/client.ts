@@ -248,7 +248,7 @@ export class FacebookClient implements NetworkClient {
         outcomeUnknown: true,
       });
     }
-    const deadline = Date.now() + this.videoWaitMs;
+    const deadline = this.waitDeadline(input);
     for (;;) {
       const state = await this.call(
         input.credentials,
@@ -282,7 +282,7 @@ export class FacebookClient implements NetworkClient {
     }
     throw new NetworkError(
       'transient',
-      `Facebook was still processing the video after ${Math.round(this.videoWaitMs / 1000)} s; it was withdrawn and will be uploaded again`,
+      'Facebook was still processing the video when Herald stopped waiting; it was withdrawn and will be uploaded again',
       {},
     );
   }
@@ -334,7 +334,7 @@ export class FacebookClient implements NetworkClient {
           : error;
       },
     );
-    const deadline = Date.now() + this.videoWaitMs;
+    const deadline = this.waitDeadline(input);
     for (;;) {
       const state = await this.call(
         input.credentials,
@@ -352,7 +352,7 @@ export class FacebookClient implements NetworkClient {
       if (Date.now() + this.videoPollMs > deadline) {
         throw new NetworkError(
           'transient',
-          `Facebook was still processing the ${product} after ${Math.round(this.videoWaitMs / 1000)} s; it was not published and will be uploaded again`,
+          `Facebook was still processing the ${product} when Herald stopped waiting; it was not published and will be uploaded again`,
           {},
         );
       }
@@ -456,6 +456,15 @@ export class FacebookClient implements NetworkClient {
       if (postId && stringField(entry, 'media_id') === mediaId) return this.storyBlock(postId, mediaId);
     }
     return null;
+  }
+
+  /**
+   * Until when a publish waits for Facebook's processing: `videoWaitMs`, cut short by the
+   * invocation's deadline (with room for the calls after the wait).
+   */
+  private waitDeadline(input: PublishBlockInput): number {
+    const own = Date.now() + this.videoWaitMs;
+    return input.deadline ? Math.min(own, input.deadline.getTime() - 2 * this.timeoutMs) : own;
   }
 
   private async comment(input: PublishBlockInput, root: RemoteBlock): Promise<RemoteBlock> {
