@@ -246,6 +246,48 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.message).toMatch(/could not be downloaded/);
   });
 
+  it('a failure while reading a posted video’s status leaves the outcome unknown; lookup finds it by the saved id', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const saved: Record<string, unknown>[] = [];
+    const progress = { saved: null, save: async (state: Record<string, unknown>) => void saved.push(state) };
+    const since = new Date();
+    const publishing = failureOf(
+      client.publish(
+        input('Throttled clip', { media: [file('thr.mp4', 'video/mp4', mediaFiles.mp4(5_000))], progress }),
+      ),
+    );
+    const until = Date.now() + 10_000;
+    while (sim.media().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    sim.setRateLimited(600);
+    const error = await publishing;
+    sim.setRateLimited(0);
+    expect(error.kind).toBe('transient');
+    expect(error.details.outcomeUnknown).toBe(true);
+    const videoId = sim.media()[0]?.id;
+    expect(saved).toEqual([{ product: 'video', videoId }]);
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Throttled clip',
+      parent: null,
+      since,
+      saved: saved[0] as Record<string, unknown>,
+    });
+    expect(found?.remoteId).toBe(`${PAGE}_${videoId}`);
+    // A withdrawn (deleted) video is not found: the block may be sent again.
+    await graph(`/${videoId}`, { method: 'DELETE' });
+    expect(
+      await client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'x',
+        parent: null,
+        since,
+        saved: saved[0] as Record<string, unknown>,
+      }),
+    ).toBeNull();
+  });
+
   it('withdraws a video still processing after the wait and answers transient, so the retry posts it once', async () => {
     sim.setSwitches({ videoProcessingMs: 60_000 });
     const slow = new FacebookClient({

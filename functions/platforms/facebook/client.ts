@@ -248,13 +248,25 @@ export class FacebookClient implements NetworkClient {
         outcomeUnknown: true,
       });
     }
+    // The video is posted once processed: from here on a resend could post it twice, so every
+    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
+    await input.progress?.save({ product: 'video', videoId });
     const deadline = this.waitDeadline(input);
     for (;;) {
-      const state = await this.call(
-        input.credentials,
-        'GET',
-        `/${encodeURIComponent(videoId)}?fields=status,post_id`,
-      );
+      let state: HttpAnswer;
+      try {
+        state = await this.call(
+          input.credentials,
+          'GET',
+          `/${encodeURIComponent(videoId)}?fields=status,post_id`,
+        );
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        throw new NetworkError('transient', `${error.message} (reading the status of a posted video)`, {
+          ...(error.details.status === undefined ? {} : { status: error.details.status }),
+          outcomeUnknown: true,
+        });
+      }
       const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
         ?.status;
       const videoStatus = status?.video_status;
@@ -436,6 +448,20 @@ export class FacebookClient implements NetworkClient {
           ? saved.photoId
           : null;
     if (!mediaId) return null;
+    if (saved.product === 'video') {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
+        undefined,
+        [400],
+      );
+      const videoStatus = (state.body as { status?: { video_status?: unknown } } | undefined)?.status
+        ?.video_status;
+      if (state.status !== 200 || videoStatus === 'error') return null;
+      const postId = stringField(state.body, 'post_id') ?? `${page}_${mediaId}`;
+      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: mediaId } };
+    }
     if (saved.product === 'reel') {
       const state = await this.call(
         input.credentials,
@@ -583,6 +609,7 @@ export class FacebookClient implements NetworkClient {
     method: HttpCall['method'],
     path: string,
     json?: Record<string, unknown>,
+    alsoFine: number[] = [],
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -600,6 +627,7 @@ export class FacebookClient implements NetworkClient {
         }
         return error;
       },
+      (answer) => alsoFine.includes(answer.status) && graphErrorOf(answer.body)?.error_subcode === 33,
     );
   }
 }
