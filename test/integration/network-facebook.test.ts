@@ -351,6 +351,24 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     expect((await simPosts())[0]?.message).toBe('My reel, edited');
   });
 
+  it('the reels cap (30 a day per page; 2 here) is a rate limit until the oldest reel leaves the 24 hours', async () => {
+    sim.setSwitches({ reelsPerDay: 2, videoProcessingMs: 10 });
+    const reel = (n: number) =>
+      client.publish(
+        input(`Reel ${n}`, { postType: 'reel', media: [file(`cap${n}.mp4`, 'video/mp4', mediaFiles.mp4())] }),
+      );
+    await reel(1);
+    await reel(2);
+    const error = await failureOf(reel(3));
+    expect(error.kind).toBe('transient');
+    expect(error.details.rateLimited).toBe(true);
+    expect(error.details.retryAfterSeconds).toBeGreaterThan(23 * 3600);
+    expect(error.details.retryAfterSeconds).toBeLessThanOrEqual(24 * 3600);
+    expect(sim.records().map((r) => r.text)).toEqual(['Reel 1', 'Reel 2']);
+    // Feed posts are not reels.
+    await client.publish(input('A plain post'));
+  });
+
   it('a reel whose video cannot be processed is never published', async () => {
     sim.setSwitches({ videoFails: true });
     const error = await failureOf(

@@ -38,7 +38,11 @@ import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
  *   cap spent (`feedLimitMinutes` switch) is `(#341) Feed action request limit reached`.
  * - Sim tokens in a post's, photo's, video's or comment's text, and in edits.
  *
- * Switches: `POST /_sim/facebook/switches {videoProcessingMs, videoFails, feedLimitMinutes}`.
+ * - Reels: at most `reelsPerDay` (Facebook's 30) published through the API per page in a moving
+ *   24 hours; beyond, the finish answers `(#4)` with `estimated_time_to_regain_access` until the
+ *   oldest leaves the window (the code is indicative: Facebook documents the cap, not its answer).
+ *
+ * Switches: `POST /_sim/facebook/switches {videoProcessingMs, videoFails, feedLimitMinutes, reelsPerDay}`.
  * Inspection: `GET /_sim/facebook/posts` (posts with their attachments and comments) and
  * `GET /_sim/facebook/media` (photos and videos with alt text, size and what they are attached to).
  */
@@ -152,6 +156,8 @@ export interface FacebookSwitches {
   videoFails: boolean;
   /** The page's feed publishing cap is spent for this many minutes (0: not). */
   feedLimitMinutes: number;
+  /** Reels a page may publish through the API in a moving 24 hours (Facebook's 30). */
+  reelsPerDay: number;
 }
 
 export interface FacebookSimulatorOptions {
@@ -166,7 +172,12 @@ export interface FacebookSimulator extends Simulator {
   setSwitches(switches: Partial<FacebookSwitches>): void;
 }
 
-const DEFAULT_SWITCHES: FacebookSwitches = { videoProcessingMs: 300, videoFails: false, feedLimitMinutes: 0 };
+const DEFAULT_SWITCHES: FacebookSwitches = {
+  videoProcessingMs: 300,
+  videoFails: false,
+  feedLimitMinutes: 0,
+  reelsPerDay: 30,
+};
 const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Graph's time format: `2026-11-25T23:10:00+0000`. */
@@ -771,6 +782,23 @@ export const startFacebookSimulator = async (
       }
       const description = product === 'reel' ? messageOf(params.description, 'description') : '';
       checkFeedCap(pageId);
+      if (product === 'reel') {
+        // Facebook's reels cap: 30 published through the API in a moving 24 hours, per page.
+        const day = Date.now() - 86_400_000;
+        const recent = [...posts.values()]
+          .filter((p) => p.pageId === pageId && p.type === 'reel' && p.createdAt > day)
+          .sort((a, b) => a.createdAt - b.createdAt);
+        if (recent.length >= switches.reelsPerDay) {
+          const oldest = recent[recent.length - switches.reelsPerDay]?.createdAt ?? Date.now();
+          const minutes = Math.max(1, Math.ceil((oldest + 86_400_000 - Date.now()) / 60_000));
+          return graphError(
+            400,
+            4,
+            `(#4) This Page has published ${switches.reelsPerDay} reels through the API in the last 24 hours`,
+            { headers: { 'x-business-use-case-usage': bucUsage(pageId, minutes) } },
+          );
+        }
+      }
       const outcome = ctx.screen(description, pageId);
       const post = newPost(pageId, product === 'reel' ? video.id : snowflake(), description, null);
       post.type = product;
@@ -931,6 +959,7 @@ export const startFacebookSimulator = async (
             videoProcessingMs: 'number',
             videoFails: 'boolean',
             feedLimitMinutes: 'number',
+            reelsPerDay: 'number',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
