@@ -15,7 +15,14 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await startTestRuntime({
+    // Metrics on a fast cadence (an hour is 0.1 s), read by the Facebook client from the simulator.
+    env: {
+      PUBLISH_RETRY_BASE_SECONDS: '0.2',
+      METRICS_TIME_SCALE: '36000',
+      METRICS_SWEEP_INTERVAL_SECONDS: '0.5',
+    },
+  });
   ws = await freshWorkspace(['facebook']);
 });
 afterAll(async () => {
@@ -213,6 +220,30 @@ describe('Facebook Pages through the API', () => {
     expect(post.status).toBe('failed');
     expect(post.channels[0].error).toMatch(/deemed abusive/);
     expect((await simPosts()).filter((p) => p.message.startsWith(marker))).toEqual([]);
+  });
+
+  it('reads a live post’s metrics from Facebook: reactions, comments, shares, views and reach', async () => {
+    const post = await publishNow([{ content: `fb-metrics-${Date.now()}` }, { content: 'a comment' }]);
+    expect(post.status).toBe('published');
+    const deadline = Date.now() + 60_000;
+    let channel: any;
+    for (;;) {
+      const res = await rt.api(`/posts/${post.id}/metrics`, { key: ws.key });
+      expect(res.status).toBe(200);
+      channel = res.body.channels[0];
+      if (channel.readings.filter((r: any) => r.status === 'ok').length >= 2) break;
+      if (Date.now() > deadline) throw new Error(`No Facebook metrics: ${JSON.stringify(res.body)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(channel).toMatchObject({ platform: 'facebook', metricsStatus: 'available' });
+    expect(Object.keys(channel.latest.metrics).sort()).toEqual([
+      'comments',
+      'likes',
+      'reach',
+      'shares',
+      'views',
+    ]);
+    expect(channel.latest.metrics.comments).toBeGreaterThanOrEqual(1);
   });
 
   it('GET /platforms says what the client does for Facebook', async () => {
