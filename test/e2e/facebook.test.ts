@@ -75,7 +75,7 @@ const publishNow = async (
   return waitForPost(rt, created.body.id, ws.key, 60_000);
 };
 
-describe('Facebook Pages through the API', () => {
+describe('Facebook Pages through the API', { timeout: 90_000 }, () => {
   it('publishes a text post with a link, and the extra blocks as comments on it', async () => {
     const marker = `fb-text-${Date.now()}`;
     const post = await publishNow(
