@@ -616,6 +616,14 @@ describe('Facebook page tokens', () => {
       target,
     });
     expect(pageTokens).toMatchObject({ expiresAt: null, refreshToken: null });
+    // A page token publishes as its page only.
+    const pages = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    const fb = new FacebookClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const as = (remoteAccountId: string) =>
+      fb.publish(blockInput({ accessToken: pageTokens.accessToken, remoteAccountId })('as a page'));
+    expect((await as(target.targetId)).remoteId.startsWith(`${target.targetId}_`)).toBe(true);
+    const other = pages.find((p) => p.targetId !== target.targetId)?.targetId as string;
+    expect(await failureOf(as(other))).toMatchObject({ kind: 'reconnect', details: { status: 403 } });
     expect((await auth.identify({ app, tokens: pageTokens })).remoteAccountId).toBe(target.targetId);
     const kept = await auth.refresh({ app, tokens: pageTokens });
     expect(kept.accessToken).toBe(pageTokens.accessToken);

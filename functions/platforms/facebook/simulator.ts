@@ -228,6 +228,7 @@ export const startFacebookSimulator = async (
   const media = new Map<string, SimFacebookMedia>();
   const switches: FacebookSwitches = { ...DEFAULT_SWITCHES, ...(options.switches ?? {}) };
   let feedLimitedUntil = 0;
+  const login = facebookOAuthSimulator(options.oauth);
   const timers = new Set<NodeJS.Timeout>();
   const setSwitches = (next: Partial<FacebookSwitches>) => {
     Object.assign(switches, next);
@@ -245,6 +246,16 @@ export const startFacebookSimulator = async (
   const checkVersion = (ctx: SimContext) => {
     if (!/^v\d+\.\d+$/.test(ctx.params.version ?? '')) {
       throw new SimHttpError(graphError(400, 2500, `Unknown path components: /${ctx.params.version}`));
+    }
+    // A page token Facebook Login issued acts as its page only.
+    const page = ctx.params.page;
+    const tokenPage = ctx.token ? login.pageOf(ctx.token) : undefined;
+    if (page !== undefined && tokenPage !== undefined && tokenPage !== page) {
+      throw new SimHttpError(
+        graphError(403, 200, '(#200) The page access token given does not belong to this Page', {
+          type: 'OAuthException',
+        }),
+      );
     }
   };
   const noObject = (id: string) =>
@@ -910,7 +921,7 @@ export const startFacebookSimulator = async (
     errors: facebookErrors,
     port: options.port,
     holdMs: options.holdMs,
-    oauth: facebookOAuthSimulator(options.oauth),
+    oauth: login,
     onReset: () => {
       posts.clear();
       comments.clear();
