@@ -2,6 +2,7 @@ import type { KeyMode } from '../ports/accounts.ts';
 import { type NetworkClient, NetworkError } from '../ports/network-client.ts';
 import { BlueskyClient } from './bluesky/client.ts';
 import { getPlatform } from './catalog.ts';
+import { FacebookClient } from './facebook/client.ts';
 import { GenericNetworkClient } from './generic/client.ts';
 import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
@@ -52,6 +53,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
       return new TikTokClient(common);
     case 'pinterest':
       return new PinterestClient(common);
+    case 'facebook':
+      return new FacebookClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -5,7 +5,9 @@ import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
+import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
+import { facebookAuth, GRAPH_VERSION } from '../../functions/platforms/facebook/oauth.ts';
+import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
 import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
 import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
 import { InstagramClient } from '../../functions/platforms/instagram/client.ts';
@@ -470,14 +472,26 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.tiktok.com/v2/auth/authorize/',
   },
+  {
+    platform: 'facebook',
+    factory: facebookAuth,
+    start: () => startFacebookSimulator(),
+    // Graph answers a refused token with HTTP 400 and code 190.
+    use: (url, tokens, accountId) =>
+      new FacebookClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `page ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    expiredStatus: 400,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    extendsAccessToken: true,
+    authorizePage: `https://www.facebook.com/${GRAPH_VERSION}/dialog/oauth`,
+  },
   ...(
     [
-      [
-        'facebook',
-        facebookAuth,
-        'https://www.facebook.com/v21.0/dialog/oauth',
-        { refreshes: true, rotates: false, revokes: true, extendsAccessToken: true },
-      ],
       [
         'threads',
         threadsAuth,
@@ -631,7 +645,7 @@ describe('Facebook page tokens', () => {
   let sim: { url: string; stop(): Promise<void> };
   const app = SIM_OAUTH_APPS.facebook;
   beforeAll(async () => {
-    sim = await startGenericSimulator({ platform: 'facebook' });
+    sim = await startFacebookSimulator();
   });
   afterAll(async () => {
     await sim?.stop();
@@ -648,6 +662,14 @@ describe('Facebook page tokens', () => {
       target,
     });
     expect(pageTokens).toMatchObject({ expiresAt: null, refreshToken: null });
+    // A page token publishes as its page only.
+    const pages = await (auth.targets as NonNullable<NetworkAuth['targets']>)({ app, tokens });
+    const fb = new FacebookClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const as = (remoteAccountId: string) =>
+      fb.publish(blockInput({ accessToken: pageTokens.accessToken, remoteAccountId })('as a page'));
+    expect((await as(target.targetId)).remoteId.startsWith(`${target.targetId}_`)).toBe(true);
+    const other = pages.find((p) => p.targetId !== target.targetId)?.targetId as string;
+    expect(await failureOf(as(other))).toMatchObject({ kind: 'reconnect', details: { status: 403 } });
     expect((await auth.identify({ app, tokens: pageTokens })).remoteAccountId).toBe(target.targetId);
     const kept = await auth.refresh({ app, tokens: pageTokens });
     expect(kept.accessToken).toBe(pageTokens.accessToken);

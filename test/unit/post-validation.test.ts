@@ -791,6 +791,18 @@ describe('postType and its file rules', () => {
       'media_type_not_accepted',
       'channels[0].blocks[0].mediaIds[0]',
     ],
+    [
+      'Facebook: a video with an image',
+      post(ch('facebook', { blocks: [{ content: 'v', mediaIds: ['med_mp4', 'med_png'] }] })),
+      'too_many_media',
+      'channels[0].blocks[0].mediaIds',
+    ],
+    [
+      'Facebook: a comment with a file',
+      post(ch('facebook', { blocks: [{ content: 'p' }, { content: 'c', mediaIds: ['med_png'] }] })),
+      'media_type_not_accepted',
+      'channels[0].blocks[1].mediaIds',
+    ],
   ]);
   runOkRows([
     ['Instagram reel: one video', ig('reel', [{ content: 'r', mediaIds: ['med_mp4'] }])],

@@ -1,4 +1,5 @@
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
+import { startFacebookSimulator } from '../../platforms/facebook/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
@@ -44,6 +45,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startTikTokSimulator();
     case 'pinterest':
       return startPinterestSimulator();
+    case 'facebook':
+      return startFacebookSimulator();
     default:
       return startGenericSimulator({ platform });
   }

@@ -57,7 +57,13 @@ export const GRAPH_ERRORS = {
 export const simFacebookPages = (userId: string) =>
   [1, 2].map((n) => ({ id: numericIdFor(`fb-page:${userId}:${n}`, 15), name: `Page ${n} of ${userId}` }));
 
-export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+/** Facebook Login's mount, and which page a page token it issued acts as. */
+export interface FacebookOAuthMount extends SimOAuthMount {
+  /** The page a page token stands for; undefined for user tokens and tokens it did not issue. */
+  pageOf(token: string): string | undefined;
+}
+
+export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): FacebookOAuthMount => {
   const app = options.app ?? simOAuthApp('facebook');
   const store = new SimTokenStore({
     prefix: 'fb',
@@ -89,7 +95,7 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
     return null;
   };
 
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'public_profile',
@@ -194,4 +200,5 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Sim
       },
     },
   ]);
+  return { ...mount, pageOf: (token) => pageTokens.get(token)?.id };
 };

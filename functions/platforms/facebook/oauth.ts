@@ -12,7 +12,12 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
  * it once the token is a week old); a page token is never exchanged: its refresh checks that it is
  * still accepted and keeps it. Revoke is `DELETE /me/permissions`.
  */
-export const GRAPH_VERSION = 'v21.0';
+/**
+ * The Graph API version every Facebook call names (Login and the Pages API alike). Meta keeps a
+ * version for about two years after its release, so v21.0 (October 2024) is at its end; this is
+ * v25.0, a current version (the reference shows v24.0 to v27.0 in use).
+ */
+export const GRAPH_VERSION = 'v25.0';
 export const FACEBOOK_SCOPES = [
   'pages_show_list',
   'pages_manage_posts',

@@ -9,7 +9,7 @@ export const SIMULATED_METRICS: Record<PlatformId, readonly MetricName[]> = {
   linkedin: ['likes', 'comments'],
   linkedin_page: ['likes', 'comments', 'shares', 'impressions', 'reach', 'clicks'],
   instagram: ['likes', 'comments', 'views', 'reach', 'shares', 'saves'],
-  facebook: ['likes', 'comments', 'shares', 'views'],
+  facebook: ['likes', 'comments', 'shares', 'views', 'reach'],
   threads: ['likes', 'comments', 'reposts', 'quotes', 'views'],
   tiktok: ['likes', 'comments', 'shares', 'views'],
   youtube: ['likes', 'comments', 'views'],

@@ -1,4 +1,3 @@
-import { facebookOAuthSimulator } from '../facebook/oauth-simulator.ts';
 import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
 import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
@@ -12,8 +11,6 @@ import type { SimOAuthMount } from './framework.ts';
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
-    case 'facebook':
-      return facebookOAuthSimulator();
     case 'threads':
       return threadsOAuthSimulator();
     case 'reddit':

@@ -1,0 +1,633 @@
+import {
+  type DeleteBlockInput,
+  type EditBlockInput,
+  type LookupBlockInput,
+  type MediaForNetwork,
+  type MetricsInput,
+  type MetricsReading,
+  type NetworkClient,
+  type NetworkCredentials,
+  NetworkError,
+  type PublishBlockInput,
+  type RemoteBlock,
+} from '../../ports/network-client.ts';
+import {
+  baseUrlOf,
+  DEFAULT_TIMEOUT_MS,
+  type HttpAnswer,
+  type HttpCall,
+  type HttpFailure,
+  retryAfterSeconds,
+  sendOrClassify,
+  serverError,
+  stringField,
+  transportError,
+} from '../network-http.ts';
+import { readFacebookMetrics } from './metrics.ts';
+import { GRAPH_VERSION } from './oauth.ts';
+
+/**
+ * Facebook Pages through the Graph API, with the page token the channel holds (the channel's
+ * `remoteAccountId` is the page id).
+ *
+ * - First block: text (and the `link` option) `POST /{page}/feed`; one photo
+ *   `POST /{page}/photos {url, caption, alt_text_custom}` (Facebook downloads the presigned URL);
+ *   several photos each uploaded `published=false`, then `POST /{page}/feed` with
+ *   `attached_media`; one video `POST /{page}/videos {file_url, description}`, then its status
+ *   polled until `ready` (bounded: `videoWaitMs`, default 20 s; a video still processing then is
+ *   deleted and the call is transient, so the retry uploads afresh and nothing is posted twice).
+ * - Later blocks: comments on the first post (`POST /{post}/comments`), text only.
+ * - Edit: `POST /{id} {message}` for posts and comments (text); delete: `DELETE /{id}` (an object
+ *   already gone counts as deleted).
+ * - Lookup after a lost answer: the page's posts since the send (`GET /{page}/posts`), then its
+ *   videos (`GET /{page}/videos`: a video post joins the posts only once processed; one found
+ *   still processing is adopted), or the post's comments, matched by text and time. Graph reads
+ *   what was written, so the window is 0.
+ * - Errors (Graph's `error.code`): 190 reconnect (subcode 463 expired: `tokenExpired`), 10 and
+ *   200–299 (a permission taken back) reconnect; 4, 17, 32, 613, 80001–80014 (throttling) and 341
+ *   (feed cap) transient and `rateLimited`, waiting `estimated_time_to_regain_access` from
+ *   `X-Business-Use-Case-Usage`/`X-App-Usage`; 1, 2 and any 5xx transient with `outcomeUnknown`;
+ *   506 (duplicate status) permanent and `duplicate`; 368 and every other refusal permanent with
+ *   Facebook's message.
+ */
+
+const NETWORK = 'Facebook';
+const THROTTLE_CODES = new Set([4, 17, 32, 613, 341]);
+const DEFAULT_THROTTLE_SECONDS = 3600;
+
+export interface FacebookClientOptions {
+  /** Default `https://graph.facebook.com`. */
+  baseUrl?: string;
+  timeoutMs?: number;
+  /** The longest wait for a video's processing inside one publish (default 20 s). */
+  videoWaitMs?: number;
+  /** Between two status reads (default 1 s). */
+  videoPollMs?: number;
+}
+
+interface GraphErrorBody {
+  message?: unknown;
+  code?: unknown;
+  error_subcode?: unknown;
+  is_transient?: unknown;
+}
+
+const graphErrorOf = (body: unknown): GraphErrorBody | null => {
+  const error = (body as { error?: unknown } | null | undefined)?.error;
+  return error !== null && typeof error === 'object' ? (error as GraphErrorBody) : null;
+};
+
+/** The longest `estimated_time_to_regain_access` (minutes) in the usage headers, as seconds. */
+export const regainSeconds = (headers: Record<string, string>): number | undefined => {
+  let minutes: number | undefined;
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'estimated_time_to_regain_access' && typeof inner === 'number') {
+          minutes = Math.max(minutes ?? 0, inner);
+        } else visit(inner);
+      }
+    }
+  };
+  for (const name of ['x-business-use-case-usage', 'x-app-usage', 'x-ad-account-usage']) {
+    const raw = headers[name];
+    if (!raw) continue;
+    try {
+      visit(JSON.parse(raw));
+    } catch {
+      // an unreadable header is no estimate
+    }
+  }
+  return minutes === undefined || minutes <= 0 ? undefined : minutes * 60;
+};
+
+/** How the engine handles a failed Graph call (see the module comment). */
+export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+  if (failure.type === 'transport') return transportError(NETWORK, failure);
+  const { status, headers, body } = failure;
+  const error = graphErrorOf(body);
+  const code = typeof error?.code === 'number' ? error.code : undefined;
+  const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
+  const message =
+    (typeof error?.message === 'string' ? error.message : undefined) ??
+    stringField(body, 'message') ??
+    `Facebook answered HTTP ${status}`;
+  if (code === 190 || code === 102) {
+    return new NetworkError('reconnect', message, {
+      status,
+      ...(subcode === 463 ? { tokenExpired: true } : {}),
+    });
+  }
+  if (code === 10 || (code !== undefined && code >= 200 && code < 300)) {
+    return new NetworkError('reconnect', `${message} (the page's permission must be granted again)`, {
+      status,
+    });
+  }
+  if (
+    status === 429 ||
+    (code !== undefined && (THROTTLE_CODES.has(code) || (code >= 80001 && code <= 80014)))
+  ) {
+    const wait =
+      regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now) ?? DEFAULT_THROTTLE_SECONDS;
+    return new NetworkError('transient', message, { status, retryAfterSeconds: wait, rateLimited: true });
+  }
+  if (status >= 500 || code === 1 || code === 2 || error?.is_transient === true) {
+    return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
+  }
+  if (code === 506) return new NetworkError('permanent', message, { status, duplicate: true });
+  return new NetworkError('permanent', message, { status });
+};
+
+/** Graph's `2026-11-25T23:10:00+0000` as epoch ms, or NaN. */
+const graphTimeMs = (value: unknown) =>
+  typeof value === 'string' ? Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')) : Number.NaN;
+
+const dataOf = (body: unknown): unknown[] => {
+  const data = (body as { data?: unknown } | null)?.data;
+  return Array.isArray(data) ? data : [];
+};
+
+const postUrl = (postId: string) => `https://www.facebook.com/${postId}`;
+const commentUrl = (postId: string, commentId: string) =>
+  `https://www.facebook.com/${postId}?comment_id=${encodeURIComponent(commentId)}`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class FacebookClient implements NetworkClient {
+  readonly platform = 'facebook' as const;
+  /** Lookups read the page's posts and a post's comments, which show what was written at once. */
+  readonly consistencyWindowSeconds = 0;
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly videoWaitMs: number;
+  private readonly videoPollMs: number;
+
+  constructor(options: FacebookClientOptions = {}) {
+    this.baseUrl = `${baseUrlOf(options.baseUrl ?? 'https://graph.facebook.com')}/${GRAPH_VERSION}`;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.videoWaitMs = options.videoWaitMs ?? 20_000;
+    this.videoPollMs = options.videoPollMs ?? 1_000;
+  }
+
+  async publish(input: PublishBlockInput): Promise<RemoteBlock> {
+    if (input.parent) {
+      if (input.media.length > 0) {
+        throw new NetworkError(
+          'permanent',
+          'Facebook comments carry text only here: put the files on the first block of a Facebook post.',
+        );
+      }
+      return this.comment(input, input.parent.root);
+    }
+    const page = input.credentials.remoteAccountId;
+    if (input.postType === 'reel') return this.reel(input, page);
+    if (input.postType === 'story') return this.story(input, page);
+    if (input.postType !== null && input.postType !== 'post') {
+      throw new NetworkError('permanent', `Facebook post type "${input.postType}" is not supported.`);
+    }
+    const videos = input.media.filter((m) => m.mimeType.startsWith('video/'));
+    if (videos.length > 0) {
+      if (input.media.length > 1) {
+        throw new NetworkError('permanent', 'A Facebook post carries one video alone, without other files.');
+      }
+      return this.video(input, page, videos[0] as MediaForNetwork);
+    }
+    if (input.media.length === 1) {
+      const photo = input.media[0] as MediaForNetwork;
+      const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
+        url: photo.url,
+        caption: input.content,
+        published: true,
+        ...(photo.altText ? { alt_text_custom: photo.altText } : {}),
+      });
+      return this.postBlock(answer, stringField(answer.body, 'post_id'));
+    }
+    const attached: { media_fbid: string }[] = [];
+    for (const photo of input.media) {
+      // Unpublished photos are no posts: one lost here is never shown, and the retry uploads afresh.
+      const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
+        url: photo.url,
+        published: false,
+        ...(photo.altText ? { alt_text_custom: photo.altText } : {}),
+      });
+      const id = stringField(answer.body, 'id');
+      if (!id) throw new NetworkError('transient', 'Facebook accepted a photo but its answer had no id', {});
+      attached.push({ media_fbid: id });
+    }
+    const link = typeof input.options.link === 'string' && attached.length === 0 ? input.options.link : null;
+    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/feed`, {
+      ...(input.content !== '' ? { message: input.content } : {}),
+      ...(link ? { link } : {}),
+      ...(attached.length > 0 ? { attached_media: attached } : {}),
+    });
+    return this.postBlock(answer, stringField(answer.body, 'id'));
+  }
+
+  private postBlock(answer: HttpAnswer, postId: string | undefined): RemoteBlock {
+    if (!postId) {
+      throw new NetworkError('transient', 'Facebook accepted the post but its answer had no post id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId } };
+  }
+
+  /** A video post: Facebook pulls `file_url`, then processes it; waited for within `videoWaitMs`. */
+  private async video(input: PublishBlockInput, page: string, file: MediaForNetwork): Promise<RemoteBlock> {
+    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
+      file_url: file.url,
+      description: input.content,
+      published: true,
+    });
+    const videoId = stringField(answer.body, 'id');
+    if (!videoId) {
+      throw new NetworkError('transient', 'Facebook accepted the video but its answer had no id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    // The video is posted once processed: from here on a resend could post it twice, so every
+    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
+    await input.progress?.save({ product: 'video', videoId });
+    const deadline = this.waitDeadline(input);
+    for (;;) {
+      let state: HttpAnswer;
+      try {
+        state = await this.call(
+          input.credentials,
+          'GET',
+          `/${encodeURIComponent(videoId)}?fields=status,post_id`,
+        );
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        throw new NetworkError('transient', `${error.message} (reading the status of a posted video)`, {
+          ...(error.details.status === undefined ? {} : { status: error.details.status }),
+          outcomeUnknown: true,
+        });
+      }
+      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
+        ?.status;
+      const videoStatus = status?.video_status;
+      if (videoStatus === 'ready') {
+        const postId = stringField(state.body, 'post_id') ?? `${page}_${videoId}`;
+        return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
+      }
+      if (videoStatus === 'error') {
+        const errors = (status?.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
+        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
+        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
+      }
+      if (Date.now() + this.videoPollMs > deadline) break;
+      await sleep(this.videoPollMs);
+    }
+    // Still processing: take it back so the retry's fresh upload is the only one ever posted.
+    try {
+      await this.deleteObject(input.credentials, videoId);
+    } catch {
+      throw new NetworkError(
+        'transient',
+        'Facebook was still processing the video and it could not be withdrawn',
+        { outcomeUnknown: true },
+      );
+    }
+    throw new NetworkError(
+      'transient',
+      'Facebook was still processing the video when Herald stopped waiting; it was withdrawn and will be uploaded again',
+      {},
+    );
+  }
+
+  /** The one file of a reel or story (the validator lets exactly one through). */
+  private soleFile(input: PublishBlockInput, kind: 'reel' | 'story'): MediaForNetwork {
+    const [file] = input.media;
+    if (!file || input.media.length > 1) {
+      throw new NetworkError('permanent', `A Facebook ${kind} carries exactly one file.`);
+    }
+    if (kind === 'reel' && !file.mimeType.startsWith('video/')) {
+      throw new NetworkError('permanent', 'A Facebook reel is one video.');
+    }
+    return file;
+  }
+
+  /**
+   * A video through an upload session (`/{page}/video_reels` or `/video_stories`): start, let
+   * Facebook pull the file (`file_url` header on the upload URL), wait until it is processed, and
+   * only then finish (publish). The video id is saved with the block's progress before the finish,
+   * so a lost answer to it is looked up by the video's status. A video still processing after
+   * `videoWaitMs` is never published: the retry starts a fresh session.
+   */
+  private async sessionVideo(
+    input: PublishBlockInput,
+    page: string,
+    file: MediaForNetwork,
+    product: 'reel' | 'story',
+  ): Promise<{ videoId: string; answer: HttpAnswer }> {
+    const endpoint = `/${encodeURIComponent(page)}/${product === 'reel' ? 'video_reels' : 'video_stories'}`;
+    const started = await this.call(input.credentials, 'POST', endpoint, { upload_phase: 'start' });
+    const videoId = stringField(started.body, 'video_id');
+    const uploadUrl = stringField(started.body, 'upload_url');
+    if (!videoId || !uploadUrl) {
+      throw new NetworkError('transient', `Facebook opened no ${product} upload session (no video_id)`, {});
+    }
+    await sendOrClassify(
+      {
+        method: 'POST',
+        url: uploadUrl,
+        headers: { authorization: `OAuth ${input.credentials.accessToken}`, file_url: file.url },
+        timeoutMs: Math.max(this.timeoutMs, 30_000),
+      },
+      (failure) => {
+        const error = classifyFacebookFailure(failure);
+        // An unfinished session is never published: whatever happened to the upload, nothing is posted.
+        return error.details.outcomeUnknown
+          ? new NetworkError('transient', error.message, { ...error.details, outcomeUnknown: false })
+          : error;
+      },
+    );
+    const deadline = this.waitDeadline(input);
+    for (;;) {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(videoId)}?fields=status`,
+      );
+      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
+        ?.status;
+      if (status?.video_status === 'ready') break;
+      if (status?.video_status === 'error') {
+        const errors = (status.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
+        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
+        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
+      }
+      if (Date.now() + this.videoPollMs > deadline) {
+        throw new NetworkError(
+          'transient',
+          `Facebook was still processing the ${product} when Herald stopped waiting; it was not published and will be uploaded again`,
+          {},
+        );
+      }
+      await sleep(this.videoPollMs);
+    }
+    await input.progress?.save({ product, videoId });
+    const answer = await this.call(input.credentials, 'POST', endpoint, {
+      upload_phase: 'finish',
+      video_id: videoId,
+      ...(product === 'reel' ? { video_state: 'PUBLISHED', description: input.content } : {}),
+    });
+    return { videoId, answer };
+  }
+
+  private async reel(input: PublishBlockInput, page: string): Promise<RemoteBlock> {
+    const { videoId } = await this.sessionVideo(input, page, this.soleFile(input, 'reel'), 'reel');
+    return this.reelBlock(page, videoId);
+  }
+
+  private reelBlock(page: string, videoId: string): RemoteBlock {
+    const postId = `${page}_${videoId}`;
+    return {
+      remoteId: postId,
+      remoteUrl: `https://www.facebook.com/reel/${videoId}`,
+      meta: { postId, videoId, postType: 'reel' },
+    };
+  }
+
+  /** A story: one photo (uploaded unpublished, then `/{page}/photo_stories`) or one video. Stories carry no text. */
+  private async story(input: PublishBlockInput, page: string): Promise<RemoteBlock> {
+    if (input.content.trim() !== '') {
+      throw new NetworkError(
+        'permanent',
+        'Facebook stories carry no text: leave the story block empty, or publish a post instead.',
+      );
+    }
+    const file = this.soleFile(input, 'story');
+    let answer: HttpAnswer;
+    let mediaId: string;
+    if (file.mimeType.startsWith('video/')) {
+      ({ videoId: mediaId, answer } = await this.sessionVideo(input, page, file, 'story'));
+    } else {
+      const photo = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
+        url: file.url,
+        published: false,
+        ...(file.altText ? { alt_text_custom: file.altText } : {}),
+      });
+      const photoId = stringField(photo.body, 'id');
+      if (!photoId)
+        throw new NetworkError('transient', 'Facebook accepted a photo but its answer had no id', {});
+      mediaId = photoId;
+      await input.progress?.save({ product: 'story', photoId });
+      answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photo_stories`, {
+        photo_id: photoId,
+      });
+    }
+    const postId = stringField(answer.body, 'post_id');
+    if (!postId) {
+      throw new NetworkError('transient', 'Facebook published the story but its answer had no post id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return this.storyBlock(postId, mediaId);
+  }
+
+  private storyBlock(postId: string, mediaId: string): RemoteBlock {
+    return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, mediaId, postType: 'story' } };
+  }
+
+  /** A reel or story whose finish answer was lost, found through the media id saved before it. */
+  private async lookupSaved(
+    input: LookupBlockInput,
+    page: string,
+    saved: Record<string, unknown>,
+  ): Promise<RemoteBlock | null> {
+    const mediaId =
+      typeof saved.videoId === 'string'
+        ? saved.videoId
+        : typeof saved.photoId === 'string'
+          ? saved.photoId
+          : null;
+    if (!mediaId) return null;
+    if (saved.product === 'video') {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
+        undefined,
+        [400],
+      );
+      const videoStatus = (state.body as { status?: { video_status?: unknown } } | undefined)?.status
+        ?.video_status;
+      if (state.status !== 200 || videoStatus === 'error') return null;
+      const postId = stringField(state.body, 'post_id') ?? `${page}_${mediaId}`;
+      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: mediaId } };
+    }
+    if (saved.product === 'reel') {
+      const state = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
+      );
+      const phase = (state.body as { status?: { publishing_phase?: { status?: unknown } } })?.status
+        ?.publishing_phase?.status;
+      return phase === 'complete' || phase === 'in_progress' ? this.reelBlock(page, mediaId) : null;
+    }
+    const stories = await this.call(
+      input.credentials,
+      'GET',
+      `/${encodeURIComponent(page)}/stories?fields=post_id,media_id,creation_time,status`,
+    );
+    for (const entry of dataOf(stories.body)) {
+      const postId = stringField(entry, 'post_id');
+      if (postId && stringField(entry, 'media_id') === mediaId) return this.storyBlock(postId, mediaId);
+    }
+    return null;
+  }
+
+  /**
+   * Until when a publish waits for Facebook's processing: `videoWaitMs`, cut short by the
+   * invocation's deadline (with room for the calls after the wait).
+   */
+  private waitDeadline(input: PublishBlockInput): number {
+    const own = Date.now() + this.videoWaitMs;
+    return input.deadline ? Math.min(own, input.deadline.getTime() - 2 * this.timeoutMs) : own;
+  }
+
+  private async comment(input: PublishBlockInput, root: RemoteBlock): Promise<RemoteBlock> {
+    const postId = root.meta.postId ?? root.remoteId;
+    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(postId)}/comments`, {
+      message: input.content,
+    });
+    const id = stringField(answer.body, 'id');
+    if (!id) {
+      throw new NetworkError('transient', 'Facebook accepted the comment but its answer had no id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return this.commentBlock(id, postId);
+  }
+
+  private commentBlock(commentId: string, postId: string): RemoteBlock {
+    return { remoteId: commentId, remoteUrl: commentUrl(postId, commentId), meta: { commentId, postId } };
+  }
+
+  async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
+    // Graph times are whole seconds: a block made in the send's second is still "since" it.
+    const since = Math.floor(input.since.getTime() / 1000) * 1000;
+    const page = input.credentials.remoteAccountId;
+    if (!input.parent && input.saved && typeof input.saved.product === 'string') {
+      return this.lookupSaved(input, page, input.saved);
+    }
+    if (input.parent) {
+      const postId = input.parent.root.meta.postId ?? input.parent.root.remoteId;
+      const answer = await this.call(
+        input.credentials,
+        'GET',
+        `/${encodeURIComponent(postId)}/comments?fields=id,message,created_time,from&order=reverse_chronological&limit=100`,
+      );
+      for (const entry of dataOf(answer.body)) {
+        const id = stringField(entry, 'id');
+        const from = stringField((entry as { from?: unknown }).from, 'id');
+        if (!id || (from !== undefined && from !== page)) continue;
+        if ((stringField(entry, 'message') ?? '') !== input.content) continue;
+        if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
+        return this.commentBlock(id, postId);
+      }
+      return null;
+    }
+    const answer = await this.call(
+      input.credentials,
+      'GET',
+      `/${encodeURIComponent(page)}/posts?fields=id,message,created_time&since=${Math.floor(since / 1000)}&limit=100`,
+    );
+    for (const entry of dataOf(answer.body)) {
+      const id = stringField(entry, 'id');
+      if (!id || (stringField(entry, 'message') ?? '') !== input.content) continue;
+      if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
+      return { remoteId: id, remoteUrl: postUrl(id), meta: { postId: id } };
+    }
+    // A video post shows among the page's posts only once processed: its video shows at once.
+    const videos = await this.call(
+      input.credentials,
+      'GET',
+      `/${encodeURIComponent(page)}/videos?fields=id,description,created_time&limit=25`,
+    );
+    for (const entry of dataOf(videos.body)) {
+      const videoId = stringField(entry, 'id');
+      if (!videoId || (stringField(entry, 'description') ?? '') !== input.content) continue;
+      if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
+      const postId = `${page}_${videoId}`;
+      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
+    }
+    return null;
+  }
+
+  async edit(input: EditBlockInput): Promise<void> {
+    if (input.block.meta.postType === 'story') {
+      throw new NetworkError('permanent', 'A Facebook story cannot be edited.');
+    }
+    if (input.title !== undefined && input.title !== null) {
+      throw new NetworkError('permanent', 'Facebook posts have no title to edit.');
+    }
+    if (input.options && Object.keys(input.options).length > 0) {
+      throw new NetworkError('permanent', 'Facebook lets only the text of a published post change.');
+    }
+    if (input.block.meta.postType === 'reel' && input.block.meta.videoId) {
+      // A reel's words are its video's description.
+      await this.call(input.credentials, 'POST', `/${encodeURIComponent(input.block.meta.videoId)}`, {
+        description: input.content,
+      });
+      return;
+    }
+    const id = input.block.meta.commentId ?? input.block.meta.postId ?? input.block.remoteId;
+    await this.call(input.credentials, 'POST', `/${encodeURIComponent(id)}`, { message: input.content });
+  }
+
+  async delete(input: DeleteBlockInput): Promise<void> {
+    const id = input.block.meta.commentId ?? input.block.meta.postId ?? input.block.remoteId;
+    await this.deleteObject(input.credentials, id);
+  }
+
+  /** `DELETE /{id}`; an object already gone (`(#100)` subcode 33) counts as deleted, so a retried delete after a lost answer does not fail. */
+  private async deleteObject(credentials: NetworkCredentials, id: string): Promise<void> {
+    try {
+      await this.call(credentials, 'DELETE', `/${encodeURIComponent(id)}`);
+    } catch (error) {
+      if (error instanceof NetworkError && (error as NetworkError & { subcode?: number }).subcode === 33)
+        return;
+      throw error;
+    }
+  }
+
+  metrics(input: MetricsInput): Promise<MetricsReading> {
+    return readFacebookMetrics((credentials, path) => this.call(credentials, 'GET', path), input);
+  }
+
+  private call(
+    credentials: NetworkCredentials,
+    method: HttpCall['method'],
+    path: string,
+    json?: Record<string, unknown>,
+    alsoFine: number[] = [],
+  ): Promise<HttpAnswer> {
+    return sendOrClassify(
+      {
+        method,
+        url: `${this.baseUrl}${path}`,
+        headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
+        json,
+        timeoutMs: this.timeoutMs,
+      },
+      (failure) => {
+        const error = classifyFacebookFailure(failure);
+        if (failure.type === 'answer') {
+          const subcode = graphErrorOf(failure.body)?.error_subcode;
+          if (typeof subcode === 'number') Object.assign(error, { subcode });
+        }
+        return error;
+      },
+      (answer) => alsoFine.includes(answer.status) && graphErrorOf(answer.body)?.error_subcode === 33,
+    );
+  }
+}
