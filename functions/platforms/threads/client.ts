@@ -65,6 +65,7 @@ interface GraphError {
   subcode: number | undefined;
   transient: boolean;
   userMessage: string | undefined;
+  title: string | undefined;
 }
 
 const graphErrorOf = (body: unknown): GraphError | null => {
@@ -77,6 +78,7 @@ const graphErrorOf = (body: unknown): GraphError | null => {
     subcode: num(error.error_subcode),
     transient: error.is_transient === true,
     userMessage: typeof error.error_user_msg === 'string' ? error.error_user_msg : undefined,
+    title: typeof error.error_user_title === 'string' ? error.error_user_title : undefined,
   };
 };
 
@@ -130,9 +132,16 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const error = graphErrorOf(body);
-  const message = error
-    ? `${error.userMessage ? `${error.message}: ${error.userMessage}` : error.message}${error.code === undefined ? '' : ` (code ${error.code}${error.subcode === undefined ? '' : `/${error.subcode}`})`}`
-    : `Threads answered HTTP ${status}`;
+  const said = error?.title
+    ? `${error.title}: ${error.userMessage ?? error.message}`
+    : error?.userMessage
+      ? `${error.message}: ${error.userMessage}`
+      : error?.message;
+  const codes =
+    error?.code === undefined
+      ? ''
+      : ` (code ${error.code}${error.subcode === undefined ? '' : `/${error.subcode}`})`;
+  const message = error ? `${said}${codes}` : `Threads answered HTTP ${status}`;
   const code = error?.code;
   if (code === 190 || code === 102 || code === 2500) {
     const expired = error?.subcode === 463 || /session has expired/i.test(error?.message ?? '');
