@@ -16,7 +16,9 @@ import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { ThreadsClient } from '../../functions/platforms/threads/client.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
@@ -406,6 +408,24 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  {
+    platform: 'threads',
+    factory: threadsAuth,
+    start: () => startThreadsSimulator(),
+    use: (url, tokens, accountId) =>
+      new ThreadsClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `thread ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    // Graph answers an expired session with 400, code 190, subcode 463.
+    expiredStatus: 400,
+    refreshes: true,
+    rotates: false,
+    revokes: false,
+    extendsAccessToken: true,
+    authorizePage: 'https://threads.net/oauth/authorize',
+  },
   ...(
     [
       [
@@ -418,12 +438,6 @@ const oauthCases: OAuthCase[] = [
         'instagram',
         instagramAuth,
         'https://www.instagram.com/oauth/authorize',
-        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
-      ],
-      [
-        'threads',
-        threadsAuth,
-        'https://threads.net/oauth/authorize',
         { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
       ],
       [
