@@ -48,6 +48,30 @@ export interface PublishBlockInput {
   idempotencyKey: string;
   /** 1 on the first publication of the post, 2 on the first retry (POST /posts/{id}/publish), ... */
   round: number;
+  /**
+   * Where a long upload keeps its place across worker invocations: what an earlier attempt of
+   * this block saved (an upload session and its offset), kept with the block's claim. Absent
+   * where the caller keeps none (a client must then work without it).
+   */
+  progress?: UploadProgress;
+  /**
+   * When the call must have returned (the worker's invocation ends soon after). A client with a
+   * resumable upload saves its progress and throws
+   * `NetworkError('transient', …, { continueLater: true })` before it. Absent: no limit.
+   */
+  deadline?: Date;
+}
+
+/** A block's upload state, kept with its claim so that the next invocation continues the upload. */
+export interface UploadProgress {
+  /** What the latest attempt saved for this block; null when nothing was saved. */
+  readonly saved: Record<string, unknown> | null;
+  /**
+   * Saves `state` with the block's claim and extends the claim's lease, so no other worker takes
+   * the block over while the upload makes progress. Throws when the claim is no longer this
+   * worker's (another took it over): the caller must stop sending at once.
+   */
+  save(state: Record<string, unknown>): Promise<void>;
 }
 
 export interface EditBlockInput {
@@ -71,6 +95,11 @@ export interface LookupBlockInput {
   parent: PublishBlockInput['parent'];
   /** The send was attempted after this time. */
   since: Date;
+  /**
+   * The upload progress the block's sends saved (`UploadProgress.save`), null when none: a
+   * resumable session's status can tell whether the upload completed and which post it made.
+   */
+  saved?: Record<string, unknown> | null;
 }
 
 /**
@@ -114,6 +143,12 @@ export class NetworkError extends Error {
        * `retryAfterSeconds` without spending an attempt.
        */
       rateLimited?: boolean;
+      /**
+       * With kind `transient`: a resumable upload is under way and its progress is saved
+       * (`UploadProgress.save`); nothing was posted. The next attempt continues it, without
+       * spending an attempt.
+       */
+      continueLater?: boolean;
     } = {},
   ) {
     super(message);
