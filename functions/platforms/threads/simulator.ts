@@ -705,7 +705,7 @@ export const startThreadsSimulator = async (
       replies: m.comments ?? 0,
       reposts: m.reposts ?? 0,
       quotes: m.quotes ?? 0,
-      shares: Math.floor((m.reposts ?? 0) / 2),
+      shares: m.shares ?? 0,
     };
     return {
       status: 200,
