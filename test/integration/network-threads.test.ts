@@ -44,6 +44,19 @@ const media = (name: string, altText: string | null = null): MediaForNetwork => 
   };
 };
 
+/** Upload progress kept in memory, as the engine keeps it with the block's claim. */
+const memoryProgress = () => {
+  const progress = {
+    saved: null as Record<string, unknown> | null,
+    saves: 0,
+    save: async (state: Record<string, unknown>) => {
+      progress.saved = state;
+      progress.saves += 1;
+    },
+  };
+  return progress;
+};
+
 const simPosts = async (): Promise<SimThreadsPost[]> =>
   ((await (await fetch(`${sim.url}/_sim/threads/posts`)).json()) as { data: SimThreadsPost[] }).data;
 const parentOf = (block: RemoteBlock, root: RemoteBlock = block) => ({ block, root });
@@ -93,16 +106,14 @@ describe('Threads client against the Threads simulator', () => {
       [third.remoteId, 'Third', second.remoteId, first.remoteId, 'everyone'],
     ]);
     expect(
-      sim
-        .records()
-        .map(({ kind, id, parentId, rootId, text, account }) => ({
-          kind,
-          id,
-          parentId,
-          rootId,
-          text,
-          account,
-        })),
+      sim.records().map(({ kind, id, parentId, rootId, text, account }) => ({
+        kind,
+        id,
+        parentId,
+        rootId,
+        text,
+        account,
+      })),
     ).toEqual([
       {
         kind: 'post',
@@ -230,6 +241,66 @@ describe('Threads client against the Threads simulator', () => {
     // The first container is never published (it expires unused); the retry's is.
     expect(containers.data.map((c) => c.status).sort()).toEqual(['IN_PROGRESS', 'PUBLISHED']);
     expect(await simPosts()).toHaveLength(1);
+  });
+
+  it('with saved progress, a video still processing is waited for by the next call (continueLater), never fetched twice', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_500 });
+    const impatient = new ThreadsClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_000,
+      pollIntervalMs: 50,
+      processingWaitMs: 300,
+    });
+    const progress = memoryProgress();
+    const block = input('Long video', { media: [media('c.mp4', 'Alt')], progress });
+    const first = await failureOf(impatient.publish(block));
+    expect(first).toMatchObject({ kind: 'transient', details: { continueLater: true } });
+    expect(progress.saves).toBeGreaterThan(0);
+    let remote: RemoteBlock | null = null;
+    for (let i = 0; i < 40 && !remote; i++) {
+      remote = await impatient.publish(block).catch((error) => {
+        expect(error.details.continueLater).toBe(true);
+        return null;
+      });
+    }
+    const containers = (await (await fetch(`${sim.url}/_sim/threads/containers`)).json()) as {
+      data: unknown[];
+    };
+    // One container, waited for across the calls, then published.
+    expect(containers.data).toHaveLength(1);
+    expect((await simPosts()).map((p) => [p.id, p.media.length])).toEqual([[remote?.remoteId, 1]]);
+
+    // Its container published, a later call with the same progress does not post again: outcome unknown, looked up.
+    const again = await failureOf(impatient.publish(block));
+    expect(again).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
+    // Changed content makes new containers rather than publishing the saved one.
+    sim.setSwitches({ videoProcessingMs: 50 });
+    await impatient.publish({ ...block, content: 'Other text' });
+    expect(await simPosts()).toHaveLength(2);
+  });
+
+  it('a carousel resumes from its saved items', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_200 });
+    const impatient = new ThreadsClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_000,
+      pollIntervalMs: 50,
+      processingWaitMs: 300,
+    });
+    const progress = memoryProgress();
+    const block = input('Carousel', { media: [media('a.png'), media('c.mp4')], progress });
+    let remote: RemoteBlock | null = null;
+    for (let i = 0; i < 40 && !remote; i++) {
+      remote = await impatient.publish(block).catch((error) => {
+        expect(error.details.continueLater).toBe(true);
+        return null;
+      });
+    }
+    const containers = (await (await fetch(`${sim.url}/_sim/threads/containers`)).json()) as {
+      data: unknown[];
+    };
+    expect(containers.data).toHaveLength(3);
+    expect((await simPosts()).map((p) => p.media.length)).toEqual([2]);
   });
 
   it('an expired container is made again and published once', async () => {

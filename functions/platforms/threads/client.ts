@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -191,6 +192,49 @@ const dataOf = (body: unknown): unknown[] => {
   return Array.isArray(data) ? data : [];
 };
 
+/** How long a saved media container is waited for across calls (Meta: poll for at most 5 minutes). */
+export const RESUME_LIMIT_MS = 5 * 60_000;
+
+/** The containers a block's earlier call made, kept in its saved progress under `threads`. */
+interface SavedContainers {
+  /** What the containers were made for: a block whose content or files changed makes new ones. */
+  key: string;
+  /** When the first of them was made (epoch ms). */
+  createdAt: number;
+  /** Carousel items, in the block's file order. */
+  children: string[];
+  /** The container to publish (a single file's, or the carousel). */
+  containerId: string | null;
+}
+
+/** Identifies what a block's containers carry: text, files (ids, not their URLs, which change), alt texts, reply target, options. */
+const blockKeyOf = (input: PublishBlockInput): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        input.content,
+        input.media.map((m) => [m.mediaId, m.altText]),
+        input.parent?.block.remoteId ?? null,
+        input.parent ? null : input.options,
+      ]),
+    )
+    .digest('base64url');
+
+const savedContainersOf = (
+  saved: Record<string, unknown> | null | undefined,
+  key: string,
+): SavedContainers | null => {
+  const state = saved?.threads as Partial<SavedContainers> | undefined;
+  if (!state || state.key !== key || typeof state.createdAt !== 'number') return null;
+  const children = Array.isArray(state.children) ? state.children.filter((c) => typeof c === 'string') : [];
+  return {
+    key,
+    createdAt: state.createdAt,
+    children,
+    containerId: typeof state.containerId === 'string' ? state.containerId : null,
+  };
+};
+
 type CallRequest = { method: HttpCall['method']; path: string; json?: unknown };
 
 export class ThreadsClient implements NetworkClient {
@@ -259,19 +303,36 @@ export class ThreadsClient implements NetworkClient {
   }
 
   /**
-   * A container for the block, processed and ready to publish: a fresh one per call (an
-   * unpublished container is never posted), made again once when Threads lets it expire.
+   * A container for the block, processed and ready to publish. Text containers are made fresh on
+   * every call. Media containers are kept in the block's saved progress where the engine keeps
+   * one: a file still processing when this call must end is waited for by the next call (the
+   * engine retries at once without spending an attempt) instead of being fetched again, for up to
+   * `RESUME_LIMIT_MS` after the container was made (Meta: poll for at most 5 minutes); after that,
+   * or without saved progress, the block is retried later with a new container. An unpublished
+   * container is never posted, so nothing is posted twice; a saved container Threads reports
+   * `PUBLISHED` means an earlier call posted the block: the engine looks it up.
    */
   private async readyContainer(
     input: PublishBlockInput,
     common: Record<string, unknown>,
     link: string | null,
   ): Promise<string> {
-    const deadline = Date.now() + this.processingWaitMs;
+    const bound = Date.now() + this.processingWaitMs;
+    // Leave the call time to publish before the worker's invocation ends.
+    const deadline = input.deadline ? Math.min(bound, input.deadline.getTime() - 3_000) : bound;
+    const key = blockKeyOf(input);
+    let resume = savedContainersOf(input.progress?.saved, key);
+    if (resume && Date.now() - resume.createdAt > RESUME_LIMIT_MS) resume = null;
     for (let attempt = 1; ; attempt++) {
-      const id = await this.createContainer(input, common, link, deadline);
-      const status = await this.waitFor(input.credentials, id, deadline);
-      if (status === 'FINISHED') return id;
+      const state: SavedContainers = resume ?? {
+        key,
+        createdAt: Date.now(),
+        children: [],
+        containerId: null,
+      };
+      resume = null;
+      const status = await this.prepare(input, common, link, deadline, state);
+      if (status === 'FINISHED') return state.containerId as string;
       if (attempt >= 2) {
         throw new NetworkError(
           'transient',
@@ -281,36 +342,59 @@ export class ThreadsClient implements NetworkClient {
     }
   }
 
-  private async createContainer(
+  /** Makes what `state` lacks (carousel items, the container), saving each step, and waits for it. */
+  private async prepare(
     input: PublishBlockInput,
     common: Record<string, unknown>,
     link: string | null,
     deadline: number,
-  ): Promise<string> {
+    state: SavedContainers,
+  ): Promise<'FINISHED' | 'EXPIRED'> {
     const { media, credentials } = input;
+    const save = async () => {
+      if (media.length > 0 && input.progress) await input.progress.save({ threads: { ...state } });
+    };
+    const wait = (id: string) =>
+      this.waitFor(credentials, id, deadline, state, save, input.progress !== undefined && media.length > 0);
     if (media.length === 0) {
-      return this.container(credentials, {
+      state.containerId = await this.container(credentials, {
         media_type: 'TEXT',
         ...common,
         ...(link ? { link_attachment: link } : {}),
       });
+      return wait(state.containerId);
     }
-    if (media.length === 1)
-      return this.container(credentials, { ...this.mediaFields(media[0] as MediaForNetwork), ...common });
-    const children: string[] = [];
-    for (const file of media) {
-      children.push(await this.container(credentials, { ...this.mediaFields(file), is_carousel_item: true }));
+    if (media.length === 1) {
+      if (!state.containerId) {
+        state.containerId = await this.container(credentials, {
+          ...this.mediaFields(media[0] as MediaForNetwork),
+          ...common,
+        });
+        await save();
+      }
+      return wait(state.containerId);
     }
-    for (const child of children) {
-      const status = await this.waitFor(credentials, child, deadline);
-      if (status !== 'FINISHED') {
-        throw new NetworkError(
-          'transient',
-          'Threads let a carousel item expire before the carousel was made',
+    if (state.children.length !== media.length) {
+      state.children = [];
+      for (const file of media) {
+        state.children.push(
+          await this.container(credentials, { ...this.mediaFields(file), is_carousel_item: true }),
         );
       }
+      await save();
     }
-    return this.container(credentials, { media_type: 'CAROUSEL', children: children.join(','), ...common });
+    if (!state.containerId) {
+      for (const child of state.children) {
+        if ((await wait(child)) === 'EXPIRED') return 'EXPIRED';
+      }
+      state.containerId = await this.container(credentials, {
+        media_type: 'CAROUSEL',
+        children: state.children.join(','),
+        ...common,
+      });
+      await save();
+    }
+    return wait(state.containerId);
   }
 
   private mediaFields(file: MediaForNetwork): Record<string, unknown> {
@@ -334,13 +418,19 @@ export class ThreadsClient implements NetworkClient {
   }
 
   /**
-   * Polls a container until it is FINISHED (returned) or EXPIRED (returned: the caller makes a new
-   * one); ERROR is permanent with Threads' reason; still IN_PROGRESS at the deadline is transient.
+   * Polls a container until it is FINISHED or EXPIRED (returned: the caller makes a new one);
+   * ERROR is permanent with Threads' reason; PUBLISHED (only a saved container can be) means an
+   * earlier call posted the block: outcome unknown, so the engine looks it up. Still IN_PROGRESS at
+   * the deadline: `continueLater` while the saved container may still be waited for, else
+   * transient (a later attempt makes a new container).
    */
   private async waitFor(
     credentials: NetworkCredentials,
     id: string,
     deadline: number,
+    state: SavedContainers,
+    save: () => Promise<void>,
+    resumable: boolean,
   ): Promise<'FINISHED' | 'EXPIRED'> {
     let pause = this.pollIntervalMs;
     for (;;) {
@@ -349,8 +439,14 @@ export class ThreadsClient implements NetworkClient {
         path: `/${encodeURIComponent(id)}?fields=status,error_message`,
       });
       const status = stringField(answer.body, 'status');
-      if (status === 'FINISHED' || status === 'PUBLISHED') return 'FINISHED';
+      if (status === 'FINISHED') return 'FINISHED';
       if (status === 'EXPIRED') return 'EXPIRED';
+      if (status === 'PUBLISHED') {
+        throw new NetworkError('transient', "Threads already published this block's container", {
+          status: answer.status,
+          outcomeUnknown: true,
+        });
+      }
       if (status === 'ERROR') {
         const reason = stringField(answer.body, 'error_message') ?? 'UNKNOWN';
         throw new NetworkError(
@@ -360,6 +456,13 @@ export class ThreadsClient implements NetworkClient {
         );
       }
       if (Date.now() + pause > deadline) {
+        if (resumable && Date.now() - state.createdAt < RESUME_LIMIT_MS) {
+          // Extends the claim's lease too: this block is being worked on.
+          await save();
+          throw new NetworkError('transient', 'Threads is still processing the media; waiting for it', {
+            continueLater: true,
+          });
+        }
         throw new NetworkError(
           'transient',
           'Threads is still processing the media; the block is tried again with a new container',
