@@ -175,10 +175,14 @@ export class ThreadsCapError extends NetworkError {
 }
 
 /** The same error with `outcomeUnknown` dropped: for calls that cannot post anything. */
-const withoutUnknownOutcome = (error: NetworkError): NetworkError => {
+const withoutUnknownOutcome = (error: NetworkError, failure: HttpFailure): NetworkError => {
   if (!error.details.outcomeUnknown) return error;
   const { outcomeUnknown: _dropped, ...rest } = error.details;
-  return new NetworkError(error.kind, error.message, rest);
+  const message =
+    failure.type === 'transport'
+      ? `Threads did not answer (${failure.code}); nothing was posted`
+      : error.message;
+  return new NetworkError(error.kind, message, rest);
 };
 
 /** Graph's `2026-11-25T23:14:56+0000` (or any ISO 8601 time) as epoch milliseconds, or NaN. */
@@ -407,11 +411,13 @@ export class ThreadsClient implements NetworkClient {
   }
 
   private async container(credentials: NetworkCredentials, json: Record<string, unknown>): Promise<string> {
-    const answer = await this.call(credentials, {
-      method: 'POST',
-      path: `/${encodeURIComponent(credentials.remoteAccountId)}/threads`,
-      json,
-    });
+    // Threads downloads an image before it answers: a media container gets a longer wait.
+    const pulls = json.media_type === 'IMAGE' || json.media_type === 'VIDEO';
+    const answer = await this.call(
+      credentials,
+      { method: 'POST', path: `/${encodeURIComponent(credentials.remoteAccountId)}/threads`, json },
+      pulls ? { timeoutMs: this.timeoutMs * 3 } : {},
+    );
     const id = stringField(answer.body, 'id');
     if (!id) throw new NetworkError('transient', 'Threads made a media container but its answer had no id');
     return id;
@@ -612,7 +618,7 @@ export class ThreadsClient implements NetworkClient {
   private async call(
     credentials: NetworkCredentials,
     request: CallRequest,
-    options: { canPost?: boolean; alsoFine?: (answer: HttpAnswer) => boolean } = {},
+    options: { canPost?: boolean; alsoFine?: (answer: HttpAnswer) => boolean; timeoutMs?: number } = {},
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -620,11 +626,11 @@ export class ThreadsClient implements NetworkClient {
         url: `${this.baseUrl}${request.path}`,
         headers: { authorization: `Bearer ${credentials.accessToken}`, 'user-agent': 'Herald/0.1' },
         json: request.json,
-        timeoutMs: this.timeoutMs,
+        timeoutMs: options.timeoutMs ?? this.timeoutMs,
       },
       (failure) => {
         const error = classifyThreadsFailure(failure);
-        return options.canPost ? error : withoutUnknownOutcome(error);
+        return options.canPost ? error : withoutUnknownOutcome(error, failure);
       },
       options.alsoFine,
     );
