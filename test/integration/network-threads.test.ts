@@ -485,6 +485,43 @@ describe('Threads client against the Threads simulator', () => {
     expect(revoked.details.tokenExpired).toBeUndefined();
   });
 
+  it("a token Threads issued acts for its own user only: another user's id in the path is refused", async () => {
+    const app = { clientId: 'herald-sim-threads', clientSecret: 'herald-sim-secret-threads' };
+    const redirect = 'https://herald.example/callback';
+    const consent = await fetch(
+      `${sim.url}/oauth/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(redirect)}&scope=threads_basic,threads_content_publish&response_type=code&state=s&sim_user=owner`,
+      { redirect: 'manual' },
+    );
+    const code = new URL(consent.headers.get('location') as string).searchParams.get('code') as string;
+    const token = await fetch(`${sim.url}/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        grant_type: 'authorization_code',
+        redirect_uri: redirect,
+        code,
+      }),
+    });
+    const { access_token: accessToken, user_id: userId } = (await token.json()) as {
+      access_token: string;
+      user_id: string;
+    };
+    const own = await client.publish(
+      input('Mine', { credentials: { accessToken, remoteAccountId: userId } }),
+    );
+    expect(own.remoteId).toMatch(/^\d+$/);
+    const other = await failureOf(
+      client.publish(
+        input('Not mine', { credentials: { accessToken, remoteAccountId: '17841400000000999' } }),
+      ),
+    );
+    expect(other).toMatchObject({ kind: 'permanent', details: { status: 400 } });
+    expect(other.message).toMatch(/does not exist.*code 100\/33/);
+    expect((await simPosts()).map((p) => [p.text, p.userId])).toEqual([['Mine', userId]]);
+  });
+
   it('refuses edits clearly; deletes posts and replies, a second delete being fine', async () => {
     const post = await client.publish(input('To delete'));
     const reply = await client.publish(input('Reply to delete', { parent: parentOf(post) }));

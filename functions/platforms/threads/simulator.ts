@@ -287,6 +287,19 @@ const fetchMedia = async (url: string): Promise<{ bytes: number; contentType: st
 export const startThreadsSimulator = async (
   options: ThreadsSimulatorOptions = {},
 ): Promise<ThreadsSimulator> => {
+  const oauth = threadsOAuthSimulator(options.oauth);
+  /**
+   * A token the simulator issued acts for its own user only, as on Threads: another user's id in
+   * the path is an object it cannot see. Tokens it did not issue act for the user in the path.
+   */
+  const checkUser = (ctx: SimContext, method: string): string => {
+    const userId = ctx.params.userId as string;
+    const owner = ctx.token ? oauth.userOf(ctx.token) : null;
+    if (owner !== null && owner !== userId && userId !== 'me') {
+      throw new SimHttpError(unsupported(method, userId));
+    }
+    return userId === 'me' && owner !== null ? owner : userId;
+  };
   const containers = new Map<string, Container>();
   const posts = new Map<string, SimThreadsPost>();
   const deletes: { userId: string; at: number }[] = [];
@@ -322,7 +335,7 @@ export const startThreadsSimulator = async (
   };
 
   const createContainer = async (ctx: SimContext): Promise<SimResponse> => {
-    const userId = ctx.params.userId as string;
+    const userId = checkUser(ctx, 'post');
     const params = paramsOf(ctx);
     const mediaType = stringParam(params, 'media_type');
     if (!mediaType || !(MEDIA_TYPES as readonly string[]).includes(mediaType)) {
@@ -477,7 +490,7 @@ export const startThreadsSimulator = async (
   };
 
   const publish = (ctx: SimContext): SimResponse => {
-    const userId = ctx.params.userId as string;
+    const userId = checkUser(ctx, 'post');
     const params = paramsOf(ctx);
     const creationId = stringParam(params, 'creation_id');
     if (!creationId) return invalidParam('The parameter creation_id is required.');
@@ -599,7 +612,7 @@ export const startThreadsSimulator = async (
 
   /** A user's posts or replies, newest first, with Graph's cursor paging. */
   const list = (ctx: SimContext, replies: boolean): SimResponse => {
-    const userId = ctx.params.userId as string;
+    const userId = checkUser(ctx, 'get');
     const limitRaw = ctx.query.get('limit') ?? '25';
     const limit = Number(limitRaw);
     if (!/^\d+$/.test(limitRaw) || limit < 1 || limit > 100)
@@ -644,7 +657,7 @@ export const startThreadsSimulator = async (
   };
 
   const publishingLimit = (ctx: SimContext): SimResponse => {
-    const userId = ctx.params.userId as string;
+    const userId = checkUser(ctx, 'get');
     const fields = fieldsOf(ctx);
     const since = Date.now() - WINDOW_MS;
     const entry: Record<string, unknown> = {};
@@ -727,7 +740,7 @@ export const startThreadsSimulator = async (
     errors: threadsErrors,
     port: options.port,
     holdMs: options.holdMs,
-    oauth: threadsOAuthSimulator(options.oauth),
+    oauth,
     onReset: () => {
       containers.clear();
       posts.clear();
