@@ -8,6 +8,7 @@ import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { PinterestClient } from './pinterest/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
+import { ThreadsClient } from './threads/client.ts';
 import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
 import { XClient } from './x/client.ts';
@@ -55,6 +56,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
       return new PinterestClient(common);
     case 'facebook':
       return new FacebookClient(common);
+    case 'threads':
+      return new ThreadsClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -22,7 +22,9 @@ import { startPinterestSimulator } from '../../functions/platforms/pinterest/sim
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { ThreadsClient } from '../../functions/platforms/threads/client.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import { tiktokCall } from '../../functions/platforms/tiktok/client.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import { startTikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
@@ -490,14 +492,26 @@ const oauthCases: OAuthCase[] = [
     extendsAccessToken: true,
     authorizePage: `https://www.facebook.com/${GRAPH_VERSION}/dialog/oauth`,
   },
+  {
+    platform: 'threads',
+    factory: threadsAuth,
+    start: () => startThreadsSimulator(),
+    use: (url, tokens, accountId) =>
+      new ThreadsClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `thread ${randomBytes(4).toString('hex')}`,
+        ),
+      ),
+    // Graph answers an expired session with 400, code 190, subcode 463.
+    expiredStatus: 400,
+    refreshes: true,
+    rotates: false,
+    revokes: false,
+    extendsAccessToken: true,
+    authorizePage: 'https://threads.net/oauth/authorize',
+  },
   ...(
     [
-      [
-        'threads',
-        threadsAuth,
-        'https://threads.net/oauth/authorize',
-        { refreshes: true, rotates: false, revokes: false, extendsAccessToken: true },
-      ],
       [
         'reddit',
         redditAuth,

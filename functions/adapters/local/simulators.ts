@@ -4,6 +4,7 @@ import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
+import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
@@ -47,6 +48,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startPinterestSimulator();
     case 'facebook':
       return startFacebookSimulator();
+    case 'threads':
+      return startThreadsSimulator();
     default:
       return startGenericSimulator({ platform });
   }

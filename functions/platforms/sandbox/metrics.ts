@@ -10,7 +10,7 @@ export const SIMULATED_METRICS: Record<PlatformId, readonly MetricName[]> = {
   linkedin_page: ['likes', 'comments', 'shares', 'impressions', 'reach', 'clicks'],
   instagram: ['likes', 'comments', 'views', 'reach', 'shares', 'saves'],
   facebook: ['likes', 'comments', 'shares', 'views', 'reach'],
-  threads: ['likes', 'comments', 'reposts', 'quotes', 'views'],
+  threads: ['likes', 'comments', 'reposts', 'quotes', 'shares', 'views'],
   tiktok: ['likes', 'comments', 'shares', 'views'],
   youtube: ['likes', 'comments', 'views'],
   vimeo: ['likes', 'comments', 'views'],

@@ -1,5 +1,4 @@
 import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
-import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
 import { vimeoOAuthSimulator } from '../vimeo/oauth-simulator.ts';
 import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
@@ -11,8 +10,6 @@ import type { SimOAuthMount } from './framework.ts';
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
-    case 'threads':
-      return threadsOAuthSimulator();
     case 'reddit':
       return redditOAuthSimulator();
     case 'youtube':

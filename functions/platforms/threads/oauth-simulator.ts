@@ -21,7 +21,9 @@ import {
  * expires_in }` (60 days), `GET /:version/me?fields=id,username`. Graph's error shapes; no
  * revocation call. Not simulated: refreshing needs a token at least 24 hours old.
  */
-export const threadsOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+export const threadsOAuthSimulator = (
+  options: { app?: SimOAuthApp } = {},
+): SimOAuthMount & { userOf(token: string): string | null } => {
   const app = options.app ?? simOAuthApp('threads');
   const store = new SimTokenStore({
     prefix: 'th',
@@ -45,7 +47,7 @@ export const threadsOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
         body: { access_token: issued.accessToken, token_type: 'bearer', expires_in: issued.expiresIn },
       };
     };
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'threads_basic',
@@ -103,4 +105,6 @@ export const threadsOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
       },
     },
   ]);
+  /** The Threads user a token it issued belongs to; null for tokens it did not issue. */
+  return { ...mount, userOf: (token: string) => store.grantOf(token)?.account.id ?? null };
 };

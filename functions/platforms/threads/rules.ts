@@ -1,9 +1,14 @@
 import type { Platform } from '../types.ts';
 
+const MB = 1024 * 1024;
+
 /**
  * Threads (threaded text network). Sources: spec section 8; Threads API POST /{user-id}/threads
  * (500 characters, emojis counted as their UTF-8 bytes; `reply_control` with five values;
- * `link_attachment` for text posts; carousels up to 20 items); media: JPEG, PNG, MP4, MOV.
+ * `link_attachment` for text posts; carousels of 2 to 20 items); media specifications: JPEG and
+ * PNG up to 8 MB, MP4 and MOV up to 1 GB (above Herald's own cap) and 5 minutes. Later blocks
+ * are replies (`reply_to_id`), which carry text and files like the first. No edits; deletes with
+ * `DELETE /{media-id}` (permission `threads_delete`, 100 a day).
  */
 export const platform: Platform = {
   id: 'threads',
@@ -28,7 +33,7 @@ export const platform: Platform = {
           'followers_only',
         ],
         maxLength: null,
-        description: 'Who may reply to the post. Default everyone.',
+        description: 'Who may reply to the post (the first block). Default everyone.',
       },
       {
         key: 'linkAttachment',
@@ -36,13 +41,15 @@ export const platform: Platform = {
         required: false,
         allowedValues: null,
         maxLength: 2048,
-        description: 'Web address shown as a link preview card. Text-only posts only.',
+        description:
+          'Web address shown as a link preview card on the first block. Text-only posts only: a first block with files and a link attachment is refused.',
       },
     ],
     remoteEdit: null,
     supportsRemoteDelete: true,
     acceptedMimeTypes: ['image/jpeg', 'image/png', 'video/mp4', 'video/quicktime'],
     maxMedia: 20,
+    maxMediaBytes: { 'image/jpeg': 8 * MB, 'image/png': 8 * MB },
     requiresMedia: false,
     commentsReadable: false,
     commentsWindowDays: null,
