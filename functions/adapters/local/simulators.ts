@@ -1,6 +1,7 @@
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
+import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
 
@@ -35,6 +36,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
     case 'linkedin':
     case 'linkedin_page':
       return startLinkedInSimulator();
+    case 'reddit':
+      return startRedditSimulator();
     default:
       return startGenericSimulator({ platform });
   }
