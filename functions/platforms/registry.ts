@@ -4,6 +4,7 @@ import { BlueskyClient } from './bluesky/client.ts';
 import { getPlatform } from './catalog.ts';
 import { GenericNetworkClient } from './generic/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
+import { RedditClient } from './reddit/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import type { PlatformId } from './types.ts';
 import { XClient } from './x/client.ts';
@@ -43,6 +44,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'linkedin':
     case 'linkedin_page':
       return createLinkedInClient(platform, common);
+    case 'reddit':
+      return new RedditClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.
