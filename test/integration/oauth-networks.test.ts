@@ -13,7 +13,9 @@ import { LinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { linkedInMemberAuth, linkedInPageAuth } from '../../functions/platforms/linkedin/oauth.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
+import { startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
@@ -375,6 +377,23 @@ interface OAuthCase {
 
 const oauthCases: OAuthCase[] = [
   {
+    platform: 'reddit',
+    factory: redditAuth,
+    start: () => startRedditSimulator(),
+    use: (url, tokens, accountId) =>
+      new RedditClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `hello ${randomBytes(4).toString('hex')}`,
+          { title: 'OAuth check', options: { subreddit: 'heraldtest' } },
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.reddit.com/api/v1/authorize',
+  },
+  {
     platform: 'linkedin',
     factory: linkedInMemberAuth,
     start: () => startLinkedInSimulator(),
@@ -431,12 +450,6 @@ const oauthCases: OAuthCase[] = [
         pinterestAuth,
         'https://www.pinterest.com/oauth/',
         { refreshes: true, rotates: false, revokes: false },
-      ],
-      [
-        'reddit',
-        redditAuth,
-        'https://www.reddit.com/api/v1/authorize',
-        { refreshes: true, rotates: false, revokes: true },
       ],
       [
         'tiktok',
