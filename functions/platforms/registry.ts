@@ -15,6 +15,8 @@ export interface NetworkConfig {
   timeoutMs: number;
   /** X's timeline lag bound in seconds, replacing the client's default (tests shorten it). */
   xConsistencyWindowSeconds?: number;
+  /** Reddit's listing lag bound in seconds, replacing the client's default (tests shorten it). */
+  redditConsistencyWindowSeconds?: number;
 }
 
 /** A network whose client has not landed yet: refuses every call clearly instead of pretending. */
@@ -44,8 +46,13 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'linkedin':
     case 'linkedin_page':
       return createLinkedInClient(platform, common);
-    case 'reddit':
-      return new RedditClient(common);
+    case 'reddit': {
+      const window = config.redditConsistencyWindowSeconds;
+      return new RedditClient({
+        ...common,
+        ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
+      });
+    }
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

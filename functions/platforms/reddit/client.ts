@@ -44,7 +44,7 @@ export interface RedditClientOptions {
   mediaWaitMs?: number;
   /** Between reads of the listing while waiting (default 1 s). */
   pollIntervalMs?: number;
-  /** How long after a send the listings may still miss a post (default 60 s: media processing). */
+  /** How long after a send the listings may still miss a post (default 30 s: listing caches and image processing). */
   consistencyWindowSeconds?: number;
 }
 
@@ -94,7 +94,7 @@ export class RedditClient implements NetworkClient {
     };
     this.mediaWaitMs = Math.min(options.mediaWaitMs ?? 15_000, 20_000);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.consistencyWindowSeconds = options.consistencyWindowSeconds ?? 60;
+    this.consistencyWindowSeconds = options.consistencyWindowSeconds ?? 30;
   }
 
   private call(
