@@ -168,6 +168,30 @@ describe('Reddit through the local runtime', () => {
     expect((await simPostAt(post.channels[0].remoteUrl))?.selftext).toBe('A picture');
   }, 90_000);
 
+  it('publishes several images as a gallery with their alt text as captions', async () => {
+    const one = await upload(mediaFiles.png(3_100), 'one.png', 'image/png');
+    const two = await upload(mediaFiles.jpeg(3_200), 'two.jpg', 'image/jpeg');
+    const { post } = await publish({
+      blocks: [
+        {
+          content: 'Two pictures',
+          mediaIds: [one.id, two.id],
+          mediaAltText: { [one.id]: 'A red square', [two.id]: 'A blue square' },
+        },
+      ],
+    });
+    expect(post.status, JSON.stringify(post)).toBe('published');
+    expect(post.channels[0].remoteUrl).toMatch(/^https:\/\/www\.reddit\.com\/gallery\/[0-9a-z]+$/);
+    const id = /\/gallery\/([0-9a-z]+)$/.exec(post.channels[0].remoteUrl)?.[1];
+    const stored = (await simPosts()).find((p) => p.id === id);
+    const assets = await simMedia();
+    expect(stored).toMatchObject({ kind: 'gallery', selftext: 'Two pictures' });
+    expect(stored?.assetIds.map((a) => assets.find((x) => x.assetId === a)?.uploadedBytes)).toEqual([
+      3_100, 3_200,
+    ]);
+    expect(stored?.assetIds.map((a) => stored.captions[a])).toEqual(['A red square', 'A blue square']);
+  }, 90_000);
+
   it("fails the channel with Reddit's own refusal", async () => {
     const { post } = await publish({
       options: { subreddit: 'doesnotexist_here' },
@@ -202,9 +226,9 @@ describe('Reddit through the local runtime', () => {
     expect(noSubreddit.status).toBe(422);
     const onComment = await create({ blocks: [{ content: 'a' }, { content: 'b', mediaIds: [png.id] }] });
     expect(onComment.status).toBe(422);
-    const other = await upload(mediaFiles.png(3_001), 'q.png', 'image/png');
-    const two = await create({ blocks: [{ content: 'a', mediaIds: [png.id, other.id] }] });
-    expect(two.status).toBe(422);
+    const video = await upload(mediaFiles.mp4(3_001), 'q.mp4', 'video/mp4');
+    const withVideo = await create({ blocks: [{ content: 'a', mediaIds: [png.id, video.id] }] });
+    expect(withVideo.status).toBe(422);
     expect(await simPosts()).toEqual(before);
   });
 
@@ -212,14 +236,14 @@ describe('Reddit through the local runtime', () => {
     const platforms = await rt.api('/platforms', { key: ws.key });
     const reddit = platforms.body.data.find((p: { id: string }) => p.id === 'reddit');
     expect(reddit.limits).toMatchObject({
-      maxLength: 40000,
+      maxLength: 10000,
       continuation: 'comment',
-      continuationMaxLength: 10000,
       continuationTextOnly: true,
       title: { required: true, maxLength: 300 },
       remoteEdit: ['text'],
       supportsRemoteDelete: true,
-      maxMedia: 1,
+      maxMedia: 20,
+      soleMediaTypes: ['video/mp4', 'video/quicktime'],
       acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4', 'video/quicktime'],
     });
     expect(reddit.limits.options.map((o: { key: string }) => o.key)).toEqual([

@@ -123,6 +123,37 @@ describe('Reddit client against the Reddit simulator', () => {
     });
   });
 
+  it('posts 2 to 20 images as a gallery, alt text as captions (cut to 180 characters)', async () => {
+    const a = { ...file('g1.png', 'image/png', mediaFiles.png(4_000)), altText: 'First picture' };
+    const b = { ...file('g2.jpg', 'image/jpeg', mediaFiles.jpeg(5_000)), altText: 'x'.repeat(200) };
+    const post = await client.publish(
+      first('Two pictures', { media: [a, b], options: { subreddit: 'heraldtest', nsfw: 'true' } }),
+    );
+    expect(post.meta).toEqual({ kind: 'gallery' });
+    const [stored] = sim.posts();
+    expect(post.remoteId).toBe(stored?.name);
+    expect(post.remoteUrl).toBe(`https://www.reddit.com/gallery/${stored?.id}`);
+    const assets = sim.media();
+    expect(assets.map((x) => [x.mimetype, x.uploadedBytes])).toEqual([
+      ['image/png', 4_000],
+      ['image/jpeg', 5_000],
+    ]);
+    expect(stored).toMatchObject({ kind: 'gallery', selftext: 'Two pictures', nsfw: true });
+    expect(stored?.assetIds).toEqual(assets.map((x) => x.assetId));
+    expect(stored?.captions[assets[0]?.assetId as string]).toBe('First picture');
+    expect([...(stored?.captions[assets[1]?.assetId as string] ?? '')]).toHaveLength(180);
+    // Found by lookup too, like any submission.
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Two pictures',
+      parent: null,
+      since: new Date(Date.now() - 1_000),
+    });
+    expect(found).toMatchObject({ remoteId: post.remoteId, meta: { kind: 'gallery' } });
+    expect((await failureOf(client.edit({ credentials, block: post, content: 'x' }))).kind).toBe('permanent');
+  });
+
   it('uploads a video with a poster image, as Reddit requires', async () => {
     const bytes = mediaFiles.mp4(80_000);
     const post = await client.publish(first('A clip', { media: [file('v.mp4', 'video/mp4', bytes)] }));
@@ -147,8 +178,9 @@ describe('Reddit client against the Reddit simulator', () => {
     );
     expect(onComment.kind).toBe('permanent');
     expect(onComment.message).toMatch(/text only/);
-    expect((await failureOf(client.publish(first('two', { media: [png, png] })))).message).toMatch(
-      /one image/,
+    const mp4 = file('c.mp4', 'video/mp4', mediaFiles.mp4(3_000));
+    expect((await failureOf(client.publish(first('two', { media: [mp4, png] })))).message).toMatch(
+      /goes alone/,
     );
     expect((await failureOf(client.publish(first('x', { options: {} })))).message).toMatch(/subreddit/);
     expect((await failureOf(client.publish(first('x', { title: null })))).message).toMatch(/title/);

@@ -18,10 +18,11 @@ import { readRedditMetrics } from './metrics.ts';
 
 /**
  * Reddit's API (oauth.reddit.com, bearer token, a descriptive User-Agent). The first block is a
- * submission to the `subreddit` option with the channel's title: a text post (`kind=self`) or,
- * with one file, an image or video post (`kind=image|video`, the file uploaded through Reddit's
- * media lease, media-upload.ts; a video gets a blank poster image, which Reddit requires) carrying
- * the block's text as its body. Flair (`flairId`, `flairText`), `nsfw` and `spoiler` are options.
+ * submission to the `subreddit` option with the channel's title: a text post (`kind=self`), with
+ * one file an image or video post (`kind=image|video`, the file uploaded through Reddit's media
+ * lease, media-upload.ts; a video gets a blank poster image, which Reddit requires), with 2 to 20
+ * images a gallery (alt text as captions); each carries the block's text as its body. Flair
+ * (`flairId`, `flairText`), `nsfw` and `spoiler` are options.
  * Later blocks are comments on the submission (`POST /api/comment`), text only.
  *
  * Reddit answers refusals inside HTTP 200 (`json.errors`, http.ts). A media submit answers without
@@ -132,9 +133,14 @@ export class RedditClient implements NetworkClient {
     if (!subreddit) throw new NetworkError('permanent', 'Reddit needs the subreddit option to post.');
     const title = input.title?.trim();
     if (!title) throw new NetworkError('permanent', 'Reddit needs a title to post.');
-    if (input.media.length > 1) {
-      throw new NetworkError('permanent', 'Reddit takes one image or one video per post.');
+    if (input.media.length > 1 && input.media.some((m) => !m.mimeType.startsWith('image/'))) {
+      throw new NetworkError(
+        'permanent',
+        'A Reddit video goes alone: a post takes one video, or 1 to 20 images.',
+      );
     }
+    if (input.media.length > 20)
+      throw new NetworkError('permanent', 'A Reddit gallery takes at most 20 images.');
     const form: Record<string, string> = {
       api_type: 'json',
       sr: subreddit,
@@ -149,6 +155,7 @@ export class RedditClient implements NetworkClient {
     const flairText = optionText(input.options, 'flairText');
     if (flairId) form.flair_id = flairId;
     if (flairText) form.flair_text = flairText;
+    if (input.media.length > 1) return this.gallery(input, form);
     const file = input.media[0];
     if (!file) {
       form.kind = 'self';
@@ -171,9 +178,12 @@ export class RedditClient implements NetworkClient {
     const isVideo = file.mimeType.startsWith('video/');
     const token = input.credentials.accessToken;
     form.kind = isVideo ? 'video' : 'image';
-    form.url = await uploadRedditMedia(this.connection, token, storedFile(file));
-    if (isVideo)
-      form.video_poster_url = await uploadRedditMedia(this.connection, token, blankPoster(file.mediaId));
+    form.url = (await uploadRedditMedia(this.connection, token, storedFile(file))).location;
+    if (isVideo) {
+      form.video_poster_url = (
+        await uploadRedditMedia(this.connection, token, blankPoster(file.mediaId))
+      ).location;
+    }
     const author = await this.nameOf(input.credentials);
     const sentAt = new Date();
     await this.call(input.credentials, { method: 'POST', path: '/api/submit', form });
@@ -190,6 +200,57 @@ export class RedditClient implements NetworkClient {
       `Reddit accepted the ${isVideo ? 'video' : 'image'} post but has not shown it yet (media processing)`,
       { outcomeUnknown: true },
     );
+  }
+
+  /**
+   * 2 to 20 images: `POST /api/submit_gallery_post.json` (a JSON body) with each upload's asset id
+   * and its alt text as the caption (Reddit's captions hold 180 characters: longer alt text is cut).
+   * Reddit answers the gallery's id at once.
+   */
+  private async gallery(input: PublishBlockInput, form: Record<string, string>): Promise<RemoteBlock> {
+    const items: { media_id: string; caption: string; outbound_url: string }[] = [];
+    for (const file of input.media) {
+      const { assetId } = await uploadRedditMedia(
+        this.connection,
+        input.credentials.accessToken,
+        storedFile(file),
+      );
+      const alt = [...(file.altText ?? '')];
+      items.push({
+        media_id: assetId,
+        caption: alt.length > 180 ? `${alt.slice(0, 179).join('')}…` : alt.join(''),
+        outbound_url: '',
+      });
+    }
+    const answer = await this.call(input.credentials, {
+      method: 'POST',
+      path: '/api/submit_gallery_post.json',
+      json: {
+        api_type: 'json',
+        show_error_list: true,
+        sr: form.sr,
+        title: form.title,
+        text: form.text,
+        items,
+        nsfw: form.nsfw === 'true',
+        spoiler: form.spoiler === 'true',
+        sendreplies: true,
+        validate_on_submit: true,
+        ...(form.flair_id ? { flair_id: form.flair_id } : {}),
+        ...(form.flair_text ? { flair_text: form.flair_text } : {}),
+      },
+    });
+    const data = (answer.body as { json?: { data?: unknown } } | null)?.json?.data;
+    const idField = stringField(data, 'id');
+    const url = stringField(data, 'url');
+    const id = idField?.replace(/^t3_/, '') ?? (url ? /\/gallery\/([0-9a-z]+)/.exec(url)?.[1] : undefined);
+    if (!id) {
+      throw new NetworkError('transient', 'Reddit accepted the gallery but its answer had no post id', {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    return { remoteId: `t3_${id}`, remoteUrl: url ?? `${WEB}/gallery/${id}`, meta: { kind: 'gallery' } };
   }
 
   private async comment(input: PublishBlockInput, root: RemoteBlock): Promise<RemoteBlock> {
@@ -243,7 +304,13 @@ export class RedditClient implements NetworkClient {
       if (title !== undefined && !sameText(post.title, title)) continue;
       const permalink = stringField(post, 'permalink');
       const kind =
-        post.is_self === true ? 'self' : stringField(post, 'post_hint') === 'image' ? 'image' : 'video';
+        post.is_self === true
+          ? 'self'
+          : post.is_gallery === true
+            ? 'gallery'
+            : stringField(post, 'post_hint') === 'image'
+              ? 'image'
+              : 'video';
       return {
         remoteId: name,
         remoteUrl: permalink ? `${WEB}${permalink}` : `${WEB}/comments/${name.slice(3)}/`,

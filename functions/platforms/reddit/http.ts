@@ -131,7 +131,7 @@ export interface RedditConnection {
 export const redditCall = async (
   connection: RedditConnection,
   accessToken: string,
-  request: { method: HttpCall['method']; path: string; form?: Record<string, string> },
+  request: { method: HttpCall['method']; path: string; form?: Record<string, string>; json?: unknown },
   alsoFine: number[] = [],
 ): Promise<HttpAnswer> => {
   const answer = await sendOrClassify(
@@ -140,6 +140,7 @@ export const redditCall = async (
       url: `${connection.baseUrl}${request.path}`,
       headers: { authorization: `Bearer ${accessToken}`, 'user-agent': connection.userAgent },
       ...(request.form ? { form: request.form } : {}),
+      ...(request.json !== undefined ? { json: request.json } : {}),
       timeoutMs: connection.timeoutMs,
     },
     (failure) => classifyRedditFailure(failure),

@@ -53,12 +53,12 @@ const leaseOf = (body: unknown, baseUrl: string): Lease => {
 
 const quote = (value: string) => value.replace(/["\r\n]/g, '_');
 
-/** Uploads one file and answers its S3 location (what a submit's `url` names). */
+/** Uploads one file; answers its S3 location (what a submit's `url` names) and asset id (what a gallery names). */
 export const uploadRedditMedia = async (
   connection: RedditConnection,
   accessToken: string,
   file: { mimeType: string; size: number; mediaId: string; body: () => AsyncIterable<Uint8Array> },
-): Promise<string> => {
+): Promise<{ location: string; assetId: string }> => {
   const filepath = `${file.mediaId}.${EXTENSIONS[file.mimeType] ?? 'bin'}`;
   const leased = await redditCall(connection, accessToken, {
     method: 'POST',
@@ -66,6 +66,10 @@ export const uploadRedditMedia = async (
     form: { filepath, mimetype: file.mimeType },
   });
   const lease = leaseOf(leased.body, connection.baseUrl);
+  const assetId = (leased.body as { asset?: { asset_id?: unknown } } | null)?.asset?.asset_id;
+  if (typeof assetId !== 'string') {
+    throw new NetworkError('transient', 'Reddit answered the media lease without an asset id');
+  }
   const boundary = `----HeraldRedditUpload${randomBytes(12).toString('hex')}`;
   const preamble = Buffer.from(
     lease.fields
@@ -120,7 +124,7 @@ export const uploadRedditMedia = async (
   if (!location) {
     throw new NetworkError('transient', "Reddit's media store answered without the file's location");
   }
-  return location;
+  return { location, assetId };
 };
 
 /** A Herald file as an upload source: streamed from its presigned URL. */

@@ -2,22 +2,21 @@ import type { Platform } from '../types.ts';
 
 /**
  * Reddit (forum network). Sources: spec section 8; Reddit API POST /api/submit (`sr`, `title` up
- * to 300 characters, `kind` self / image / video chosen from the attached file, `text` up to
- * 40,000 characters on every kind, `flair_id`, `flair_text`, `nsfw`, `spoiler`); comments up to
- * 10,000 characters, text only; media uploads JPEG, PNG, GIF (20 MB), MP4, MOV (1 GB), one file per
- * post (what reddit/client.ts sends; galleries are not offered). Edits: the text of text posts and
- * comments (`/api/editusertext`), never titles or media posts' text; deletes: `/api/del`.
+ * to 300 characters, `kind` self / image / video chosen from the attached file, `text` on every
+ * kind, `flair_id`, `flair_text`, `nsfw`, `spoiler`) and POST /api/submit_gallery_post.json (2 to
+ * 20 images); comments up to 10,000 characters, text only; media uploads JPEG, PNG, GIF (20 MB),
+ * MP4, MOV (1 GB; a video goes alone). Edits: the text of text posts and comments
+ * (`/api/editusertext`), never titles or media posts' text; deletes: `/api/del`.
  */
 export const platform: Platform = {
   id: 'reddit',
   name: 'Reddit',
   kind: 'forum network',
   limits: {
-    maxLength: 40000,
+    maxLength: 10000,
     textCounting: 'codepoints',
     maxBlocks: 6,
     continuation: 'comment',
-    continuationMaxLength: 10000,
     continuationTextOnly: true,
     title: { required: true, maxLength: 300 },
     options: [
@@ -65,7 +64,8 @@ export const platform: Platform = {
     remoteEdit: ['text'],
     supportsRemoteDelete: true,
     acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4', 'video/quicktime'],
-    maxMedia: 1,
+    maxMedia: 20,
+    soleMediaTypes: ['video/mp4', 'video/quicktime'],
     maxMediaBytes: {
       'image/jpeg': 20 * 1024 * 1024,
       'image/png': 20 * 1024 * 1024,

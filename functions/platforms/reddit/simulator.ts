@@ -26,6 +26,8 @@ import { redditOAuthSimulator } from './oauth-simulator.ts';
  *   `args.fields`) and `asset.asset_id`; the slot is a multipart POST to `/_s3/reddit-uploaded-media`
  *   (fields, then the file last, as S3 requires), answering 201 with `<Location>`; the submit's
  *   `url` must be that location, with the kind matching the file (video needs `video_poster_url`).
+ * - `POST /api/submit_gallery_post.json` (JSON): 2 to 20 uploaded images with captions (≤ 180),
+ *   answering the post's id and url at once.
  * - `POST /api/comment {thing_id, text}`, `POST /api/editusertext {thing_id, text}` (self posts
  *   and comments only: anything else answers `NOT_AUTHOR`... as Reddit refuses it),
  *   `POST /api/del {id}` (200 `{}` whatever the id).
@@ -84,7 +86,7 @@ export interface SimRedditPost {
   name: string;
   author: string;
   subreddit: string;
-  kind: 'self' | 'link' | 'image' | 'video' | 'videogif';
+  kind: 'self' | 'link' | 'image' | 'video' | 'videogif' | 'gallery';
   title: string;
   selftext: string;
   url: string;
@@ -100,6 +102,8 @@ export interface SimRedditPost {
   /** The assets the post was made with (media posts). */
   assetIds: string[];
   videoPosterUrl: string | null;
+  /** A gallery's captions, by asset (Reddit's alt text for gallery images). */
+  captions: Record<string, string>;
   comments: SimRedditComment[];
 }
 
@@ -261,6 +265,7 @@ export const startRedditSimulator = async (
     title: post.title,
     selftext: post.deleted ? '[deleted]' : post.selftext,
     is_self: post.kind === 'self',
+    is_gallery: post.kind === 'gallery',
     url: post.url,
     permalink: permalinkOf(post),
     created_utc: post.createdUtc,
@@ -397,6 +402,7 @@ export const startRedditSimulator = async (
       deleted: false,
       assetIds,
       videoPosterUrl: params.video_poster_url ?? null,
+      captions: {},
       comments: [],
     };
     if (kind === 'self') post.url = `https://www.reddit.com${permalinkOf(post)}`;
@@ -429,6 +435,100 @@ export const startRedditSimulator = async (
       },
       lost,
     };
+  };
+
+  /**
+   * `POST /api/submit_gallery_post.json` (a JSON body, unlike /api/submit): 2 to 20 uploaded
+   * images as `items[{media_id, caption (≤ 180), outbound_url}]`; answers `{ json: { errors,
+   * data: { id, url } } }` at once (no websocket, unlike single media posts).
+   */
+  const submitGallery = (ctx: SimContext): SimResponse => {
+    const body = objectOf(ctx.body);
+    if (!body) return redditError(400);
+    const author = userOf(ctx);
+    const str = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : undefined);
+    const sr = (str('sr') ?? '').replace(/^\/?r\//i, '');
+    const title = str('title') ?? '';
+    const text = str('text') ?? '';
+    if (!/^[A-Za-z0-9][A-Za-z0-9_]{2,20}$/.test(sr) || /^doesnotexist/i.test(sr)) {
+      return jsonErrors([['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr']]);
+    }
+    if (title.trim() === '') return jsonErrors([['NO_TEXT', 'we need something here', 'title']]);
+    if ([...title].length > 300) return jsonErrors([['TOO_LONG', 'this is too long (max: 300)', 'title']]);
+    const flairId = str('flair_id') ?? null;
+    if (flairId !== null && flairId !== FLAIR_TEMPLATE) {
+      return jsonErrors([['BAD_FLAIR_TEMPLATE_ID', 'That flair template is not available', 'flair_id']]);
+    }
+    if (flairId === null && /^flairreq/i.test(sr)) {
+      return jsonErrors([
+        ['SUBMIT_VALIDATION_FLAIR_REQUIRED', 'Your post must contain post flair.', 'flair'],
+      ]);
+    }
+    const items = Array.isArray(body.items) ? body.items : [];
+    if (items.length < 2 || items.length > 20) {
+      return jsonErrors([['GALLERY_ITEM_COUNT', 'A gallery takes 2 to 20 items', 'items']]);
+    }
+    const captions: Record<string, string> = {};
+    const assetIds: string[] = [];
+    for (const raw of items) {
+      const item = objectOf(raw);
+      const asset = typeof item?.media_id === 'string' ? assets.get(item.media_id) : undefined;
+      if (
+        !asset ||
+        asset.account !== author ||
+        asset.location === null ||
+        !asset.mimetype.startsWith('image/')
+      ) {
+        return jsonErrors([['MEDIA_ID_INVALID', 'That media is not an uploaded image', 'items']]);
+      }
+      const caption = item?.caption;
+      if (caption !== undefined && (typeof caption !== 'string' || [...caption].length > 180)) {
+        return jsonErrors([['TOO_LONG', 'this is too long (max: 180)', 'caption']]);
+      }
+      if (typeof caption === 'string' && caption !== '') captions[asset.assetId] = caption;
+      assetIds.push(asset.assetId);
+    }
+    if (Date.now() < postLimitedUntil) {
+      const seconds = (postLimitedUntil - Date.now()) / 1000;
+      return jsonErrors(
+        [
+          [
+            'RATELIMIT',
+            `you are doing that too much. try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`,
+            'ratelimit',
+          ],
+        ],
+        { ratelimit: seconds },
+      );
+    }
+    const lost = ctx.screen(`${title}\n${text}`, author);
+    const id = base36();
+    const now = Date.now();
+    const post: SimRedditPost = {
+      id,
+      name: `t3_${id}`,
+      author,
+      subreddit: sr,
+      kind: 'gallery',
+      title,
+      selftext: text,
+      url: `https://www.reddit.com/gallery/${id}`,
+      flairId,
+      flairText: str('flair_text') ?? null,
+      nsfw: body.nsfw === true,
+      spoiler: body.spoiler === true,
+      sendReplies: body.sendreplies !== false,
+      createdUtc: now / 1000,
+      visibleAt: now,
+      deleted: false,
+      assetIds,
+      videoPosterUrl: null,
+      captions,
+      comments: [],
+    };
+    posts.set(id, post);
+    ctx.record({ kind: 'post', id: post.name, parentId: null, rootId: null, text, account: author });
+    return { status: 200, body: { json: { errors: [], data: { url: post.url, id: post.name } } }, lost };
   };
 
   const thingOf = (fullname: string): { post?: SimRedditPost; comment?: SimRedditComment } => {
@@ -741,6 +841,7 @@ export const startRedditSimulator = async (
 
   const routes: SimRoute[] = [
     { method: 'POST', path: '/api/submit', handler: api(submit) },
+    { method: 'POST', path: '/api/submit_gallery_post.json', handler: api(submitGallery) },
     { method: 'POST', path: '/api/comment', handler: api(comment) },
     { method: 'POST', path: '/api/editusertext', handler: api(editUserText) },
     { method: 'POST', path: '/api/del', handler: api(del) },
