@@ -121,7 +121,7 @@ export const env = {
     const raw = process.env[ENV.xConsistencyWindowSeconds];
     return raw === undefined || raw === '' ? undefined : readNumber(ENV.xConsistencyWindowSeconds, 0);
   },
-  /** How long Reddit's listings may miss a post after a send (media processing): as X's (default: the Reddit client's, 30 s). */
+  /** How long Reddit's listings may miss a post after a send (media processing): as X's (default: the Reddit client's, 300 s). */
   get redditConsistencyWindowSeconds(): number | undefined {
     const raw = process.env[ENV.redditConsistencyWindowSeconds];
     return raw === undefined || raw === '' ? undefined : readNumber(ENV.redditConsistencyWindowSeconds, 0);

@@ -352,6 +352,29 @@ describe('Reddit client against the Reddit simulator', () => {
     ).toBeNull();
   });
 
+  it('reports a media post whose read-back fails as outcome-unknown (it was sent), and finds it by lookup', async () => {
+    sim.setSwitches({ listingFailures: 1 });
+    const since = new Date();
+    const error = await failureOf(
+      client.publish(
+        first('sent, then unreadable', { media: [file('r.png', 'image/png', mediaFiles.png(3_000))] }),
+      ),
+    );
+    expect(error).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
+    expect(error.message).toMatch(/reading it back failed/);
+    expect(sim.posts()).toHaveLength(1);
+    // The post shows once processed: the lookup finds it then.
+    const lookup = () =>
+      client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'sent, then unreadable',
+        parent: null,
+        since,
+      });
+    await expect.poll(async () => (await lookup())?.remoteId, { timeout: 10_000 }).toBe(sim.posts()[0]?.name);
+  });
+
   it('refuses a file that is not the size Herald stored', async () => {
     const media = file('short.png', 'image/png', mediaFiles.png(3_000));
     const error = await failureOf(client.publish(first('x', { media: [{ ...media, size: 5_000 }] })));

@@ -45,9 +45,15 @@ export interface RedditClientOptions {
   mediaWaitMs?: number;
   /** Between reads of the listing while waiting (default 1 s). */
   pollIntervalMs?: number;
-  /** How long after a send the listings may still miss a post (default 30 s: listing caches and image processing). */
+  /**
+   * How long after a send the listings may still miss a post (default 300 s: a media post shows
+   * only once Reddit has processed it, which takes minutes for a video; a resend before then could
+   * post it twice).
+   */
   consistencyWindowSeconds?: number;
 }
+
+export const DEFAULT_REDDIT_CONSISTENCY_WINDOW_SECONDS = 300;
 
 /** Tolerance on `created_utc` against our clock when matching a post to a send. */
 const CLOCK_SKEW_SECONDS = 5;
@@ -95,7 +101,8 @@ export class RedditClient implements NetworkClient {
     };
     this.mediaWaitMs = Math.min(options.mediaWaitMs ?? 15_000, 20_000);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.consistencyWindowSeconds = options.consistencyWindowSeconds ?? 30;
+    this.consistencyWindowSeconds =
+      options.consistencyWindowSeconds ?? DEFAULT_REDDIT_CONSISTENCY_WINDOW_SECONDS;
   }
 
   private call(
@@ -188,9 +195,21 @@ export class RedditClient implements NetworkClient {
     const sentAt = new Date();
     await this.call(input.credentials, { method: 'POST', path: '/api/submit', form });
     // Reddit answers a media submit without the post: it appears in the listing once processed.
+    // The post is sent: whatever goes wrong while looking for it, the outcome is unknown (never
+    // "not sent"), so the engine looks it up instead of submitting it again.
     const deadline = Date.now() + this.mediaWaitMs;
     for (;;) {
-      const found = await this.findPost(input.credentials, author, input.content, sentAt, title);
+      let found: RemoteBlock | null;
+      try {
+        found = await this.findPost(input.credentials, author, input.content, sentAt, title);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new NetworkError(
+          'transient',
+          `Reddit accepted the ${isVideo ? 'video' : 'image'} post, but reading it back failed (${reason})`,
+          { outcomeUnknown: true },
+        );
+      }
       if (found) return found;
       if (Date.now() + this.pollIntervalMs > deadline) break;
       await sleep(this.pollIntervalMs);

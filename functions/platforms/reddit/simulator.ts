@@ -45,7 +45,7 @@ import { redditOAuthSimulator } from './oauth-simulator.ts';
  * starting with `noself` take no self posts. Sim tokens are read from the title and text.
  * Inspection without auth: `GET /_sim/reddit/posts` (posts with their comments and media),
  * `GET /_sim/reddit/media` (assets), `POST /_sim/reddit/switches` `{ postLimitSeconds,
- * processingMs, mediaFails }`.
+ * processingMs, mediaFails, listingFailures }`.
  */
 
 export interface RedditSimSwitches {
@@ -55,9 +55,16 @@ export interface RedditSimSwitches {
   processingMs: number;
   /** Media processing fails: the post never appears. */
   mediaFails: boolean;
+  /** The next this many reads of `/user/{name}/submitted` answer 503. */
+  listingFailures: number;
 }
 
-const DEFAULT_SWITCHES: RedditSimSwitches = { postLimitSeconds: 0, processingMs: 200, mediaFails: false };
+const DEFAULT_SWITCHES: RedditSimSwitches = {
+  postLimitSeconds: 0,
+  processingMs: 200,
+  mediaFails: false,
+  listingFailures: 0,
+};
 
 export interface SimRedditAsset {
   assetId: string;
@@ -648,6 +655,10 @@ export const startRedditSimulator = async (
   };
 
   const submitted = (ctx: SimContext): SimResponse => {
+    if (switches.listingFailures > 0) {
+      switches.listingFailures -= 1;
+      return redditError(503);
+    }
     const name = (ctx.params.name ?? '').toLowerCase();
     const limit = Math.min(100, Math.max(1, Number(ctx.query.get('limit') ?? 25) || 25));
     const now = Date.now();
@@ -881,6 +892,7 @@ export const startRedditSimulator = async (
           postLimitSeconds: 'number',
           processingMs: 'number',
           mediaFails: 'boolean',
+          listingFailures: 'number',
         };
         for (const [key, value] of Object.entries(body)) {
           if (known[key] === undefined || typeof value !== known[key]) {
