@@ -252,6 +252,7 @@ describe('Reddit through the local runtime', () => {
       'flairText',
       'nsfw',
       'spoiler',
+      'link',
     ]);
     expect(reddit.supportsMetrics).toBe(true);
   });

@@ -102,6 +102,33 @@ describe('Reddit client against the Reddit simulator', () => {
     ]);
   });
 
+  it('submits a link post with its text; its text cannot be edited; a link with files is refused', async () => {
+    const options = { subreddit: 'heraldtest', link: 'https://example.com/article' };
+    const post = await client.publish(first('Worth reading', { options }));
+    expect(post.meta).toEqual({ kind: 'link' });
+    expect(sim.posts()[0]).toMatchObject({
+      name: post.remoteId,
+      kind: 'link',
+      url: 'https://example.com/article',
+      selftext: 'Worth reading',
+    });
+    const refused = await failureOf(client.edit({ credentials, block: post, content: 'x' }));
+    expect(refused.message).toMatch(/not a link, image, gallery or video post's/);
+    const png = file('l.png', 'image/png', mediaFiles.png(3_000));
+    expect((await failureOf(client.publish(first('x', { options, media: [png] })))).message).toMatch(
+      /link post carries no files/,
+    );
+    // Found by lookup like any submission.
+    const found = await client.lookup({
+      credentials,
+      idempotencyKey: 'k',
+      content: 'Worth reading',
+      parent: null,
+      since: new Date(Date.now() - 1_000),
+    });
+    expect(found).toMatchObject({ remoteId: post.remoteId, meta: { kind: 'link' } });
+  });
+
   it('uploads an image through the asset lease and finds the media post in the listing', async () => {
     const bytes = mediaFiles.png(50_000);
     const post = await client.publish(first('Look at this', { media: [file('a.png', 'image/png', bytes)] }));

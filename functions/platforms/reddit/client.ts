@@ -18,7 +18,9 @@ import { readRedditMetrics } from './metrics.ts';
 
 /**
  * Reddit's API (oauth.reddit.com, bearer token, a descriptive User-Agent). The first block is a
- * submission to the `subreddit` option with the channel's title: a text post (`kind=self`), with
+ * submission to the `subreddit` option with the channel's title: a text post (`kind=self`), a link
+ * post with the `link` option (`kind=link`, `resubmit=true`: Herald's lookup, not Reddit's
+ * ALREADY_SUB, guards against sending one twice), with
  * one file an image or video post (`kind=image|video`, the file uploaded through Reddit's media
  * lease, media-upload.ts; a video gets a blank poster image, which Reddit requires), with 2 to 20
  * images a gallery (alt text as captions); each carries the block's text as its body. Flair
@@ -162,10 +164,22 @@ export class RedditClient implements NetworkClient {
     const flairText = optionText(input.options, 'flairText');
     if (flairId) form.flair_id = flairId;
     if (flairText) form.flair_text = flairText;
+    const link = optionText(input.options, 'link');
+    if (link && input.media.length > 0) {
+      throw new NetworkError(
+        'permanent',
+        'A Reddit link post carries no files: drop the link option or the files.',
+      );
+    }
     if (input.media.length > 1) return this.gallery(input, form);
     const file = input.media[0];
     if (!file) {
-      form.kind = 'self';
+      if (link) {
+        form.kind = 'link';
+        form.url = link;
+      } else {
+        form.kind = 'self';
+      }
       const answer = await this.call(input.credentials, { method: 'POST', path: '/api/submit', form });
       const data = (answer.body as { json?: { data?: unknown } } | null)?.json?.data;
       const name = stringField(data, 'name');
@@ -179,7 +193,7 @@ export class RedditClient implements NetworkClient {
       return {
         remoteId: name,
         remoteUrl: url ?? `${WEB}/comments/${name.slice(3)}/`,
-        meta: { kind: 'self' },
+        meta: { kind: form.kind },
       };
     }
     const isVideo = file.mimeType.startsWith('video/');
@@ -325,11 +339,13 @@ export class RedditClient implements NetworkClient {
       const kind =
         post.is_self === true
           ? 'self'
-          : post.is_gallery === true
-            ? 'gallery'
-            : stringField(post, 'post_hint') === 'image'
-              ? 'image'
-              : 'video';
+          : stringField(post, 'post_hint') === 'link'
+            ? 'link'
+            : post.is_gallery === true
+              ? 'gallery'
+              : stringField(post, 'post_hint') === 'image'
+                ? 'image'
+                : 'video';
       return {
         remoteId: name,
         remoteUrl: permalink ? `${WEB}${permalink}` : `${WEB}/comments/${name.slice(3)}/`,
@@ -365,7 +381,7 @@ export class RedditClient implements NetworkClient {
     if (kind !== 'self' && kind !== 'comment') {
       throw new NetworkError(
         'permanent',
-        "Reddit lets only a text post's or a comment's text be edited, not an image or video post's.",
+        "Reddit lets only a text post's or a comment's text be edited, not a link, image, gallery or video post's.",
       );
     }
     await this.call(input.credentials, {

@@ -60,6 +60,15 @@ export const platform: Platform = {
         maxLength: null,
         description: 'Mark the post as a spoiler (the subreddit must allow spoilers). Default false.',
       },
+      {
+        key: 'link',
+        type: 'url',
+        required: false,
+        allowedValues: null,
+        maxLength: 2000,
+        description:
+          'Makes the post a link post to this URL (the text goes with it as its body). Not with files; its text cannot be revised.',
+      },
     ],
     remoteEdit: ['text'],
     supportsRemoteDelete: true,
