@@ -19,6 +19,8 @@ export interface HttpCall {
   headers?: Record<string, string>;
   /** Serialized as JSON when present. */
   json?: unknown;
+  /** Sent as `application/x-www-form-urlencoded` when present (and `json` is not). */
+  form?: Record<string, string>;
   timeoutMs: number;
 }
 
@@ -72,10 +74,16 @@ const parseJson = (text: string): unknown => {
 export const sendHttp = (call: HttpCall): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const url = new URL(call.url);
-    const payload = call.json === undefined ? undefined : JSON.stringify(call.json);
+    const payload =
+      call.json !== undefined
+        ? JSON.stringify(call.json)
+        : call.form !== undefined
+          ? new URLSearchParams(call.form).toString()
+          : undefined;
     const headers: Record<string, string> = { accept: 'application/json', ...(call.headers ?? {}) };
     if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] =
+        call.json !== undefined ? 'application/json' : 'application/x-www-form-urlencoded';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -7,6 +7,7 @@ import { GenericNetworkClient } from './generic/client.ts';
 import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { PinterestClient } from './pinterest/client.ts';
+import { RedditClient } from './reddit/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import { ThreadsClient } from './threads/client.ts';
 import { TikTokClient } from './tiktok/client.ts';
@@ -19,6 +20,8 @@ export interface NetworkConfig {
   timeoutMs: number;
   /** X's timeline lag bound in seconds, replacing the client's default (tests shorten it). */
   xConsistencyWindowSeconds?: number;
+  /** Reddit's listing lag bound in seconds, replacing the client's default (tests shorten it). */
+  redditConsistencyWindowSeconds?: number;
 }
 
 /** A network whose client has not landed yet: refuses every call clearly instead of pretending. */
@@ -58,6 +61,13 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
       return new FacebookClient(common);
     case 'threads':
       return new ThreadsClient(common);
+    case 'reddit': {
+      const window = config.redditConsistencyWindowSeconds;
+      return new RedditClient({
+        ...common,
+        ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
+      });
+    }
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

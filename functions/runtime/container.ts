@@ -196,6 +196,7 @@ export const buildDeps = (): Deps => {
       baseUrls: env.networkBaseUrls,
       timeoutMs: env.networkTimeoutMs,
       xConsistencyWindowSeconds: env.xConsistencyWindowSeconds,
+      redditConsistencyWindowSeconds: env.redditConsistencyWindowSeconds,
     }),
     mediaUrl: (record) =>
       getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), {

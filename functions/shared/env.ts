@@ -37,6 +37,7 @@ export const ENV = {
   networkBaseUrls: 'NETWORK_BASE_URLS',
   networkTimeoutMs: 'NETWORK_TIMEOUT_MS',
   xConsistencyWindowSeconds: 'X_CONSISTENCY_WINDOW_SECONDS',
+  redditConsistencyWindowSeconds: 'REDDIT_CONSISTENCY_WINDOW_SECONDS',
   scheduleLeadSeconds: 'SCHEDULE_LEAD_SECONDS',
   publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
   publishRetryBaseSeconds: 'PUBLISH_RETRY_BASE_SECONDS',
@@ -119,6 +120,11 @@ export const env = {
   get xConsistencyWindowSeconds(): number | undefined {
     const raw = process.env[ENV.xConsistencyWindowSeconds];
     return raw === undefined || raw === '' ? undefined : readNumber(ENV.xConsistencyWindowSeconds, 0);
+  },
+  /** How long Reddit's listings may miss a post after a send (media processing): as X's (default: the Reddit client's, 300 s). */
+  get redditConsistencyWindowSeconds(): number | undefined {
+    const raw = process.env[ENV.redditConsistencyWindowSeconds];
+    return raw === undefined || raw === '' ? undefined : readNumber(ENV.redditConsistencyWindowSeconds, 0);
   },
   /** How long before scheduledAt a schedule fires; the queue's delay covers the rest (default 60 s). */
   get scheduleLeadSeconds(): number {

@@ -19,7 +19,9 @@ import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simul
 import { PinterestClient } from '../../functions/platforms/pinterest/client.ts';
 import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
 import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
+import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
+import { startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { ThreadsClient } from '../../functions/platforms/threads/client.ts';
@@ -385,6 +387,23 @@ interface OAuthCase {
 
 const oauthCases: OAuthCase[] = [
   {
+    platform: 'reddit',
+    factory: redditAuth,
+    start: () => startRedditSimulator(),
+    use: (url, tokens, accountId) =>
+      new RedditClient({ baseUrl: url, timeoutMs: TIMEOUT }).publish(
+        blockInput({ accessToken: tokens.accessToken, remoteAccountId: accountId })(
+          `hello ${randomBytes(4).toString('hex')}`,
+          { title: 'OAuth check', options: { subreddit: 'heraldtest' } },
+        ),
+      ),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://www.reddit.com/api/v1/authorize',
+  },
+  {
     platform: 'pinterest',
     factory: pinterestAuth,
     start: () => startPinterestSimulator(),
@@ -512,12 +531,6 @@ const oauthCases: OAuthCase[] = [
   },
   ...(
     [
-      [
-        'reddit',
-        redditAuth,
-        'https://www.reddit.com/api/v1/authorize',
-        { refreshes: true, rotates: false, revokes: true },
-      ],
       [
         'youtube',
         youtubeAuth,

@@ -108,7 +108,7 @@ const OPTION_KEYS: Record<PlatformId, { all: string[]; required: string[] }> = {
   vimeo: { all: ['privacy', 'password'], required: [] },
   pinterest: { all: ['boardId', 'link', 'altText', 'coverImage'], required: ['boardId'] },
   bluesky: { all: ['languages'], required: [] },
-  reddit: { all: ['subreddit', 'flairId', 'flairText', 'nsfw', 'spoiler'], required: ['subreddit'] },
+  reddit: { all: ['subreddit', 'flairId', 'flairText', 'nsfw', 'spoiler', 'link'], required: ['subreddit'] },
 };
 
 const POST_TYPE_KEYS: Record<PlatformId, string[]> = {

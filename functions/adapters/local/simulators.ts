@@ -4,6 +4,7 @@ import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
+import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
 import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
@@ -50,6 +51,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startFacebookSimulator();
     case 'threads':
       return startThreadsSimulator();
+    case 'reddit':
+      return startRedditSimulator();
     default:
       return startGenericSimulator({ platform });
   }

@@ -1,6 +1,7 @@
 import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
+  bearerOf,
   clientCredentials,
   type IssuedTokens,
   mountOf,
@@ -20,7 +21,16 @@ import {
  * part: a refused code or refresh token is HTTP **200** `{ "error": "invalid_grant" }`; a bad app is
  * 401 `{ "message": "Unauthorized", "error": 401 }`.
  */
-export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+export const redditOAuthSimulator = (
+  options: {
+    app?: SimOAuthApp;
+    /**
+     * The account of a bearer token this mount did not issue (channels connected with a token
+     * made elsewhere, as the tests do): default none, such a token is refused by `/api/v1/me`.
+     */
+    accountOf?: (token: string) => { id: string; name: string } | null;
+  } = {},
+): SimOAuthMount & { accountOf(token: string): { id: string; name: string } | null } => {
   const app = options.app ?? simOAuthApp('reddit');
   const store = new SimTokenStore({
     prefix: 'rd',
@@ -44,7 +54,13 @@ export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
     const client = clientCredentials(ctx.headers, paramsOf(ctx));
     return client?.basic && client.clientId === app.clientId && client.clientSecret === app.clientSecret;
   };
-  return mountOf(store, [
+  /** The account behind a token: one this mount issued, else the `accountOf` option's. */
+  const accountOf = (token: string) => {
+    const grant = store.grantOf(token);
+    if (grant) return { id: grant.account.id, name: grant.account.name };
+    return options.accountOf?.(token) ?? null;
+  };
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'identity',
@@ -117,10 +133,13 @@ export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
       path: '/api/v1/me',
       auth: false,
       handler: (ctx) => {
-        const { grant } = requireGrant(ctx, store, () => ({
-          status: 401,
-          body: { message: 'Unauthorized', error: 401 },
-        }));
+        const unauthorized = () => ({ status: 401, body: { message: 'Unauthorized', error: 401 } });
+        const token = bearerOf(ctx);
+        const other = token && !store.grantOf(token) ? (options.accountOf?.(token) ?? null) : null;
+        if (token && other && !store.refusal(token)) {
+          return { status: 200, body: { id: other.id, name: other.name, created_utc: 1.6e9 } };
+        }
+        const { grant } = requireGrant(ctx, store, unauthorized);
         return {
           status: 200,
           body: { id: Number(grant.account.id).toString(36), name: grant.account.name, created_utc: 1.6e9 },
@@ -128,4 +147,5 @@ export const redditOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOA
       },
     },
   ]);
+  return { ...mount, accountOf };
 };

@@ -1,17 +1,14 @@
-import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
 import { vimeoOAuthSimulator } from '../vimeo/oauth-simulator.ts';
 import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
 import type { SimOAuthMount } from './framework.ts';
 
 /**
- * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky,
- * LinkedIn and the networks with a real client mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
+ * The OAuth endpoints of the networks the generic simulator stands in for (the networks with a
+ * real client mount theirs in their own simulators; linkedin_page has its own LinkedIn simulator).
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
-    case 'reddit':
-      return redditOAuthSimulator();
     case 'youtube':
       return youtubeOAuthSimulator();
     case 'vimeo':
