@@ -322,12 +322,6 @@ export interface DrillInfo {
   blocks: number;
   blocksOnNetworks: number;
   expectedFailures: Record<string, number>;
-  /** LinkedIn channels failed because a block's outcome was lost (kill or sim:timeout): no lookup exists. */
-  linkedinUnconfirmed: number;
-  /** Of those, the ones whose lost answer was not a `sim:timeout` (a kill cut the send or its record). */
-  linkedinUnconfirmedByKill: number;
-  /** LinkedIn blocks on the network that Herald could not confirm (the same cases). */
-  linkedinUnconfirmedBlocks: number;
   republished: number;
   deliveries: number;
   distinctEvents: number;
@@ -353,7 +347,6 @@ export const FIGURE_LABELS: Record<keyof DrillFigures, string> = {
 
 const TERMINAL = new Set(['published', 'partially_published', 'failed']);
 const CREATION_KINDS = new Set(['post', 'reply', 'comment']);
-const UNCONFIRMED = /did not confirm/;
 
 const live = (channel: ObservedChannel) => channel.blocks.filter((b) => b.remoteId !== null).length;
 
@@ -380,10 +373,8 @@ export const expectedEnd = (
     case 'sim:flaky':
       return { status: 'published' };
     case 'sim:timeout':
-      // LinkedIn offers no lookup: the lost answer fails the channel at that block (documented).
-      return planned.platform === 'linkedin'
-        ? { status: 'failed', live: token.block }
-        : { status: 'published' };
+      // Every network's client looks a lost block up before any resend: it ends published.
+      return { status: 'published' };
     case 'sim:fail-once':
       return republished ? { status: 'published' } : { status: 'failed', live: token.block };
     case 'sim:fail':
@@ -394,12 +385,6 @@ export const expectedEnd = (
 
 const channelIndex = (channel: ObservedChannel) => parseMarker(channel.blocks[0]?.content)?.slot ?? null;
 const postIndex = (post: ObservedPost) => parseMarker(post.channels[0]?.blocks[0]?.content)?.post ?? null;
-
-/** A LinkedIn channel that failed because a block's outcome was lost: that block (the first not live) may be on the network. */
-const unconfirmedBlock = (channel: ObservedChannel): number | null =>
-  channel.platform === 'linkedin' && channel.status === 'failed' && UNCONFIRMED.test(channel.error ?? '')
-    ? live(channel)
-    : null;
 
 export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; info: DrillInfo } => {
   const figures: DrillFigures = {
@@ -423,9 +408,6 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
     blocks: 0,
     blocksOnNetworks: 0,
     expectedFailures: {},
-    linkedinUnconfirmed: 0,
-    linkedinUnconfirmedByKill: 0,
-    linkedinUnconfirmedBlocks: 0,
     republished: obs.roundOne.length,
     deliveries: obs.deliveries.length,
     distinctEvents: new Set(obs.deliveries.map((d) => d.eventId)).size,
@@ -490,17 +472,6 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
       const blocksLive = live(channel);
       const end = expectedEnd(want, republished);
       const label = `${channel.platform} ${want.token?.kind ?? 'no token'}${want.token ? ` at block ${want.token.block + 1}` : ''}`;
-      const unconfirmed = unconfirmedBlock(channel);
-      if (unconfirmed !== null) {
-        // Allowed wherever the lost answer came before the point the channel had to reach.
-        const limit = end.status === 'published' ? want.blocks.length - 1 : end.live;
-        if (unconfirmed <= limit) {
-          info.linkedinUnconfirmed++;
-          if (!(want.token?.kind === 'sim:timeout' && want.token.block === unconfirmed))
-            info.linkedinUnconfirmedByKill++;
-          continue;
-        }
-      }
       if (end.status === 'published') {
         if (channel.status !== 'published')
           figures.wrongOutcome.push({
@@ -611,11 +582,6 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
       ),
     );
     if (reported) continue;
-    const byDesign = holders.some((h) => unconfirmedBlock(h.channel) === h.block);
-    if (byDesign) {
-      info.linkedinUnconfirmedBlocks += found.length;
-      continue;
-    }
     figures.blocksUnreported.push({
       ...(postIds ? { postId: postIds } : {}),
       detail: `block ${key} is on ${found[0]?.platform} as ${found.map((f) => f.record.id).join(', ')}, but ${

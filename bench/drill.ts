@@ -760,8 +760,7 @@ time with retries: p50 ${stats.p50} ms, p99 ${stats.p99} ms).
 ${rows}
 
 Expected by design (not defects): ${info.posts} posts, ${info.channels} channels, ${info.blocks} blocks; ${info.blocksOnNetworks} blocks reached the simulators;
-failed channels as their sim token asks: ${expected || 'none'}; LinkedIn channels failed as "did not confirm" (a lost answer, no lookup
-on LinkedIn, never resent): ${info.linkedinUnconfirmed} (${info.linkedinUnconfirmedByKill} cut by a kill, the others by \`sim:timeout\`), with ${info.linkedinUnconfirmedBlocks} such blocks live on LinkedIn; ${info.republished} \`sim:fail-once\`
+failed channels as their sim token asks: ${expected || 'none'}; ${info.republished} \`sim:fail-once\`
 posts published again; ${info.deliveries} deliveries of ${info.distinctEvents} events. Posts of the plan not made: ${
     Object.entries(info.notCreated)
       .map(([reason, n]) => `${n} (${reason})`)
