@@ -44,6 +44,11 @@ export interface PublishBlockInput {
    * block (with `root` the first block), on `comment` networks the first block.
    */
   parent: { block: RemoteBlock; root: RemoteBlock } | null;
+  /**
+   * The files that options of type `media` name (first block only), by option key, readable like
+   * `media` (e.g. YouTube's `thumbnail`). Absent when no such option is set.
+   */
+  optionMedia?: Record<string, MediaForNetwork>;
   /** Stable for this block of this post across every attempt: networks that take a client key use it, so a lost answer can be looked up. */
   idempotencyKey: string;
   /** 1 on the first publication of the post, 2 on the first retry (POST /posts/{id}/publish), ... */

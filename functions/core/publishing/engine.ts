@@ -344,6 +344,19 @@ export class PublishingEngine {
 
       const media = await this.resolveMedia(post.workspaceId, block.mediaIds, block.mediaAltText);
       if (typeof media === 'string') return this.failChannel(post, channelId, media);
+      // Options that name a media file (a YouTube thumbnail): the file, readable like the block's.
+      const mediaKeys =
+        b === 0
+          ? platform.limits.options
+              .filter((o) => o.type === 'media' && typeof channel.options[o.key] === 'string')
+              .map((o) => o.key)
+          : [];
+      const optionFiles = await this.resolveMedia(
+        post.workspaceId,
+        mediaKeys.map((key) => channel.options[key] as string),
+        {},
+      );
+      if (typeof optionFiles === 'string') return this.failChannel(post, channelId, optionFiles);
 
       const input: PublishBlockInput = {
         credentials: access.credentials,
@@ -353,6 +366,13 @@ export class PublishingEngine {
         postType: channel.postType,
         options: b === 0 ? channel.options : {},
         parent,
+        ...(mediaKeys.length > 0
+          ? {
+              optionMedia: Object.fromEntries(
+                mediaKeys.map((key, i) => [key, optionFiles[i] as MediaForNetwork]),
+              ),
+            }
+          : {}),
         idempotencyKey: `${postId}.${channelId}.${b}`,
         round: post.round ?? 1,
         ...(deadline ? { deadline } : {}),

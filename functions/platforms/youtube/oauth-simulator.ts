@@ -30,7 +30,12 @@ const oauthError = (status: number, error: string, description: string): SimResp
 export const simYouTubeChannelId = (accountId: string) =>
   `UC${createHash('sha256').update(`yt:${accountId}`).digest('base64url').slice(0, 22)}`;
 
-export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+/** The mount, and the channel behind an access token it issued (null for another token). */
+export type YouTubeOAuthMount = SimOAuthMount & {
+  channelOf(token: string): { id: string; title: string; customUrl: string } | null;
+};
+
+export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouTubeOAuthMount => {
   const app = options.app ?? simOAuthApp('youtube');
   const store = new SimTokenStore({
     prefix: 'ya29',
@@ -73,7 +78,16 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
       name: `Simulated ${user}`,
     }),
   });
-  return mountOf(store, [
+  const channelOf = (token: string) => {
+    const grant = store.grantOf(token);
+    if (!grant) return null;
+    return {
+      id: simYouTubeChannelId(grant.account.id),
+      title: `${grant.account.name}'s channel`,
+      customUrl: `@${grant.account.id}`,
+    };
+  };
+  const mount = mountOf(store, [
     {
       ...authorize,
       handler: async (ctx) => {
@@ -179,4 +193,5 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
       },
     },
   ]);
+  return { ...mount, channelOf };
 };
