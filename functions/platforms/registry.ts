@@ -7,6 +7,7 @@ import { createLinkedInClient } from './linkedin/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import type { PlatformId } from './types.ts';
 import { XClient } from './x/client.ts';
+import { YouTubeClient } from './youtube/client.ts';
 
 export interface NetworkConfig {
   /** Base URL per network (the local runtime's simulators); absent: the network's own address. */
@@ -43,6 +44,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'linkedin':
     case 'linkedin_page':
       return createLinkedInClient(platform, common);
+    case 'youtube':
+      return new YouTubeClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -3,6 +3,7 @@ import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
+import { startYouTubeSimulator } from '../../platforms/youtube/simulator.ts';
 
 /** What the runtime and the tests need of a simulator. */
 export interface RunningSimulator {
@@ -35,6 +36,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
     case 'linkedin':
     case 'linkedin_page':
       return startLinkedInSimulator();
+    case 'youtube':
+      return startYouTubeSimulator();
     default:
       return startGenericSimulator({ platform });
   }

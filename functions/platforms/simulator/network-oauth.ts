@@ -6,12 +6,11 @@ import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
 import { tiktokOAuthSimulator } from '../tiktok/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
 import { vimeoOAuthSimulator } from '../vimeo/oauth-simulator.ts';
-import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
 import type { SimOAuthMount } from './framework.ts';
 
 /**
- * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky and
- * LinkedIn mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
+ * The OAuth endpoints of the networks the generic simulator stands in for (X, Bluesky,
+ * LinkedIn and YouTube mount theirs in their own simulators). linkedin_page has its own LinkedIn simulator.
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
@@ -27,8 +26,6 @@ export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null =>
       return redditOAuthSimulator();
     case 'tiktok':
       return tiktokOAuthSimulator();
-    case 'youtube':
-      return youtubeOAuthSimulator();
     case 'vimeo':
       return vimeoOAuthSimulator();
     default:
