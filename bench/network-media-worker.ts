@@ -9,9 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { BlueskyClient } from '../functions/platforms/bluesky/client.ts';
 import { LinkedInClient } from '../functions/platforms/linkedin/client.ts';
 import { XClient } from '../functions/platforms/x/client.ts';
+import { YouTubeClient } from '../functions/platforms/youtube/client.ts';
 import type { NetworkClient } from '../functions/ports/network-client.ts';
 
-export type MediaNetwork = 'x' | 'linkedin' | 'bluesky';
+export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'youtube';
 export interface VideoRun {
   ms: number;
   rssBefore: number;
@@ -21,22 +22,30 @@ export interface VideoRun {
 }
 
 // The worker's own network timeout (NETWORK_TIMEOUT_MS default) and the clients' defaults.
-const clients: Record<MediaNetwork, (baseUrl: string) => { client: NetworkClient; remoteAccountId: string }> =
-  {
-    x: (baseUrl) => ({ client: new XClient({ baseUrl, timeoutMs: 10_000 }), remoteAccountId: 'bench' }),
-    linkedin: (baseUrl) => ({
-      client: new LinkedInClient('linkedin', { baseUrl, timeoutMs: 10_000 }),
-      remoteAccountId: 'bench42',
-    }),
-    bluesky: (baseUrl) => ({
-      client: new BlueskyClient({ baseUrl, timeoutMs: 10_000 }),
-      remoteAccountId: 'did:plc:benchbenchbenchbench',
-    }),
-  };
+const clients: Record<
+  MediaNetwork,
+  (baseUrl: string) => { client: NetworkClient; remoteAccountId: string; title?: string }
+> = {
+  x: (baseUrl) => ({ client: new XClient({ baseUrl, timeoutMs: 10_000 }), remoteAccountId: 'bench' }),
+  linkedin: (baseUrl) => ({
+    client: new LinkedInClient('linkedin', { baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'bench42',
+  }),
+  bluesky: (baseUrl) => ({
+    client: new BlueskyClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'did:plc:benchbenchbenchbench',
+  }),
+  // A YouTube video needs a title.
+  youtube: (baseUrl) => ({
+    client: new YouTubeClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'UCbench',
+    title: 'Benchmark video',
+  }),
+};
 
 // Run directly by the parent only (importing this module for its types runs nothing).
 if (process.env.BENCH_NETWORK) {
-  const { client, remoteAccountId } = clients[process.env.BENCH_NETWORK as MediaNetwork](
+  const { client, remoteAccountId, title } = clients[process.env.BENCH_NETWORK as MediaNetwork](
     process.env.BENCH_NETWORK_URL as string,
   );
   const fileUrls = (process.env.BENCH_FILE_URLS as string).split(',');
@@ -52,7 +61,7 @@ if (process.env.BENCH_NETWORK) {
       media: [
         { mediaId: `med_${randomUUID()}`, mimeType: 'video/mp4', size, altText: 'A benchmark video', url },
       ],
-      title: null,
+      title: title ?? null,
       postType: null,
       options: {},
       parent: null,
