@@ -346,6 +346,13 @@ describe('YouTube publishing against the simulator', () => {
   it('reads views, likes and comments from statistics', async () => {
     const { media } = video('m.mp4', KIB256);
     const block = await client.publish(videoInput('Counted', [media]));
+    // Untouched, the simulator's counts grow with the video's age.
+    const early = await client.metrics({ credentials, block });
+    expect(Object.keys(early).sort()).toEqual(['comments', 'likes', 'views']);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await client.metrics({ credentials, block })).views as number).toBeGreaterThanOrEqual(
+      early.views as number,
+    );
     await fetch(`${sim.url}/_sim/youtube/statistics`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -9,6 +9,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
+import { simulatorMetrics } from '../simulator/metrics.ts';
 import { youtubeOAuthSimulator } from './oauth-simulator.ts';
 import { type ResumableOptions, resumableUploads, type UploadSession } from './upload-simulator.ts';
 
@@ -39,7 +40,8 @@ import { type ResumableOptions, resumableUploads, type UploadSession } from './u
  * Inspection: `GET /_sim/youtube/videos` lists each video with its received size, SHA-256,
  * metadata, thumbnail, captions and status; `POST /_sim/youtube/drop-next-chunk { keep }`,
  * `POST /_sim/youtube/fail-next-processing { outcome }`, `POST /_sim/youtube/quota { exceeded }`,
- * `POST /_sim/youtube/statistics { id, viewCount, likeCount, commentCount, favoriteCount }`.
+ * `POST /_sim/youtube/statistics { id, viewCount, likeCount, commentCount, favoriteCount }` (else
+ * the statistics grow with the video's age, a real second counting as a simulated hour).
  */
 
 export const YOUTUBE_CATEGORY_IDS = [
@@ -140,7 +142,8 @@ export interface SimYouTubeVideo {
   outcome: 'failed' | 'rejected' | null;
   thumbnail: { size: number; sha256: string; mimeType: string } | null;
   captions: SimCaption[];
-  statistics: { viewCount: number; likeCount: number; commentCount: number; favoriteCount: number };
+  /** Set with `POST /_sim/youtube/statistics`; null: counts that grow with the video's age. */
+  statistics: { viewCount: number; likeCount: number; commentCount: number; favoriteCount: number } | null;
   /** Chunks the upload took (resumes included). */
   chunks: number;
 }
@@ -283,7 +286,13 @@ export const startYouTubeSimulator = async (
       };
     }
     if (parts.includes('statistics')) {
-      const s = video.statistics;
+      const grown = simulatorMetrics('youtube', id, new Date(video.publishedAt));
+      const s = video.statistics ?? {
+        viewCount: grown.views ?? 0,
+        likeCount: grown.likes ?? 0,
+        commentCount: grown.comments ?? 0,
+        favoriteCount: 0,
+      };
       resource.statistics = {
         viewCount: String(s.viewCount),
         likeCount: String(s.likeCount),
@@ -357,7 +366,7 @@ export const startYouTubeSimulator = async (
       outcome: nextOutcome,
       thumbnail: null,
       captions: [],
-      statistics: { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 },
+      statistics: null,
       chunks: session.chunks,
     };
     nextOutcome = null;
@@ -732,11 +741,12 @@ export const startYouTubeSimulator = async (
           const body = objectOf(ctx.body) ?? {};
           const video = typeof body.id === 'string' ? videos.get(body.id) : undefined;
           if (!video) return googleError(404, 'videoNotFound', 'No such video');
-          for (const key of ['viewCount', 'likeCount', 'commentCount', 'favoriteCount'] as const) {
+          const stats = { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 };
+          for (const key of Object.keys(stats) as (keyof typeof stats)[]) {
             const value = body[key];
-            if (typeof value === 'number' && Number.isInteger(value) && value >= 0)
-              video.statistics[key] = value;
+            if (typeof value === 'number' && Number.isInteger(value) && value >= 0) stats[key] = value;
           }
+          video.statistics = stats;
           return { status: 204 };
         },
       },
