@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { HttpFailure } from '../../functions/platforms/network-http.ts';
 import {
   classifyYouTubeFailure,
   secondsToPacificMidnight,
@@ -13,7 +14,7 @@ import {
   startYouTubeSimulator,
   type YouTubeSimulator,
 } from '../../functions/platforms/youtube/simulator.ts';
-import { stateOf } from '../../functions/platforms/youtube/upload.ts';
+import { StateKeeper, stateOf, uploadFrom } from '../../functions/platforms/youtube/upload.ts';
 import type {
   MediaForNetwork,
   PublishBlockInput,
@@ -229,6 +230,37 @@ describe('YouTube publishing against the simulator', () => {
       saved: beforeVideo,
     });
     expect(found?.remoteId).toBe(block.remoteId);
+  });
+
+  it('a chunk refused for its range (the session moved on) continues from the offset the session reports', async () => {
+    const { bytes, media } = video('s.mp4', 3 * KIB256);
+    const progress = memoryProgress();
+    const deadline = new Date(Date.now() - 1);
+    // The session opens, then the attempt stops before its first chunk.
+    await failureOf(client.publish(videoInput('Moved on', [media], { progress, deadline })));
+    const session = String(progress.last()?.session);
+    // Another sender's chunk lands in the session meanwhile.
+    const put = await fetch(session, {
+      method: 'PUT',
+      headers: { 'content-range': `bytes 0-${KIB256 - 1}/${bytes.length}` },
+      body: bytes.subarray(0, KIB256),
+    });
+    expect(put.status).toBe(308);
+    const keeper = new StateKeeper(undefined, {});
+    const deps = {
+      credentials,
+      timeoutMs: 2_000,
+      chunkBytes: KIB256,
+      classify: (f: HttpFailure) => classifyYouTubeFailure(f),
+      reserveMs: 0,
+      now: Date.now,
+      sleep: async () => {},
+    };
+    // Sent from byte 0 as if nothing were stored: refused (400), then resumed from byte 262,144.
+    const done = (await uploadFrom(deps, keeper, session, media, 0)) as { id: string };
+    const videos = await simVideos();
+    expect(videos).toHaveLength(1);
+    expect(videos[0]).toMatchObject({ id: done.id, sha256: sha(bytes), chunks: 3 });
   });
 
   it('a saved session that expired is replaced by a new one', async () => {

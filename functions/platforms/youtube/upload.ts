@@ -187,6 +187,7 @@ export const uploadFrom = async (
   /** Consecutive failures without progress: a session that keeps failing is given up for this attempt. */
   let failures = 0;
   let lastSave = deps.now();
+  let refusedOnce = false;
   let unsaved = 0;
   for (;;) {
     if (offset >= total) {
@@ -253,6 +254,20 @@ export const uploadFrom = async (
                 status: answer.status,
               },
             );
+          }
+          if (answer.status === 400 && !refusedOnce) {
+            // A chunk refused for its range (the session moved on, e.g. an earlier attempt's chunk
+            // landed after all): continue from the offset the session reports, once.
+            refusedOnce = true;
+            const status = await querySession(deps, session, total);
+            if ('gone' in status)
+              throw new NetworkError('transient', 'The YouTube upload session expired.', {});
+            if (status.done) return status.video;
+            if (status.offset !== offset) {
+              offset = status.offset;
+              restart = true;
+              break;
+            }
           }
           throw deps.classify({
             type: 'answer',
