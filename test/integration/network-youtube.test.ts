@@ -343,6 +343,34 @@ describe('YouTube publishing against the simulator', () => {
     }
   });
 
+  it('a long processing wait keeps saving, which extends the block lease', async () => {
+    const slow = await startYouTubeSimulator({ processingMs: 600 });
+    try {
+      const { media } = video('t.mp4', KIB256);
+      let now = Date.now();
+      const progress = memoryProgress();
+      const patient = new YouTubeClient({
+        baseUrl: slow.url,
+        timeoutMs: 2_000,
+        chunkBytes: KIB256,
+        pollMs: 50,
+        processingWaitSeconds: 600,
+        now: () => now,
+        // Each poll counts as three seconds of the worker's time.
+        sleep: async (ms) => {
+          now += 3_000;
+          await new Promise((r) => setTimeout(r, ms));
+        },
+      });
+      await patient.publish(videoInput('Patient', [media], { progress }));
+      const afterUpload = progress.saves.findIndex((s) => s.videoId);
+      expect(afterUpload).toBeGreaterThanOrEqual(0);
+      expect(progress.saves.length - afterUpload - 1).toBeGreaterThanOrEqual(1);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('edits the video sending the whole snippet back (tags kept) and deletes it', async () => {
     const { media } = video('l.mp4', KIB256);
     const block = await client.publish(

@@ -542,6 +542,7 @@ export class YouTubeClient implements NetworkClient {
   ): Promise<VideoResource | null> {
     const started = this.now();
     const uploadedAt = keeper.state.uploadedAt ?? started;
+    let lastSave = started;
     const until = deps.deadline ? deps.deadline.getTime() - this.reserveMs : started + this.processingWaitMs;
     for (;;) {
       const resource = await this.readVideo(input.credentials, videoId, 'status,processingDetails');
@@ -552,6 +553,11 @@ export class YouTubeClient implements NetworkClient {
       if (this.now() + this.pollMs > until) {
         if (keeper.saving && deps.deadline) throw continueLater('YouTube is processing the video');
         return resource;
+      }
+      // A save extends the block's lease: a long wait is not taken for a dead worker's.
+      if (keeper.saving && this.now() - lastSave >= 5_000) {
+        await keeper.save({});
+        lastSave = this.now();
       }
       await this.sleep(this.pollMs);
     }
