@@ -305,6 +305,10 @@ describe('YouTube publishing against the simulator', () => {
     const error = await failureOf(client.publish(videoInput('Broken', [media])));
     expect(error.kind).toBe('permanent');
     expect(error.message).toMatch(/could not process.*codec/);
+    sim.failNextProcessing('rejected');
+    const rejected = await failureOf(client.publish(videoInput('Seen before', [media])));
+    expect(rejected).toMatchObject({ kind: 'permanent' });
+    expect(rejected.message).toMatch(/rejected the video \(duplicate\)/);
   });
 
   it('a long processing continues in the next attempt without a second upload', async () => {
