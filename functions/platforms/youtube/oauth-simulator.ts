@@ -7,7 +7,6 @@ import {
   mountOf,
   orRefuse,
   paramsOf,
-  requireGrant,
   type SimOAuthApp,
   SimTokenStore,
   simOAuthApp,
@@ -17,10 +16,9 @@ import {
  * Google OAuth 2.0 for YouTube on the simulator: `GET /o/oauth2/v2/auth` (accounts.google.com; PKCE
  * supported, a refresh token only with `access_type=offline`), `POST /token` (oauth2.googleapis.com,
  * form) → `{ access_token, expires_in, refresh_token, scope, token_type }` (1 hour; refreshes keep
- * the refresh token), `POST /revoke?token=` (unknown token: 400 `invalid_token`), and
- * `GET /youtube/v3/channels?part=snippet&mine=true` (www.googleapis.com). Refused codes and
- * refresh tokens are 400 `invalid_grant`; a refused access token on the API is Google's 401
- * `{ error: { code: 401, message, status: 'UNAUTHENTICATED' } }`.
+ * the refresh token) and `POST /revoke?token=` (unknown token: 400 `invalid_token`). Refused codes
+ * and refresh tokens are 400 `invalid_grant`. The API itself, `channels.list` included, is the
+ * YouTube simulator's (simulator.ts), which asks `channelOf` for the channel behind a token.
  */
 const oauthError = (status: number, error: string, description: string): SimResponse => ({
   status,
@@ -143,53 +141,6 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouT
         if (!token || !store.revoke(token))
           return oauthError(400, 'invalid_token', 'Token expired or revoked');
         return { status: 200, body: {} };
-      },
-    },
-    {
-      method: 'GET',
-      path: '/youtube/v3/channels',
-      auth: false,
-      handler: (ctx) => {
-        const { grant } = requireGrant(ctx, store, () => ({
-          status: 401,
-          body: {
-            error: {
-              code: 401,
-              message:
-                'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-              errors: [
-                {
-                  message: 'Invalid Credentials',
-                  domain: 'global',
-                  reason: 'authError',
-                  location: 'Authorization',
-                  locationType: 'header',
-                },
-              ],
-              status: 'UNAUTHENTICATED',
-            },
-          },
-        }));
-        if (ctx.query.get('mine') !== 'true')
-          return {
-            status: 400,
-            body: { error: { code: 400, message: 'No filter selected.', status: 'INVALID_ARGUMENT' } },
-          };
-        const id = simYouTubeChannelId(grant.account.id);
-        return {
-          status: 200,
-          body: {
-            kind: 'youtube#channelListResponse',
-            pageInfo: { totalResults: 1, resultsPerPage: 5 },
-            items: [
-              {
-                kind: 'youtube#channel',
-                id,
-                snippet: { title: `${grant.account.name}'s channel`, customUrl: `@${grant.account.id}` },
-              },
-            ],
-          },
-        };
       },
     },
   ]);

@@ -398,7 +398,7 @@ export const startYouTubeSimulator = async (
   const sim = await startSimulator({
     name: 'YouTube',
     errors: youtubeErrors,
-    oauth: { ...oauth, routes: oauth.routes.filter((r) => r.path !== '/youtube/v3/channels') },
+    oauth,
     onReset: () => {
       videos.clear();
       uploads.reset();
