@@ -10,9 +10,10 @@ import { BlueskyClient } from '../functions/platforms/bluesky/client.ts';
 import { LinkedInClient } from '../functions/platforms/linkedin/client.ts';
 import { TikTokClient } from '../functions/platforms/tiktok/client.ts';
 import { XClient } from '../functions/platforms/x/client.ts';
+import { YouTubeClient } from '../functions/platforms/youtube/client.ts';
 import type { NetworkClient } from '../functions/ports/network-client.ts';
 
-export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'tiktok';
+export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'tiktok' | 'youtube';
 export interface VideoRun {
   ms: number;
   rssBefore: number;
@@ -24,7 +25,12 @@ export interface VideoRun {
 // The worker's own network timeout (NETWORK_TIMEOUT_MS default) and the clients' defaults.
 const clients: Record<
   MediaNetwork,
-  (baseUrl: string) => { client: NetworkClient; remoteAccountId: string; options?: Record<string, string> }
+  (baseUrl: string) => {
+    client: NetworkClient;
+    remoteAccountId: string;
+    options?: Record<string, string>;
+    title?: string;
+  }
 > = {
   x: (baseUrl) => ({ client: new XClient({ baseUrl, timeoutMs: 10_000 }), remoteAccountId: 'bench' }),
   linkedin: (baseUrl) => ({
@@ -41,6 +47,12 @@ const clients: Record<
     // TikTok needs the privacy level of every post.
     options: { privacy: 'SELF_ONLY' },
   }),
+  // A YouTube video needs a title.
+  youtube: (baseUrl) => ({
+    client: new YouTubeClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: 'UCbench',
+    title: 'Benchmark video',
+  }),
 };
 
 // Run directly by the parent only (importing this module for its types runs nothing).
@@ -49,6 +61,7 @@ if (process.env.BENCH_NETWORK) {
     client,
     remoteAccountId,
     options = {},
+    title,
   } = clients[process.env.BENCH_NETWORK as MediaNetwork](process.env.BENCH_NETWORK_URL as string);
   const fileUrls = (process.env.BENCH_FILE_URLS as string).split(',');
   const fileBytes = Number(process.env.BENCH_FILE_BYTES);
@@ -63,7 +76,7 @@ if (process.env.BENCH_NETWORK) {
       media: [
         { mediaId: `med_${randomUUID()}`, mimeType: 'video/mp4', size, altText: 'A benchmark video', url },
       ],
-      title: null,
+      title: title ?? null,
       postType: null,
       options,
       parent: null,

@@ -1,5 +1,6 @@
 /**
- * The harness of the network media benchmarks (x-media, linkedin-media, bluesky-media, tiktok-media): a large
+ * The harness of the network media benchmarks (x-media, linkedin-media, bluesky-media, tiktok-media,
+ * youtube-media): a large
  * video published by one network client as a warm publish worker runs it, in a child process
  * (network-media-worker.ts) so that only the worker's memory is measured. The parent runs the
  * network's simulator and a file server standing in for S3's presigned URLs; the videos are written

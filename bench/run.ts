@@ -9,6 +9,7 @@ import { runSpine } from './spine.ts';
 import { runTikTokMedia } from './tiktok-media.ts';
 import { runWebhooks } from './webhooks.ts';
 import { runXMedia } from './x-media.ts';
+import { runYouTubeMedia } from './youtube-media.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<void>> = {
   metrics: runMetrics,
   'x-media': runXMedia,
   'linkedin-media': runLinkedInMedia,
+  'youtube-media': runYouTubeMedia,
   'bluesky-media': runBlueskyMedia,
   'tiktok-media': runTikTokMedia,
 };

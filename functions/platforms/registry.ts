@@ -13,6 +13,7 @@ import { ThreadsClient } from './threads/client.ts';
 import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
 import { XClient } from './x/client.ts';
+import { YouTubeClient } from './youtube/client.ts';
 
 export interface NetworkConfig {
   /** Base URL per network (the local runtime's simulators); absent: the network's own address. */
@@ -68,6 +69,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
         ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
       });
     }
+    case 'youtube':
+      return new YouTubeClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -36,7 +36,7 @@ export interface PublishBlockInput {
   content: string;
   media: MediaForNetwork[];
   /**
-   * The files named by the first block's options of type `media` (Pinterest's `coverImage`), by
+   * The files named by the first block's options of type `media` (Pinterest's `coverImage`, YouTube's `thumbnail`), by
    * option key, with presigned URLs like `media`; absent when there are none.
    */
   optionMedia?: Record<string, MediaForNetwork>;

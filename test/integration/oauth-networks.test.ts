@@ -35,7 +35,9 @@ import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
+import { YouTubeClient } from '../../functions/platforms/youtube/client.ts';
 import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
+import { startYouTubeSimulator } from '../../functions/platforms/youtube/simulator.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -387,6 +389,25 @@ interface OAuthCase {
 
 const oauthCases: OAuthCase[] = [
   {
+    platform: 'youtube',
+    factory: youtubeAuth,
+    start: () => startYouTubeSimulator(),
+    // A lookup reads the channel's uploads playlist with the token.
+    use: (url, tokens, accountId) =>
+      new YouTubeClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    expiredStatus: 401,
+    refreshes: true,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://accounts.google.com/o/oauth2/v2/auth',
+  },
+  {
     platform: 'reddit',
     factory: redditAuth,
     start: () => startRedditSimulator(),
@@ -531,12 +552,6 @@ const oauthCases: OAuthCase[] = [
   },
   ...(
     [
-      [
-        'youtube',
-        youtubeAuth,
-        'https://accounts.google.com/o/oauth2/v2/auth',
-        { refreshes: true, rotates: false, revokes: true },
-      ],
       [
         'vimeo',
         vimeoAuth,

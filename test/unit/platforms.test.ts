@@ -104,7 +104,10 @@ const OPTION_KEYS: Record<PlatformId, { all: string[]; required: string[] }> = {
   facebook: { all: ['link'], required: [] },
   threads: { all: ['replyControl', 'linkAttachment'], required: [] },
   tiktok: { all: ['privacy', 'disableComment', 'disableDuet', 'disableStitch'], required: ['privacy'] },
-  youtube: { all: ['privacy', 'madeForKids', 'tags', 'categoryId', 'thumbnail'], required: [] },
+  youtube: {
+    all: ['privacy', 'madeForKids', 'tags', 'categoryId', 'thumbnail', 'captionLanguage'],
+    required: [],
+  },
   vimeo: { all: ['privacy', 'password'], required: [] },
   pinterest: { all: ['boardId', 'link', 'altText', 'coverImage'], required: ['boardId'] },
   bluesky: { all: ['languages'], required: [] },

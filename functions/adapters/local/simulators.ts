@@ -9,6 +9,7 @@ import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
+import { startYouTubeSimulator } from '../../platforms/youtube/simulator.ts';
 
 /** What the runtime and the tests need of a simulator. */
 export interface RunningSimulator {
@@ -53,6 +54,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startThreadsSimulator();
     case 'reddit':
       return startRedditSimulator();
+    case 'youtube':
+      return startYouTubeSimulator();
     default:
       return startGenericSimulator({ platform });
   }

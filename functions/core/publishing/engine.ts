@@ -344,7 +344,7 @@ export class PublishingEngine {
 
       const media = await this.resolveMedia(post.workspaceId, block.mediaIds, block.mediaAltText);
       if (typeof media === 'string') return this.failChannel(post, channelId, media);
-      // Options that name a file (Pinterest's coverImage) reach the client with its URL too.
+      // Options that name a file (Pinterest's coverImage, YouTube's thumbnail) reach the client with its URL too.
       const optionKeys =
         b === 0
           ? platform.limits.options

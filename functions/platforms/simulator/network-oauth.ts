@@ -1,6 +1,5 @@
 import type { PlatformId } from '../types.ts';
 import { vimeoOAuthSimulator } from '../vimeo/oauth-simulator.ts';
-import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
 import type { SimOAuthMount } from './framework.ts';
 
 /**
@@ -9,8 +8,6 @@ import type { SimOAuthMount } from './framework.ts';
  */
 export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null => {
   switch (platform) {
-    case 'youtube':
-      return youtubeOAuthSimulator();
     case 'vimeo':
       return vimeoOAuthSimulator();
     default:

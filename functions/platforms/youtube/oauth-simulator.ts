@@ -7,7 +7,6 @@ import {
   mountOf,
   orRefuse,
   paramsOf,
-  requireGrant,
   type SimOAuthApp,
   SimTokenStore,
   simOAuthApp,
@@ -17,10 +16,9 @@ import {
  * Google OAuth 2.0 for YouTube on the simulator: `GET /o/oauth2/v2/auth` (accounts.google.com; PKCE
  * supported, a refresh token only with `access_type=offline`), `POST /token` (oauth2.googleapis.com,
  * form) → `{ access_token, expires_in, refresh_token, scope, token_type }` (1 hour; refreshes keep
- * the refresh token), `POST /revoke?token=` (unknown token: 400 `invalid_token`), and
- * `GET /youtube/v3/channels?part=snippet&mine=true` (www.googleapis.com). Refused codes and
- * refresh tokens are 400 `invalid_grant`; a refused access token on the API is Google's 401
- * `{ error: { code: 401, message, status: 'UNAUTHENTICATED' } }`.
+ * the refresh token) and `POST /revoke?token=` (unknown token: 400 `invalid_token`). Refused codes
+ * and refresh tokens are 400 `invalid_grant`. The API itself, `channels.list` included, is the
+ * YouTube simulator's (simulator.ts), which asks `channelOf` for the channel behind a token.
  */
 const oauthError = (status: number, error: string, description: string): SimResponse => ({
   status,
@@ -30,7 +28,12 @@ const oauthError = (status: number, error: string, description: string): SimResp
 export const simYouTubeChannelId = (accountId: string) =>
   `UC${createHash('sha256').update(`yt:${accountId}`).digest('base64url').slice(0, 22)}`;
 
-export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+/** The mount, and the channel behind an access token it issued (null for another token). */
+export type YouTubeOAuthMount = SimOAuthMount & {
+  channelOf(token: string): { id: string; title: string; customUrl: string } | null;
+};
+
+export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouTubeOAuthMount => {
   const app = options.app ?? simOAuthApp('youtube');
   const store = new SimTokenStore({
     prefix: 'ya29',
@@ -73,7 +76,16 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
       name: `Simulated ${user}`,
     }),
   });
-  return mountOf(store, [
+  const channelOf = (token: string) => {
+    const grant = store.grantOf(token);
+    if (!grant) return null;
+    return {
+      id: simYouTubeChannelId(grant.account.id),
+      title: `${grant.account.name}'s channel`,
+      customUrl: `@${grant.account.id}`,
+    };
+  };
+  const mount = mountOf(store, [
     {
       ...authorize,
       handler: async (ctx) => {
@@ -131,52 +143,6 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimO
         return { status: 200, body: {} };
       },
     },
-    {
-      method: 'GET',
-      path: '/youtube/v3/channels',
-      auth: false,
-      handler: (ctx) => {
-        const { grant } = requireGrant(ctx, store, () => ({
-          status: 401,
-          body: {
-            error: {
-              code: 401,
-              message:
-                'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-              errors: [
-                {
-                  message: 'Invalid Credentials',
-                  domain: 'global',
-                  reason: 'authError',
-                  location: 'Authorization',
-                  locationType: 'header',
-                },
-              ],
-              status: 'UNAUTHENTICATED',
-            },
-          },
-        }));
-        if (ctx.query.get('mine') !== 'true')
-          return {
-            status: 400,
-            body: { error: { code: 400, message: 'No filter selected.', status: 'INVALID_ARGUMENT' } },
-          };
-        const id = simYouTubeChannelId(grant.account.id);
-        return {
-          status: 200,
-          body: {
-            kind: 'youtube#channelListResponse',
-            pageInfo: { totalResults: 1, resultsPerPage: 5 },
-            items: [
-              {
-                kind: 'youtube#channel',
-                id,
-                snippet: { title: `${grant.account.name}'s channel`, customUrl: `@${grant.account.id}` },
-              },
-            ],
-          },
-        };
-      },
-    },
   ]);
+  return { ...mount, channelOf };
 };

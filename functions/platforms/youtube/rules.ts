@@ -1,7 +1,7 @@
 import type { Platform } from '../types.ts';
 
 /**
- * YouTube (video network). Sources: spec section 8; YouTube Data API v3 videos.insert
+ * YouTube (video network), published by youtube/client.ts. Sources: spec section 8; YouTube Data API v3 videos.insert
  * (`snippet.title` up to 100 characters, `snippet.description` up to 5000, `snippet.tags`,
  * `snippet.categoryId`, `status.privacyStatus` public / unlisted / private,
  * `status.selfDeclaredMadeForKids`), thumbnails.set (JPEG or PNG), captions.insert (caption files).
@@ -48,7 +48,7 @@ export const platform: Platform = {
         required: false,
         allowedValues: null,
         maxLength: null,
-        description: 'YouTube video category id, for example "22" (People & Blogs).',
+        description: 'YouTube video category id, for example "22" (People & Blogs, the default).',
       },
       {
         key: 'thumbnail',
@@ -56,7 +56,17 @@ export const platform: Platform = {
         required: false,
         allowedValues: null,
         maxLength: null,
-        description: 'Id of an uploaded JPEG or PNG image used as the custom thumbnail.',
+        description:
+          'Id of an uploaded JPEG or PNG image (at most 2 MB) set as the custom thumbnail after the upload (thumbnails.set; YouTube allows custom thumbnails on verified channels only: a refusal is noted on the block, the video stays).',
+      },
+      {
+        key: 'captionLanguage',
+        type: 'text',
+        required: false,
+        allowedValues: null,
+        maxLength: 35,
+        description:
+          'BCP-47 language of the subtitle files (VTT, SRT) sent with the video as caption tracks, for example "en" or "pt-BR". Default "en". A subtitle file whose alt text starts with a language tag and a colon ("fr: Français") takes that language and the rest as the track name.',
       },
     ],
     remoteEdit: ['text', 'title', 'options'],
