@@ -6,6 +6,7 @@ import { GenericNetworkClient } from './generic/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import type { PlatformId } from './types.ts';
+import { VimeoClient } from './vimeo/client.ts';
 import { XClient } from './x/client.ts';
 
 export interface NetworkConfig {
@@ -43,6 +44,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'linkedin':
     case 'linkedin_page':
       return createLinkedInClient(platform, common);
+    case 'vimeo':
+      return new VimeoClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

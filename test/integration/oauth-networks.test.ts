@@ -19,7 +19,9 @@ import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
+import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
+import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
@@ -406,6 +408,25 @@ const oauthCases: OAuthCase[] = [
     revokes: true,
     authorizePage: 'https://www.linkedin.com/oauth/v2/authorization',
   },
+  {
+    platform: 'vimeo',
+    factory: vimeoAuth,
+    start: () => startVimeoSimulator(),
+    // Vimeo's lookup reads the account's videos: it needs a valid token.
+    use: (url, tokens, accountId) =>
+      new VimeoClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    expiredStatus: 401,
+    refreshes: false,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://api.vimeo.com/oauth/authorize',
+  },
   ...(
     [
       [
@@ -449,12 +470,6 @@ const oauthCases: OAuthCase[] = [
         youtubeAuth,
         'https://accounts.google.com/o/oauth2/v2/auth',
         { refreshes: true, rotates: false, revokes: true },
-      ],
-      [
-        'vimeo',
-        vimeoAuth,
-        'https://api.vimeo.com/oauth/authorize',
-        { refreshes: false, rotates: false, revokes: true },
       ],
     ] as const
   ).map(

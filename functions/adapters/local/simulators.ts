@@ -2,6 +2,7 @@ import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
+import { startVimeoSimulator } from '../../platforms/vimeo/simulator.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
 
 /** What the runtime and the tests need of a simulator. */
@@ -35,6 +36,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
     case 'linkedin':
     case 'linkedin_page':
       return startLinkedInSimulator();
+    case 'vimeo':
+      return startVimeoSimulator();
     default:
       return startGenericSimulator({ platform });
   }

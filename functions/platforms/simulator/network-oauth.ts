@@ -5,7 +5,6 @@ import { redditOAuthSimulator } from '../reddit/oauth-simulator.ts';
 import { threadsOAuthSimulator } from '../threads/oauth-simulator.ts';
 import { tiktokOAuthSimulator } from '../tiktok/oauth-simulator.ts';
 import type { PlatformId } from '../types.ts';
-import { vimeoOAuthSimulator } from '../vimeo/oauth-simulator.ts';
 import { youtubeOAuthSimulator } from '../youtube/oauth-simulator.ts';
 import type { SimOAuthMount } from './framework.ts';
 
@@ -29,8 +28,6 @@ export const oauthSimulatorFor = (platform: PlatformId): SimOAuthMount | null =>
       return tiktokOAuthSimulator();
     case 'youtube':
       return youtubeOAuthSimulator();
-    case 'vimeo':
-      return vimeoOAuthSimulator();
     default:
       return null;
   }
