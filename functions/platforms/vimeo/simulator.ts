@@ -123,6 +123,8 @@ export interface SimVimeoTrack {
 
 export interface SimVimeoVideo {
   id: string;
+  /** Inspection only: PATCH connections the drop switch cut. */
+  droppedConnections?: number;
   uri: string;
   link: string;
   account: string;
@@ -562,6 +564,7 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
     return {
       ...rest,
       received: video.uploadStatus === 'complete' ? video.size : hosts.offsetOf(video.uploadToken),
+      droppedConnections: hosts.dropsOf(video.uploadToken),
       status: statusOf(video),
     };
   };

@@ -24,6 +24,8 @@ export interface TusUpload {
   /** Upload-Length: the size given at creation. */
   length: number;
   offset: number;
+  /** PATCH connections dropped part-way by the `dropAfterBytes` switch. */
+  drops: number;
   /** The running hash of the bytes received so far. */
   hash: Hash;
   /** Called once the last byte arrived, with the SHA-256 of the whole file. */
@@ -105,6 +107,7 @@ export const vimeoUploadHosts = () => {
         upload.offset += part.length;
         taken += part.length;
         if (dropped) {
+          upload.drops++;
           // The bytes so far are stored; the connection goes before any answer.
           req.socket.destroy();
           resolve();
@@ -185,10 +188,19 @@ export const vimeoUploadHosts = () => {
     /** A tus upload for a new video: its `upload_link`. */
     openUpload: (length: number, onComplete: (sha256: string) => void, live: () => boolean) => {
       const token = randomBytes(12).toString('hex');
-      uploads.set(token, { token, length, offset: 0, hash: createHash('sha256'), onComplete, live });
+      uploads.set(token, {
+        token,
+        length,
+        offset: 0,
+        drops: 0,
+        hash: createHash('sha256'),
+        onComplete,
+        live,
+      });
       return { token, link: `${base}/files/${token}` };
     },
     offsetOf: (token: string) => uploads.get(token)?.offset ?? 0,
+    dropsOf: (token: string) => uploads.get(token)?.drops ?? 0,
     openTrack: (onUpload: (bytes: Buffer) => void, live: () => boolean) => {
       const token = randomBytes(12).toString('hex');
       tracks.set(token, { token, onUpload, live });
