@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimVimeoVideo } from '../../functions/platforms/vimeo/simulator.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { mediaFiles } from '../support/media-files.ts';
+import { waitForPost } from '../support/publishing.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * Vimeo through the HTTP API of the local runtime: a video uploaded to Herald (presigned upload),
+ * a subtitle file, a post with a title and privacy, and what arrived at the Vimeo simulator read
+ * from its inspection routes; a dropped connection during the tus upload; revise and retract.
+ */
+
+let rt: TestRuntime;
+let ws: Awaited<ReturnType<typeof freshWorkspace>>;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  ws = await freshWorkspace(['vimeo']);
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+const simUrl = () => rt.simulators.baseUrls.vimeo as string;
+const simVideos = async (): Promise<SimVimeoVideo[]> =>
+  ((await (await fetch(`${simUrl()}/_sim/vimeo/videos`)).json()) as { data: SimVimeoVideo[] }).data;
+const switches = async (body: Record<string, unknown>) => {
+  const res = await fetch(`${simUrl()}/_sim/vimeo/switches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(204);
+};
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
+  const form = new FormData();
+  form.set('file', new Blob([bytes], { type }), name);
+  if (altText) form.set('altText', altText);
+  const res = await fetch(`${rt.url}/v1/media`, {
+    method: 'POST',
+    headers: { 'x-api-key': ws.key },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; size: number };
+};
+
+/** A file over the direct-upload cap: through a presigned upload, then completed. */
+const uploadLarge = async (bytes: Buffer, name: string, type: string) => {
+  const start = await rt.api('/media/uploads', {
+    method: 'POST',
+    key: ws.key,
+    body: { fileName: name, mimeType: type, size: bytes.length },
+  });
+  expect(start.status).toBe(201);
+  const put = await fetch(start.body.upload.url, {
+    method: 'PUT',
+    headers: start.body.upload.headers,
+    body: bytes,
+  });
+  expect(put.status).toBe(200);
+  const done = await rt.api(`/media/${start.body.media.id}/complete`, { method: 'POST', key: ws.key });
+  expect(done.status).toBe(200);
+  return done.body as { id: string; size: number };
+};
+
+const publishNow = async (channel: Record<string, unknown>) => {
+  const created = await rt.api('/posts', {
+    method: 'POST',
+    key: ws.key,
+    body: { intent: 'now', channels: [{ channelId: ws.channels.vimeo, ...channel }] },
+  });
+  expect(created.status, created.text).toBe(201);
+  return waitForPost(rt, created.body.id, ws.key, 90_000);
+};
+
+describe('Vimeo through the API', () => {
+  it('publishes a video with its title, privacy and a subtitle track, then revises and retracts it', async () => {
+    const marker = `vimeo-e2e-${Date.now()}`;
+    const bytes = mediaFiles.mp4(5_000_000);
+    const video = await uploadLarge(bytes, 'clip.mp4', 'video/mp4');
+    const subtitles = await upload(mediaFiles.vtt(), 'de.vtt', 'text/vtt', 'de Deutsch');
+    const post = await publishNow({
+      title: 'A clip with subtitles',
+      options: { privacy: 'unlisted' },
+      blocks: [{ content: `${marker} the description`, mediaIds: [video.id, subtitles.id] }],
+    });
+    expect(post.status, JSON.stringify(post.channels[0])).toBe('published');
+    const block = post.channels[0].blocks[0];
+    const arrived = (await simVideos()).find((v) => v.description === `${marker} the description`);
+    expect(arrived).toMatchObject({
+      name: 'A clip with subtitles',
+      privacy: 'unlisted',
+      size: video.size,
+      received: video.size,
+      sha256: sha(bytes),
+      uploadStatus: 'complete',
+    });
+    expect(block.remoteUrl).toBe(arrived?.link);
+    expect(arrived?.tracks).toEqual([
+      expect.objectContaining({
+        language: 'de',
+        name: 'Deutsch',
+        type: 'subtitles',
+        active: true,
+        sha256: sha(mediaFiles.vtt()),
+      }),
+    ]);
+
+    const revised = await rt.api(`/posts/${post.id}/revise`, {
+      method: 'POST',
+      key: ws.key,
+      body: { channels: [{ channelId: ws.channels.vimeo, blocks: [{ content: `${marker} revised` }] }] },
+    });
+    expect(revised.status, revised.text).toBe(200);
+    expect(revised.body.revised).toHaveLength(1);
+    expect((await simVideos()).find((v) => v.id === arrived?.id)?.description).toBe(`${marker} revised`);
+
+    const retracted = await rt.api(`/posts/${post.id}/retract`, { method: 'POST', key: ws.key });
+    expect(retracted.status, retracted.text).toBe(200);
+    expect((await simVideos()).find((v) => v.id === arrived?.id)?.deleted).toBe(true);
+  });
+
+  it('resumes the upload from the offset Vimeo reports after the connection drops mid-upload', async () => {
+    const marker = `vimeo-drop-${Date.now()}`;
+    const bytes = mediaFiles.mp4(3_000_000);
+    const video = await uploadLarge(bytes, 'drop.mp4', 'video/mp4');
+    await switches({ dropAfterBytes: 1_000_000 });
+    const post = await publishNow({
+      title: 'Dropped once',
+      blocks: [{ content: marker, mediaIds: [video.id] }],
+    });
+    expect(post.status, JSON.stringify(post.channels[0])).toBe('published');
+    const mine = (await simVideos()).filter((v) => v.description === marker);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ received: video.size, sha256: sha(bytes), droppedConnections: 1 });
+  });
+});
