@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BlueskyClient } from '../functions/platforms/bluesky/client.ts';
 import { LinkedInClient } from '../functions/platforms/linkedin/client.ts';
+import { VimeoClient } from '../functions/platforms/vimeo/client.ts';
 import { XClient } from '../functions/platforms/x/client.ts';
 import type { NetworkClient } from '../functions/ports/network-client.ts';
 
-export type MediaNetwork = 'x' | 'linkedin' | 'bluesky';
+export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'vimeo';
 export interface VideoRun {
   ms: number;
   rssBefore: number;
@@ -31,6 +32,10 @@ const clients: Record<MediaNetwork, (baseUrl: string) => { client: NetworkClient
     bluesky: (baseUrl) => ({
       client: new BlueskyClient({ baseUrl, timeoutMs: 10_000 }),
       remoteAccountId: 'did:plc:benchbenchbenchbench',
+    }),
+    vimeo: (baseUrl) => ({
+      client: new VimeoClient({ baseUrl, timeoutMs: 10_000 }),
+      remoteAccountId: '4242',
     }),
   };
 

@@ -6,6 +6,7 @@ import { runMetrics } from './metrics.ts';
 import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
+import { runVimeoMedia } from './vimeo-media.ts';
 import { runWebhooks } from './webhooks.ts';
 import { runXMedia } from './x-media.ts';
 
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<void>> = {
   'x-media': runXMedia,
   'linkedin-media': runLinkedInMedia,
   'bluesky-media': runBlueskyMedia,
+  'vimeo-media': runVimeoMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
