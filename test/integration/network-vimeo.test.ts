@@ -351,6 +351,21 @@ describe('Vimeo client against the simulator', () => {
     expect((await simVideos()).filter((v) => !v.deleted)).toHaveLength(1);
   });
 
+  it('keeps a video whose upload Vimeo completed when its link has expired since', async () => {
+    const bytes = randomBytes(6_000);
+    const media = [file('done.mp4', 'video/mp4', bytes)];
+    const progress = memoryProgress();
+    const first = await client.publish(input('Done', { title: 'Done', media, progress }));
+    // As if the last chunk arrived but its answer did not: the saved offset is behind.
+    await progress.save({ ...progress.saved, offset: 4_000 });
+    await switches({ expireUploadLinks: true });
+    const again = await client.publish(input('Done', { title: 'Done', media, progress }));
+    expect(again).toEqual(first);
+    const videos = await simVideos();
+    expect(videos).toHaveLength(1);
+    expect(videos[0]).toMatchObject({ deleted: false, sha256: sha(bytes) });
+  });
+
   it('edits name, description and privacy, deletes (twice is fine), looks up and reads metrics', async () => {
     const sent = new Date();
     const block = await client.publish(

@@ -69,6 +69,8 @@ export const VIMEO_ACCEPT = 'application/vnd.vimeo.*+json;version=3.4';
 const SUBTITLE_TYPES = ['text/vtt', 'application/x-subrip'];
 /** Vimeo's error codes for an account without space or upload quota left (403). */
 const QUOTA_CODES = new Set([4101, 4102, 3428, 3429]);
+/** The smallest PATCH sized to the time left (a smaller one is left to the next invocation). */
+const MIN_CHUNK_BYTES = 1024 * 1024;
 /** How long an unfinished upload may be continued (Vimeo's upload links last about a day). */
 const UNFINISHED_MAX_AGE_MS = 24 * 3600 * 1000;
 
@@ -390,10 +392,10 @@ class PublishRun {
     await this.progress?.save({ ...state });
   }
 
-  /** Ends the call with `continueLater` when the deadline is near, after saving `state`. */
-  private async checkDeadline(state: VimeoUploadState | null, what: string): Promise<void> {
+  /** Ends the call with `continueLater` when the deadline is near (or `now`), after saving `state`. */
+  private async checkDeadline(state: VimeoUploadState | null, what: string, now = false): Promise<void> {
     const deadline = this.input.deadline;
-    if (!deadline || deadline.getTime() - Date.now() > this.settings.marginMs) return;
+    if (!now && (!deadline || deadline.getTime() - Date.now() > this.settings.marginMs)) return;
     if (state) await this.save(state);
     throw new NetworkError('transient', `Upload continues in the next attempt (${what}).`, {
       continueLater: true,
@@ -509,27 +511,43 @@ class PublishRun {
 
   /** Sends the bytes Vimeo does not hold yet, resuming from the offset it reports. */
   async upload(state: VimeoUploadState): Promise<void> {
-    const { chunkBytes, uploadTimeoutMs, timeoutMs, resumeTries } = this.settings;
+    const { chunkBytes, uploadTimeoutMs, timeoutMs, resumeTries, marginMs } = this.settings;
     const size = this.file.size;
+    // Every byte confirmed by an earlier attempt: nothing to send (the link may be gone by now).
+    if (state.offset === size) return;
     const ask = async () => {
       const { offset } = await tusOffset(state.uploadLink, timeoutMs);
       return offset;
     };
+    /** Bytes per millisecond of the latest chunk, to size the next one to the time left. */
+    let rate: number | null = null;
     try {
       // A video of an earlier attempt is asked for its offset: its last chunk may have arrived unconfirmed.
       if (!this.createdNow) state.offset = await ask();
       let failures = 0;
       while (state.offset < size) {
         await this.checkDeadline(state, `${state.offset} of ${size} bytes sent`);
-        const length = Math.min(chunkBytes, size - state.offset);
+        let length = Math.min(chunkBytes, size - state.offset);
+        const deadline = this.input.deadline?.getTime();
+        if (deadline !== undefined && rate !== null) {
+          // A chunk that would run into the margin is made smaller (tus takes any size); when
+          // even a small one would not fit, the next invocation sends it.
+          const fits = Math.floor(rate * (deadline - Date.now() - marginMs) * 0.8);
+          if (fits < Math.min(MIN_CHUNK_BYTES, length)) {
+            await this.checkDeadline(state, `${state.offset} of ${size} bytes sent`, true);
+          }
+          length = Math.min(length, Math.max(fits, MIN_CHUNK_BYTES));
+        }
+        const started = Date.now();
+        const before = state.offset;
         try {
           state.offset = await tusPatch(state.uploadLink, this.file, state.offset, length, uploadTimeoutMs);
+          rate = (state.offset - before) / Math.max(1, Date.now() - started);
           failures = 0;
           await this.save(state);
         } catch (error) {
           if (!(error instanceof UploadInterrupted)) throw error;
           failures++;
-          const before = state.offset;
           state.offset = await ask();
           if (state.offset > before) failures = 0;
           if (failures > resumeTries) {
@@ -544,16 +562,38 @@ class PublishRun {
       }
     } catch (error) {
       if (!(error instanceof UploadGone)) throw error;
-      // The upload link is gone (expired, or the video was deleted): start again with a new video.
-      await this.client
-        .call(this.credentials, { method: 'DELETE', path: `/videos/${videoIdOf(state.uri)}` }, [404])
-        .catch(() => undefined);
-      await this.save({});
-      throw new NetworkError(
-        'transient',
-        `Vimeo no longer takes the video's upload (${error.message}); it starts again with a new video.`,
-      );
+      await this.uploadGone(state, error);
     }
+  }
+
+  /**
+   * The upload link no longer answers (expired, or the video was deleted). A video whose upload
+   * Vimeo completed is kept (its bytes are all there); any other is deleted and the next attempt
+   * starts again with a new video.
+   */
+  private async uploadGone(state: VimeoUploadState, error: UploadGone): Promise<void> {
+    const videoId = videoIdOf(state.uri);
+    const answer = await this.client
+      .call(this.credentials, { method: 'GET', path: `/videos/${videoId}?fields=uri,upload.status` }, [404])
+      .catch((failure: unknown) => {
+        throw known(failure);
+      });
+    const upload = (answer.body as { upload?: { status?: unknown } } | undefined)?.upload?.status;
+    if (answer.status !== 404 && upload === 'complete') {
+      state.offset = this.file.size;
+      await this.save(state);
+      return;
+    }
+    if (answer.status !== 404) {
+      await this.client
+        .call(this.credentials, { method: 'DELETE', path: `/videos/${videoId}` }, [404])
+        .catch(() => undefined);
+    }
+    await this.save({});
+    throw new NetworkError(
+      'transient',
+      `Vimeo no longer takes the video's upload (${error.message}); it starts again with a new video.`,
+    );
   }
 
   /** One subtitle file as an active text track (skipped when an earlier attempt finished it). */

@@ -551,6 +551,7 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
       hosts.setDropAfterBytes(typeof body.dropAfterBytes === 'number' ? body.dropAfterBytes : null);
     }
     if ('failTranscode' in body) failTranscode = body.failTranscode === true;
+    if (body.expireUploadLinks === true) hosts.expireLinks();
     if ('freeSpaceBytes' in body) {
       freeSpaceBytes = typeof body.freeSpaceBytes === 'number' ? body.freeSpaceBytes : null;
     }

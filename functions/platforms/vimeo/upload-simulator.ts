@@ -51,6 +51,9 @@ export const vimeoUploadHosts = () => {
   let dropAfterBytes: number | null = null;
   /** PATCH requests answered so far (all uploads), for tests. */
   let patches = 0;
+  /** Links opened before this moment answer 404, as Vimeo's expired upload links do. */
+  let expiredBefore = 0;
+  const opened = new Map<string, number>();
   let server: Server | null = null;
   let base = '';
 
@@ -127,7 +130,7 @@ export const vimeoUploadHosts = () => {
     const file = /^\/files\/([\w-]+)$/.exec(url.pathname);
     if (file) {
       const upload = uploads.get(file[1] as string);
-      if (!upload?.live()) {
+      if (!upload?.live() || (opened.get(upload.token) ?? 0) < expiredBefore) {
         await drain(req);
         return answer(res, 404, {}, 'Upload not found');
       }
@@ -210,11 +213,17 @@ export const vimeoUploadHosts = () => {
       dropAfterBytes = bytes;
     },
     patchCount: () => patches,
+    /** Every upload link opened so far answers 404 from now on. */
+    expireLinks: () => {
+      expiredBefore = Date.now() + 1;
+    },
     reset: () => {
       uploads.clear();
       tracks.clear();
       dropAfterBytes = null;
       patches = 0;
+      expiredBefore = 0;
+      opened.clear();
     },
   };
 };
