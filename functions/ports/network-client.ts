@@ -95,6 +95,11 @@ export interface LookupBlockInput {
   parent: PublishBlockInput['parent'];
   /** The send was attempted after this time. */
   since: Date;
+  /**
+   * The upload progress the block's sends saved (`UploadProgress.save`), null when none: a
+   * resumable session's status can tell whether the upload completed and which post it made.
+   */
+  saved?: Record<string, unknown> | null;
 }
 
 /**

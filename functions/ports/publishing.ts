@@ -55,6 +55,8 @@ export interface BlockClaim {
   nextCheckAt?: string;
   /** The network refused a resend as a duplicate: it has the block, so it is never sent again. */
   duplicate?: boolean;
+  /** A resumable upload's state (session, offset) saved by the network client; kept across takeovers and retries. */
+  progress?: Record<string, unknown>;
   remote?: RemoteBlock;
 }
 
@@ -74,6 +76,11 @@ export interface ClaimStore {
   takeOver(previous: BlockClaim, claim: BlockClaim): Promise<boolean>;
   /** Records the outcome of a claim this owner holds, with its send history and lookup schedule. */
   settle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): Promise<void>;
+  /**
+   * Stores a resumable upload's progress on a `sending` claim this owner holds and extends its
+   * lease to `leaseUntil`; false when the claim is no longer this owner's.
+   */
+  saveProgress(claim: BlockClaim, progress: Record<string, unknown>, leaseUntil: string): Promise<boolean>;
 }
 
 export type EventType =

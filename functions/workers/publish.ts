@@ -8,6 +8,14 @@ import { logger } from '../shared/powertools.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
+/**
+ * How long before the invocation's end a publish must have returned: the engine then settles the
+ * block and queues the next step (a resumable upload saves its place before this).
+ */
+const DEADLINE_MARGIN_MS = 3_000;
+/** The running invocation's context: its remaining time bounds each publish. */
+let invocation: Context | undefined;
+
 const parseJob = (record: SQSRecord): PublishJob | null => {
   try {
     const job = JSON.parse(record.body) as Partial<PublishJob>;
@@ -50,9 +58,14 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
     return;
   }
   logger.appendKeys({ postId: job.postId });
-  await getDeps().publishing().handle(job);
+  const remaining = invocation?.getRemainingTimeInMillis();
+  await getDeps()
+    .publishing()
+    .handle(job, remaining ? { deadline: new Date(Date.now() + remaining - DEADLINE_MARGIN_MS) } : {});
 };
 
 /** SQS consumer of the publish queue (partial batch responses: only failed messages return). */
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, recordHandler, processor, { context });
+export const handler = async (event: SQSEvent, context: Context) => {
+  invocation = context;
+  return processPartialResponse(event, recordHandler, processor, { context });
+};

@@ -329,6 +329,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         queueUrl: queue.url,
         queueArn: queue.arn,
         batchSize: worker.batchSize,
+        // The context's remaining time counts down from the function's own timeout, as on AWS.
+        timeoutSeconds: worker.timeoutSeconds,
         // Several batches in flight, as Lambda runs several instances of a consumer.
         concurrency: 8,
         handler: (event, context) => runAsFunction(fn, () => module.handler(event, context)),

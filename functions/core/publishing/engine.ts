@@ -11,6 +11,7 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type UploadProgress,
 } from '../../ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
 import type {
@@ -119,6 +120,14 @@ export const unannouncedReset = (platform: PlatformId, now: Date): Date =>
     ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
     : new Date(now.getTime() + DEFAULT_RATE_LIMIT_SECONDS * 1000);
 
+/** Thrown by `UploadProgress.save` when another worker has taken the block's claim over. */
+class ClaimLostError extends Error {
+  constructor() {
+    super('The block was taken over by another worker');
+    this.name = 'ClaimLostError';
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isTerminal = (channel: PostChannel) => channel.status === 'published' || channel.status === 'failed';
@@ -210,8 +219,12 @@ export class PublishingEngine {
 
   constructor(private readonly deps: PublishingDeps) {}
 
-  /** One publish-queue message. Throws only when the message should be delivered again. */
-  async handle(job: PublishJob): Promise<void> {
+  /**
+   * One publish-queue message. Throws only when the message should be delivered again.
+   * `deadline`: when the invocation ends (a resumable upload saves its place before it and
+   * continues in the next message).
+   */
+  async handle(job: PublishJob, { deadline }: { deadline?: Date } = {}): Promise<void> {
     const { deps } = this;
     let post = await deps.posts.get(job.postId);
     if (!post) return;
@@ -239,16 +252,16 @@ export class PublishingEngine {
     }
     if (post.status !== 'publishing') return;
     if (job.round !== undefined && job.round !== (post.round ?? 1)) return;
-    await this.runRound(post);
+    await this.runRound(post, deadline);
   }
 
-  private async runRound(post: PostRecord): Promise<void> {
+  private async runRound(post: PostRecord, deadline?: Date): Promise<void> {
     const round = post.round ?? 1;
     const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
         try {
-          return await this.publishChannel(post, channelId);
+          return await this.publishChannel(post, channelId, deadline);
         } catch (error) {
           if (error instanceof PostGoneError) return { kind: 'done' } as ChannelOutcome;
           throw error;
@@ -273,7 +286,11 @@ export class PublishingEngine {
   }
 
   /** Publishes the channel's remaining blocks in order; never sends a block whose claim says it may be live. */
-  private async publishChannel(post: PostRecord, channelId: string): Promise<ChannelOutcome> {
+  private async publishChannel(
+    post: PostRecord,
+    channelId: string,
+    deadline?: Date,
+  ): Promise<ChannelOutcome> {
     const { deps } = this;
     const { postId } = post;
     const channel = post.channels.find((c) => c.channelId === channelId);
@@ -338,6 +355,7 @@ export class PublishingEngine {
         parent,
         idempotencyKey: `${postId}.${channelId}.${b}`,
         round: post.round ?? 1,
+        ...(deadline ? { deadline } : {}),
       };
       // The last block is recorded in the same write that completes the channel.
       const last = b === blocks.length - 1;
@@ -424,11 +442,16 @@ export class PublishingEngine {
       return { ...held, lostAt: held.lostAt ?? now, lastSentAt: now };
     };
     let remote: RemoteBlock;
+    const progress = this.progressOf(held);
     try {
       remote = await this.withFreshToken(block, (credentials) =>
-        block.client.publish({ ...block.input, credentials }),
+        block.client.publish({ ...block.input, credentials, progress }),
       );
     } catch (error) {
+      if (error instanceof ClaimLostError) {
+        // Another worker took the block over (this one looked dead): it carries on from the saved progress.
+        return stop({ kind: 'retry', delaySeconds: 1 });
+      }
       if (!(error instanceof NetworkError)) {
         // Not the network's answer: whether it has the block cannot be told from here.
         logger.error('Unexpected error while publishing a block', {
@@ -443,6 +466,10 @@ export class PublishingEngine {
       }
       if (error.details.outcomeUnknown) return this.check(block, lost());
       await deps.claims.settle(held, 'not_sent');
+      if (error.kind === 'transient' && error.details.continueLater) {
+        // The upload's place is saved with the claim: the next message continues it, no attempt spent.
+        return stop({ kind: 'retry', delaySeconds: 1 });
+      }
       if (error.kind === 'transient' && error.details.rateLimited) {
         return stop(await this.rateLimited(post, channel, error.details.retryAfterSeconds));
       }
@@ -488,6 +515,7 @@ export class PublishingEngine {
           content: input.content,
           parent: input.parent,
           since: new Date(Date.parse(held.firstSentAt ?? held.since) - LOOKUP_SLACK_MS),
+          saved: held.progress ?? null,
         }),
       );
     } catch (error) {
@@ -562,6 +590,25 @@ export class PublishingEngine {
 
   private async keep(block: BlockContext, remote: RemoteBlock): Promise<void> {
     if (block.record) await this.recordBlock(block.post.postId, block.channel.channelId, block.b, remote);
+  }
+
+  /**
+   * The block's upload progress as the client sees it: saving it stores it with `held` (this
+   * worker's claim) and extends the lease, so a long upload is not taken for a dead worker's.
+   */
+  private progressOf(held: BlockClaim): UploadProgress {
+    const { deps } = this;
+    return {
+      get saved() {
+        return held.progress ?? null;
+      },
+      save: async (state) => {
+        const leaseUntil = this.leaseFrom(deps.clock.now());
+        if (!(await deps.claims.saveProgress(held, state, leaseUntil))) throw new ClaimLostError();
+        held.progress = state;
+        held.leaseUntil = leaseUntil;
+      },
+    };
   }
 
   private newOwner(): string {

@@ -121,4 +121,32 @@ export class DynamoClaimStore implements ClaimStore {
       }),
     );
   }
+
+  async saveProgress(
+    claim: BlockClaim,
+    progress: Record<string, unknown>,
+    leaseUntil: string,
+  ): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key(claim),
+          UpdateExpression: 'SET progress = :progress, leaseUntil = :lease',
+          ConditionExpression: '#owner = :owner AND #state = :sending',
+          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':progress': progress,
+            ':lease': leaseUntil,
+            ':owner': claim.owner,
+            ':sending': 'sending',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
 }
