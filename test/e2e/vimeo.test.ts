@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import type { SimVimeoVideo } from '../../functions/platforms/vimeo/simulator.ts';
+import type { NetworkClient, PublishBlockInput } from '../../functions/ports/network-client.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -138,5 +141,56 @@ describe('Vimeo through the API', () => {
     const mine = (await simVideos()).filter((v) => v.description === marker);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ received: video.size, sha256: sha(bytes), droppedConnections: 1 });
+  });
+
+  it('continues the upload across worker invocations: the saved tus offset, one video, no attempt spent', async () => {
+    const marker = `vimeo-invocations-${Date.now()}`;
+    const bytes = mediaFiles.mp4(5 * 1024 * 1024);
+    const video = await uploadLarge(bytes, 'long.mp4', 'video/mp4');
+    // The real Vimeo client with 1 MiB chunks, whose invocation ends after two chunks: each call
+    // gets the worker's deadline, which is brought forward once it has sent two.
+    const real = new VimeoClient({ baseUrl: simUrl(), timeoutMs: 5_000, chunkBytes: 1024 * 1024 });
+    const calls: (Record<string, unknown> | null)[] = [];
+    const client: NetworkClient = Object.create(real);
+    client.publish = (input: PublishBlockInput) => {
+      calls.push(input.progress?.saved ?? null);
+      expect(input.deadline).toBeInstanceOf(Date);
+      const deadline = new Date(input.deadline as Date);
+      let chunks = 0;
+      const progress = input.progress && {
+        get saved() {
+          return input.progress?.saved ?? null;
+        },
+        save: async (state: Record<string, unknown>) => {
+          await input.progress?.save(state);
+          if ((state.offset as number) > 0 && ++chunks === 2) deadline.setTime(Date.now());
+        },
+      };
+      return real.publish({ ...input, deadline, ...(progress ? { progress } : {}) });
+    };
+    const deps = getDeps();
+    const networks = deps.networks;
+    deps.networks = (platform, mode) =>
+      platform === 'vimeo' && mode === 'live' ? client : networks(platform, mode);
+    try {
+      const post = await publishNow({
+        title: 'Long upload',
+        blocks: [{ content: marker, mediaIds: [video.id] }],
+      });
+      expect(post.status, JSON.stringify(post.channels[0])).toBe('published');
+      const stored = await deps.posts.get(post.id);
+      expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
+    } finally {
+      deps.networks = networks;
+    }
+    const mine = (await simVideos()).filter((v) => v.description === marker);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ received: video.size, sha256: sha(bytes), uploadStatus: 'complete' });
+    // Three invocations: 2 + 2 + 1 chunks, each starting from the offset the previous one saved.
+    expect(calls.map((saved) => (saved as { offset?: number } | null)?.offset ?? null)).toEqual([
+      null,
+      2 * 1024 * 1024,
+      4 * 1024 * 1024,
+    ]);
   });
 });

@@ -389,6 +389,27 @@ describe('Vimeo client against the simulator', () => {
         since: sent,
       }),
     ).toBeNull();
+    // With the progress the sends saved, the video is read by its uri (whatever its text).
+    expect(
+      await client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Other text',
+        parent: null,
+        since: sent,
+        saved: { uri: `/videos/${block.remoteId}` },
+      }),
+    ).toEqual(block);
+    expect(
+      await client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Original text',
+        parent: null,
+        since: sent,
+        saved: { uri: '/videos/1' },
+      }),
+    ).toBeNull();
     const metrics = await client.metrics({ credentials, block });
     expect(Object.keys(metrics).sort()).toEqual(['comments', 'likes', 'views']);
     expect(typeof metrics.views).toBe('number');

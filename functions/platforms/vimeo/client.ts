@@ -59,8 +59,9 @@ import { tusOffset, tusPatch, UploadGone, UploadInterrupted } from './upload.ts'
  *    being processed meanwhile).
  *
  * Edits `PATCH /videos/{id}` (name, description, privacy, password); deletes `DELETE
- * /videos/{id}` (404: already gone). `lookup` finds a video with the block's text created since
- * the send whose upload is complete; an unfinished one is left to `publish`, which continues it.
+ * /videos/{id}` (404: already gone). `lookup` reads the video the block's sends saved (`saved`),
+ * else finds a video with the block's text created since the send; either counts once its upload
+ * is complete (an unfinished one is left to `publish`, which continues it).
  * Vimeo tokens do not expire: a 401 means revoked (reconnect).
  */
 
@@ -268,6 +269,18 @@ export class VimeoClient implements NetworkClient {
 
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     if (input.parent) return null;
+    const saved = input.saved as Partial<VimeoUploadState> | null | undefined;
+    if (typeof saved?.uri === 'string') {
+      // The block's own video, saved by its sends: found when Vimeo has all of it (an unfinished
+      // one is continued by the next attempt, which has the same saved session).
+      const answer = await this.call(
+        input.credentials,
+        { method: 'GET', path: `/videos/${videoIdOf(saved.uri)}?fields=uri,link,upload.status` },
+        [404],
+      );
+      const video = answer.status === 404 ? null : summaryOf(answer.body);
+      return video?.uploadStatus === 'complete' ? blockOf(video.uri, video.link) : null;
+    }
     const since = input.since.getTime() - 2_000;
     for await (const video of this.newestVideos(input.credentials, since)) {
       if (video.description !== input.content) continue;
