@@ -410,6 +410,17 @@ describe('Vimeo client against the simulator', () => {
         saved: { uri: '/videos/1' },
       }),
     ).toBeNull();
+    // Its upload is complete, but a subtitle track is not done yet: the next attempt finishes it.
+    expect(
+      await client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Original text',
+        parent: null,
+        since: sent,
+        saved: { uri: `/videos/${block.remoteId}`, subtitles: ['med_a.vtt'], tracks: [] },
+      }),
+    ).toBeNull();
     const metrics = await client.metrics({ credentials, block });
     expect(Object.keys(metrics).sort()).toEqual(['comments', 'likes', 'views']);
     expect(typeof metrics.views).toBe('number');

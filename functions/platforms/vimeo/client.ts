@@ -108,6 +108,8 @@ export interface VimeoUploadState {
   offset: number;
   /** Subtitle files whose text track is done. */
   tracks: string[];
+  /** Every subtitle file of the block (the publication is finished once all are in `tracks`). */
+  subtitles?: string[];
   /** A text track created but not finished: its uri and link (reused, not created again). */
   pendingTrack?: { mediaId: string; uri: string; link: string };
 }
@@ -279,7 +281,9 @@ export class VimeoClient implements NetworkClient {
         [404],
       );
       const video = answer.status === 404 ? null : summaryOf(answer.body);
-      return video?.uploadStatus === 'complete' ? blockOf(video.uri, video.link) : null;
+      // Its text tracks too: a send that stopped before them is finished by the next attempt.
+      const tracksDone = (saved.subtitles ?? []).every((id) => saved.tracks?.includes(id));
+      return video?.uploadStatus === 'complete' && tracksDone ? blockOf(video.uri, video.link) : null;
     }
     const since = input.since.getTime() - 2_000;
     for await (const video of this.newestVideos(input.credentials, since)) {
@@ -443,7 +447,10 @@ class PublishRun {
   }
 
   private stateOf(video: { uri: string; link: string; uploadLink: string }): VimeoUploadState {
-    return { ...video, mediaId: this.file.mediaId, size: this.file.size, offset: 0, tracks: [] };
+    const subtitles = this.input.media
+      .filter((f) => SUBTITLE_TYPES.includes(f.mimeType))
+      .map((f) => f.mediaId);
+    return { ...video, mediaId: this.file.mediaId, size: this.file.size, offset: 0, tracks: [], subtitles };
   }
 
   /** An unfinished video of an earlier attempt of this block (same name, text and size), if any. */
@@ -637,7 +644,12 @@ class PublishRun {
       try {
         response = await fetch(pending.link, {
           method: 'PUT',
-          headers: { 'content-type': 'text/plain', 'content-length': String(bytes.length) },
+          // As Vimeo's own client sends it (the link is on Vimeo's captions host).
+          headers: {
+            authorization: `Bearer ${this.credentials.accessToken}`,
+            'content-type': 'text/plain',
+            'content-length': String(bytes.length),
+          },
           body: bytes,
           signal: AbortSignal.timeout(this.settings.uploadTimeoutMs),
         });
