@@ -19,7 +19,13 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await startTestRuntime({
+    env: {
+      PUBLISH_RETRY_BASE_SECONDS: '0.2',
+      METRICS_TIME_SCALE: '36000',
+      METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
+    },
+  });
   ws = await freshWorkspace(['vimeo']);
 });
 afterAll(async () => {
@@ -126,6 +132,27 @@ describe('Vimeo through the API', () => {
     const retracted = await rt.api(`/posts/${post.id}/retract`, { method: 'POST', key: ws.key });
     expect(retracted.status, retracted.text).toBe(200);
     expect((await simVideos()).find((v) => v.id === arrived?.id)?.deleted).toBe(true);
+  });
+
+  it('reads the video’s plays, likes and comments on the metrics cadence', async () => {
+    const video = await upload(mediaFiles.mp4(4_000), 'm.mp4', 'video/mp4');
+    const post = await publishNow({
+      title: 'Watched',
+      blocks: [{ content: `vimeo-metrics-${Date.now()}`, mediaIds: [video.id] }],
+    });
+    expect(post.status).toBe('published');
+    const deadline = Date.now() + 60_000;
+    let channel: any;
+    for (;;) {
+      const res = await rt.api(`/posts/${post.id}/metrics`, { key: ws.key });
+      expect(res.status).toBe(200);
+      channel = res.body.channels[0];
+      if (channel.readings.some((r: any) => r.status === 'ok')) break;
+      if (Date.now() > deadline) throw new Error(`no metrics: ${JSON.stringify(res.body)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(channel.platform).toBe('vimeo');
+    expect(Object.keys(channel.latest.metrics).sort()).toEqual(['comments', 'likes', 'views']);
   });
 
   it('resumes the upload from the offset Vimeo reports after the connection drops mid-upload', async () => {
