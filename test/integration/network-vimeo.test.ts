@@ -335,6 +335,26 @@ describe('Vimeo client against the simulator', () => {
     expect(video?.deleted).toBe(true);
   });
 
+  it('deletes the video when a later step is refused for good (a subtitle file over 5 MiB)', async () => {
+    const progress = memoryProgress();
+    const error = await failureOf(
+      client.publish(
+        input('Big subtitles', {
+          title: 'Big subtitles',
+          media: [
+            file('v.mp4', 'video/mp4', randomBytes(1_000)),
+            file('big.vtt', 'text/vtt', Buffer.alloc(5 * 1024 * 1024 + 1, 0x41)),
+          ],
+          progress,
+        }),
+      ),
+    );
+    expect(error.kind).toBe('permanent');
+    const [video] = await simVideos();
+    expect(video).toMatchObject({ deleted: true, uploadStatus: 'complete' });
+    expect(progress.saved).toEqual({});
+  });
+
   it('starts again with a new video when the upload link is gone', async () => {
     const media = [file('gone.mp4', 'video/mp4', randomBytes(8_000))];
     const deadline = new Date(Date.now() + 3_600_000);

@@ -58,6 +58,9 @@ import { tusOffset, tusPatch, UploadGone, UploadInterrupted } from './upload.ts'
  *    published as it is (it exists and Vimeo finishes transcoding on its own; its page says it is
  *    being processed meanwhile).
  *
+ * A permanent refusal after the create (steps 2 to 4) deletes the video: a failed channel leaves
+ * nothing on Vimeo.
+ *
  * Edits `PATCH /videos/{id}` (name, description, privacy, password); deletes `DELETE
  * /videos/{id}` (404: already gone). `lookup` reads the video the block's sends saved (`saved`),
  * else finds a video with the block's text created since the send; either counts once its upload
@@ -263,9 +266,16 @@ export class VimeoClient implements NetworkClient {
     }
     const run = new PublishRun(this, input, video);
     const state = await run.session();
-    await run.upload(state);
-    for (const file of subtitles) await run.textTrack(state, file);
-    await run.transcoded(state);
+    try {
+      await run.upload(state);
+      for (const file of subtitles) await run.textTrack(state, file);
+      await run.transcoded(state);
+    } catch (error) {
+      // Refused for good after the video was created: the failed channel leaves no video behind
+      // (a retry of the post starts with a new one).
+      if (error instanceof NetworkError && error.kind === 'permanent') await run.discard(state);
+      throw error;
+    }
     return blockOf(state.uri, state.link);
   }
 
@@ -681,6 +691,14 @@ class PublishRun {
     }
   }
 
+  /** Deletes the video (best effort) and forgets the saved session. */
+  async discard(state: VimeoUploadState): Promise<void> {
+    await this.client
+      .call(this.credentials, { method: 'DELETE', path: `/videos/${videoIdOf(state.uri)}` }, [404])
+      .catch(() => undefined);
+    await this.save({}).catch(() => undefined);
+  }
+
   /** Waits a bounded time for transcoding (see the class comment). */
   async transcoded(state: VimeoUploadState): Promise<void> {
     const { transcodeWaitMs, pollMs, marginMs, sleep } = this.settings;
@@ -702,10 +720,7 @@ class PublishRun {
       const transcode = (answer.body as { transcode?: { status?: unknown } } | undefined)?.transcode?.status;
       if (transcode === 'complete') return;
       if (transcode === 'error') {
-        await this.client
-          .call(this.credentials, { method: 'DELETE', path: `/videos/${videoId}` }, [404])
-          .catch(() => undefined);
-        await this.save({});
+        // publish deletes the video on this permanent refusal.
         throw new NetworkError(
           'permanent',
           'Vimeo could not transcode the video (the file may be damaged or in a format Vimeo cannot play); the unplayable video was removed.',
