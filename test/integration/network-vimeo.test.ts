@@ -212,6 +212,7 @@ describe('Vimeo client against the simulator', () => {
     expect(progress.saved).toMatchObject({ offset: 8_000 });
     let [video] = await simVideos();
     expect(video).toMatchObject({ received: 8_000, uploadStatus: 'in_progress', status: 'uploading' });
+    expect(progress.saved).toMatchObject({ subtitles: [], tracks: [] });
 
     const block = await client.publish(input('Long one', { title: 'Long', media, progress }));
     const videos = await simVideos();
@@ -353,6 +354,24 @@ describe('Vimeo client against the simulator', () => {
     const [video] = await simVideos();
     expect(video).toMatchObject({ deleted: true, uploadStatus: 'complete' });
     expect(progress.saved).toEqual({});
+  });
+
+  it('deletes the unfinished video of a saved session for another file (the video was replaced)', async () => {
+    const deadline = new Date(Date.now() + 3_600_000);
+    const progress = memoryProgress((state) => {
+      if (state.offset === 4_000) deadline.setTime(Date.now());
+    });
+    const old = [file('old.mp4', 'video/mp4', randomBytes(8_000))];
+    await failureOf(client.publish(input('Replaced', { title: 'Replaced', media: old, progress, deadline })));
+    const fresh = randomBytes(3_000);
+    await client.publish(
+      input('Replaced', { title: 'Replaced', media: [file('new.mp4', 'video/mp4', fresh)], progress }),
+    );
+    const videos = await simVideos();
+    expect(videos.map((v) => [v.deleted, v.size])).toEqual([
+      [true, 8_000],
+      [false, 3_000],
+    ]);
   });
 
   it('starts again with a new video when the upload link is gone', async () => {

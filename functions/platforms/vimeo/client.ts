@@ -452,15 +452,41 @@ class PublishRun {
       tracks: Array.isArray(saved.tracks)
         ? saved.tracks.filter((t): t is string => typeof t === 'string')
         : [],
+      subtitles: this.subtitleIds(),
       ...(saved.pendingTrack ? { pendingTrack: saved.pendingTrack } : {}),
     };
   }
 
+  private subtitleIds(): string[] {
+    return this.input.media.filter((f) => SUBTITLE_TYPES.includes(f.mimeType)).map((f) => f.mediaId);
+  }
+
+  /**
+   * A saved session for another file (the block's video was replaced between rounds): its video,
+   * if still unfinished, is deleted, so the block never leaves two videos.
+   */
+  private async dropStale(): Promise<void> {
+    const uri = (this.progress?.saved as { uri?: unknown } | null | undefined)?.uri;
+    if (typeof uri !== 'string') return;
+    const id = videoIdOf(uri);
+    const answer = await this.client
+      .call(this.credentials, { method: 'GET', path: `/videos/${id}?fields=uri,upload.status` }, [404])
+      .catch(() => null);
+    if (!answer || answer.status === 404 || summaryOf(answer.body)?.uploadStatus === 'complete') return;
+    await this.client
+      .call(this.credentials, { method: 'DELETE', path: `/videos/${id}` }, [404])
+      .catch(() => undefined);
+  }
+
   private stateOf(video: { uri: string; link: string; uploadLink: string }): VimeoUploadState {
-    const subtitles = this.input.media
-      .filter((f) => SUBTITLE_TYPES.includes(f.mimeType))
-      .map((f) => f.mediaId);
-    return { ...video, mediaId: this.file.mediaId, size: this.file.size, offset: 0, tracks: [], subtitles };
+    return {
+      ...video,
+      mediaId: this.file.mediaId,
+      size: this.file.size,
+      offset: 0,
+      tracks: [],
+      subtitles: this.subtitleIds(),
+    };
   }
 
   /** An unfinished video of an earlier attempt of this block (same name, text and size), if any. */
@@ -487,6 +513,7 @@ class PublishRun {
     const saved = this.saved();
     if (saved) return saved;
     await this.checkDeadline(null, 'not started');
+    await this.dropStale();
     const found = await this.unfinished().catch((error: unknown) => {
       throw known(error);
     });
