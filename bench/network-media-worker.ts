@@ -9,11 +9,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { BlueskyClient } from '../functions/platforms/bluesky/client.ts';
 import { LinkedInClient } from '../functions/platforms/linkedin/client.ts';
 import { TikTokClient } from '../functions/platforms/tiktok/client.ts';
+import { VimeoClient } from '../functions/platforms/vimeo/client.ts';
 import { XClient } from '../functions/platforms/x/client.ts';
 import { YouTubeClient } from '../functions/platforms/youtube/client.ts';
 import type { NetworkClient } from '../functions/ports/network-client.ts';
 
-export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'tiktok' | 'youtube';
+export type MediaNetwork = 'x' | 'linkedin' | 'bluesky' | 'tiktok' | 'youtube' | 'vimeo';
 export interface VideoRun {
   ms: number;
   rssBefore: number;
@@ -52,6 +53,10 @@ const clients: Record<
     client: new YouTubeClient({ baseUrl, timeoutMs: 10_000 }),
     remoteAccountId: 'UCbench',
     title: 'Benchmark video',
+  }),
+  vimeo: (baseUrl) => ({
+    client: new VimeoClient({ baseUrl, timeoutMs: 10_000 }),
+    remoteAccountId: '4242',
   }),
 };
 

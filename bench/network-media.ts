@@ -1,6 +1,6 @@
 /**
  * The harness of the network media benchmarks (x-media, linkedin-media, bluesky-media, tiktok-media,
- * youtube-media): a large
+ * youtube-media, vimeo-media): a large
  * video published by one network client as a warm publish worker runs it, in a child process
  * (network-media-worker.ts) so that only the worker's memory is measured. The parent runs the
  * network's simulator and a file server standing in for S3's presigned URLs; the videos are written
@@ -55,8 +55,15 @@ export const runNetworkMediaBench = async <S extends { url: string; stop(): Prom
   const server = createServer((req, res) => {
     const path = join(dir, (req.url ?? '/').slice(1));
     try {
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(path).size });
-      createReadStream(path).pipe(res);
+      const size = statSync(path).size;
+      // Byte ranges (`bytes=N-`), as S3 serves them: resumable uploads read from an offset.
+      const start = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? '')?.[1] ?? 0);
+      res.writeHead(start > 0 ? 206 : 200, {
+        'content-type': 'video/mp4',
+        'content-length': size - start,
+        ...(start > 0 ? { 'content-range': `bytes ${start}-${size - 1}/${size}` } : {}),
+      });
+      createReadStream(path, { start }).pipe(res);
     } catch {
       res.writeHead(404).end();
     }

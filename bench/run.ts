@@ -7,6 +7,7 @@ import { runPosts } from './posts.ts';
 import { runPublishing } from './publishing.ts';
 import { runSpine } from './spine.ts';
 import { runTikTokMedia } from './tiktok-media.ts';
+import { runVimeoMedia } from './vimeo-media.ts';
 import { runWebhooks } from './webhooks.ts';
 import { runXMedia } from './x-media.ts';
 import { runYouTubeMedia } from './youtube-media.ts';
@@ -25,6 +26,7 @@ const suites: Record<string, () => Promise<void>> = {
   'youtube-media': runYouTubeMedia,
   'bluesky-media': runBlueskyMedia,
   'tiktok-media': runTikTokMedia,
+  'vimeo-media': runVimeoMedia,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

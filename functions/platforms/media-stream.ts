@@ -107,7 +107,7 @@ export interface StreamedAnswer {
 export const streamUpload = async (
   url: string,
   options: {
-    method: 'POST' | 'PUT';
+    method: 'POST' | 'PUT' | 'PATCH';
     headers: Record<string, string>;
     body: AsyncIterable<Uint8Array>;
     contentLength: number;

@@ -12,6 +12,7 @@ import { SandboxNetworkClient } from './sandbox/client.ts';
 import { ThreadsClient } from './threads/client.ts';
 import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
+import { VimeoClient } from './vimeo/client.ts';
 import { XClient } from './x/client.ts';
 import { YouTubeClient } from './youtube/client.ts';
 
@@ -71,6 +72,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     }
     case 'youtube':
       return new YouTubeClient(common);
+    case 'vimeo':
+      return new VimeoClient(common);
     default:
       // The nine networks without a client of their own speak the generic simulated API, which
       // exists only where the runtime runs simulators.

@@ -8,8 +8,6 @@ import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulat
 import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
 import { facebookAuth, GRAPH_VERSION } from '../../functions/platforms/facebook/oauth.ts';
 import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
-import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
-import { startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
 import { InstagramClient } from '../../functions/platforms/instagram/client.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
 import { startInstagramSimulator } from '../../functions/platforms/instagram/simulator.ts';
@@ -24,6 +22,8 @@ import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
 import { startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
+import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
+import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
 import { ThreadsClient } from '../../functions/platforms/threads/client.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
 import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
@@ -550,34 +550,25 @@ const oauthCases: OAuthCase[] = [
     extendsAccessToken: true,
     authorizePage: 'https://threads.net/oauth/authorize',
   },
-  ...(
-    [
-      [
-        'vimeo',
-        vimeoAuth,
-        'https://api.vimeo.com/oauth/authorize',
-        { refreshes: false, rotates: false, revokes: true },
-      ],
-    ] as const
-  ).map(
-    ([platform, factory, authorizePage, behaviour]): OAuthCase => ({
-      platform,
-      factory,
-      start: () => startGenericSimulator({ platform }),
-      // The generic simulator's lookup needs a valid token and nothing else.
-      use: (url, tokens, accountId) =>
-        new GenericNetworkClient({ platform, baseUrl: url, timeoutMs: TIMEOUT }).lookup({
-          credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
-          idempotencyKey: randomBytes(8).toString('hex'),
-          content: 'x',
-          parent: null,
-          since: new Date(),
-        }),
-      expiredStatus: 401,
-      authorizePage,
-      ...behaviour,
-    }),
-  ),
+  {
+    platform: 'vimeo',
+    factory: vimeoAuth,
+    start: () => startVimeoSimulator(),
+    // Vimeo's lookup reads the account's videos: it needs a valid token.
+    use: (url, tokens, accountId) =>
+      new VimeoClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
+        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+        idempotencyKey: randomBytes(8).toString('hex'),
+        content: 'x',
+        parent: null,
+        since: new Date(),
+      }),
+    expiredStatus: 401,
+    refreshes: false,
+    rotates: false,
+    revokes: true,
+    authorizePage: 'https://api.vimeo.com/oauth/authorize',
+  },
 ];
 
 describe.each(oauthCases)('$platform OAuth against its simulator', (c) => {

@@ -8,6 +8,7 @@ import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
 import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
+import { startVimeoSimulator } from '../../platforms/vimeo/simulator.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
 import { startYouTubeSimulator } from '../../platforms/youtube/simulator.ts';
 
@@ -56,6 +57,8 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startRedditSimulator();
     case 'youtube':
       return startYouTubeSimulator();
+    case 'vimeo':
+      return startVimeoSimulator();
     default:
       return startGenericSimulator({ platform });
   }

@@ -24,7 +24,9 @@ const vimeoError = (status: number, error: string, code: number): SimResponse =>
 });
 const unauthorized = () => vimeoError(401, 'You must provide a valid authenticated access token.', 8003);
 
-export const vimeoOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+export const vimeoOAuthSimulator = (
+  options: { app?: SimOAuthApp } = {},
+): SimOAuthMount & { accountOf(token: string): { id: string; name: string } | null } => {
   const app = options.app ?? simOAuthApp('vimeo');
   const store = new SimTokenStore({
     prefix: 'vimeo',
@@ -38,7 +40,7 @@ export const vimeoOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAu
     link: `https://vimeo.com/user${id}`,
     account: 'standard',
   });
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'public',
@@ -112,4 +114,12 @@ export const vimeoOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAu
       },
     },
   ]);
+  return {
+    ...mount,
+    /** The account a token the simulator issued belongs to; null for a token it did not issue. */
+    accountOf: (token) => {
+      const grant = store.grantOf(token);
+      return grant ? { id: grant.account.id, name: grant.account.name } : null;
+    },
+  };
 };

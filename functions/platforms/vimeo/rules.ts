@@ -3,7 +3,11 @@ import type { Platform } from '../types.ts';
 /**
  * Vimeo (video hosting network). Sources: spec section 8; Vimeo API POST /me/videos (`name` up
  * to 128 characters, `description`, `privacy.view`: anybody, nobody, unlisted, password, users,
- * disable; `password`), text tracks (WebVTT / SRT caption files).
+ * disable; `password`), text tracks (WebVTT / SRT caption files). What the client (client.ts)
+ * does with them: the title is the video's name, the text its description, `privacy` is sent as
+ * `privacy.view` only when set (else the account's default), `password` with it; one video per
+ * post, its subtitle files become text tracks; edits change the description (and name and
+ * privacy where given); a deleted video is gone from Vimeo.
  */
 export const platform: Platform = {
   id: 'vimeo',
