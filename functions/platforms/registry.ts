@@ -1,9 +1,7 @@
 import type { KeyMode } from '../ports/accounts.ts';
-import { type NetworkClient, NetworkError } from '../ports/network-client.ts';
+import type { NetworkClient } from '../ports/network-client.ts';
 import { BlueskyClient } from './bluesky/client.ts';
-import { getPlatform } from './catalog.ts';
 import { FacebookClient } from './facebook/client.ts';
-import { GenericNetworkClient } from './generic/client.ts';
 import { InstagramClient } from './instagram/client.ts';
 import { createLinkedInClient } from './linkedin/client.ts';
 import { PinterestClient } from './pinterest/client.ts';
@@ -25,17 +23,6 @@ export interface NetworkConfig {
   /** Reddit's listing lag bound in seconds, replacing the client's default (tests shorten it). */
   redditConsistencyWindowSeconds?: number;
 }
-
-/** A network whose client has not landed yet: refuses every call clearly instead of pretending. */
-const unavailable = (platform: PlatformId): NetworkClient => {
-  const refuse = async (): Promise<never> => {
-    throw new NetworkError(
-      'permanent',
-      `Publishing to ${getPlatform(platform)?.name ?? platform} is not available yet.`,
-    );
-  };
-  return { platform, consistencyWindowSeconds: 0, publish: refuse, edit: refuse, delete: refuse };
-};
 
 const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient => {
   const baseUrl = config.baseUrls[platform];
@@ -75,11 +62,8 @@ const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     case 'vimeo':
       return new VimeoClient(common);
     default:
-      // The nine networks without a client of their own speak the generic simulated API, which
-      // exists only where the runtime runs simulators.
-      return baseUrl
-        ? new GenericNetworkClient({ platform, baseUrl, timeoutMs: config.timeoutMs })
-        : unavailable(platform);
+      // Every network has its own client: a platform id without one cannot compile.
+      return platform satisfies never;
   }
 };
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import { GenericNetworkClient } from '../../functions/platforms/generic/client.ts';
-import { type GenericSimulator, startGenericSimulator } from '../../functions/platforms/generic/simulator.ts';
 import { createLinkedInClient } from '../../functions/platforms/linkedin/client.ts';
 import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import { SandboxNetworkClient } from '../../functions/platforms/sandbox/client.ts';
@@ -18,7 +16,7 @@ import type {
 } from '../../functions/ports/network-client.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
-const sims: (Simulator | GenericSimulator)[] = [];
+const sims: Simulator[] = [];
 afterAll(async () => {
   await Promise.all(sims.map((sim) => sim.stop()));
 });
@@ -101,17 +99,6 @@ describe('metrics from each network client against its simulator', () => {
     // Another organization's post has no statistics for this one.
     const other = { accessToken: 'li-token-org', remoteAccountId: '999' };
     expect((await failureOf(page.metrics({ credentials: other, block: pagePost }))).kind).toBe('permanent');
-  });
-
-  it('the generic simulated networks report their own metrics; a deleted post is a permanent error', async () => {
-    const sim = await startGenericSimulator({ platform: 'reddit' });
-    sims.push(sim);
-    const client = new GenericNetworkClient({ platform: 'reddit', baseUrl: sim.url, timeoutMs: 2_000 });
-    const credentials = { accessToken: 'reddit-token', remoteAccountId: 'someone' };
-    const block = await client.publish(blockInput(credentials)('Counting', { title: 'A title' }));
-    expectShape(await readTwice(client, credentials, block), [...SIMULATED_METRICS.reddit]);
-    await client.delete({ credentials, block });
-    expect((await failureOf(client.metrics({ credentials, block }))).kind).toBe('permanent');
   });
 });
 

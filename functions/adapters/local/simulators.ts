@@ -1,6 +1,5 @@
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startFacebookSimulator } from '../../platforms/facebook/simulator.ts';
-import { startGenericSimulator } from '../../platforms/generic/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
@@ -59,8 +58,6 @@ const start = (platform: PlatformId): Promise<RunningSimulator> => {
       return startYouTubeSimulator();
     case 'vimeo':
       return startVimeoSimulator();
-    default:
-      return startGenericSimulator({ platform });
   }
 };
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MetricName, MetricsReading } from '../../ports/network-client.ts';
 import type { PlatformId } from '../types.ts';
 
-/** The metrics each network reports (what the sandbox and the generic simulator give for it). */
+/** The metrics each network reports (what the sandbox gives for it, matching each real client). */
 export const SIMULATED_METRICS: Record<PlatformId, readonly MetricName[]> = {
   x: ['likes', 'comments', 'reposts', 'quotes', 'bookmarks', 'views'],
   bluesky: ['likes', 'comments', 'reposts', 'quotes'],
