@@ -15,9 +15,11 @@ import { DynamoRateLimiter } from '../functions/adapters/aws/dynamo/rate-limits.
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import { hashSecret } from '../functions/core/auth/api-keys.ts';
 import { fallbackEntry, healthRoute, routes } from '../functions/http/routes.ts';
+import { workers } from '../functions/workers/manifest.ts';
 import { machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
+const BASELINE_ENTRY = 'bench/baseline-handler.ts';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 8;
 
@@ -25,7 +27,16 @@ const CONCURRENCY = 8;
 const bundles = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'herald-bundles-'));
   const rows: { entry: string; bytes: number; importMs: number }[] = [];
-  const entries = [...new Set([...routes.map((r) => r.entry), fallbackEntry, healthRoute.entry])];
+  // The baseline first: a handler importing only the DynamoDB document client.
+  const entries = [
+    BASELINE_ENTRY,
+    ...new Set([
+      ...routes.map((r) => r.entry),
+      fallbackEntry,
+      healthRoute.entry,
+      ...workers.map((w) => w.entry),
+    ]),
+  ];
   try {
     for (const entry of entries) {
       const outfile = join(dir, `${entry.replace(/[/.]/g, '_')}.mjs`);
@@ -85,6 +96,7 @@ export const runSpine = async () => {
     for (let i = 0; i < 200; i++) await bare();
     const dynamo = await measure(REQUESTS, CONCURRENCY, bare);
     const sizes = await bundles();
+    const baseline = sizes[0] as (typeof sizes)[number];
 
     const md = `## Spine: auth + rate limit + GET /v1/platforms (issue 2)
 
@@ -102,9 +114,17 @@ API Gateway event, middy with Powertools, zod-free JSON of 12 platforms.
 
 ### Function bundles (esbuild, ESM, minified, as deployed)
 
-| function | minified size | cold import (median of 5) |
-|---|---|---|
-${sizes.map((s) => `| \`${s.entry}\` | ${(s.bytes / 1024).toFixed(0)} KiB | ${ms(s.importMs)} |`).join('\n')}
+Every function (routes and queue workers) beside the baseline: a bare handler that imports only
+the DynamoDB document client (\`${BASELINE_ENTRY}\`); the ratios are to its size and cold import.
+
+| function | minified size | ratio | cold import (median of 5) | ratio |
+|---|---|---|---|---|
+${sizes
+  .map(
+    (s) =>
+      `| \`${s.entry}\`${s.entry === BASELINE_ENTRY ? ' (baseline)' : ''} | ${(s.bytes / 1024).toFixed(0)} KiB | ${ratio(s.bytes, baseline.bytes)} | ${ms(s.importMs)} | ${ratio(s.importMs, baseline.importMs)} |`,
+  )
+  .join('\n')}
 `;
     writeSection('spine', md);
     console.log(md);
