@@ -11,6 +11,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import { META_USAGE_HEADERS, regainMinutes } from '../meta-usage.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -79,26 +80,10 @@ const graphErrorOf = (body: unknown): GraphErrorBody | null => {
 
 /** The longest `estimated_time_to_regain_access` (minutes) in the usage headers, as seconds. */
 export const regainSeconds = (headers: Record<string, string>): number | undefined => {
-  let minutes: number | undefined;
-  const visit = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        if (key === 'estimated_time_to_regain_access' && typeof inner === 'number') {
-          minutes = Math.max(minutes ?? 0, inner);
-        } else visit(inner);
-      }
-    }
-  };
-  for (const name of ['x-business-use-case-usage', 'x-app-usage', 'x-ad-account-usage']) {
-    const raw = headers[name];
-    if (!raw) continue;
-    try {
-      visit(JSON.parse(raw));
-    } catch {
-      // an unreadable header is no estimate
-    }
-  }
+  const stated = META_USAGE_HEADERS.map((name) => regainMinutes(headers[name])).filter(
+    (m): m is number => m !== undefined,
+  );
+  const minutes = stated.length > 0 ? Math.max(...stated) : undefined;
   return minutes === undefined || minutes <= 0 ? undefined : minutes * 60;
 };
 

@@ -11,6 +11,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import { regainMinutes } from '../meta-usage.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -93,23 +94,10 @@ export const graphErrorOf = (body: unknown): GraphError | null => {
   return error && typeof error === 'object' ? (error as GraphError) : null;
 };
 
-/** Seconds until access comes back, from `X-Business-Use-Case-Usage` / `X-App-Usage`, if stated. */
+/** Seconds until access comes back, from `X-Business-Use-Case-Usage`, if stated (a minute at least). */
 export const regainSeconds = (headers: Record<string, string>): number | undefined => {
-  const raw = headers['x-business-use-case-usage'];
-  if (!raw) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as Record<string, { estimated_time_to_regain_access?: unknown }[]>;
-    let minutes: number | undefined;
-    for (const entries of Object.values(parsed)) {
-      for (const entry of Array.isArray(entries) ? entries : []) {
-        const value = entry?.estimated_time_to_regain_access;
-        if (typeof value === 'number' && value >= 0) minutes = Math.max(minutes ?? 0, value);
-      }
-    }
-    return minutes === undefined ? undefined : Math.max(60, minutes * 60);
-  } catch {
-    return undefined;
-  }
+  const minutes = regainMinutes(headers['x-business-use-case-usage']);
+  return minutes === undefined ? undefined : Math.max(60, minutes * 60);
 };
 
 /** A cap refusal: the engine waits (the seconds are filled in by the client, which can look them up). */

@@ -12,6 +12,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import { regainMinutes } from '../meta-usage.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -90,28 +91,11 @@ export const DEFAULT_THROTTLE_SECONDS = 600;
 /** A 24-hour cap refusal the client could not time (the whole window at most). */
 const CAP_WINDOW_SECONDS = 86_400;
 
-/** `estimated_time_to_regain_access` (minutes) from Meta's usage headers, in seconds. */
+/** `estimated_time_to_regain_access` (minutes) from Meta's usage headers, in seconds: the first header stating a wait. */
 const regainAccessSeconds = (headers: Record<string, string>): number | undefined => {
   for (const name of ['x-business-use-case-usage', 'x-ad-account-usage', 'x-app-usage']) {
-    const raw = headers[name];
-    if (!raw) continue;
-    try {
-      const minutes: number[] = [];
-      const visit = (value: unknown) => {
-        if (Array.isArray(value)) value.forEach(visit);
-        else if (value && typeof value === 'object') {
-          for (const [key, inner] of Object.entries(value)) {
-            if (key === 'estimated_time_to_regain_access' && typeof inner === 'number') minutes.push(inner);
-            else visit(inner);
-          }
-        }
-      };
-      visit(JSON.parse(raw));
-      const most = Math.max(0, ...minutes);
-      if (most > 0) return most * 60;
-    } catch {
-      // An unreadable header gives no time.
-    }
+    const minutes = regainMinutes(headers[name]) ?? 0;
+    if (minutes > 0) return minutes * 60;
   }
   return undefined;
 };
