@@ -11,7 +11,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { META_USAGE_HEADERS, regainMinutes } from '../meta-usage.ts';
+import { graphErrorOf, META_USAGE_HEADERS, regainMinutes } from '../meta-graph.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -66,18 +66,6 @@ export interface FacebookClientOptions {
   videoPollMs?: number;
 }
 
-interface GraphErrorBody {
-  message?: unknown;
-  code?: unknown;
-  error_subcode?: unknown;
-  is_transient?: unknown;
-}
-
-const graphErrorOf = (body: unknown): GraphErrorBody | null => {
-  const error = (body as { error?: unknown } | null | undefined)?.error;
-  return error !== null && typeof error === 'object' ? (error as GraphErrorBody) : null;
-};
-
 /** The longest `estimated_time_to_regain_access` (minutes) in the usage headers, as seconds. */
 export const regainSeconds = (headers: Record<string, string>): number | undefined => {
   const stated = META_USAGE_HEADERS.map((name) => regainMinutes(headers[name])).filter(
@@ -92,12 +80,9 @@ export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Da
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const error = graphErrorOf(body);
-  const code = typeof error?.code === 'number' ? error.code : undefined;
-  const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
-  const message =
-    (typeof error?.message === 'string' ? error.message : undefined) ??
-    stringField(body, 'message') ??
-    `Facebook answered HTTP ${status}`;
+  const code = error?.code;
+  const subcode = error?.subcode;
+  const message = error?.message ?? stringField(body, 'message') ?? `Facebook answered HTTP ${status}`;
   if (code === 190 || code === 102) {
     return new NetworkError('reconnect', message, {
       status,
@@ -117,7 +102,7 @@ export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Da
       regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now) ?? DEFAULT_THROTTLE_SECONDS;
     return new NetworkError('transient', message, { status, retryAfterSeconds: wait, rateLimited: true });
   }
-  if (status >= 500 || code === 1 || code === 2 || error?.is_transient === true) {
+  if (status >= 500 || code === 1 || code === 2 || error?.transient === true) {
     return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));
   }
   if (code === 506) return new NetworkError('permanent', message, { status, duplicate: true });
@@ -607,12 +592,12 @@ export class FacebookClient implements NetworkClient {
       (failure) => {
         const error = classifyFacebookFailure(failure);
         if (failure.type === 'answer') {
-          const subcode = graphErrorOf(failure.body)?.error_subcode;
+          const subcode = graphErrorOf(failure.body)?.subcode;
           if (typeof subcode === 'number') Object.assign(error, { subcode });
         }
         return error;
       },
-      (answer) => alsoFine.includes(answer.status) && graphErrorOf(answer.body)?.error_subcode === 33,
+      (answer) => alsoFine.includes(answer.status) && graphErrorOf(answer.body)?.subcode === 33,
     );
   }
 }

@@ -11,7 +11,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { regainMinutes } from '../meta-usage.ts';
+import { graphErrorOf, regainMinutes } from '../meta-graph.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -80,20 +80,6 @@ const INVOCATION_MARGIN_MS = 5_000;
 const KEEP_ALIVE_MS = 3_000;
 const CAP_SUBCODE = 2207042;
 
-interface GraphError {
-  message?: string;
-  code?: number;
-  error_subcode?: number;
-  error_user_msg?: string;
-  error_user_title?: string;
-  is_transient?: boolean;
-}
-
-export const graphErrorOf = (body: unknown): GraphError | null => {
-  const error = (body as { error?: unknown } | null | undefined)?.error;
-  return error && typeof error === 'object' ? (error as GraphError) : null;
-};
-
 /** Seconds until access comes back, from `X-Business-Use-Case-Usage`, if stated (a minute at least). */
 export const regainSeconds = (headers: Record<string, string>): number | undefined => {
   const minutes = regainMinutes(headers['x-business-use-case-usage']);
@@ -117,8 +103,8 @@ export const classifyInstagramFailure = (failure: HttpFailure, now: Date = new D
   const { status, headers, body } = failure;
   const error = graphErrorOf(body);
   const code = error?.code;
-  const subcode = error?.error_subcode;
-  const message = error?.error_user_msg ?? error?.message ?? `Instagram answered HTTP ${status}`;
+  const subcode = error?.subcode;
+  const message = error?.userMessage ?? error?.message ?? `Instagram answered HTTP ${status}`;
   const described =
     code === undefined ? message : `${message} (Instagram error ${code}${subcode ? `/${subcode}` : ''})`;
   if (code === 190 || status === 401) {
@@ -139,7 +125,7 @@ export const classifyInstagramFailure = (failure: HttpFailure, now: Date = new D
     return new NetworkError('transient', described, { ...details(status, wait), rateLimited: true });
   }
   if (status >= 500) return serverError(described, status, retryAfterSeconds(headers['retry-after'], now));
-  if ((subcode !== undefined && TEMPORARY_SUBCODES.has(subcode)) || error?.is_transient === true) {
+  if ((subcode !== undefined && TEMPORARY_SUBCODES.has(subcode)) || error?.transient === true) {
     return new NetworkError('transient', described, { status });
   }
   return new NetworkError('permanent', described, { status });
@@ -657,7 +643,7 @@ export class InstagramClient implements NetworkClient {
       (failure) => {
         const error = classifyInstagramFailure(failure);
         if (failure.type === 'answer') {
-          const subcode = graphErrorOf(failure.body)?.error_subcode;
+          const subcode = graphErrorOf(failure.body)?.subcode;
           if (subcode !== undefined) Object.assign(error, { subcode });
         }
         return error;

@@ -12,7 +12,7 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { regainMinutes } from '../meta-usage.ts';
+import { type GraphError, graphErrorOf, regainMinutes } from '../meta-graph.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
@@ -60,28 +60,10 @@ export interface ThreadsClientOptions {
   pollIntervalMs?: number;
 }
 
-/** A Graph error body's fields. */
-interface GraphError {
-  message: string;
-  code: number | undefined;
-  subcode: number | undefined;
-  transient: boolean;
-  userMessage: string | undefined;
-  title: string | undefined;
-}
-
-const graphErrorOf = (body: unknown): GraphError | null => {
-  const error = (body as { error?: Record<string, unknown> } | null | undefined)?.error;
-  if (!error || typeof error !== 'object') return null;
-  const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
-  return {
-    message: typeof error.message === 'string' ? error.message : 'Threads refused the request',
-    code: num(error.code),
-    subcode: num(error.error_subcode),
-    transient: error.is_transient === true,
-    userMessage: typeof error.error_user_msg === 'string' ? error.error_user_msg : undefined,
-    title: typeof error.error_user_title === 'string' ? error.error_user_title : undefined,
-  };
+/** A Graph error body's fields, with Threads' words when it gave no message. */
+const threadsErrorOf = (body: unknown): (GraphError & { message: string }) | null => {
+  const error = graphErrorOf(body);
+  return error && { ...error, message: error.message ?? 'Threads refused the request' };
 };
 
 /** Graph's throttling codes: app (4), user (17), page (32), API-specific (613) and business use case (80000s). */
@@ -116,7 +98,7 @@ const isCapRefusal = (error: GraphError | null) => error?.code === 9 || error?.s
 export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
-  const error = graphErrorOf(body);
+  const error = threadsErrorOf(body);
   const said = error?.title
     ? `${error.title}: ${error.userMessage ?? error.message}`
     : error?.userMessage
@@ -580,7 +562,7 @@ export class ThreadsClient implements NetworkClient {
       {
         // Already gone counts as deleted: a retried delete after a lost answer must not fail.
         alsoFine: (a) => {
-          const error = graphErrorOf(a.body);
+          const error = threadsErrorOf(a.body);
           return a.status === 404 || (error?.code === 100 && error.subcode === 33);
         },
       },
