@@ -39,6 +39,7 @@ import { YouTubeClient } from '../../functions/platforms/youtube/client.ts';
 import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
 import { startYouTubeSimulator } from '../../functions/platforms/youtube/simulator.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
+import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 /**
@@ -387,20 +388,28 @@ interface OAuthCase {
   authorizePage: string;
 }
 
+/** A call that needs a valid token and nothing else: a lookup of the account's recent posts. */
+const lookupWith =
+  (clientFor: (url: string) => NetworkClient): OAuthCase['use'] =>
+  async (url, tokens, accountId) => {
+    const client = clientFor(url);
+    if (!client.lookup) throw new Error(`${client.platform}'s client has no lookup`);
+    return client.lookup({
+      credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
+      idempotencyKey: randomBytes(8).toString('hex'),
+      content: 'x',
+      parent: null,
+      since: new Date(),
+    });
+  };
+
 const oauthCases: OAuthCase[] = [
   {
     platform: 'youtube',
     factory: youtubeAuth,
     start: () => startYouTubeSimulator(),
     // A lookup reads the channel's uploads playlist with the token.
-    use: (url, tokens, accountId) =>
-      new YouTubeClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
-        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
-        idempotencyKey: randomBytes(8).toString('hex'),
-        content: 'x',
-        parent: null,
-        since: new Date(),
-      }),
+    use: lookupWith((url) => new YouTubeClient({ baseUrl: url, timeoutMs: TIMEOUT })),
     expiredStatus: 401,
     refreshes: true,
     rotates: false,
@@ -429,14 +438,7 @@ const oauthCases: OAuthCase[] = [
     factory: pinterestAuth,
     start: () => startPinterestSimulator(),
     // Pinterest's own client: the account's pins, looked up with the token.
-    use: (url, tokens, accountId) =>
-      new PinterestClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
-        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
-        idempotencyKey: randomBytes(8).toString('hex'),
-        content: 'x',
-        parent: null,
-        since: new Date(),
-      }),
+    use: lookupWith((url) => new PinterestClient({ baseUrl: url, timeoutMs: TIMEOUT })),
     expiredStatus: 401,
     refreshes: true,
     rotates: false,
@@ -480,14 +482,7 @@ const oauthCases: OAuthCase[] = [
     factory: instagramAuth,
     start: () => startInstagramSimulator(),
     // The media list needs a valid token and nothing else.
-    use: (url, tokens, accountId) =>
-      new InstagramClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
-        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
-        idempotencyKey: randomBytes(8).toString('hex'),
-        content: 'x',
-        parent: null,
-        since: new Date(),
-      }),
+    use: lookupWith((url) => new InstagramClient({ baseUrl: url, timeoutMs: TIMEOUT })),
     // Graph answers a refused token with HTTP 400 and code 190.
     expiredStatus: 400,
     refreshes: true,
@@ -555,14 +550,7 @@ const oauthCases: OAuthCase[] = [
     factory: vimeoAuth,
     start: () => startVimeoSimulator(),
     // Vimeo's lookup reads the account's videos: it needs a valid token.
-    use: (url, tokens, accountId) =>
-      new VimeoClient({ baseUrl: url, timeoutMs: TIMEOUT }).lookup({
-        credentials: { accessToken: tokens.accessToken, remoteAccountId: accountId },
-        idempotencyKey: randomBytes(8).toString('hex'),
-        content: 'x',
-        parent: null,
-        since: new Date(),
-      }),
+    use: lookupWith((url) => new VimeoClient({ baseUrl: url, timeoutMs: TIMEOUT })),
     expiredStatus: 401,
     refreshes: false,
     rotates: false,
