@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod';
 import { type AuthContext, authenticate, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
 import type { RateLimitState } from '../ports/rate-limiter.ts';
-import { type Deps, getDeps } from '../runtime/container.ts';
+import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
 import { env } from './env.ts';
 import { ApiError, errorBody, isApiError } from './errors.ts';
 import { logger, metrics, tracer } from './powertools.ts';
@@ -24,7 +24,7 @@ export interface Query {
   has(name: string): boolean;
 }
 
-export interface HttpRequest<Body> {
+export interface HttpRequest<Body, D extends BaseDeps = BaseDeps> {
   requestId: string;
   method: string;
   auth: AuthContext;
@@ -32,7 +32,8 @@ export interface HttpRequest<Body> {
   params: Record<string, string>;
   query: Query;
   headers: Record<string, string | undefined>;
-  deps: Deps;
+  /** The base and the parts the route composed (`uses`), nothing else. */
+  deps: D;
   event: HttpEvent;
   context: Context;
   /**
@@ -105,7 +106,7 @@ const logRequest = (event: HttpEvent, status: number, state: Pick<State, 'starte
 
 const sourceIp = (event: HttpEvent): string => event.requestContext?.http?.sourceIp ?? 'unknown';
 
-const countRequest = async (deps: Deps, subject: string): Promise<RateLimitState> => {
+const countRequest = async (deps: BaseDeps, subject: string): Promise<RateLimitState> => {
   const rate = await deps.rateLimiter.hit(subject, deps.clock.now());
   return rate;
 };
@@ -152,13 +153,14 @@ const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
 const heraldHttp = (options: {
   auth: AuthMode;
   body?: z.ZodType;
+  deps: BaseDeps;
 }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
   before: async (request) => {
     const state: State = { requestId: `req_${randomUUID()}`, startedAt: performance.now() };
     request.context.herald = state;
     logger.appendKeys({ requestId: state.requestId });
     if (options.auth === 'none') return;
-    const deps = getDeps();
+    const deps = options.deps;
     const secret = keyFromHeaders(request.event.headers ?? {});
     try {
       state.auth = await authenticate(deps.accounts, secret);
@@ -216,18 +218,25 @@ const splitQuery = (event: HttpEvent): Query => {
 
 /**
  * Wraps a route's use-case call in the shared middleware. The function gets a validated body
- * (typed by the zod schema) and returns a status and a JSON body.
+ * (typed by the zod schema) and the dependencies of the parts it `uses` (composed once, at the
+ * module's load), and returns a status and a JSON body.
  */
-export const httpHandler = <S extends z.ZodType | undefined = undefined>(
-  options: { auth?: AuthMode; body?: S },
-  fn: (request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined>) => Promise<HttpResponse>,
+export const httpHandler = <
+  S extends z.ZodType | undefined = undefined,
+  const Ps extends readonly Part[] = [],
+>(
+  options: { auth?: AuthMode; body?: S; uses?: Ps },
+  fn: (
+    request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined, Composed<Ps>>,
+  ) => Promise<HttpResponse>,
 ) => {
   const auth = options.auth ?? 'required';
+  const deps = compose(...((options.uses ?? []) as unknown as Ps));
   return middy<HttpEvent, HttpResult, Error, HeraldContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(captureLambdaHandler(tracer))
     .use(logMetrics(metrics))
-    .use(heraldHttp({ auth, ...(options.body ? { body: options.body } : {}) }))
+    .use(heraldHttp({ auth, deps, ...(options.body ? { body: options.body } : {}) }))
     .handler(async (event, context) => {
       const state = context.herald;
       const result = await fn({
@@ -238,7 +247,7 @@ export const httpHandler = <S extends z.ZodType | undefined = undefined>(
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: splitQuery(event),
         headers: event.headers ?? {},
-        deps: getDeps(),
+        deps,
         event,
         context,
       });

@@ -3,6 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { keys, TABLE_KEYS } from '../adapters/aws/dynamo/keys.ts';
+import type { BaseDeps } from '../runtime/compose.ts';
 import { env } from './env.ts';
 import { ApiError } from './errors.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
@@ -41,14 +42,14 @@ type StoredResponse = { status: number; headers?: Record<string, string> } & (
  * How a route whose answer can outgrow the record (a post of 1 MB of text) replays it: the record
  * keeps `reference(answer)` and a replay answers `rebuild(reference)`, the resource as it is then.
  */
-export interface LargeAnswers {
+export interface LargeAnswers<D extends BaseDeps = BaseDeps> {
   reference: (response: HttpResponse) => string;
-  rebuild: (reference: string, request: Pick<HttpRequest<unknown>, 'deps' | 'auth'>) => Promise<unknown>;
+  rebuild: (reference: string, request: Pick<HttpRequest<unknown, D>, 'deps' | 'auth'>) => Promise<unknown>;
 }
 
 /** One request's passage through the wrapper: what the route answered, or how it failed. */
-interface Call<B> {
-  request: HttpRequest<B>;
+interface Call<B, D extends BaseDeps> {
+  request: HttpRequest<B, D>;
   fresh?: HttpResponse;
   failure?: unknown;
 }
@@ -60,7 +61,10 @@ const envelope = (response: HttpResponse) => ({
 });
 
 /** The smallest faithful form of `response`, or its reference when even gzip is too large. */
-const toStored = (response: HttpResponse, large: LargeAnswers | undefined): StoredResponse => {
+const toStored = <D extends BaseDeps>(
+  response: HttpResponse,
+  large: LargeAnswers<D> | undefined,
+): StoredResponse => {
   const json = JSON.stringify(response.body ?? null);
   if (Buffer.byteLength(json, 'utf8') <= INLINE_BYTES) return { ...envelope(response), json };
   const gzip = gzipSync(json).toString('base64');
@@ -68,10 +72,10 @@ const toStored = (response: HttpResponse, large: LargeAnswers | undefined): Stor
   return { ...envelope(response), ref: large.reference(response) };
 };
 
-const fromStored = async <B>(
+const fromStored = async <B, D extends BaseDeps>(
   stored: StoredResponse,
-  request: HttpRequest<B>,
-  large: LargeAnswers | undefined,
+  request: HttpRequest<B, D>,
+  large: LargeAnswers<D> | undefined,
 ): Promise<HttpResponse> => {
   let body: unknown;
   if ('json' in stored) body = JSON.parse(stored.json);
@@ -94,15 +98,15 @@ const fromStored = async <B>(
  * answer can exceed 256 KB gzipped passes `large`. Once the route has run, its answer is what the
  * caller gets, even if keeping the record fails.
  */
-export const idempotent = <B>(
+export const idempotent = <B, D extends BaseDeps>(
   routeKey: string,
-  fn: (request: HttpRequest<B>) => Promise<HttpResponse>,
-  large?: LargeAnswers,
-): ((request: HttpRequest<B>) => Promise<HttpResponse>) => {
-  let wrapped: ((payload: Payload, call: Call<B>) => Promise<StoredResponse>) | undefined;
+  fn: (request: HttpRequest<B, D>) => Promise<HttpResponse>,
+  large?: LargeAnswers<NoInfer<D>>,
+): ((request: HttpRequest<B, D>) => Promise<HttpResponse>) => {
+  let wrapped: ((payload: Payload, call: Call<B, D>) => Promise<StoredResponse>) | undefined;
   let config: IdempotencyConfig | undefined;
   let persistenceStore: DynamoDBPersistenceLayer | undefined;
-  const build = (deps: HttpRequest<B>['deps']) => {
+  const build = (deps: BaseDeps) => {
     config = new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'body',
@@ -115,11 +119,11 @@ export const idempotent = <B>(
       sortKeyAttr: TABLE_KEYS.sortKey,
       staticPkValue: keys.idempotencyPartition,
       expiryAttr: TABLE_KEYS.ttlAttribute,
-      // The container's client: one connection pool, and the local runtime checks its calls like the rest.
+      // The function's client: one connection pool, and the local runtime checks its calls like the rest.
       awsSdkV3Client: deps.dynamo,
     });
     return makeIdempotent(
-      async (_payload: Payload, call: Call<B>): Promise<StoredResponse> => {
+      async (_payload: Payload, call: Call<B, D>): Promise<StoredResponse> => {
         try {
           call.fresh = await fn(call.request);
         } catch (error) {
@@ -179,7 +183,7 @@ export const idempotent = <B>(
     const payload: Payload = { key: scope.join('|'), body: request.body ?? null };
     // Set on the request itself: wrappers may key state by the request object.
     request.idempotencySeed = `${routeKey}|${payload.key}`;
-    const call: Call<B> = { request };
+    const call: Call<B, D> = { request };
     try {
       const stored = await wrapped(payload, call);
       return call.fresh ?? (await fromStored(stored, request, large));

@@ -2,8 +2,16 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sweepDueReadings, takeReading } from '../core/metrics/collect.ts';
 import type { MetricsJob } from '../ports/metrics.ts';
-import { getDeps } from '../runtime/container.ts';
+import { compose } from '../runtime/compose.ts';
+import { metrics } from '../runtime/parts/metrics.ts';
+import { networks } from '../runtime/parts/networks.ts';
+import { posts } from '../runtime/parts/posts.ts';
+import { queues } from '../runtime/parts/queues.ts';
+import { tokens } from '../runtime/parts/tokens.ts';
 import { logger } from '../shared/powertools.ts';
+
+/** What this worker uses, composed once per instance. */
+const deps = compose(metrics, posts, queues, networks, tokens);
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -30,7 +38,7 @@ const isJob = (message: Partial<MetricsJob>): message is MetricsJob =>
 const recordHandler = async (record: SQSRecord): Promise<void> => {
   const message = parse(record);
   if (message?.sweep === true) {
-    await sweepDueReadings(getDeps());
+    await sweepDueReadings(deps);
     return;
   }
   if (!message || !isJob(message)) {
@@ -39,7 +47,7 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
     return;
   }
   logger.appendKeys({ postId: message.postId, channelId: message.channelId });
-  await takeReading(getDeps(), message);
+  await takeReading(deps, message);
 };
 
 /** SQS consumer of the metrics queue (partial batch responses: only failed messages return). */

@@ -3,8 +3,15 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sweepTokens } from '../core/channels/sweep-tokens.ts';
 import { sweepPosts } from '../core/publishing/sweep-posts.ts';
 import type { PublishJob } from '../ports/publishing.ts';
-import { getDeps } from '../runtime/container.ts';
+import { compose } from '../runtime/compose.ts';
+import { posts } from '../runtime/parts/posts.ts';
+import { publishing } from '../runtime/parts/publishing.ts';
+import { queues } from '../runtime/parts/queues.ts';
+import { tokens } from '../runtime/parts/tokens.ts';
 import { logger } from '../shared/powertools.ts';
+
+/** What this worker uses, composed once per instance. */
+const deps = compose(publishing, posts, queues, tokens);
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -44,11 +51,11 @@ const sweepOf = (record: SQSRecord): 'posts' | 'tokens' | null => {
 const recordHandler = async (record: SQSRecord): Promise<void> => {
   const sweep = sweepOf(record);
   if (sweep === 'posts') {
-    await sweepPosts(getDeps());
+    await sweepPosts(deps);
     return;
   }
   if (sweep === 'tokens') {
-    await sweepTokens(getDeps());
+    await sweepTokens(deps);
     return;
   }
   const job = parseJob(record);
@@ -59,7 +66,7 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
   }
   logger.appendKeys({ postId: job.postId });
   const remaining = invocation?.getRemainingTimeInMillis();
-  await getDeps()
+  await deps
     .publishing()
     .handle(job, remaining ? { deadline: new Date(Date.now() + remaining - DEADLINE_MARGIN_MS) } : {});
 };

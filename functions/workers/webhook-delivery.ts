@@ -2,8 +2,14 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliver } from '../core/webhooks/deliver.ts';
 import type { DeliveryJob } from '../ports/webhooks.ts';
-import { getDeps } from '../runtime/container.ts';
+import { compose } from '../runtime/compose.ts';
+import { cipher } from '../runtime/parts/cipher.ts';
+import { queues } from '../runtime/parts/queues.ts';
+import { webhooks } from '../runtime/parts/webhooks.ts';
 import { logger } from '../shared/powertools.ts';
+
+/** What this worker uses, composed once per instance. */
+const deps = compose(webhooks, queues, cipher);
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -25,7 +31,7 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
     logger.error('Dropped a malformed delivery message', { messageId: record.messageId });
     return;
   }
-  await deliver(getDeps(), job);
+  await deliver(deps, job);
 };
 
 /** SQS consumer of the delivery queue: signed POSTs to subscribers, with retries. */

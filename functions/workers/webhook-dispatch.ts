@@ -1,8 +1,13 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dispatchEvent, sweep } from '../core/webhooks/dispatch.ts';
-import { getDeps } from '../runtime/container.ts';
+import { compose } from '../runtime/compose.ts';
+import { queues } from '../runtime/parts/queues.ts';
+import { webhooks } from '../runtime/parts/webhooks.ts';
 import { logger } from '../shared/powertools.ts';
+
+/** What this worker uses, composed once per instance. */
+const deps = compose(webhooks, queues);
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -18,7 +23,7 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
     message = {};
   }
   if (message.sweep === true) {
-    await sweep(getDeps());
+    await sweep(deps);
     return;
   }
   if (typeof message.eventId !== 'string') {
@@ -27,7 +32,7 @@ const recordHandler = async (record: SQSRecord): Promise<void> => {
     return;
   }
   logger.appendKeys({ eventId: message.eventId });
-  await dispatchEvent(getDeps(), message.eventId);
+  await dispatchEvent(deps, message.eventId);
 };
 
 /** SQS consumer of the event queue: fans each event out to the endpoints subscribed to it. */

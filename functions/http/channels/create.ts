@@ -1,5 +1,8 @@
 import { connectWithAppPassword } from '../../core/channels/connect.ts';
 import { createChannelBody } from '../../core/channels/schema.ts';
+import { cipher } from '../../runtime/parts/cipher.ts';
+import { networkAuth } from '../../runtime/parts/network-auth.ts';
+import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { env } from '../../shared/env.ts';
 import { httpHandler } from '../../shared/http.ts';
 
@@ -7,7 +10,10 @@ import { httpHandler } from '../../shared/http.ts';
 const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social';
 
 /** POST /v1/channels: connects a Bluesky account with an app password (201 new, 200 reconnected). */
-export const handler = httpHandler({ body: createChannelBody }, async ({ deps, auth, body }) => {
-  const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
-  return { status: created ? 201 : 200, body: channel };
-});
+export const handler = httpHandler(
+  { body: createChannelBody, uses: [networkAuth, cipher, webhooks] },
+  async ({ deps, auth, body }) => {
+    const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
+    return { status: created ? 201 : 200, body: channel };
+  },
+);

@@ -1,8 +1,13 @@
 import { startUpload, startUploadBody } from '../../core/media/presigned-upload.ts';
+import { blobs } from '../../runtime/parts/blobs.ts';
+import { media } from '../../runtime/parts/media.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** POST /v1/media/uploads: starts a direct-to-S3 upload (files up to 100 MiB); returns the pending media and a presigned PUT. */
-export const handler = httpHandler({ body: startUploadBody }, async ({ deps, auth, body }) => ({
-  status: 201,
-  body: await startUpload(deps, auth, body),
-}));
+export const handler = httpHandler(
+  { body: startUploadBody, uses: [media, blobs] },
+  async ({ deps, auth, body }) => ({
+    status: 201,
+    body: await startUpload(deps, auth, body),
+  }),
+);

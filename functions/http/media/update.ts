@@ -1,8 +1,13 @@
 import { updateMedia, updateMediaBody } from '../../core/media/update-media.ts';
+import { blobs } from '../../runtime/parts/blobs.ts';
+import { media } from '../../runtime/parts/media.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** PUT /v1/media/{id}: sets the file's alt text (`{ altText }`, null removes it). */
-export const handler = httpHandler({ body: updateMediaBody }, async ({ deps, auth, params, body }) => ({
-  status: 200,
-  body: await updateMedia(deps, auth, params.id as string, body),
-}));
+export const handler = httpHandler(
+  { body: updateMediaBody, uses: [media, blobs] },
+  async ({ deps, auth, params, body }) => ({
+    status: 200,
+    body: await updateMedia(deps, auth, params.id as string, body),
+  }),
+);

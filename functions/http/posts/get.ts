@@ -1,9 +1,10 @@
 import { findPost, tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../core/posts/post-view.ts';
+import { posts } from '../../runtime/parts/posts.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/posts/{id}: the post with the result of every channel. */
-export const handler = httpHandler({}, async ({ deps, auth, params }) => {
+export const handler = httpHandler({ uses: [posts] }, async ({ deps, auth, params }) => {
   const [post, names] = await Promise.all([
     findPost(deps, auth, params.id as string),
     tagNames(deps, auth.workspaceId),

@@ -1,13 +1,17 @@
 import { postView } from '../../core/posts/post-view.ts';
 import { replacePost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
+import { media } from '../../runtime/parts/media.ts';
+import { posts } from '../../runtime/parts/posts.ts';
+import { queues } from '../../runtime/parts/queues.ts';
+import { scheduler } from '../../runtime/parts/scheduler.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
 import { postAnswers } from './replay.ts';
 
 /** PUT /v1/posts/{id}: replaces a draft or scheduled post whole. */
 export const handler = httpHandler(
-  { body: postBody },
+  { body: postBody, uses: [posts, media, scheduler, queues] },
   idempotent(
     'PUT /v1/posts/{id}',
     async ({ deps, auth, body, params }) => {

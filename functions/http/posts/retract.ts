@@ -1,8 +1,15 @@
 import { retractPost } from '../../core/publishing/revise-retract.ts';
+import { cipher } from '../../runtime/parts/cipher.ts';
+import { networks } from '../../runtime/parts/networks.ts';
+import { posts } from '../../runtime/parts/posts.ts';
+import { tokens } from '../../runtime/parts/tokens.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** POST /v1/posts/{id}/retract: removes the post from the networks that allow it. */
-export const handler = httpHandler({}, async ({ deps, auth, params }) => ({
-  status: 200,
-  body: await retractPost(deps, auth, params.id as string),
-}));
+export const handler = httpHandler(
+  { uses: [posts, networks, tokens, cipher] },
+  async ({ deps, auth, params }) => ({
+    status: 200,
+    body: await retractPost(deps, auth, params.id as string),
+  }),
+);

@@ -1,0 +1,20 @@
+import { networkClients } from '../../platforms/registry.ts';
+import type { PlatformId } from '../../platforms/types.ts';
+import type { KeyMode } from '../../ports/accounts.ts';
+import type { NetworkClient } from '../../ports/network-client.ts';
+import { env } from '../../shared/env.ts';
+import { part } from '../compose.ts';
+
+/** Every network's API client (and the sandbox's, for test keys). */
+export const networks = part({
+  name: 'networks',
+  keys: ['networks'],
+  build: (): { networks: (platform: PlatformId, mode: KeyMode) => NetworkClient } => ({
+    networks: networkClients({
+      baseUrls: env.networkBaseUrls,
+      timeoutMs: env.networkTimeoutMs,
+      xConsistencyWindowSeconds: env.xConsistencyWindowSeconds,
+      redditConsistencyWindowSeconds: env.redditConsistencyWindowSeconds,
+    }),
+  }),
+});
