@@ -6,15 +6,18 @@
 import { type Composed, compose, override, reset } from './compose.ts';
 import { blobs } from './parts/blobs.ts';
 import { cipher } from './parts/cipher.ts';
+import { connectStates } from './parts/connect-states.ts';
 import { media } from './parts/media.ts';
 import { metrics } from './parts/metrics.ts';
 import { networkAuth } from './parts/network-auth.ts';
 import { networks } from './parts/networks.ts';
+import { outbound } from './parts/outbound.ts';
 import { posts } from './parts/posts.ts';
 import { publishing } from './parts/publishing.ts';
 import { queues } from './parts/queues.ts';
 import { scheduler } from './parts/scheduler.ts';
 import { tokens } from './parts/tokens.ts';
+import { webhookSender } from './parts/webhook-sender.ts';
 import { webhooks } from './parts/webhooks.ts';
 
 export { decorateAdapters } from './compose.ts';
@@ -27,9 +30,12 @@ const allParts = [
   scheduler,
   cipher,
   networkAuth,
+  connectStates,
   tokens,
   networks,
   webhooks,
+  webhookSender,
+  outbound,
   metrics,
   publishing,
 ] as const;

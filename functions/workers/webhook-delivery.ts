@@ -4,12 +4,14 @@ import { deliver } from '../core/webhooks/deliver.ts';
 import type { DeliveryJob } from '../ports/webhooks.ts';
 import { compose } from '../runtime/compose.ts';
 import { cipher } from '../runtime/parts/cipher.ts';
+import { outbound } from '../runtime/parts/outbound.ts';
 import { queues } from '../runtime/parts/queues.ts';
+import { webhookSender } from '../runtime/parts/webhook-sender.ts';
 import { webhooks } from '../runtime/parts/webhooks.ts';
 import { logger } from '../shared/powertools.ts';
 
 /** What this worker uses, composed once per instance. */
-const deps = compose(webhooks, queues, cipher);
+const deps = compose(webhooks, webhookSender, outbound, queues, cipher);
 
 const processor = new BatchProcessor(EventType.SQS);
 

@@ -2,12 +2,13 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dispatchEvent, sweep } from '../core/webhooks/dispatch.ts';
 import { compose } from '../runtime/compose.ts';
+import { outbound } from '../runtime/parts/outbound.ts';
 import { queues } from '../runtime/parts/queues.ts';
 import { webhooks } from '../runtime/parts/webhooks.ts';
 import { logger } from '../shared/powertools.ts';
 
 /** What this worker uses, composed once per instance. */
-const deps = compose(webhooks, queues);
+const deps = compose(webhooks, outbound, queues);
 
 const processor = new BatchProcessor(EventType.SQS);
 

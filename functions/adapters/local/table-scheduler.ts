@@ -1,26 +1,17 @@
 /**
  * The Scheduler port of the local runtime, standing in for EventBridge Scheduler: schedules live in
- * the table (so a restart loses none) and a ticker sends each due payload to its SQS queue.
+ * the table (so a restart loses none, see table-schedules.ts) and this ticker sends each due
+ * payload to its SQS queue.
  */
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type Clock, systemClock } from '../../ports/clock.ts';
-import type { Scheduler } from '../../ports/scheduler.ts';
-import type { TableRef } from '../aws/dynamo/client.ts';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, TABLE_KEYS } from '../aws/dynamo/keys.ts';
-import { assertScheduleDate, assertScheduleName } from '../aws/scheduler.ts';
+import { parseQueueArn, TableSchedules, type TableSchedulesOptions } from './table-schedules.ts';
 
-export interface TableSchedulerOptions {
-  /** The single table (a DynamoDBDocumentClient and the table's name). */
-  table: TableRef;
+export { parseQueueArn, type StoredSchedule } from './table-schedules.ts';
+
+export interface TableSchedulerOptions extends TableSchedulesOptions {
   sqs: SQSClient;
-  /**
-   * ARN of the queue every schedule created by this instance sends to, as EventBridge stores its
-   * target. It is resolved to a URL only when a schedule fires: the local queue server's URLs
-   * carry a port that changes on every start, the ARN does not.
-   */
-  targetArn: string;
-  clock?: Clock;
   /** Pause between two looks for due schedules (default 200 ms). */
   intervalMs?: number;
   /** Wait after a first failure before trying again (default 1 s); it doubles on each failure. */
@@ -32,18 +23,6 @@ export interface TableSchedulerOptions {
    * when it works again; the retries in between are silent. Defaults to console.warn.
    */
   log?: (line: string) => void;
-}
-
-/** A stored schedule (the table item without its keys). */
-export interface StoredSchedule {
-  name: string;
-  /** ISO-8601 UTC, millisecond precision. */
-  fireAt: string;
-  /** The message body sent when it fires: the payload as JSON, like EventBridge's target Input. */
-  input: string;
-  /** The target queue's ARN. */
-  targetArn: string;
-  updatedAt: string;
 }
 
 const isAwsError = (error: unknown, name: string): boolean =>
@@ -59,39 +38,15 @@ const describeError = (error: unknown): string => {
     : oneLine;
 };
 
-const SQS_ARN = /^arn:[\w-]+:sqs:([\w-]+):(\d{12}):([\w-]{1,80}(?:\.fifo)?)$/;
-
-/** The queue's name and owner in an SQS queue ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
-export const parseQueueArn = (arn: string): { region: string; accountId: string; name: string } => {
-  const match = SQS_ARN.exec(arn);
-  if (!match) throw new Error(`Not an SQS queue ARN: ${JSON.stringify(arn)}`);
-  return { region: match[1] as string, accountId: match[2] as string, name: match[3] as string };
-};
-
-/**
- * Schedules written before targets were stored as ARNs hold the queue URL of the server that ran
- * then (`http://host:port/<account>/<name>`): the account and name still identify the queue.
- */
-const arnOfLegacyQueueUrl = (url: string, region: string): string | undefined => {
-  try {
-    const [accountId, name] = new URL(url).pathname.split('/').filter(Boolean);
-    return accountId && name ? `arn:aws:sqs:${region}:${accountId}:${name}` : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 /** A source of failures (the table, or one target queue) and when to try it again. */
 interface Failing {
   failures: number;
   retryAt: number;
 }
 
-export class TableScheduler implements Scheduler {
+export class TableScheduler extends TableSchedules {
   readonly #options: TableSchedulerOptions;
-  readonly #clock: Clock;
   readonly #log: (line: string) => void;
-  readonly #region: string;
   /** Queue URL per target ARN, found when first needed and forgotten when a send fails. */
   readonly #queueUrls = new Map<string, string>();
   /** Failing sources by key (`table` or a target ARN): skipped until `retryAt`. */
@@ -101,56 +56,9 @@ export class TableScheduler implements Scheduler {
   #currentTick: Promise<void> | undefined;
 
   constructor(options: TableSchedulerOptions) {
+    super(options);
     this.#options = options;
-    this.#region = parseQueueArn(options.targetArn).region;
-    this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? ((line) => console.warn(line));
-  }
-
-  async scheduleOnce(name: string, at: Date, payload: Record<string, unknown>): Promise<void> {
-    assertScheduleName(name);
-    assertScheduleDate(at);
-    const fireAt = at.toISOString();
-    const schedule: StoredSchedule = {
-      name,
-      fireAt,
-      input: JSON.stringify(payload),
-      targetArn: this.#options.targetArn,
-      updatedAt: this.#clock.now().toISOString(),
-    };
-    // A full put: moving a schedule rewrites its due-index entry too (and drops a legacy URL target).
-    await this.#options.table.doc.send(
-      new PutCommand({
-        TableName: this.#options.table.tableName,
-        Item: {
-          ...keys.schedule(name),
-          ...keys.scheduleDueIndex(fireAt, name),
-          type: 'Schedule',
-          ...schedule,
-        },
-      }),
-    );
-  }
-
-  async cancel(name: string): Promise<void> {
-    assertScheduleName(name);
-    await this.#options.table.doc.send(
-      new DeleteCommand({ TableName: this.#options.table.tableName, Key: keys.schedule(name) }),
-    );
-  }
-
-  /** The stored schedule, or undefined. */
-  async get(name: string): Promise<StoredSchedule | undefined> {
-    const { Item } = await this.#options.table.doc.send(
-      new GetCommand({
-        TableName: this.#options.table.tableName,
-        Key: keys.schedule(name),
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item) return undefined;
-    const { name: storedName, fireAt, input, updatedAt } = Item as StoredSchedule;
-    return { name: storedName, fireAt, input, targetArn: this.#targetOf(Item), updatedAt };
   }
 
   /** Starts the ticker; the first look (which fires what fell due while stopped) happens at once. */
@@ -180,7 +88,7 @@ export class TableScheduler implements Scheduler {
    * a failing table or target is reported once and tried again later, with a doubling wait.
    */
   async tick(): Promise<number> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     if (this.#waiting('table', now)) return 0;
     try {
       const fired = await this.#fireDue(now);
@@ -213,7 +121,7 @@ export class TableScheduler implements Scheduler {
       );
       for (const item of page.Items ?? []) {
         // A target that failed a moment ago is left alone until its retry time.
-        if (this.#waiting(this.#targetOf(item), now)) continue;
+        if (this.#waiting(this.targetOf(item), now)) continue;
         if (await this.#fire(String(item.name), String(item.fireAt), nowIso, now)) fired++;
       }
       startKey = page.LastEvaluatedKey;
@@ -252,15 +160,6 @@ export class TableScheduler implements Scheduler {
       if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error;
     }
     return true;
-  }
-
-  #targetOf(item: Record<string, unknown>): string {
-    if (typeof item.targetArn === 'string') return item.targetArn;
-    const legacy =
-      typeof item.targetQueueUrl === 'string'
-        ? arnOfLegacyQueueUrl(item.targetQueueUrl, this.#region)
-        : undefined;
-    return legacy ?? this.#options.targetArn;
   }
 
   async #queueUrl(arn: string): Promise<string> {

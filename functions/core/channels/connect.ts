@@ -42,7 +42,7 @@ const grantSealId = (stateHash: string) => `connect_${stateHash.slice(0, 32)}`;
 
 /** The network's auth and app, or the clear refusal of a network that cannot be connected. */
 const networkFor = async (
-  deps: ConnectDeps,
+  deps: Pick<ConnectDeps, 'auths' | 'appCredentials'>,
   platform: PlatformId,
 ): Promise<{ auth: NetworkAuth; app: OAuthApp }> => {
   const auth = deps.auths(platform);
@@ -59,7 +59,7 @@ const networkFor = async (
 
 /** POST /v1/channels/connect: the consent screen's URL and the single-use state bound to the workspace. */
 export const startConnect = async (
-  deps: ConnectDeps,
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'connectStates' | 'auths' | 'appCredentials'>,
   auth: AuthContext,
   body: ConnectChannelBody,
   callbackUri: string,
@@ -102,7 +102,11 @@ export const startConnect = async (
  * A new connection at the plan's channel limit is refused before the user is sent to the network
  * (a reconnect of one of the workspace's channels of that network is not: it adds none).
  */
-const refuseAtChannelLimit = async (deps: ConnectDeps, auth: AuthContext, platform: PlatformId) => {
+const refuseAtChannelLimit = async (
+  deps: Pick<ConnectDeps, 'accounts'>,
+  auth: AuthContext,
+  platform: PlatformId,
+) => {
   const account = await deps.accounts.getAccount(auth.accountId);
   const limit = account ? planLimits(account.plan).channels : null;
   if (!account || limit === null || account.channelCount < limit) return;
@@ -114,7 +118,7 @@ const refuseAtChannelLimit = async (deps: ConnectDeps, auth: AuthContext, platfo
   );
 };
 
-const channelLimit = async (deps: ConnectDeps, accountId: string) => {
+const channelLimit = async (deps: Pick<ConnectDeps, 'accounts'>, accountId: string) => {
   const account = await deps.accounts.getAccount(accountId);
   if (!account) throw new ApiError('not_found', 'The account no longer exists.');
   return planLimits(account.plan).channels;
@@ -122,7 +126,7 @@ const channelLimit = async (deps: ConnectDeps, accountId: string) => {
 
 /** Saves (or reconnects) the channel of one remote account with its tokens. */
 const saveChannel = async (
-  deps: ConnectDeps,
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
   input: {
     accountId: string;
     workspaceId: string;
@@ -177,7 +181,7 @@ const safeCode = (value: string | undefined, fallback: string) =>
  * goes back to the client's redirectUrl with `channelId`, `state` + `pending=targets`, or `error`.
  */
 export const completeCallback = async (
-  deps: ConnectDeps,
+  deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
   query: { state?: string; code?: string; error?: string },
   callbackUri: string,
 ): Promise<CallbackOutcome> => {
@@ -251,7 +255,11 @@ export const completeCallback = async (
 };
 
 /** The state of a targets step, for the workspace that started it. */
-const targetsState = async (deps: ConnectDeps, auth: AuthContext, state: string) => {
+const targetsState = async (
+  deps: Pick<ConnectDeps, 'clock' | 'connectStates'>,
+  auth: AuthContext,
+  state: string,
+) => {
   const record = state.length <= 200 ? await deps.connectStates.get(sha256(state)) : null;
   // Another workspace's state is as unknown as a forged one.
   if (!record || record.workspaceId !== auth.workspaceId) {
@@ -278,7 +286,11 @@ const targetView = (target: NonNullable<ConnectState['targets']>[number]) => ({
 });
 
 /** GET /v1/channels/connect/{state}/targets */
-export const listTargets = async (deps: ConnectDeps, auth: AuthContext, state: string) => {
+export const listTargets = async (
+  deps: Pick<ConnectDeps, 'clock' | 'connectStates'>,
+  auth: AuthContext,
+  state: string,
+) => {
   const record = await targetsState(deps, auth, state);
   return {
     platform: record.platform,
@@ -289,7 +301,7 @@ export const listTargets = async (deps: ConnectDeps, auth: AuthContext, state: s
 
 /** POST /v1/channels/connect/{state}/targets: the chosen targets become channels (single use). */
 export const chooseTargets = async (
-  deps: ConnectDeps,
+  deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
   auth: AuthContext,
   state: string,
   body: ChooseTargetsBody,
@@ -355,7 +367,7 @@ export const chooseTargets = async (
  * minutes), then the session's refreshJwt keeps the channel connected.
  */
 export const connectWithAppPassword = async (
-  deps: ConnectDeps,
+  deps: Omit<ConnectDeps, 'connectStates'>,
   auth: AuthContext,
   body: CreateChannelBody,
   defaultServiceUrl: string,
@@ -430,7 +442,7 @@ export const connectWithAppPassword = async (
  * A client-given PDS is called from inside our network: like a webhook URL it must be a DNS name
  * (or address) that resolves only to public internet addresses (loopback locally).
  */
-const checkService = async (deps: ConnectDeps, service: string) => {
+const checkService = async (deps: Pick<ConnectDeps, 'resolveHost' | 'webhookSettings'>, service: string) => {
   const host = new URL(service).hostname.replace(/^\[|\]$/g, '');
   const problem = hostNameProblem(host);
   if (problem) throw new ApiError('validation_failed', `service: ${problem}`, 'service');
@@ -466,7 +478,11 @@ export const getChannel = async (
  * failed revocation does not keep the channel), then removes the channel and its tokens. Posts
  * keep their history.
  */
-export const disconnectChannel = async (deps: ConnectDeps, auth: AuthContext, channelId: string) => {
+export const disconnectChannel = async (
+  deps: Pick<ConnectDeps, 'accounts' | 'auths' | 'appCredentials' | 'tokenCipher'>,
+  auth: AuthContext,
+  channelId: string,
+) => {
   const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   let revoked = false;

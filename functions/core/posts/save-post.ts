@@ -77,7 +77,7 @@ const armSchedule = async (deps: PostDeps, postId: string, at: string | null): P
 };
 
 /** Removes a schedule nothing relies on; one left behind fires, is checked against the post, and is ignored. */
-const dropSchedule = async (deps: PostDeps, name: string | null) => {
+const dropSchedule = async (deps: Pick<PostDeps, 'scheduler'>, name: string | null) => {
   if (name === null) return;
   try {
     await deps.scheduler().cancel(name);
@@ -252,7 +252,11 @@ export const replacePost = async (
  * schedule is removed after; should that fail, a late firing finds no post and does nothing. A
  * published post stays live on the network.
  */
-export const deletePost = async (deps: PostDeps, auth: AuthContext, postId: string): Promise<void> => {
+export const deletePost = async (
+  deps: Pick<PostDeps, 'posts' | 'scheduler' | 'clock'>,
+  auth: AuthContext,
+  postId: string,
+): Promise<void> => {
   const post = await findPost(deps, auth, postId);
   if (post.status === 'publishing') {
     throw new ApiError(

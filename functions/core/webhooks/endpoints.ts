@@ -174,7 +174,7 @@ export const getWebhook = async (
 
 /** Changes only the fields sent; `enabled: true` also clears the count of failed events. */
 export const updateWebhook = async (
-  deps: EndpointDeps,
+  deps: Pick<EndpointDeps, 'clock' | 'webhooks' | 'resolveHost' | 'webhookSettings'>,
   auth: AuthContext,
   webhookId: string,
   input: UpdateWebhookInput,

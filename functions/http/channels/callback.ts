@@ -1,7 +1,7 @@
 import { completeCallback } from '../../core/channels/connect.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
+import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { callbackUri } from './callback-uri.ts';
 
@@ -10,7 +10,7 @@ import { callbackUri } from './callback-uri.ts';
  * rate-limited by the browser's address like any keyless call); 302 to the client's redirectUrl.
  */
 export const handler = httpHandler(
-  { auth: 'optional', uses: [networkAuth, cipher, webhooks] },
+  { auth: 'optional', uses: [networkAuth, connectStates, cipher] },
   async ({ deps, query, event }) => {
     const { location } = await completeCallback(
       deps,

@@ -1,14 +1,13 @@
 import { startConnect } from '../../core/channels/connect.ts';
 import { connectChannelBody } from '../../core/channels/schema.ts';
-import { cipher } from '../../runtime/parts/cipher.ts';
+import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { callbackUri } from './callback-uri.ts';
 
 /** POST /v1/channels/connect: the network's consent screen URL and a single-use state (10 minutes). */
 export const handler = httpHandler(
-  { body: connectChannelBody, uses: [networkAuth, cipher, webhooks] },
+  { body: connectChannelBody, uses: [networkAuth, connectStates] },
   async ({ deps, auth, body, event }) => ({
     status: 201,
     body: await startConnect(deps, auth, body, callbackUri(event)),

@@ -2,7 +2,7 @@ import { connectWithAppPassword } from '../../core/channels/connect.ts';
 import { createChannelBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { webhooks } from '../../runtime/parts/webhooks.ts';
+import { outbound } from '../../runtime/parts/outbound.ts';
 import { env } from '../../shared/env.ts';
 import { httpHandler } from '../../shared/http.ts';
 
@@ -11,7 +11,7 @@ const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social
 
 /** POST /v1/channels: connects a Bluesky account with an app password (201 new, 200 reconnected). */
 export const handler = httpHandler(
-  { body: createChannelBody, uses: [networkAuth, cipher, webhooks] },
+  { body: createChannelBody, uses: [networkAuth, cipher, outbound] },
   async ({ deps, auth, body }) => {
     const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
     return { status: created ? 201 : 200, body: channel };

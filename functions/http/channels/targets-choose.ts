@@ -1,13 +1,13 @@
 import { chooseTargets } from '../../core/channels/connect.ts';
 import { chooseTargetsBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
+import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** POST /v1/channels/connect/{state}/targets: the chosen targets become channels. */
 export const handler = httpHandler(
-  { body: chooseTargetsBody, uses: [networkAuth, cipher, webhooks] },
+  { body: chooseTargetsBody, uses: [networkAuth, connectStates, cipher] },
   async ({ deps, auth, params, body }) => ({
     status: 201,
     body: await chooseTargets(deps, auth, params.state as string, body),

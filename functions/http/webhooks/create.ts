@@ -2,11 +2,12 @@ import { createWebhook, revealSecret } from '../../core/webhooks/endpoints.ts';
 import { type CreateWebhookInput, createWebhookBody } from '../../core/webhooks/schema.ts';
 import type { Composed } from '../../runtime/compose.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
+import { outbound } from '../../runtime/parts/outbound.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { type HttpRequest, httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
 
-const uses = [webhooks, cipher] as const;
+const uses = [webhooks, cipher, outbound] as const;
 type Request = HttpRequest<CreateWebhookInput, Composed<typeof uses>>;
 type Sealed = Awaited<ReturnType<typeof createWebhook>>['sealed'];
 

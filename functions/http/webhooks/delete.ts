@@ -1,10 +1,9 @@
 import { deleteWebhook } from '../../core/webhooks/endpoints.ts';
-import { cipher } from '../../runtime/parts/cipher.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery history; pending retries stop. */
-export const handler = httpHandler({ uses: [webhooks, cipher] }, async ({ deps, auth, params }) => {
+export const handler = httpHandler({ uses: [webhooks] }, async ({ deps, auth, params }) => {
   await deleteWebhook(deps, auth, params.id as string);
   return { status: 200, body: { id: params.id, deleted: true } };
 });

@@ -1,10 +1,9 @@
 import { listDeliveries } from '../../core/webhooks/endpoints.ts';
-import { cipher } from '../../runtime/parts/cipher.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/webhooks/{id}/deliveries: every attempt, newest first; stop when nextCursor is null. */
-export const handler = httpHandler({ uses: [webhooks, cipher] }, async ({ deps, auth, params, query }) => ({
+export const handler = httpHandler({ uses: [webhooks] }, async ({ deps, auth, params, query }) => ({
   status: 200,
   body: await listDeliveries(deps, auth, params.id as string, {
     limit: query.get('limit'),

@@ -1,10 +1,9 @@
 import { getWebhook } from '../../core/webhooks/endpoints.ts';
-import { cipher } from '../../runtime/parts/cipher.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/webhooks/{id}: one endpoint. */
-export const handler = httpHandler({ uses: [webhooks, cipher] }, async ({ deps, auth, params }) => ({
+export const handler = httpHandler({ uses: [webhooks] }, async ({ deps, auth, params }) => ({
   status: 200,
   body: await getWebhook(deps, auth, params.id as string),
 }));

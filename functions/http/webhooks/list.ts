@@ -1,10 +1,9 @@
 import { listWebhooks } from '../../core/webhooks/endpoints.ts';
-import { cipher } from '../../runtime/parts/cipher.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/webhooks: every endpoint of the workspace, disabled ones too, oldest first. */
-export const handler = httpHandler({ uses: [webhooks, cipher] }, async ({ deps, auth }) => ({
+export const handler = httpHandler({ uses: [webhooks] }, async ({ deps, auth }) => ({
   status: 200,
   body: { data: await listWebhooks(deps, auth) },
 }));

@@ -1,10 +1,8 @@
-import { DynamoConnectStateStore } from '../../adapters/aws/dynamo/connect-states.ts';
 import { SecretsManagerAppCredentials } from '../../adapters/aws/secrets-app-credentials.ts';
 import { configuredAppCredentials } from '../../adapters/local/configured-app-credentials.ts';
 import { networkAuths } from '../../platforms/auth-registry.ts';
 import type { PlatformId } from '../../platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
-import type { ConnectStateStore } from '../../ports/connect-states.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';
@@ -14,14 +12,13 @@ export interface NetworkAuthDeps {
   auths: (platform: PlatformId) => NetworkAuth | null;
   /** Each network's app credentials (Secrets Manager on AWS, the simulators' preset apps locally). */
   appCredentials: AppCredentials;
-  connectStates: ConnectStateStore;
 }
 
-/** Signing in to the networks: their OAuth flows, our apps' credentials, pending connections. */
+/** Signing in to the networks: their OAuth flows and our apps' credentials. */
 export const networkAuth = part({
   name: 'networkAuth',
-  keys: ['auths', 'appCredentials', 'connectStates'],
-  build: ({ table }, { decorators }): NetworkAuthDeps => {
+  keys: ['auths', 'appCredentials'],
+  build: (_deps, { decorators }): NetworkAuthDeps => {
     const appCredentials: AppCredentials =
       env.runtime === 'aws'
         ? new SecretsManagerAppCredentials(env.appSecretPrefix)
@@ -29,7 +26,6 @@ export const networkAuth = part({
     return {
       auths: networkAuths({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
       appCredentials: decorators.appCredentials?.(appCredentials) ?? appCredentials,
-      connectStates: new DynamoConnectStateStore(table),
     };
   },
 });
