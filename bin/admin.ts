@@ -25,7 +25,7 @@ import {
   setPlanInput,
 } from '../functions/core/admin/admin.ts';
 import { seedDemoAccount } from '../functions/core/admin/seed.ts';
-import { tagView } from '../functions/core/tags/tags.ts';
+import { tagView } from '../functions/core/tags/tag-view.ts';
 import { PLANS } from '../functions/core/usage/plans.ts';
 import { PLATFORM_IDS } from '../functions/platforms/types.ts';
 import { getDeps } from '../functions/runtime/container.ts';

@@ -5,7 +5,7 @@ import type { startUpload } from '../core/media/presigned-upload.ts';
 import { POST_STATUSES } from '../core/posts/model.ts';
 import type { PostView } from '../core/posts/post-view.ts';
 import type { retractPost, revisePost } from '../core/publishing/revise-retract.ts';
-import type { tagView } from '../core/tags/tags.ts';
+import type { tagView } from '../core/tags/tag-view.ts';
 import type { getUsage } from '../core/usage/get-usage.ts';
 import { PLANS } from '../core/usage/plans.ts';
 import type { attemptView, endpointView, rollWebhookSecret } from '../core/webhooks/endpoints.ts';

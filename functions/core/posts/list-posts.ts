@@ -4,9 +4,9 @@ import { ApiError } from '../../shared/errors.ts';
 import { ID_BODY, isId } from '../../shared/ids.ts';
 import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
+import { parseInstant } from './instant.ts';
 import { POST_STATUSES, type PostStatus } from './model.ts';
 import type { PostDeps } from './post-context.ts';
-import { parseInstant } from './validate.ts';
 
 const MAX_TAG_FILTERS = 10;
 

@@ -17,14 +17,6 @@ export const createTagBody = z.strictObject({
 });
 export type CreateTagInput = z.output<typeof createTagBody>;
 
-/** A tag as the API shows it. */
-export const tagView = (tag: Tag) => ({
-  id: tag.tagId,
-  name: tag.name,
-  color: tag.color,
-  createdAt: tag.createdAt,
-});
-
 /** Creates a tag in the workspace; names are unique per workspace, ignoring case. */
 export const createTag = async (
   deps: { accounts: AccountStore; clock: Clock },

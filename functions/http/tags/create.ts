@@ -1,4 +1,5 @@
-import { createTag, createTagBody, tagView } from '../../core/tags/tags.ts';
+import { tagView } from '../../core/tags/tag-view.ts';
+import { createTag, createTagBody } from '../../core/tags/tags.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** POST /v1/tags: a new label for posts (never published). */

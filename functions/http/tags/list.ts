@@ -1,4 +1,4 @@
-import { tagView } from '../../core/tags/tags.ts';
+import { tagView } from '../../core/tags/tag-view.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/tags: the workspace's tags, by name. */

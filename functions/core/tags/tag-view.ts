@@ -1,0 +1,9 @@
+import type { Tag } from '../../ports/accounts.ts';
+
+/** A tag as the API shows it. */
+export const tagView = (tag: Tag) => ({
+  id: tag.tagId,
+  name: tag.name,
+  color: tag.color,
+  createdAt: tag.createdAt,
+});
