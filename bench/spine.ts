@@ -23,10 +23,35 @@ const BASELINE_ENTRY = 'bench/baseline-handler.ts';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 8;
 
-/** Bundles like the CDK stack does (ESM, minified, node22) and measures size and import time. */
+const ROUNDS = Number(process.env.BENCH_IMPORT_ROUNDS ?? 11);
+/** The read-only routes of issue 16's targets. */
+const READ_ROUTES = ['/v1/platforms', '/v1/channels', '/v1/tags', '/v1/usage', '/v1/posts', '/v1/posts/{id}'];
+
+/** Minified bytes per package (`@aws-sdk/client-s3`) or, for our code, per folder (`functions/core`). */
+const packageSizes = (inputs: Record<string, { bytesInOutput: number }>): Map<string, number> => {
+  const sizes = new Map<string, number>();
+  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split('/').slice(0, 2).join('/');
+    sizes.set(pkg, (sizes.get(pkg) ?? 0) + bytesInOutput);
+  }
+  return sizes;
+};
+
+/** The largest packages of a bundle, as `name 123 KiB`. */
+const topPackages = (sizes: Map<string, number>, count: number): string =>
+  [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, bytes]) => `\`${name}\` ${(bytes / 1024).toFixed(0)} KiB`)
+    .join(', ');
+
+/**
+ * Bundles every function like the CDK stack does (ESM, minified, node22) and measures its size and
+ * cold import: each import in a fresh node process, the functions taken in turn for ROUNDS rounds so
+ * that the machine's load falls on all of them alike; the median per function is reported.
+ */
 const bundles = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'herald-bundles-'));
-  const rows: { entry: string; bytes: number; importMs: number }[] = [];
   // The baseline first: a handler importing only the DynamoDB document client.
   const entries = [
     BASELINE_ENTRY,
@@ -37,10 +62,12 @@ const bundles = async () => {
       ...workers.map((w) => w.entry),
     ]),
   ];
+  const parts = new Map<string, Map<string, number>>();
   try {
+    const outfiles = new Map<string, string>();
     for (const entry of entries) {
       const outfile = join(dir, `${entry.replace(/[/.]/g, '_')}.mjs`);
-      await build({
+      const built = await build({
         entryPoints: [resolve(ROOT, entry)],
         bundle: true,
         minify: true,
@@ -50,26 +77,38 @@ const bundles = async () => {
         mainFields: ['module', 'main'],
         outfile,
         logLevel: 'silent',
+        metafile: true,
         banner: {
           js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
         },
       });
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const script = `const t=performance.now();await import(${JSON.stringify(outfile)});process.stdout.write(String(performance.now()-t));`;
+      outfiles.set(entry, outfile);
+      parts.set(entry, packageSizes(Object.values(built.metafile.outputs)[0]?.inputs ?? {}));
+    }
+    const times = new Map<string, number[]>(entries.map((entry) => [entry, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const entry of entries) {
+        const script = `const t=performance.now();await import(${JSON.stringify(outfiles.get(entry))});process.stdout.write(String(performance.now()-t));`;
         writeFileSync(join(dir, 'probe.mjs'), script);
         const out = execFileSync(process.execPath, [join(dir, 'probe.mjs')], {
           env: { ...process.env, AWS_REGION: 'us-east-1', POWERTOOLS_METRICS_DISABLED: 'true' },
+          stdio: ['ignore', 'pipe', 'ignore'],
         });
-        times.push(Number(out.toString()));
+        times.get(entry)?.push(Number(out.toString()));
       }
-      times.sort((a, b) => a - b);
-      rows.push({ entry, bytes: statSync(outfile).size, importMs: percentile(times, 50) });
     }
+    return entries.map((entry) => {
+      const sorted = [...(times.get(entry) ?? [])].sort((a, b) => a - b);
+      return {
+        entry,
+        bytes: statSync(outfiles.get(entry) as string).size,
+        importMs: percentile(sorted, 50),
+        packages: parts.get(entry) ?? new Map<string, number>(),
+      };
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return rows;
 };
 
 export const runSpine = async () => {
@@ -97,6 +136,16 @@ export const runSpine = async () => {
     const dynamo = await measure(REQUESTS, CONCURRENCY, bare);
     const sizes = await bundles();
     const baseline = sizes[0] as (typeof sizes)[number];
+    const readEntries = new Set(
+      routes.filter((r) => r.method === 'GET' && READ_ROUTES.includes(r.path)).map((r) => r.entry),
+    );
+    const reads = sizes.filter((s) => readEntries.has(s.entry));
+    const functions = sizes.slice(1);
+    const range = (values: number[], format: (v: number) => string) =>
+      `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
+    const largest = functions.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const over600 = functions.filter((s) => s.bytes > 600 * 1024);
+    const readExample = reads.find((s) => s.entry.endsWith('posts/list.ts')) ?? reads[0];
 
     const md = `## Spine: auth + rate limit + GET /v1/platforms (issue 2)
 
@@ -117,7 +166,7 @@ API Gateway event, middy with Powertools, zod-free JSON of 12 platforms.
 Every function (routes and queue workers) beside the baseline: a bare handler that imports only
 the DynamoDB document client (\`${BASELINE_ENTRY}\`); the ratios are to its size and cold import.
 
-| function | minified size | ratio | cold import (median of 5) | ratio |
+| function | minified size | ratio | cold import (median of ${ROUNDS}) | ratio |
 |---|---|---|---|---|
 ${sizes
   .map(
@@ -125,6 +174,20 @@ ${sizes
       `| \`${s.entry}\`${s.entry === BASELINE_ENTRY ? ' (baseline)' : ''} | ${(s.bytes / 1024).toFixed(0)} KiB | ${ratio(s.bytes, baseline.bytes)} | ${ms(s.importMs)} | ${ratio(s.importMs, baseline.importMs)} |`,
   )
   .join('\n')}
+
+- **Read routes** (GET ${READ_ROUTES.join(', ')}): ${range(
+      reads.map((s) => s.bytes),
+      (v) => `${(v / 1024).toFixed(0)} KiB`,
+    )} (${range(
+      reads.map((s) => s.bytes / baseline.bytes),
+      (v) => `${v.toFixed(2)}x`,
+    )} the baseline); cold import ${range(
+      reads.map((s) => s.importMs / baseline.importMs),
+      (v) => `${v.toFixed(2)}x`,
+    )} the baseline's.
+- **What a read route carries** (\`${readExample?.entry}\`): ${readExample ? topPackages(readExample.packages, 10) : ''}.
+- **Largest:** \`${largest.entry}\`, ${(largest.bytes / 1024).toFixed(0)} KiB: ${topPackages(largest.packages, 12)}.
+- **Over 600 KiB:** ${over600.length} of ${functions.length} functions.
 `;
     writeSection('spine', md);
     console.log(md);
