@@ -4,6 +4,7 @@ import type { TikTokSimulator } from '../../functions/platforms/tiktok/simulator
 import type { NetworkClient, UploadProgress } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -166,7 +167,7 @@ describe('TikTok through the local runtime', () => {
     const real = deps.networks;
     /** Each call's saved offset as it began, and whether it was cut short. */
     const calls: { savedOffset: number | null; cut: boolean }[] = [];
-    deps.networks = (platform, mode) => {
+    const restore = useNetworks((platform, mode) => {
       const client = real(platform, mode);
       if (platform !== 'tiktok' || mode !== 'live') return client;
       const wrapped: NetworkClient = Object.create(client);
@@ -194,7 +195,7 @@ describe('TikTok through the local runtime', () => {
         });
       };
       return wrapped;
-    };
+    });
     try {
       const post = await publishNow('Two invocations', mediaId, { privacy: 'SELF_ONLY' });
       expect(post.status).toBe('published');
@@ -207,7 +208,7 @@ describe('TikTok through the local runtime', () => {
       const stored = await deps.posts.get(post.id);
       expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
     } finally {
-      deps.networks = real;
+      restore();
     }
   }, 120_000);
 

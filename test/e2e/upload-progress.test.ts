@@ -8,6 +8,7 @@ import {
 } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { useNetworks } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -91,12 +92,10 @@ const resumableNetwork = (chunks: number, options: { hangAfterFirstChunk?: boole
 
 /** Every engine of this process (the runtime's worker included) gets `client` for X. */
 const useClient = (client: NetworkClient) => {
-  const d = deps();
-  const real = d.networks;
-  d.networks = (platform, mode) => (platform === 'x' && mode === 'live' ? client : real(platform, mode));
-  restore = () => {
-    d.networks = real;
-  };
+  const real = deps().networks;
+  restore = useNetworks((platform, mode) =>
+    platform === 'x' && mode === 'live' ? client : real(platform, mode),
+  );
 };
 
 const createPost = async (intent: 'now' | 'draft') => {

@@ -5,6 +5,7 @@ import type { SimVimeoVideo } from '../../functions/platforms/vimeo/simulator.ts
 import type { NetworkClient, PublishBlockInput } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -197,8 +198,9 @@ describe('Vimeo through the API', () => {
     };
     const deps = getDeps();
     const networks = deps.networks;
-    deps.networks = (platform, mode) =>
-      platform === 'vimeo' && mode === 'live' ? client : networks(platform, mode);
+    const restore = useNetworks((platform, mode) =>
+      platform === 'vimeo' && mode === 'live' ? client : networks(platform, mode),
+    );
     try {
       const post = await publishNow({
         title: 'Long upload',
@@ -208,7 +210,7 @@ describe('Vimeo through the API', () => {
       const stored = await deps.posts.get(post.id);
       expect(stored?.channels[0]?.attempts ?? 0).toBe(0);
     } finally {
-      deps.networks = networks;
+      restore();
     }
     const mine = (await simVideos()).filter((v) => v.description === marker);
     expect(mine).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostRecord } from '../../functions/core/posts/model.ts';
+import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
 import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type Deps, getDeps, overrideDeps } from '../../functions/runtime/container.ts';
@@ -73,6 +74,15 @@ export const wrapNetworks = (
       });
     },
   });
+};
+
+/**
+ * Every function of this process, the publishing engine (the runtime's worker) included, gets
+ * `networks`: a new engine is built with it, as a worker's cold start would. Returns the restore.
+ */
+export const useNetworks = (networks: Deps['networks']): (() => void) => {
+  const engine = new PublishingEngine({ ...getDeps(), networks });
+  return overrideDeps({ networks, publishing: () => engine });
 };
 
 /** Every schedule (local scheduler items) whose firing names the post. */
