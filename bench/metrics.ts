@@ -22,33 +22,16 @@ import { SandboxNetworkClient } from '../functions/platforms/sandbox/client.ts';
 import type { AccountStore, ChannelRecord } from '../functions/ports/accounts.ts';
 import type { MetricsJob } from '../functions/ports/metrics.ts';
 import type { PostStore } from '../functions/ports/posts.ts';
-import { machineLine, writeSection } from './lib.ts';
+import { machineLine, PRICES, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_METRICS_POSTS ?? 40);
 const DAY = 86_400_000;
 
-/**
- * AWS list prices, us-east-1, as of 2026-11-25 (DynamoDB on-demand since its November 2024 price
- * cut; Lambda arm64; SQS standard; EventBridge Scheduler). Free tiers are left out. Update the
- * numbers and the date when AWS changes them.
- */
-const PRICES = {
-  date: '2026-11-25',
-  dynamoWritePerMillion: 0.625,
-  dynamoReadPerMillion: 0.125,
-  dynamoStoragePerGbMonth: 0.25,
-  lambdaPerMillionRequests: 0.2,
-  lambdaArmPerGbSecond: 0.0000133334,
-  sqsPerMillionRequests: 0.4,
-  schedulerPerMillionInvocations: 1.0,
-};
 /** The worker's memory (lib/constructs/handler-function.ts default) and a Lambda's billed time per batch (assumed: network call ~300 ms + ~40 ms of DynamoDB). */
 const LAMBDA_GB = 0.5;
 const BATCH_SECONDS = 0.4;
 /** Reads the worker makes outside the metrics store per reading: the post and the channel (GetItem, strongly consistent, < 4 KB: 1 RRU each). */
 const OTHER_READ_UNITS_PER_READING = 2;
-
-const usd = (value: number) => (value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`);
 
 export const runMetrics = async () => {
   const db = await startDynamoDbLocal();
