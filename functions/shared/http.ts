@@ -6,7 +6,13 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import { type AuthContext, authenticate, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
+import {
+  type AuthContext,
+  authenticateHash,
+  authorize,
+  keyFromHeaders,
+  keyHashOf,
+} from '../core/auth/api-keys.ts';
 import type { RateLimitState } from '../ports/rate-limiter.ts';
 import { type Deps, getDeps } from '../runtime/container.ts';
 import { env } from './env.ts';
@@ -159,18 +165,24 @@ const heraldHttp = (options: {
     logger.appendKeys({ requestId: state.requestId });
     if (options.auth === 'none') return;
     const deps = getDeps();
-    const secret = keyFromHeaders(request.event.headers ?? {});
-    try {
-      state.auth = await authenticate(deps.accounts, secret);
-    } catch (error) {
+    const hash = keyHashOf(keyFromHeaders(request.event.headers ?? {}));
+    // A well-formed key is counted under its hash (one per key, like its id) while it is looked
+    // up: the two round trips overlap instead of following each other.
+    const [found, counted] = await Promise.allSettled([
+      authenticateHash(deps.accounts, hash),
+      hash === null ? null : countRequest(deps, `key:${hash}`),
+    ]);
+    if (found.status === 'rejected') {
       // Unauthenticated callers are limited by address, so guessing keys is throttled too.
       state.rate = await countRequest(deps, `ip:${sourceIp(request.event)}`);
       if (!state.rate.allowed) throw tooManyRequests(state.rate);
-      if (options.auth === 'required') throw error;
+      if (options.auth === 'required') throw found.reason;
       return;
     }
+    state.auth = found.value;
     logger.appendKeys({ keyId: state.auth.keyId });
-    state.rate = await countRequest(deps, `key:${state.auth.keyId}`);
+    if (counted.status === 'rejected') throw counted.reason;
+    state.rate = counted.value as RateLimitState;
     if (!state.rate.allowed) throw tooManyRequests(state.rate);
     authorize(state.auth, request.event.requestContext.http.method);
     if (options.body) state.body = parseJsonBody(request.event, options.body);

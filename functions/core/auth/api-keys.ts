@@ -32,10 +32,17 @@ export interface AuthContext {
   permission: KeyPermission;
 }
 
-/** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
-export const authenticate = async (accounts: AccountStore, secret: string | null): Promise<AuthContext> => {
-  if (!secret || !KEY_PATTERN.test(secret)) throw new ApiError('unauthorized');
-  const hash = hashSecret(secret);
+/**
+ * The SHA-256 of a well-formed secret, or null for anything that cannot be a key (absent, wrong
+ * shape): what a key is looked up by, and what the rate limit counts a request under while the
+ * lookup runs (see shared/http.ts).
+ */
+export const keyHashOf = (secret: string | null): string | null =>
+  secret && KEY_PATTERN.test(secret) ? hashSecret(secret) : null;
+
+/** Finds the key by the hash of its secret and confirms it in constant time; any failure is the same 401. */
+export const authenticateHash = async (accounts: AccountStore, hash: string | null): Promise<AuthContext> => {
+  if (hash === null) throw new ApiError('unauthorized');
   const record: ApiKeyRecord | null = await accounts.findApiKey(hash);
   if (!record || !timingSafeEqual(Buffer.from(record.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
     throw new ApiError('unauthorized');
@@ -48,6 +55,10 @@ export const authenticate = async (accounts: AccountStore, secret: string | null
     permission: record.permission,
   };
 };
+
+/** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
+export const authenticate = (accounts: AccountStore, secret: string | null): Promise<AuthContext> =>
+  authenticateHash(accounts, keyHashOf(secret));
 
 /** Read keys may only read: anything but GET (and HEAD) needs write permission. */
 export const authorize = (auth: AuthContext, method: string): void => {
