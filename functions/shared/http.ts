@@ -6,13 +6,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import {
-  type AuthContext,
-  authenticateHash,
-  authorize,
-  keyFromHeaders,
-  keyHashOf,
-} from '../core/auth/api-keys.ts';
+import { type AuthContext, authenticateAndCount, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
 import type { RateLimitState } from '../ports/rate-limiter.ts';
 import { type Deps, getDeps } from '../runtime/container.ts';
 import { env } from './env.ts';
@@ -165,24 +159,20 @@ const heraldHttp = (options: {
     logger.appendKeys({ requestId: state.requestId });
     if (options.auth === 'none') return;
     const deps = getDeps();
-    const hash = keyHashOf(keyFromHeaders(request.event.headers ?? {}));
-    // A well-formed key is counted under its hash (one per key, like its id) while it is looked
-    // up: the two round trips overlap instead of following each other.
-    const [found, counted] = await Promise.allSettled([
-      authenticateHash(deps.accounts, hash),
-      hash === null ? null : countRequest(deps, `key:${hash}`),
-    ]);
-    if (found.status === 'rejected') {
+    const secret = keyFromHeaders(request.event.headers ?? {});
+    let auth: AuthContext;
+    try {
+      // One write finds the key and counts the request in the key's own window.
+      ({ auth, rate: state.rate } = await authenticateAndCount(deps.rateLimiter, secret, deps.clock.now()));
+    } catch (error) {
       // Unauthenticated callers are limited by address, so guessing keys is throttled too.
       state.rate = await countRequest(deps, `ip:${sourceIp(request.event)}`);
       if (!state.rate.allowed) throw tooManyRequests(state.rate);
-      if (options.auth === 'required') throw found.reason;
+      if (options.auth === 'required') throw error;
       return;
     }
-    state.auth = found.value;
-    logger.appendKeys({ keyId: state.auth.keyId });
-    if (counted.status === 'rejected') throw counted.reason;
-    state.rate = counted.value as RateLimitState;
+    state.auth = auth;
+    logger.appendKeys({ keyId: auth.keyId });
     if (!state.rate.allowed) throw tooManyRequests(state.rate);
     authorize(state.auth, request.event.requestContext.http.method);
     if (options.body) state.body = parseJsonBody(request.event, options.body);

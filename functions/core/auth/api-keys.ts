@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccountStore, ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
+import type { RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 
@@ -32,18 +33,12 @@ export interface AuthContext {
   permission: KeyPermission;
 }
 
-/**
- * The SHA-256 of a well-formed secret, or null for anything that cannot be a key (absent, wrong
- * shape): what a key is looked up by, and what the rate limit counts a request under while the
- * lookup runs (see shared/http.ts).
- */
-export const keyHashOf = (secret: string | null): string | null =>
+/** The SHA-256 of a well-formed secret, or null for anything that cannot be a key (absent, wrong shape). */
+const keyHashOf = (secret: string | null): string | null =>
   secret && KEY_PATTERN.test(secret) ? hashSecret(secret) : null;
 
-/** Finds the key by the hash of its secret and confirms it in constant time; any failure is the same 401. */
-export const authenticateHash = async (accounts: AccountStore, hash: string | null): Promise<AuthContext> => {
-  if (hash === null) throw new ApiError('unauthorized');
-  const record: ApiKeyRecord | null = await accounts.findApiKey(hash);
+/** The key found under `hash`, confirmed in constant time; any failure is the same 401. */
+const confirmed = (record: ApiKeyRecord | null, hash: string): AuthContext => {
   if (!record || !timingSafeEqual(Buffer.from(record.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
     throw new ApiError('unauthorized');
   }
@@ -57,8 +52,28 @@ export const authenticateHash = async (accounts: AccountStore, hash: string | nu
 };
 
 /** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
-export const authenticate = (accounts: AccountStore, secret: string | null): Promise<AuthContext> =>
-  authenticateHash(accounts, keyHashOf(secret));
+export const authenticate = async (accounts: AccountStore, secret: string | null): Promise<AuthContext> => {
+  const hash = keyHashOf(secret);
+  if (hash === null) throw new ApiError('unauthorized');
+  return confirmed(await accounts.findApiKey(hash), hash);
+};
+
+/**
+ * What every request does first: finds the key by its hash and counts the request in the key's
+ * rate-limit window, in one write (see RateLimiter.hitKey). Any failure to find the key is the
+ * same 401, and then nothing was counted: the caller limits such requests by address.
+ */
+export const authenticateAndCount = async (
+  limiter: RateLimiter,
+  secret: string | null,
+  now: Date,
+): Promise<{ auth: AuthContext; rate: RateLimitState }> => {
+  const hash = keyHashOf(secret);
+  if (hash === null) throw new ApiError('unauthorized');
+  const found = await limiter.hitKey(hash, now);
+  if (!found) throw new ApiError('unauthorized');
+  return { auth: confirmed(found.key, hash), rate: found.rate };
+};
 
 /** Read keys may only read: anything but GET (and HEAD) needs write permission. */
 export const authorize = (auth: AuthContext, method: string): void => {
