@@ -26,7 +26,7 @@ import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { newId } from '../functions/shared/ids.ts';
-import { type LatencyStats, machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
+import { machineLine, measure, ms, ratio, writeSection } from './lib.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 600);
 const BIG = Number(process.env.BENCH_BIG ?? 10_000);
@@ -54,50 +54,6 @@ const meteredTable = (tableName: string) => {
     { step: 'initialize', name: 'meterCapacity' },
   );
   return { table: { doc: createDocumentClient(client), tableName } as TableRef, totals };
-};
-
-/**
- * Latencies of several tasks measured in alternating rounds (each round runs every task `count /
- * rounds` times, `concurrency` in flight), so load from outside the bench shifts all of them alike
- * and their ratio holds; throughput is over the time each task ran.
- */
-const measureAlternating = async (
-  count: number,
-  rounds: number,
-  concurrency: number,
-  tasks: ((i: number) => Promise<void>)[],
-): Promise<LatencyStats[]> => {
-  const latencies = tasks.map(() => [] as number[]);
-  const wall = tasks.map(() => 0);
-  const perRound = Math.ceil(count / rounds);
-  for (let round = 0; round < rounds; round++) {
-    for (const [t, task] of tasks.entries()) {
-      let next = round * perRound;
-      const end = Math.min(count, next + perRound);
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < end) {
-            const i = next++;
-            const t0 = performance.now();
-            await task(i);
-            (latencies[t] as number[]).push(performance.now() - t0);
-          }
-        }),
-      );
-      wall[t] = (wall[t] as number) + performance.now() - started;
-    }
-  }
-  return latencies.map((list, t) => {
-    list.sort((a, b) => a - b);
-    return {
-      count: list.length,
-      p50: percentile(list, 50),
-      p99: percentile(list, 99),
-      mean: list.reduce((a, b) => a + b, 0) / list.length,
-      perSecond: (list.length / (wall[t] as number)) * 1000,
-    };
-  });
 };
 
 /** The DynamoDB calls `run` makes through `client`, by command (background work may add a few). */
@@ -171,6 +127,7 @@ export const runPosts = async () => {
       await res.arrayBuffer();
     };
     for (let i = 0; i < 50; i++) await post(i);
+    const http = await measure(CREATES, 4, post);
 
     // 2. The raw transaction the create performs (same items, no HTTP, no validation, no reads).
     const auth = await authenticate(deps.accounts, main.secret);
@@ -231,10 +188,7 @@ export const runPosts = async () => {
       );
     };
     for (let i = 0; i < 50; i++) await raw();
-    const [http, dynamo] = (await measureAlternating(CREATES, 6, 4, [post, raw])) as [
-      LatencyStats,
-      LatencyStats,
-    ];
+    const dynamo = await measure(CREATES, 4, raw);
     // What one create asks of the table, one request at a time (the HTTP path and the use case).
     const calls = await countCalls(deps.dynamo, 20, post);
 
@@ -329,8 +283,7 @@ request in the key's rate-limit window; one BatchGetItem reads the account and t
 tags the post names (media it names come in a BatchGetItem of their own, alongside); then the
 transaction. Until issue 16 a create made six calls in five rounds (GetItem of the key, UpdateItem
 of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
-then the transaction). HTTP and raw are measured in 6 alternating rounds, so outside load weighs
-on both alike.
+then the transaction).
 
 Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
 channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index
