@@ -281,7 +281,7 @@ DynamoDB calls per create (mean of 20 creates, one at a time, through HTTP): ${c
 Three round trips in sequence: one UpdateItem on the key's item finds the key and counts the
 request in the key's rate-limit window; one BatchGetItem reads the account and the channels and
 tags the post names (media it names come in a BatchGetItem of their own, alongside); then the
-transaction. Until issue 16 a create made six calls in five rounds (GetItem of the key, UpdateItem
+transaction. Until issue 16 a create made six calls in four rounds (GetItem of the key, UpdateItem
 of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
 then the transaction).
 
