@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountStore } from '../functions/adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../functions/adapters/aws/dynamo/client.ts';
 import { keys } from '../functions/adapters/aws/dynamo/keys.ts';
@@ -21,7 +21,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../functions/core/admin/admin.ts';
-import { authenticate } from '../functions/core/auth/api-keys.ts';
+import { authenticate, hashSecret } from '../functions/core/auth/api-keys.ts';
 import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { getDeps } from '../functions/runtime/container.ts';
@@ -54,6 +54,25 @@ const meteredTable = (tableName: string) => {
     { step: 'initialize', name: 'meterCapacity' },
   );
   return { table: { doc: createDocumentClient(client), tableName } as TableRef, totals };
+};
+
+/** The DynamoDB calls `run` makes through `client`, by command (background work may add a few). */
+const countCalls = async (client: DynamoDBClient, runs: number, run: (i: number) => Promise<void>) => {
+  const calls = new Map<string, number>();
+  let counting = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      if (counting) calls.set(name, (calls.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCountCalls' },
+  );
+  counting = true;
+  for (let i = 0; i < runs; i++) await run(i);
+  counting = false;
+  client.middlewareStack.remove('benchCountCalls');
+  return [...calls].map(([name, n]) => ({ name, perRun: n / runs }));
 };
 
 export const runPosts = async () => {
@@ -170,6 +189,8 @@ export const runPosts = async () => {
     };
     for (let i = 0; i < 50; i++) await raw();
     const dynamo = await measure(CREATES, 4, raw);
+    // What one create asks of the table, one request at a time (the HTTP path and the use case).
+    const calls = await countCalls(deps.dynamo, 20, post);
 
     // 3. Capacity units of one create (the whole use case: reads to validate, then the transaction).
     const metered = meteredTable(deps.table.tableName);
@@ -188,6 +209,12 @@ export const runPosts = async () => {
     const kb = (item: unknown) => Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024));
     const sampleItem = postToItems({ ...sample, postId: newId('post') }).main;
     const awsWrite = 2 * (kb(sampleItem) + 2 + 1);
+    const awsRead = 0.5 * (1 + main.ids.length);
+    const keyItem = await deps.table.doc.send(
+      new GetCommand({ TableName: deps.table.tableName, Key: keys.apiKey(hashSecret(main.secret)) }),
+    );
+    const keyItemBytes = Buffer.byteLength(JSON.stringify(keyItem.Item));
+    const keyWrite = Math.max(1, Math.ceil(keyItemBytes / 1024));
 
     // 4. One page of GET /v1/posts with 100 vs 10,000 posts in the workspace.
     const small = await workspace('small');
@@ -239,7 +266,7 @@ export const runPosts = async () => {
       lists.push({ name, small: s, big: b });
     }
 
-    const md = `## Posts: create, list, capacity (issue 3)
+    const md = `## Posts: create, list, capacity (issues 3 and 16)
 
 Command: \`npm run bench -- posts\` (${CREATES} creates, 4 in flight; ${PAGES} list pages, 2 in flight).
 ${machineLine()}
@@ -250,16 +277,22 @@ ${machineLine()}
 | the raw TransactWriteItems it performs (post + 2 index entries + quota) | ${ms(dynamo.p50)} | ${ms(dynamo.p99)} | ${dynamo.perSecond.toFixed(0)} |
 | ratio (HTTP / raw) | ${ratio(http.p50, dynamo.p50)} | ${ratio(http.p99, dynamo.p99)} | |
 
-Besides the transaction a create authenticates (1 GetItem), counts the rate limit (1 UpdateItem),
-reads the workspace's channels and tags (2 Queries), the account (1 GetItem) and tag names for the
-answer (1 Query), and validates every channel.
+DynamoDB calls per create (mean of 20 creates, one at a time, through HTTP): ${calls.map((c) => `${c.name} ${c.perRun.toFixed(2)}`).join(', ')}.
+Three round trips in sequence: one UpdateItem on the key's item finds the key and counts the
+request in the key's rate-limit window; one BatchGetItem reads the account and the channels and
+tags the post names (media it names come in a BatchGetItem of their own, alongside); then the
+transaction. Until issue 16 a create made six calls in four rounds (GetItem of the key, UpdateItem
+of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
+then the transaction).
 
-Capacity consumed by one create (the use case: reads of the workspace's channels and tags and of
-the account, then the transaction, where each item costs 2 WCU per KB: post item, two index
+Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
+channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index
 entries, usage counter; DynamoDB Local's accounting, mean of ${samples}):
 **${perCreate.read.toFixed(1)} RCU** and **${perCreate.write.toFixed(1)} WCU** as DynamoDB Local counts them; by AWS's
-pricing rules the transaction costs **${awsWrite} WCU** (2 per started KB of each of its 4 items; the post
-item is ${kb(sampleItem)} KB). Authentication and the rate-limit counter add 0.5 RCU and 1 WCU per request.
+pricing rules the BatchGetItem costs **${awsRead} RCU** (0.5 per item of up to 4 KB, eventually consistent: the
+account and 3 channels) and the transaction **${awsWrite} WCU** (2 per started KB of each of its 4 items; the
+post item is ${kb(sampleItem)} KB). Authentication with the rate-limit count is one UpdateItem of the key's
+item (about ${keyItemBytes} bytes): **${keyWrite} WCU** per request (a second UpdateItem at a key's first request of each minute).
 
 | GET /v1/posts | ${SMALL} posts p50 | ${BIG.toLocaleString('en')} posts p50 | ratio | ${SMALL} posts p99 | ${BIG.toLocaleString('en')} posts p99 | ratio |
 |---|---|---|---|---|---|---|

@@ -104,6 +104,13 @@ export interface Tag {
   createdAt: string;
 }
 
+/** An account and the channels and tags a post names, as one read finds them (absent ones are left out). */
+export interface PostReferences {
+  account: Account | null;
+  channels: ChannelRecord[];
+  tags: Tag[];
+}
+
 /** Accounts, workspaces, keys, channels and tags. */
 export interface AccountStore {
   createAccount(account: Account): Promise<void>;
@@ -162,4 +169,14 @@ export interface AccountStore {
   /** Creates a tag; fails with `already_exists` when the workspace has one of the same name. */
   createTag(tag: Tag): Promise<void>;
   listTags(workspaceId: string): Promise<Tag[]>;
+  /**
+   * In one read, what a post save checks its body against: the account (when `accountId` is not
+   * null) and those of the named channels and tags that exist in the workspace.
+   */
+  getPostReferences(
+    accountId: string | null,
+    workspaceId: string,
+    channelIds: readonly string[],
+    tagIds: readonly string[],
+  ): Promise<PostReferences>;
 }

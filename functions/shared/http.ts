@@ -6,7 +6,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import { type AuthContext, authenticate, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
+import { type AuthContext, authenticateAndCount, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
 import type { RateLimitState } from '../ports/rate-limiter.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
 import { env } from './env.ts';
@@ -162,8 +162,10 @@ const heraldHttp = (options: {
     if (options.auth === 'none') return;
     const deps = options.deps;
     const secret = keyFromHeaders(request.event.headers ?? {});
+    let auth: AuthContext;
     try {
-      state.auth = await authenticate(deps.accounts, secret);
+      // One write finds the key and counts the request in the key's own window.
+      ({ auth, rate: state.rate } = await authenticateAndCount(deps.rateLimiter, secret, deps.clock.now()));
     } catch (error) {
       // Unauthenticated callers are limited by address, so guessing keys is throttled too.
       state.rate = await countRequest(deps, `ip:${sourceIp(request.event)}`);
@@ -171,8 +173,8 @@ const heraldHttp = (options: {
       if (options.auth === 'required') throw error;
       return;
     }
-    logger.appendKeys({ keyId: state.auth.keyId });
-    state.rate = await countRequest(deps, `key:${state.auth.keyId}`);
+    state.auth = auth;
+    logger.appendKeys({ keyId: auth.keyId });
     if (!state.rate.allowed) throw tooManyRequests(state.rate);
     authorize(state.auth, request.event.requestContext.http.method);
     if (options.body) state.body = parseJsonBody(request.event, options.body);

@@ -159,6 +159,40 @@ describe('POST /v1/posts', () => {
     expect(res.body.error).toMatchObject({ code: 'channel_not_found', field: 'channels[0].channelId' });
   });
 
+  it('reads only the channels and tags a post names: repeats, ids of another shape and absent ids', async () => {
+    const create = (body: Record<string, unknown>) => rt.api('/posts', { method: 'POST', body });
+    const block = [{ content: 'x' }];
+    const tag = rt.seed.tags[0] as { id: string; name: string };
+    const twice = await create({
+      intent: 'draft',
+      channels: [
+        { channelId: ch.x, blocks: block },
+        { channelId: ch.x, blocks: block },
+      ],
+    });
+    expect(twice.status).toBe(422);
+    expect(twice.body.error).toMatchObject({ code: 'duplicate_channel', field: 'channels[1].channelId' });
+    for (const channelId of ['not an id', `ch_${'A'.repeat(65)}`, 'ch_Absent0000000000000000', 'tag_x']) {
+      const res = await create({ intent: 'draft', channels: [{ channelId, blocks: block }] });
+      expect(res.status, channelId).toBe(422);
+      expect(res.body.error, channelId).toMatchObject({
+        code: 'channel_not_found',
+        field: 'channels[0].channelId',
+      });
+    }
+    for (const tagId of ['not an id', 'tag_Absent0000000000000000', ch.x]) {
+      const res = await create({ ...xPost(), tagIds: [tag.id, tagId] });
+      expect(res.status, tagId).toBe(422);
+      expect(res.body.error, tagId).toMatchObject({ code: 'tag_not_found', field: 'tagIds[1]' });
+    }
+    const repeated = await create({ ...xPost(), tagIds: [tag.id, tag.id] });
+    expect(repeated.status).toBe(201);
+    expect(repeated.body.tags).toEqual([{ id: tag.id, name: tag.name }]);
+    const untagged = await create(xPost());
+    expect(untagged.status).toBe(201);
+    expect(untagged.body.tags).toEqual([]);
+  });
+
   it('gives read-only keys 403', async () => {
     const res = await rt.api('/posts', { method: 'POST', key: rt.seed.keys.read, body: xPost() });
     expect(res.status).toBe(403);

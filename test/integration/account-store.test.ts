@@ -11,7 +11,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
-import { authenticate } from '../../functions/core/auth/api-keys.ts';
+import { authenticate, hashSecret } from '../../functions/core/auth/api-keys.ts';
 import { createTag } from '../../functions/core/tags/tags.ts';
 import { systemClock } from '../../functions/ports/clock.ts';
 import { freshTable } from '../support/table.ts';
@@ -126,5 +126,59 @@ describe('rate limiter', () => {
     expect(states[0]?.resetSeconds).toBe(55);
     const nextWindow = await limiter.hit('key:k1', new Date('2026-11-21T10:01:00Z'));
     expect(nextWindow).toMatchObject({ allowed: true, remaining: 29, resetSeconds: 60 });
+  });
+});
+
+describe('rate limiter on the key item', () => {
+  const newKey = async () => {
+    const account = await createAccount(deps, { name: 'R', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const { secret, keyId } = await createApiKey(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      mode: 'live',
+      permission: 'write',
+      name: 'k',
+    });
+    return { secret, keyId, hash: hashSecret(secret) };
+  };
+
+  it('finds the key and counts every concurrent hit exactly once, the window start included', async () => {
+    const { secret, keyId, hash } = await newKey();
+    const limiter = new DynamoRateLimiter(table, 30);
+    const now = new Date('2026-11-21T10:00:05Z');
+    // The key's first requests race to start its window: each is still counted once.
+    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hitKey(hash, now)));
+    expect(results.every((r) => r?.key.keyId === keyId)).toBe(true);
+    const states = results.map((r) => r?.rate);
+    expect(states.filter((s) => s?.allowed)).toHaveLength(30);
+    expect(states.map((s) => s?.remaining).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([
+      ...Array.from({ length: 21 }, () => 0),
+      ...Array.from({ length: 29 }, (_, i) => i + 1),
+    ]);
+    expect(states[0]?.resetSeconds).toBe(55);
+    // The next window starts again at one, and the key still authenticates.
+    const next = await limiter.hitKey(hash, new Date('2026-11-21T10:01:00Z'));
+    expect(next?.rate).toMatchObject({ allowed: true, remaining: 29, resetSeconds: 60 });
+    await expect(authenticate(deps.accounts, secret)).resolves.toMatchObject({ keyId });
+  });
+
+  it('counts in a later window another instance started (its clock ahead) instead of going back', async () => {
+    const { hash } = await newKey();
+    const limiter = new DynamoRateLimiter(table, 30);
+    await limiter.hitKey(hash, new Date('2026-11-21T10:01:00Z'));
+    const behind = await limiter.hitKey(hash, new Date('2026-11-21T10:00:59Z'));
+    expect(behind?.rate).toMatchObject({ allowed: true, remaining: 28, resetSeconds: 60 });
+  });
+
+  it('answers null for a hash no key has, and stores nothing for it', async () => {
+    const limiter = new DynamoRateLimiter(table, 30);
+    const hash = hashSecret('sk_live_00000000000000000000000000000000');
+    expect(await limiter.hitKey(hash, new Date())).toBeNull();
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const out = await table.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: { PK: `APIKEY#${hash}`, SK: 'APIKEY' } }),
+    );
+    expect(out.Item).toBeUndefined();
   });
 });

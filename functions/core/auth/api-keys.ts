@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccountStore, ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
+import type { RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 
@@ -32,11 +33,12 @@ export interface AuthContext {
   permission: KeyPermission;
 }
 
-/** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
-export const authenticate = async (accounts: AccountStore, secret: string | null): Promise<AuthContext> => {
-  if (!secret || !KEY_PATTERN.test(secret)) throw new ApiError('unauthorized');
-  const hash = hashSecret(secret);
-  const record: ApiKeyRecord | null = await accounts.findApiKey(hash);
+/** The SHA-256 of a well-formed secret, or null for anything that cannot be a key (absent, wrong shape). */
+const keyHashOf = (secret: string | null): string | null =>
+  secret && KEY_PATTERN.test(secret) ? hashSecret(secret) : null;
+
+/** The key found under `hash`, confirmed in constant time; any failure is the same 401. */
+const confirmed = (record: ApiKeyRecord | null, hash: string): AuthContext => {
   if (!record || !timingSafeEqual(Buffer.from(record.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
     throw new ApiError('unauthorized');
   }
@@ -47,6 +49,30 @@ export const authenticate = async (accounts: AccountStore, secret: string | null
     mode: record.mode,
     permission: record.permission,
   };
+};
+
+/** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
+export const authenticate = async (accounts: AccountStore, secret: string | null): Promise<AuthContext> => {
+  const hash = keyHashOf(secret);
+  if (hash === null) throw new ApiError('unauthorized');
+  return confirmed(await accounts.findApiKey(hash), hash);
+};
+
+/**
+ * What every request does first: finds the key by its hash and counts the request in the key's
+ * rate-limit window, in one write (see RateLimiter.hitKey). Any failure to find the key is the
+ * same 401, and then nothing was counted: the caller limits such requests by address.
+ */
+export const authenticateAndCount = async (
+  limiter: RateLimiter,
+  secret: string | null,
+  now: Date,
+): Promise<{ auth: AuthContext; rate: RateLimitState }> => {
+  const hash = keyHashOf(secret);
+  if (hash === null) throw new ApiError('unauthorized');
+  const found = await limiter.hitKey(hash, now);
+  if (!found) throw new ApiError('unauthorized');
+  return { auth: confirmed(found.key, hash), rate: found.rate };
 };
 
 /** Read keys may only read: anything but GET (and HEAD) needs write permission. */

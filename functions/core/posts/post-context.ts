@@ -1,4 +1,4 @@
-import type { AccountStore } from '../../ports/accounts.ts';
+import type { Account, AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
 import type { PostStore } from '../../ports/posts.ts';
@@ -39,25 +39,32 @@ const referencedMediaIds = (body: PostBody): string[] => {
 };
 
 /**
- * Loads, in parallel, what the validator checks a body against: the workspace's channels, media
- * and tags (whose names the answer shows too, so they are read once).
+ * Loads, in parallel, what the validator checks a body against: the channels and tags the body
+ * names and the account (one BatchGetItem; the account only when `accountId` is given), and the
+ * media it refers to. The tags' names are what the answer shows, so they are not read again.
  */
 export const loadValidationContext = async (
   deps: PostDeps,
+  accountId: string | null,
   workspaceId: string,
   body: PostBody,
-): Promise<ValidationContext & { tagNames: Map<string, string> }> => {
-  const [channels, media, tags] = await Promise.all([
-    deps.accounts.listChannels(workspaceId),
+): Promise<ValidationContext & { tagNames: Map<string, string>; account: Account | null }> => {
+  const [references, media] = await Promise.all([
+    deps.accounts.getPostReferences(
+      accountId,
+      workspaceId,
+      body.channels.map((channel) => channel.channelId),
+      body.tagIds ?? [],
+    ),
     deps.media.getMany(workspaceId, referencedMediaIds(body)),
-    deps.accounts.listTags(workspaceId),
   ]);
   return {
-    channels: new Map(channels.map((c) => [c.channelId, c])),
+    channels: new Map(references.channels.map((c) => [c.channelId, c])),
     media,
-    tagIds: new Set(tags.map((t) => t.tagId)),
-    tagNames: new Map(tags.map((t) => [t.tagId, t.name])),
+    tagIds: new Set(references.tags.map((t) => t.tagId)),
+    tagNames: new Map(references.tags.map((t) => [t.tagId, t.name])),
     now: deps.clock.now(),
+    account: references.account,
   };
 };
 

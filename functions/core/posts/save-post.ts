@@ -5,7 +5,13 @@ import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import type { ChannelStatus, PostRecord, PostStatus } from './model.ts';
-import { findPost, loadValidationContext, type PostDeps, usagePeriod } from './post-context.ts';
+import {
+  findPost,
+  loadValidationContext,
+  type PostDeps,
+  tagNames as readTagNames,
+  usagePeriod,
+} from './post-context.ts';
 import { assertNotHeld, unheld } from './post-hold.ts';
 import type { PostBody } from './schema.ts';
 import { type ValidatedPost, validatePost } from './validate.ts';
@@ -141,7 +147,9 @@ const resumeCreated = async (
   if (existing.status === 'publishing' && (existing.round ?? 1) === 1) {
     await deps.queue().sendPublish({ postId: existing.postId, kind: 'run', round: 1 });
   }
-  return { post: existing, tagNames };
+  // The names read are those of this request's tags; an earlier attempt's post may name others.
+  const named = existing.tagIds.every((id) => tagNames.has(id));
+  return { post: existing, tagNames: named ? tagNames : await readTagNames(deps, auth.workspaceId) };
 };
 
 /** POST /posts: validates every channel, then saves the post and takes one from the monthly quota in one transaction. */
@@ -151,11 +159,9 @@ export const createPost = async (
   body: PostBody,
   options: { idempotencySeed?: string | undefined } = {},
 ): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
-  const [context, account] = await Promise.all([
-    loadValidationContext(deps, auth.workspaceId, body),
-    deps.accounts.getAccount(auth.accountId),
-  ]);
+  const context = await loadValidationContext(deps, auth.accountId, auth.workspaceId, body);
   const valid = validatePost(body, context);
+  const { account } = context;
   if (!account) throw new ApiError('unauthorized');
   const now = deps.clock.now();
   const status = STATUS_OF_INTENT[valid.intent];
@@ -227,7 +233,7 @@ export const replacePost = async (
       'intent',
     );
   }
-  const context = await loadValidationContext(deps, auth.workspaceId, body);
+  const context = await loadValidationContext(deps, null, auth.workspaceId, body);
   const valid = validatePost(body, context);
   const status = STATUS_OF_INTENT[valid.intent];
   const armed = await armSchedule(deps, postId, valid.scheduledAt);

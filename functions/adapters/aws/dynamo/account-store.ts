@@ -21,6 +21,7 @@ import {
   upsertChannel,
 } from './channels.ts';
 import type { TableRef } from './client.ts';
+import { getPostReferences } from './post-references.ts';
 import { createTag, listTags } from './tags.ts';
 
 /** The AccountStore port over the single table, one entity module per record kind. */
@@ -48,4 +49,6 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   channelsDueForRefresh: (now, limit) => channelsDueForRefresh(table, now, limit),
   createTag: (tag) => createTag(table, tag),
   listTags: (workspaceId) => listTags(table, workspaceId),
+  getPostReferences: (accountId, workspaceId, channelIds, tagIds) =>
+    getPostReferences(table, accountId, workspaceId, channelIds, tagIds),
 });

@@ -1,19 +1,46 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord } from '../../../ports/accounts.ts';
 import type { RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
-import type { TableRef } from './client.ts';
+import { apiKeyFromItem } from './api-keys.ts';
+import { isConditionFailure, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
 
 const WINDOW_SECONDS = 60;
 
+/** How many times a key's count is tried again when other requests move its window meanwhile. */
+const KEY_ATTEMPTS = 4;
+
 /**
- * Fixed one-minute windows counted with an atomic ADD on one item per subject and window,
- * so the count holds across every Lambda instance. Items expire by TTL after the window.
+ * The stored window of a key item a failed condition returned (`ReturnValuesOnConditionCheckFailure`),
+ * or null when there is no such item. The document client leaves that item marshalled.
+ */
+const storedWindow = (error: unknown): { window: number } | null => {
+  const item = (error as { Item?: Record<string, unknown> }).Item;
+  if (!item) return null;
+  const value = item.rateWindow as { N?: string } | number | undefined;
+  return { window: Number(typeof value === 'object' ? value.N : (value ?? Number.NaN)) };
+};
+
+/**
+ * Fixed one-minute windows counted with an atomic ADD, so the count holds across every Lambda
+ * instance. An API key's window lives on the key's own item (`rateWindow`, `rateCount`): one
+ * UpdateItem finds the key and counts the request. Other subjects (client addresses) have one
+ * item per window, which expires by TTL after it.
  */
 export class DynamoRateLimiter implements RateLimiter {
   constructor(
     private readonly table: TableRef,
     private readonly limitPerMinute: number,
   ) {}
+
+  private state(count: number, windowStart: number, nowSeconds: number): RateLimitState {
+    return {
+      limit: this.limitPerMinute,
+      remaining: Math.max(0, this.limitPerMinute - count),
+      resetSeconds: Math.min(WINDOW_SECONDS, Math.max(1, windowStart + WINDOW_SECONDS - nowSeconds)),
+      allowed: count <= this.limitPerMinute,
+    };
+  }
 
   async hit(subject: string, now: Date): Promise<RateLimitState> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -28,12 +55,71 @@ export class DynamoRateLimiter implements RateLimiter {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    const count = Number(out.Attributes?.count ?? 1);
-    return {
-      limit: this.limitPerMinute,
-      remaining: Math.max(0, this.limitPerMinute - count),
-      resetSeconds: Math.max(1, windowStart + WINDOW_SECONDS - nowSeconds),
-      allowed: count <= this.limitPerMinute,
-    };
+    return this.state(Number(out.Attributes?.count ?? 1), windowStart, nowSeconds);
+  }
+
+  /**
+   * The common case is one UpdateItem: `rateCount + 1` on the condition that the key's window is
+   * the current one. The first request of a window starts it at 1 (a second UpdateItem, on the
+   * condition that the stored window is older); a request that loses that race counts in the
+   * window the winner started. When another instance's clock is ahead and has started a later
+   * window, the request counts in that one.
+   */
+  async hitKey(secretHash: string, now: Date): Promise<{ key: ApiKeyRecord; rate: RateLimitState } | null> {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    let windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+    const common = {
+      TableName: this.table.tableName,
+      Key: keys.apiKey(secretHash),
+      ExpressionAttributeNames: { '#window': 'rateWindow', '#count': 'rateCount' },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    } as const;
+    for (let attempt = 1; attempt <= KEY_ATTEMPTS; attempt++) {
+      try {
+        const out = await this.table.doc.send(
+          new UpdateCommand({
+            ...common,
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: '#window = :window',
+            ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
+          }),
+        );
+        const item = out.Attributes as Record<string, unknown>;
+        return {
+          key: apiKeyFromItem(item),
+          rate: this.state(Number(item.rateCount), windowStart, nowSeconds),
+        };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const stored = storedWindow(error);
+        if (!stored) return null;
+        if (stored.window > windowStart) {
+          windowStart = stored.window;
+          continue;
+        }
+      }
+      try {
+        const out = await this.table.doc.send(
+          new UpdateCommand({
+            ...common,
+            UpdateExpression: 'SET #window = :window, #count = :one',
+            ConditionExpression:
+              'attribute_exists(PK) AND (attribute_not_exists(#window) OR #window < :window)',
+            ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
+          }),
+        );
+        return {
+          key: apiKeyFromItem(out.Attributes as Record<string, unknown>),
+          rate: this.state(1, windowStart, nowSeconds),
+        };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const stored = storedWindow(error);
+        if (!stored) return null;
+        if (stored.window > windowStart) windowStart = stored.window;
+      }
+    }
+    throw new Error('The rate-limit window of an API key kept changing; giving up counting this request');
   }
 }
