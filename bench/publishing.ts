@@ -329,6 +329,12 @@ ${machineLine()}
 
 Creating the posts took ${((created - started) / 1000).toFixed(1)} s of the first run; ${failed} posts did not end published.
 Everything runs against DynamoDB Local and the SQS stand-in on the same two cores as the simulators.
+Per block, in the common case (one block per channel, sent at once), the publish worker reads the
+channel (GetItem), claims the block (UpdateItem), and in one transaction records the block, settles
+its claim as sent, completes the channel (and the post, for its last channel) and writes the outbox
+event; one Query per job reads the post for all its channels, and the writes start from that copy.
+Starting the channel's metrics readings is one more transaction (the post's and the platform's
+counts with the tracker).
 
 Create → published latency, ${latencies.length} posts with 3 channels one after another (intent \`now\`; from the
 POST's answer to \`published\` in the table, polled every 5 ms): p50 **${ms(percentile(latencies, 50))}**,
