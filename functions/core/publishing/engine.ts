@@ -672,7 +672,12 @@ export class PublishingEngine {
       if (error instanceof PostGoneError) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
       else if (!(error instanceof ClaimTakenError)) {
         // The table failed: the claim still records the block if it can, so a retry finds it sent.
-        await this.deps.claims.settle(settle.claim, 'sent', settle.remote).catch(() => undefined);
+        await this.deps.claims.settle(settle.claim, 'sent', settle.remote).catch((failure: unknown) =>
+          logger.warn('Could not settle the claim of a sent block; a retry will look it up', {
+            postId: post.postId,
+            error: failure as Error,
+          }),
+        );
       }
       throw error;
     }
