@@ -1,6 +1,7 @@
 import type { PostRecord } from '../core/posts/model.ts';
 import type { KeyMode } from './accounts.ts';
-import type { OutboxEvent } from './publishing.ts';
+import type { RemoteBlock } from './network-client.ts';
+import type { BlockClaim, OutboxEvent } from './publishing.ts';
 
 /** Written in the same transaction as a post change. */
 export interface PostWriteExtras {
@@ -8,6 +9,12 @@ export interface PostWriteExtras {
   events?: OutboxEvent[];
   /** Counts the post in `posts.published` of this account and period (`YYYY-MM`). */
   countPublished?: { accountId: string; period: string };
+  /**
+   * A block claim this owner holds, settled as `sent` at `remote` in the same write: the block's
+   * record on the post and its claim's outcome commit together. When another owner has taken the
+   * claim over, nothing is written and the write throws `ClaimTakenError`.
+   */
+  settleClaim?: { claim: BlockClaim; remote: RemoteBlock };
 }
 
 /** The monthly `posts.created` allowance the create transaction checks and uses. */
@@ -46,7 +53,10 @@ export interface PostStore {
   /** Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded` when none is left. */
   create(post: PostRecord, quota: QuotaClaim): Promise<void>;
   get(postId: string): Promise<PostRecord | null>;
-  /** Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise). */
+  /**
+   * Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise), with the
+   * extras in the same transaction.
+   */
   replace(previous: PostRecord, next: PostRecord, extras?: PostWriteExtras): Promise<void>;
   /** Removes the post and its index entries if nobody wrote in between (`conflict` otherwise). */
   delete(post: PostRecord): Promise<void>;

@@ -83,6 +83,14 @@ export interface ClaimStore {
   saveProgress(claim: BlockClaim, progress: Record<string, unknown>, leaseUntil: string): Promise<boolean>;
 }
 
+/** A write that settles a block's claim found another owner holding it (taken over): nothing was written. */
+export class ClaimTakenError extends Error {
+  constructor() {
+    super('The block claim is held by another worker');
+    this.name = 'ClaimTakenError';
+  }
+}
+
 export type EventType =
   | 'post.published'
   | 'post.failed'

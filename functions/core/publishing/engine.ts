@@ -14,13 +14,14 @@ import {
   type UploadProgress,
 } from '../../ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
-import type {
-  BlockClaim,
-  ClaimStore,
-  EventType,
-  JobQueue,
-  OutboxEvent,
-  PublishJob,
+import {
+  type BlockClaim,
+  type ClaimStore,
+  ClaimTakenError,
+  type EventType,
+  type JobQueue,
+  type OutboxEvent,
+  type PublishJob,
 } from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError } from '../../shared/errors.ts';
@@ -74,7 +75,13 @@ type ChannelOutcome =
   | { kind: 'done' }
   | { kind: 'retry'; delaySeconds: number }
   | { kind: 'wait'; delaySeconds: number };
-type BlockStep = { kind: 'sent'; remote: RemoteBlock } | { kind: 'stop'; outcome: ChannelOutcome };
+/**
+ * `sent` with `claim`: the block is live and its claim, still this worker's, is settled in the write
+ * that records the block (the channel's completion, for its last block).
+ */
+type BlockStep =
+  | { kind: 'sent'; remote: RemoteBlock; claim?: BlockClaim }
+  | { kind: 'stop'; outcome: ChannelOutcome };
 const stop = (outcome: ChannelOutcome): BlockStep => ({ kind: 'stop', outcome });
 
 /** One block being published: where it goes and whether its success is recorded at once. */
@@ -164,23 +171,40 @@ export class PostGoneError extends Error {
   }
 }
 
+/** The latest version of a post this process read or wrote, shared by the writes of one job. */
+export interface HeldPost {
+  post: PostRecord;
+}
+
 /**
  * Applies `change` to the current post and writes it if nobody wrote in between, re-reading and
  * re-applying on a conflict. `change` returns null when there is nothing to write.
+ *
+ * With `held`, the first attempt starts from the held copy instead of reading the post again (the
+ * version condition still refuses the write if anybody wrote since); a decision to write nothing
+ * is only ever taken on a post read just now. `held` follows every read and write.
  */
 export const mutatePost = async (
   deps: Pick<PublishingDeps, 'posts' | 'clock'>,
   postId: string,
   /** `at` is the time the write will carry as `updatedAt`. */
   change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
+  held?: HeldPost,
 ): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> =>
   withPostLock(postId, async () => {
+    let copy: PostRecord | null = held?.post.postId === postId ? held.post : null;
     for (let attempt = 1; ; attempt++) {
-      const current = await deps.posts.get(postId);
+      const current = copy ?? (await deps.posts.get(postId));
+      const read = copy === null;
+      copy = null;
       if (!current) throw new PostGoneError(postId);
+      if (held && read) held.post = current;
       const at = deps.clock.now().toISOString();
       const result = change(current, at);
-      if (!result) return { post: current, extras: undefined };
+      if (!result) {
+        if (read) return { post: current, extras: undefined };
+        continue;
+      }
       const next = {
         ...result.next,
         version: current.version + 1,
@@ -188,9 +212,12 @@ export const mutatePost = async (
       };
       try {
         await deps.posts.replace(current, next, result.extras);
+        if (held) held.post = next;
         return { post: next, extras: result.extras };
       } catch (error) {
         if (error instanceof ApiError && error.code === 'conflict' && attempt < 20) {
+          // A held copy that was out of date costs one refused write, no wait.
+          if (!read) continue;
           await sleep(Math.random() * 10 * attempt);
           continue;
         }
@@ -216,6 +243,8 @@ export const startRound = (post: PostRecord, now: Date): PostRecord => ({
 export class PublishingEngine {
   private readonly worker = `w-${randomUUID().slice(0, 8)}`;
   private readonly tagNameCache = new Map<string, { at: number; names: Map<string, string> }>();
+  /** Per job (keyed by the post as the job read it): the latest version this worker read or wrote. */
+  private readonly held = new WeakMap<PostRecord, HeldPost>();
 
   constructor(private readonly deps: PublishingDeps) {}
 
@@ -239,10 +268,14 @@ export class PublishingEngine {
       }
       if (wait > 0) await sleep(wait);
       try {
-        ({ post } = await mutatePost(deps, post.postId, (current) =>
-          current.status === 'scheduled' && current.scheduledAt === job.scheduledAt
-            ? { next: startRound(current, deps.clock.now()) }
-            : null,
+        ({ post } = await mutatePost(
+          deps,
+          post.postId,
+          (current) =>
+            current.status === 'scheduled' && current.scheduledAt === job.scheduledAt
+              ? { next: startRound(current, deps.clock.now()) }
+              : null,
+          { post },
         ));
       } catch (error) {
         if (error instanceof PostGoneError) return;
@@ -257,6 +290,8 @@ export class PublishingEngine {
 
   private async runRound(post: PostRecord, deadline?: Date): Promise<void> {
     const round = post.round ?? 1;
+    // The channels' writes start from what this job holds rather than reading the post again.
+    this.held.set(post, { post });
     const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
@@ -381,7 +416,12 @@ export class PublishingEngine {
       const last = b === blocks.length - 1;
       const step = await this.sendBlock(post, channel, b, client, input, access, !last);
       if (step.kind !== 'sent') return step.outcome;
-      if (last) return this.completeChannel(post, channelId, { b, remote: step.remote });
+      if (last)
+        return this.completeChannel(post, channelId, {
+          b,
+          remote: step.remote,
+          ...(step.claim ? { claim: step.claim } : {}),
+        });
       blocks[b] = {
         ...block,
         remoteId: step.remote.remoteId,
@@ -505,9 +545,7 @@ export class PublishingEngine {
         ),
       );
     }
-    await deps.claims.settle(held, 'sent', remote);
-    await this.keep(block, remote);
-    return { kind: 'sent', remote };
+    return this.sent(block, held, remote);
   }
 
   /**
@@ -555,11 +593,7 @@ export class PublishingEngine {
       }
       return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
-    if (found) {
-      await deps.claims.settle(held, 'sent', found);
-      await this.keep(block, found);
-      return { kind: 'sent', remote: found };
-    }
+    if (found) return this.sent(block, held, found);
     const windowEnd = Date.parse(held.lastSentAt ?? held.since) + client.consistencyWindowSeconds * 1000;
     if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
       return this.lookAgain(block, held, 1, { windowEnd });
@@ -608,8 +642,62 @@ export class PublishingEngine {
     return stop({ kind: 'retry', delaySeconds: delay });
   }
 
+  /** `mutatePost` for the job that read `post`, starting from the latest version the job holds. */
+  private mutate(
+    post: PostRecord,
+    change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
+  ) {
+    return mutatePost(this.deps, post.postId, change, this.held.get(post));
+  }
+
+  /**
+   * Writes `change` with the claim `settle.claim` (this worker's) settled as `sent` in the same
+   * transaction. When the change writes nothing, or the post is gone, the claim is settled alone:
+   * it still tells where the block is. A claim another worker took over stops this one
+   * (`ClaimTakenError`), as a settle of its own would.
+   */
+  private async writeSettling(
+    post: PostRecord,
+    settle: { claim: BlockClaim; remote: RemoteBlock } | undefined,
+    change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
+  ): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> {
+    if (!settle) return this.mutate(post, change);
+    let written: { post: PostRecord; extras: PostWriteExtras | undefined };
+    try {
+      written = await this.mutate(post, (current, at) => {
+        const result = change(current, at);
+        return result ? { ...result, extras: { ...result.extras, settleClaim: settle } } : null;
+      });
+    } catch (error) {
+      if (error instanceof PostGoneError) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
+      else if (!(error instanceof ClaimTakenError)) {
+        // The table failed: the claim still records the block if it can, so a retry finds it sent.
+        await this.deps.claims.settle(settle.claim, 'sent', settle.remote).catch((failure: unknown) =>
+          logger.warn('Could not settle the claim of a sent block; a retry will look it up', {
+            postId: post.postId,
+            error: failure as Error,
+          }),
+        );
+      }
+      throw error;
+    }
+    if (!written.extras?.settleClaim) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
+    return written;
+  }
+
+  /**
+   * The block is live at `remote` under `held`, this worker's claim: recorded on the post with the
+   * claim settled in one write, or, for the channel's last block, handed on to the write that
+   * completes the channel.
+   */
+  private async sent(block: BlockContext, held: BlockClaim, remote: RemoteBlock): Promise<BlockStep> {
+    if (!block.record) return { kind: 'sent', remote, claim: held };
+    await this.recordBlock(block.post, block.channel.channelId, block.b, remote, held);
+    return { kind: 'sent', remote };
+  }
+
   private async keep(block: BlockContext, remote: RemoteBlock): Promise<void> {
-    if (block.record) await this.recordBlock(block.post.postId, block.channel.channelId, block.b, remote);
+    if (block.record) await this.recordBlock(block.post, block.channel.channelId, block.b, remote);
   }
 
   /**
@@ -694,13 +782,17 @@ export class PublishingEngine {
     };
   }
 
+  /** Records block `b` on the post; with `claim` (this worker's), settles it as `sent` in the same write. */
   private async recordBlock(
-    postId: string,
+    post: PostRecord,
     channelId: string,
     b: number,
     remote: RemoteBlock,
+    claim?: BlockClaim,
   ): Promise<void> {
-    await mutatePost(this.deps, postId, (post) => this.applyBlock(post, channelId, b, remote));
+    await this.writeSettling(post, claim ? { claim, remote } : undefined, (current) =>
+      this.applyBlock(current, channelId, b, remote),
+    );
   }
 
   private async transientFailure(
@@ -711,7 +803,7 @@ export class PublishingEngine {
   ): Promise<ChannelOutcome> {
     const { settings } = this.deps;
     let attempts = 0;
-    await mutatePost(this.deps, post.postId, (current) => {
+    await this.mutate(post, (current) => {
       const channels = current.channels.map((ch) => {
         if (ch.channelId !== channelId) return ch;
         attempts = (ch.attempts ?? 0) + 1;
@@ -770,7 +862,7 @@ export class PublishingEngine {
     const step = this.stepSeconds(reset, now);
     const stepAt = new Date(now.getTime() + step * 1000).toISOString();
     let waiting = false;
-    await mutatePost(this.deps, post.postId, (current) => {
+    await this.mutate(post, (current) => {
       const c = current.channels.find((ch) => ch.channelId === channel.channelId);
       if (c?.status !== 'publishing') return null;
       waiting = true;
@@ -795,7 +887,7 @@ export class PublishingEngine {
    */
   private async waitStep(post: PostRecord, channelId: string): Promise<ChannelOutcome | null> {
     let outcome: ChannelOutcome | null = null;
-    await mutatePost(this.deps, post.postId, (current) => {
+    await this.mutate(post, (current) => {
       const now = this.deps.clock.now();
       const c = current.channels.find((ch) => ch.channelId === channelId);
       outcome = null;
@@ -849,31 +941,32 @@ export class PublishingEngine {
   private completeChannel(
     post: PostRecord,
     channelId: string,
-    lastBlock?: { b: number; remote: RemoteBlock },
+    lastBlock?: { b: number; remote: RemoteBlock; claim?: BlockClaim },
   ): Promise<ChannelOutcome> {
-    return this.finishChannel(post.workspaceId, post.postId, channelId, 'published', null, [], lastBlock);
+    return this.finishChannel(post, channelId, 'published', null, [], lastBlock);
   }
 
   private failChannel(post: PostRecord, channelId: string, error: string, extraEvents: OutboxEvent[] = []) {
-    return this.finishChannel(post.workspaceId, post.postId, channelId, 'failed', error, extraEvents);
+    return this.finishChannel(post, channelId, 'failed', error, extraEvents);
   }
 
   /**
    * Moves a channel to its final status with its event (and the post to its final status when it
-   * was the last channel), in one write.
+   * was the last channel), in one write; with the last block's record and its claim's outcome
+   * when `lastBlock` carries them.
    */
   private async finishChannel(
-    workspaceId: string,
-    postId: string,
+    round: PostRecord,
     channelId: string,
     status: 'published' | 'failed',
     error: string | null,
     extraEvents: OutboxEvent[] = [],
-    lastBlock?: { b: number; remote: RemoteBlock },
+    lastBlock?: { b: number; remote: RemoteBlock; claim?: BlockClaim },
   ): Promise<ChannelOutcome> {
-    const names = await this.tagNames(workspaceId);
+    const names = await this.tagNames(round.workspaceId);
+    const settle = lastBlock?.claim ? { claim: lastBlock.claim, remote: lastBlock.remote } : undefined;
     // The event's snapshot carries the same time as the write, so it equals GET /posts/{id} to the letter.
-    const { post: written, extras } = await mutatePost(this.deps, postId, (current, now) => {
+    const { post: written, extras } = await this.writeSettling(round, settle, (current, now) => {
       const channel = current.channels.find((c) => c.channelId === channelId);
       if (channel?.status !== 'publishing') return null;
       const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { RemoteBlock } from '../../../ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../ports/publishing.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
@@ -13,6 +13,40 @@ const fromItem = (item: Record<string, unknown>): BlockClaim => {
 
 /** The fields a settle writes besides the state: the send history and the lookup schedule. */
 const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
+
+/**
+ * The update that records the outcome of a claim `claim.owner` holds, with its send history and
+ * lookup schedule; its condition fails when another owner has taken the claim over. A post write
+ * carries it as a transaction item when the block's record and its claim's outcome commit together.
+ */
+export const settleUpdate = (
+  tableName: string,
+  claim: BlockClaim,
+  state: Exclude<ClaimState, 'sending'>,
+  remote?: RemoteBlock,
+): UpdateCommandInput => {
+  const sets = ['#state = :state'];
+  const values: Record<string, unknown> = { ':state': state, ':owner': claim.owner };
+  if (remote) {
+    sets.push('remote = :remote');
+    values[':remote'] = remote;
+  }
+  const names: Record<string, string> = { '#state': 'state', '#owner': 'owner' };
+  for (const field of TRACKING) {
+    if (claim[field] === undefined) continue;
+    sets.push(`#${field} = :${field}`);
+    names[`#${field}`] = field;
+    values[`:${field}`] = claim[field];
+  }
+  return {
+    TableName: tableName,
+    Key: key(claim),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: '#owner = :owner',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+};
 
 /** Block claims as conditional writes on one item per block. */
 export class DynamoClaimStore implements ClaimStore {
@@ -97,29 +131,7 @@ export class DynamoClaimStore implements ClaimStore {
     state: Exclude<ClaimState, 'sending'>,
     remote?: RemoteBlock,
   ): Promise<void> {
-    const sets = ['#state = :state'];
-    const values: Record<string, unknown> = { ':state': state, ':owner': claim.owner };
-    if (remote) {
-      sets.push('remote = :remote');
-      values[':remote'] = remote;
-    }
-    const names: Record<string, string> = { '#state': 'state', '#owner': 'owner' };
-    for (const field of TRACKING) {
-      if (claim[field] === undefined) continue;
-      sets.push(`#${field} = :${field}`);
-      names[`#${field}`] = field;
-      values[`:${field}`] = claim[field];
-    }
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: key(claim),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await this.table.doc.send(new UpdateCommand(settleUpdate(this.table.tableName, claim, state, remote)));
   }
 
   async saveProgress(

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import {
   BatchWriteCommand,
   GetCommand,
-  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
@@ -11,7 +10,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StatsCounters, StoredReading } from '../../../ports/metrics.ts';
-import { isConditionFailure, queryByPrefix, type TableRef, transactionCancellation } from './client.ts';
+import {
+  isConditionFailure,
+  queryByPrefix,
+  retryOnTransactionConflict,
+  type TableRef,
+  transactionCancellation,
+} from './client.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -101,42 +106,78 @@ export class DynamoMetricsStore implements MetricsStore {
     ].map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
   }
 
-  /** Adds `deltas` once per marker: a repeated call finds the marker and adds nothing. */
-  private async countOnce(t: MetricsTracker, platform: string | null, deltas: StatsCounters): Promise<void> {
-    try {
-      await this.table.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.table.tableName,
-                Item: { ...keys.metricsCounted(t.postId, platform), type: 'metricsCounted' },
-                ConditionExpression: 'attribute_not_exists(PK)',
+  /**
+   * Counts the post (once per post) and its platform (once per post and platform) in the stats,
+   * and saves the tracker, in one transaction when nothing of it is done yet. Each count has its
+   * marker; a part whose condition fails is already done (its marker or the tracker exists) and
+   * the rest is written again without it. A channel that went live after another of the post
+   * counts the post only if its marker is missing (checked in the same transaction), so the common
+   * case is one write per channel.
+   */
+  async track(tracker: MetricsTracker): Promise<void> {
+    const { tableName } = this.table;
+    const marker = (platform: string | null): TransactItem => ({
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.metricsCounted(tracker.postId, platform), type: 'metricsCounted' },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    });
+    interface Part {
+      item: TransactItem;
+      deltas: StatsCounters;
+      /** What replaces the part when its condition fails (nothing: it is done). */
+      failed: () => Part | null;
+    }
+    const countPost: Part = { item: marker(null), deltas: { posts: 1 }, failed: () => null };
+    const first = tracker.liveAt === tracker.postLiveAt;
+    let parts: Part[] = [
+      first
+        ? countPost
+        : {
+            item: {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.metricsCounted(tracker.postId, null),
+                ConditionExpression: 'attribute_exists(PK)',
               },
             },
-            ...this.statsUpdates(t, deltas),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (!isCancelledByCondition(error)) throw error;
-    }
-  }
-
-  async track(tracker: MetricsTracker): Promise<void> {
-    // Each step is idempotent, and the tracker comes last: a retry after a crash finishes the counting.
-    await this.countOnce(tracker, null, { posts: 1 });
-    await this.countOnce(tracker, tracker.platform, { [`${tracker.platform}:posts`]: 1 });
-    try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: trackerItem(tracker),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+            deltas: {},
+            // Not counted yet after all: this channel counts it.
+            failed: () => countPost,
+          },
+      { item: marker(tracker.platform), deltas: { [`${tracker.platform}:posts`]: 1 }, failed: () => null },
+      {
+        item: {
+          Put: {
+            TableName: tableName,
+            Item: trackerItem(tracker),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        deltas: {},
+        failed: () => null,
+      },
+    ];
+    // Each part changes at most twice (checked, then counted, then found counted).
+    for (let round = 0; parts.length > 0 && round < 6; round++) {
+      // One update per stats item, with every count of the parts left.
+      const deltas: StatsCounters = Object.assign({}, ...parts.map((p) => p.deltas));
+      const items = [...parts.map((p) => p.item), ...this.statsUpdates(tracker, deltas)];
+      try {
+        await retryOnTransactionConflict(() =>
+          this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
+        );
+        return;
+      } catch (error) {
+        if (!isCancelledByCondition(error)) throw error;
+        const reasons = transactionCancellation(error)?.reasons ?? [];
+        parts = parts.flatMap((part, i) => {
+          if (reasons[i] !== 'ConditionalCheckFailed') return [part];
+          const next = part.failed();
+          return next ? [next] : [];
+        });
+      }
     }
   }
 

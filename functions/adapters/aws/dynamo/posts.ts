@@ -9,7 +9,9 @@ import type {
   PostWriteExtras,
   QuotaClaim,
 } from '../../../ports/posts.ts';
+import { ClaimTakenError } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
+import { settleUpdate } from './claims.ts';
 import {
   batchGetAll,
   isConditionFailure,
@@ -241,8 +243,13 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     const oldEntries = entryKeys(previous);
     const newEntries = entryKeys(next);
     const oldChunks = chunkKeys(previous, previous.textChunks ?? 0);
+    const { settleClaim } = extras;
     const items: TransactItem[] = [
       versionCondition(tableName, previous, 'put', main),
+      // Second, where `write` looks for its refusal.
+      ...(settleClaim
+        ? [{ Update: settleUpdate(tableName, settleClaim.claim, 'sent', settleClaim.remote) } as TransactItem]
+        : []),
       ...chunks.map((chunk) => put(tableName, chunk)),
       ...oldChunks.slice(chunks.length).map((key) => del(tableName, key)),
       ...oldEntries
@@ -256,7 +263,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
         ? [addPostsPublished(tableName, extras.countPublished.accountId, extras.countPublished.period)]
         : []),
     ];
-    await this.write(items);
+    await this.write(items, settleClaim ? 1 : undefined);
   }
 
   async delete(post: PostRecord): Promise<void> {
@@ -270,13 +277,17 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     await this.write(items);
   }
 
-  private async write(items: TransactItem[]): Promise<void> {
+  /** `claimAt`: the index of a claim's settle among `items` (its refusal means the claim was taken over). */
+  private async write(items: TransactItem[], claimAt?: number): Promise<void> {
     try {
       await retryOnTransactionConflict(() =>
         this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
       );
     } catch (error) {
-      if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') {
+      const reasons = transactionCancellation(error)?.reasons;
+      if (claimAt !== undefined && reasons?.[claimAt] === 'ConditionalCheckFailed')
+        throw new ClaimTakenError();
+      if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new ApiError('conflict', 'The post was changed by another request; read it again and retry.');
       }
       throw error;
