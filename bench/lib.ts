@@ -72,7 +72,7 @@ export const writeSection = (suite: string, markdown: string): void => {
 
 /**
  * AWS list prices, us-east-1, as of 2026-11-25 (DynamoDB on-demand since its November 2024 price
- * cut; Lambda arm64; SQS standard; EventBridge Scheduler). Free tiers are left out. Update the
+ * cut; Lambda arm64; SQS standard; EventBridge Scheduler; KMS). Free tiers are left out. Update the
  * numbers and the date when AWS changes them.
  */
 export const PRICES = {
@@ -84,6 +84,8 @@ export const PRICES = {
   lambdaArmPerGbSecond: 0.0000133334,
   sqsPerMillionRequests: 0.4,
   schedulerPerMillionInvocations: 1.0,
+  /** KMS symmetric requests ($0.03 per 10,000). */
+  kmsPerMillionRequests: 3.0,
 };
 
 /** Dollars, with four decimals below a cent. */

@@ -9,6 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../functions/adapters/aws/dynamo/client.ts';
 import { currentFunction } from '../functions/adapters/local/grant-guard.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import {
@@ -19,7 +21,8 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
 import { getDeps } from '../functions/runtime/container.ts';
-import { machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
+import { awsCapacity } from './capacity.ts';
+import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 1000);
 const SCHEDULED = Number(process.env.BENCH_SCHEDULED_POSTS ?? 200);
@@ -27,6 +30,92 @@ const LATENCY_POSTS = Number(process.env.BENCH_LATENCY_POSTS ?? 50);
 const ENGINE_POSTS = Number(process.env.BENCH_ENGINE_POSTS ?? 300);
 const PLATFORMS = ['x', 'bluesky', 'linkedin'] as const;
 const PUBLISH_WORKER = 'functions/workers/publish.ts';
+const COST_POSTS = Number(process.env.BENCH_COST_POSTS ?? 100);
+/** Memory of every function (lib/constructs/handler-function.ts). */
+const LAMBDA_GB = 0.5;
+/**
+ * Billed time per invocation on AWS, assumed (DynamoDB Local's timings say nothing of AWS's): an
+ * HTTP route a few DynamoDB round trips; a publish job one network request per block, about 400 ms
+ * with the real networks; an event or a metrics job a few DynamoDB calls.
+ */
+const ASSUMED_SECONDS = { http: 0.05, publishPerBlock: 0.4, queueJob: 0.05 };
+
+/** What every function asked of DynamoDB (priced by AWS's rules) and SQS, by function. */
+const costCounter = (deps: ReturnType<typeof getDeps>) => {
+  const dynamo = new Map<string, { ops: number; rcu: number; wcu: number }>();
+  const messages = new Map<string, number>();
+  const sqsRequests = new Map<string, number>();
+  // Sizes are looked up with a client of our own, outside any function, so they are not counted.
+  const lookup = createDocumentClient();
+  const sizeOf = async (tableName: string, key: Record<string, unknown>) => {
+    const { Item } = await lookup.send(
+      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item ? Buffer.byteLength(JSON.stringify(Item)) : 0;
+  };
+  const pending: Promise<void>[] = [];
+  const dynamoCount: Middleware = (next, context) => async (args) => {
+    const fn = currentFunction()?.id;
+    if (!fn) return next(args);
+    const command = (context.commandName ?? '?').replace(/Command$/, '');
+    const input = args.input;
+    const settle = (output: Record<string, unknown>) => {
+      pending.push(
+        awsCapacity(command, input, output, sizeOf).then((c) => {
+          const into = dynamo.get(fn) ?? { ops: 0, rcu: 0, wcu: 0 };
+          into.ops++;
+          into.rcu += c.rcu;
+          into.wcu += c.wcu;
+          dynamo.set(fn, into);
+        }),
+      );
+    };
+    try {
+      const out = await next(args);
+      settle(out.output);
+      return out;
+    } catch (error) {
+      // A refused conditional write or transaction is charged as well.
+      settle({});
+      throw error;
+    }
+  };
+  const sqsCount: Middleware = (next, context) => async (args) => {
+    const fn = currentFunction()?.id;
+    if (fn) {
+      sqsRequests.set(fn, (sqsRequests.get(fn) ?? 0) + 1);
+      const entries =
+        context.commandName === 'SendMessageBatchCommand' ? (args.input.Entries as unknown[]).length : 1;
+      const queue = queueName(String(args.input.QueueUrl ?? ''));
+      messages.set(queue, (messages.get(queue) ?? 0) + entries);
+    }
+    return next(args);
+  };
+  (deps.dynamo as unknown as StackOwner).middlewareStack.add(dynamoCount, {
+    step: 'initialize',
+    name: 'benchCost',
+  });
+  (deps.sqs() as unknown as StackOwner).middlewareStack.add(sqsCount, {
+    step: 'initialize',
+    name: 'benchCost',
+  });
+  return {
+    /** Stops adding what follows; returns what was counted (every size looked up). */
+    take: async () => {
+      await Promise.all(pending);
+      const taken = {
+        dynamo: new Map(dynamo),
+        messages: new Map(messages),
+        sqsRequests: new Map(sqsRequests),
+      };
+      dynamo.clear();
+      messages.clear();
+      sqsRequests.clear();
+      pending.length = 0;
+      return taken;
+    },
+  };
+};
 
 interface Capacity {
   CapacityUnits?: number;
@@ -279,6 +368,25 @@ export const runPublishing = async () => {
     latencies.sort((a, b) => a - b);
     counter.reset();
 
+    // 2d. Cost: posts with 3 channels created over HTTP and published, every function's DynamoDB
+    // requests priced by AWS's rules and its SQS requests counted.
+    const cost = costCounter(deps);
+    await cost.take();
+    const costIds: string[] = [];
+    await measure(COST_POSTS, 4, async (i) => {
+      costIds.push((await api('/posts', { intent: 'now', channels: channels(`cost ${i}`) })).id);
+    });
+    for (const id of costIds) {
+      for (;;) {
+        const stored = await deps.posts.get(id);
+        if (stored?.status !== 'publishing') break;
+        await sleep(50);
+      }
+    }
+    // The events the last posts handed on are dispatched by now.
+    await sleep(3000);
+    const spent = await cost.take();
+
     // 3. Scheduling precision.
     const lead = 8000;
     const at = (i: number) => new Date(Date.now() + lead + (i % 20) * 50).toISOString();
@@ -314,6 +422,39 @@ export const runPublishing = async () => {
         .sort((a, b) => b[1] - a[1])
         .map(([command, n]) => `${command} ${perBlock(n)}`)
         .join(', ');
+    let costOps = 0;
+    let costRcuAll = 0;
+    let costWcuAll = 0;
+    for (const c of spent.dynamo.values()) {
+      costOps += c.ops;
+      costRcuAll += c.rcu;
+      costWcuAll += c.wcu;
+    }
+    const costRcu = costRcuAll / COST_POSTS;
+    const costWcu = costWcuAll / COST_POSTS;
+    const costSends = [...spent.sqsRequests.values()].reduce((a, b) => a + b, 0);
+    const costMessages = [...spent.messages.values()].reduce((a, b) => a + b, 0) / COST_POSTS;
+    const publishMessages =
+      [...spent.messages].filter(([q]) => q.includes('publish')).reduce((a, [, n]) => a + n, 0) / COST_POSTS;
+    const invocations = 1 + costMessages;
+    const gbSeconds =
+      LAMBDA_GB *
+      (ASSUMED_SECONDS.http +
+        PLATFORMS.length * ASSUMED_SECONDS.publishPerBlock +
+        (costMessages - publishMessages) * ASSUMED_SECONDS.queueJob);
+    const sqsTotal = costSends / COST_POSTS + 2 * costMessages;
+    const totalUsd =
+      costRcu * PRICES.dynamoReadPerMillion +
+      costWcu * PRICES.dynamoWritePerMillion +
+      invocations * PRICES.lambdaPerMillionRequests +
+      gbSeconds * 1e6 * PRICES.lambdaArmPerGbSecond +
+      sqsTotal * PRICES.sqsPerMillionRequests +
+      PLATFORMS.length * PRICES.kmsPerMillionRequests;
+    const lastCost = costIds.at(-1);
+    const postBytes = lastCost
+      ? Buffer.byteLength(JSON.stringify((await deps.posts.get(lastCost)) ?? {}))
+      : 0;
+
     const md = `## Publishing engine (issues 4 and 16)
 
 Command: \`npm run bench -- publishing\` (${POSTS} posts × ${PLATFORMS.length} channels; ${SCHEDULED} scheduled posts).
@@ -355,6 +496,42 @@ requests, with the capacity DynamoDB Local reports under AWS's rules; every func
 The worker's queue batches hold up to 10 messages, so under load fewer invocations carry the same
 messages; the count above is the most there can be. Each SQS message is also received and deleted
 (three requests per message when nothing is batched).
+
+### Cost on paper: 1,000,000 posts × 3 channels (issue 16)
+
+Counted on ${COST_POSTS} posts with 3 channels (X, Bluesky, LinkedIn; one block each, intent \`now\`, no webhook
+endpoint) created over HTTP and published: every function's DynamoDB requests priced by AWS's on-demand
+rules (\`bench/capacity.ts\`: DynamoDB Local undercounts transactions) and its SQS requests. Per post:
+
+| function | DynamoDB requests | RCU | WCU | SQS sends |
+|---|---|---|---|---|
+${[...spent.dynamo]
+  .sort((a, b) => b[1].wcu - a[1].wcu)
+  .map(
+    ([fn, c]) =>
+      `| \`${fn}\` | ${(c.ops / COST_POSTS).toFixed(2)} | ${(c.rcu / COST_POSTS).toFixed(2)} | ${(c.wcu / COST_POSTS).toFixed(2)} | ${((spent.sqsRequests.get(fn) ?? 0) / COST_POSTS).toFixed(2)} |`,
+  )
+  .join('\n')}
+| **all** | ${(costOps / COST_POSTS).toFixed(2)} | **${costRcu.toFixed(2)}** | **${costWcu.toFixed(2)}** | ${(costSends / COST_POSTS).toFixed(2)} |
+
+Queue messages per post: ${[...spent.messages].map(([q, n]) => `${q} ${(n / COST_POSTS).toFixed(2)}`).join(', ')}.
+
+| per 1,000,000 posts × 3 channels | count per post | how | cost |
+|---|---|---|---|
+| DynamoDB reads | ${costRcu.toFixed(2)} RCU | on-demand, $${PRICES.dynamoReadPerMillion}/M read units | ${usd(costRcu * PRICES.dynamoReadPerMillion)} |
+| DynamoDB writes | ${costWcu.toFixed(2)} WCU | on-demand, $${PRICES.dynamoWritePerMillion}/M write units | ${usd(costWcu * PRICES.dynamoWritePerMillion)} |
+| Lambda requests | ${invocations.toFixed(2)} | 1 HTTP + one per queue message (the most: batches carry several) | ${usd(invocations * PRICES.lambdaPerMillionRequests)} |
+| Lambda duration | ${gbSeconds.toFixed(3)} GB-s | ${LAMBDA_GB * 1024} MB; assumed ${ASSUMED_SECONDS.http * 1000} ms per HTTP call, ${ASSUMED_SECONDS.publishPerBlock * 1000} ms per block sent, ${ASSUMED_SECONDS.queueJob * 1000} ms per other queue job; arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s | ${usd(gbSeconds * 1e6 * PRICES.lambdaArmPerGbSecond)} |
+| SQS requests | ${sqsTotal.toFixed(2)} | sends + one receive and one delete per message (the most: batches carry several), $${PRICES.sqsPerMillionRequests}/M | ${usd(sqsTotal * PRICES.sqsPerMillionRequests)} |
+| KMS requests | ${PLATFORMS.length} | one Decrypt per channel's token per job (not counted locally: the local cipher is a file key), $${PRICES.kmsPerMillionRequests}/M | ${usd(PLATFORMS.length * PRICES.kmsPerMillionRequests)} |
+| EventBridge Scheduler | 0 (1 for a scheduled post) | one invocation per schedule that fires, $${PRICES.schedulerPerMillionInvocations}/M | $0.00 (${usd(PRICES.schedulerPerMillionInvocations)} if every post is scheduled) |
+| **total** | | | **${usd(totalUsd)}** (${usd(totalUsd + PRICES.schedulerPerMillionInvocations)} if every post is scheduled) |
+
+AWS list prices, us-east-1, as of ${PRICES.date}; free tiers left out. Not included: storage
+(${postBytes ? `a published post with 3 channels is about ${(postBytes / 1024).toFixed(1)} KB, so 1M posts hold about ${((postBytes * 1e6) / 1024 ** 3).toFixed(1)} GB` : 'the post items'}, $${PRICES.dynamoStoragePerGbMonth}/GB-month), the
+metrics readings that follow (see the metrics section), webhook deliveries (none here), media
+transfer, API Gateway ($1.00/M requests for HTTP APIs), CloudWatch logs, and the SQS event
+source mappings' empty polls.
 
 Scheduling precision (publication start − scheduledAt, ${lags.length} posts scheduled ~${lead / 1000} s ahead;
 the schedule fires 5 s early and the queue delay plus a short sleep close the gap):
