@@ -4,7 +4,7 @@ import type { LookupBlockInput, NetworkClient, RemoteBlock } from '../../functio
 import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { type Gate, gate } from '../support/interleave.ts';
+import { type Gate, gate, useNetworks } from '../support/interleave.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -59,12 +59,10 @@ const scriptedX = (held?: Gate) => {
 };
 
 const useClient = (client: NetworkClient) => {
-  const d = deps();
-  const real = d.networks;
-  d.networks = (platform, mode) => (platform === 'x' && mode === 'live' ? client : real(platform, mode));
-  restore = () => {
-    d.networks = real;
-  };
+  const real = deps().networks;
+  restore = useNetworks((platform, mode) =>
+    platform === 'x' && mode === 'live' ? client : real(platform, mode),
+  );
 };
 
 /** A live draft on X made publishing, with no job queued: the test runs the engine itself. */
