@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
@@ -11,7 +10,7 @@ import type { RateLimitState } from '../ports/rate-limiter.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
 import { env } from './env.ts';
 import { ApiError, errorBody, isApiError } from './errors.ts';
-import { logger, metrics, tracer } from './powertools.ts';
+import { logger, metrics } from './powertools.ts';
 import { zodErrorToApiError } from './validation.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -236,7 +235,6 @@ export const httpHandler = <
   const deps = compose(...((options.uses ?? []) as unknown as Ps));
   return middy<HttpEvent, HttpResult, Error, HeraldContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(captureLambdaHandler(tracer))
     .use(logMetrics(metrics))
     .use(heraldHttp({ auth, deps, ...(options.body ? { body: options.body } : {}) }))
     .handler(async (event, context) => {
