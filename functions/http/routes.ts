@@ -23,8 +23,11 @@ export interface RouteDef {
   assets?: string[];
 }
 
-// Every authenticated route reads the key and counts the request for the rate limit.
+// Every authenticated route finds its key and counts the request in one UpdateItem of the key's
+// item (a write), then reads what it shows.
 const base: Grant[] = ['table:read', 'table:write'];
+/** A route that reads nothing besides its key (and writes only through conditions): no table:read. */
+const keyOnly: Grant[] = ['table:write'];
 /** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
 export const tokenRefresh: Grant[] = [
   'tokenKey:decrypt',
@@ -34,7 +37,7 @@ export const tokenRefresh: Grant[] = [
 ];
 
 export const routes: RouteDef[] = [
-  { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: base },
+  { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: keyOnly },
   { method: 'GET', path: '/v1/channels', entry: 'functions/http/channels/list.ts', grants: base },
   {
     method: 'POST',
@@ -77,7 +80,7 @@ export const routes: RouteDef[] = [
     grants: [...base, 'appSecrets:read', 'tokenKey:decrypt'],
   },
   { method: 'GET', path: '/v1/tags', entry: 'functions/http/tags/list.ts', grants: base },
-  { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: base },
+  { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: keyOnly },
   { method: 'GET', path: '/v1/usage', entry: 'functions/http/usage/get.ts', grants: base },
   {
     method: 'POST',
@@ -219,8 +222,8 @@ export const publicRoutes: RouteDef[] = [
 
 /** Answers every request no route matched (API Gateway's `$default` route): 404 or 405 in our envelope. */
 export const fallbackEntry = 'functions/http/fallback.ts';
-/** The fallback reads an optional key and counts the rate limit too. */
-export const fallbackGrants: Grant[] = base;
+/** The fallback finds an optional key and counts the rate limit too (one UpdateItem). */
+export const fallbackGrants: Grant[] = keyOnly;
 
 /** Liveness route outside /v1, no authentication. */
 export const healthRoute: RouteDef = {
