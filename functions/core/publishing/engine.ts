@@ -266,7 +266,13 @@ export class PublishingEngine {
         await deps.queue().sendPublish(job, Math.floor(wait / 1000) - 1);
         return;
       }
-      if (wait > 0) await sleep(wait);
+      // A timer may wake a millisecond before the clock reaches its time: never start early (a
+      // few tries at most, so a clock that does not move cannot hold the job).
+      const due = Date.parse(post.scheduledAt);
+      for (let tries = 0, left = wait; left > 0 && tries < 3; tries++) {
+        await sleep(left);
+        left = due - deps.clock.now().getTime();
+      }
       try {
         ({ post } = await mutatePost(
           deps,
