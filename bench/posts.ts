@@ -21,7 +21,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../functions/core/admin/admin.ts';
-import { authenticate, hashSecret } from '../functions/core/auth/api-keys.ts';
+import { authenticateAndCount, hashSecret } from '../functions/core/auth/api-keys.ts';
 import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { getDeps } from '../functions/runtime/container.ts';
@@ -130,7 +130,7 @@ export const runPosts = async () => {
     const http = await measure(CREATES, 4, post);
 
     // 2. The raw transaction the create performs (same items, no HTTP, no validation, no reads).
-    const auth = await authenticate(deps.accounts, main.secret);
+    const { auth } = await authenticateAndCount(deps.rateLimiter, main.secret, new Date());
     const sample = {
       postId: '',
       accountId: account.accountId,

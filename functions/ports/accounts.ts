@@ -120,7 +120,6 @@ export interface AccountStore {
   getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | null>;
   listWorkspaces(accountId: string): Promise<Workspace[]>;
   createApiKey(key: ApiKeyRecord): Promise<void>;
-  findApiKey(secretHash: string): Promise<ApiKeyRecord | null>;
   /** Saves the channel and counts it on the account in one transaction; fails with `quota_exceeded` at the plan limit. */
   connectChannel(channel: ChannelRecord, channelLimit: number | null): Promise<void>;
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;

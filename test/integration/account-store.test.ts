@@ -11,7 +11,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
-import { authenticate, hashSecret } from '../../functions/core/auth/api-keys.ts';
+import { authenticateAndCount, hashSecret } from '../../functions/core/auth/api-keys.ts';
 import { createTag } from '../../functions/core/tags/tags.ts';
 import { systemClock } from '../../functions/ports/clock.ts';
 import { freshTable } from '../support/table.ts';
@@ -39,7 +39,8 @@ describe('API keys in the table', () => {
       permission: 'read',
       name: 'k',
     });
-    const auth = await authenticate(deps.accounts, secret);
+    const limiter = new DynamoRateLimiter(table, 30);
+    const { auth } = await authenticateAndCount(limiter, secret, new Date());
     expect(auth).toEqual({
       keyId,
       accountId: account.accountId,
@@ -50,7 +51,7 @@ describe('API keys in the table', () => {
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
     const all = await table.doc.send(new ScanCommand({ TableName: table.tableName }));
     expect(JSON.stringify(all.Items)).not.toContain(secret);
-    await expect(authenticate(deps.accounts, `${secret.slice(0, -1)}x`)).rejects.toMatchObject({
+    await expect(authenticateAndCount(limiter, `${secret.slice(0, -1)}x`, new Date())).rejects.toMatchObject({
       code: 'unauthorized',
     });
   });
@@ -160,7 +161,9 @@ describe('rate limiter on the key item', () => {
     // The next window starts again at one, and the key still authenticates.
     const next = await limiter.hitKey(hash, new Date('2026-11-21T10:01:00Z'));
     expect(next?.rate).toMatchObject({ allowed: true, remaining: 29, resetSeconds: 60 });
-    await expect(authenticate(deps.accounts, secret)).resolves.toMatchObject({ keyId });
+    await expect(authenticateAndCount(limiter, secret, new Date())).resolves.toMatchObject({
+      auth: { keyId },
+    });
   });
 
   it('counts in a later window another instance started (its clock ahead) instead of going back', async () => {

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AccountStore, ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
+import type { ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
 import type { RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
@@ -7,7 +7,7 @@ import { randomBase62 } from '../../shared/ids.ts';
 export const KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };
 const KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;
 
-/** SHA-256 is enough for a 190-bit random secret: nothing to brute-force, and lookups stay one GetItem. */
+/** SHA-256 is enough for a 190-bit random secret: nothing to brute-force, and a lookup stays one key. */
 export const hashSecret = (secret: string): string =>
   createHash('sha256').update(secret, 'utf8').digest('hex');
 
@@ -49,13 +49,6 @@ const confirmed = (record: ApiKeyRecord | null, hash: string): AuthContext => {
     mode: record.mode,
     permission: record.permission,
   };
-};
-
-/** Finds the key by its hash and confirms it in constant time; any failure is the same 401. */
-export const authenticate = async (accounts: AccountStore, secret: string | null): Promise<AuthContext> => {
-  const hash = keyHashOf(secret);
-  if (hash === null) throw new ApiError('unauthorized');
-  return confirmed(await accounts.findApiKey(hash), hash);
 };
 
 /**

@@ -7,7 +7,7 @@ import {
   putWorkspace,
   setAccountPlan,
 } from './accounts.ts';
-import { getApiKey, putApiKey } from './api-keys.ts';
+import { putApiKey } from './api-keys.ts';
 import {
   channelsDueForRefresh,
   connectChannel,
@@ -33,7 +33,6 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   getWorkspace: (accountId, workspaceId) => getWorkspace(table, accountId, workspaceId),
   listWorkspaces: (accountId) => listWorkspaces(table, accountId),
   createApiKey: (key) => putApiKey(table, key),
-  findApiKey: (secretHash) => getApiKey(table, secretHash),
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
   listChannels: (workspaceId) => listChannels(table, workspaceId),

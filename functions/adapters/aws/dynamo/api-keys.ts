@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../../ports/accounts.ts';
 import type { TableRef } from './client.ts';
 import { keys } from './keys.ts';
@@ -24,12 +24,4 @@ export const putApiKey = async ({ doc, tableName }: TableRef, key: ApiKeyRecord)
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
-};
-
-export const getApiKey = async (
-  { doc, tableName }: TableRef,
-  secretHash: string,
-): Promise<ApiKeyRecord | null> => {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(secretHash) }));
-  return out.Item ? apiKeyFromItem(out.Item) : null;
 };
