@@ -75,49 +75,40 @@ export class DynamoRateLimiter implements RateLimiter {
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     } as const;
-    for (let attempt = 1; attempt <= KEY_ATTEMPTS; attempt++) {
+    // Each attempt is a count and, when the window is over, a start of the next one.
+    let start = false;
+    for (let sent = 0; sent < 2 * KEY_ATTEMPTS; sent++) {
       try {
         const out = await this.table.doc.send(
           new UpdateCommand({
             ...common,
-            UpdateExpression: 'ADD #count :one',
-            ConditionExpression: '#window = :window',
+            ...(start
+              ? {
+                  UpdateExpression: 'SET #window = :window, #count = :one',
+                  ConditionExpression:
+                    'attribute_exists(PK) AND (attribute_not_exists(#window) OR #window < :window)',
+                }
+              : { UpdateExpression: 'ADD #count :one', ConditionExpression: '#window = :window' }),
             ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
           }),
         );
         const item = out.Attributes as Record<string, unknown>;
         return {
           key: apiKeyFromItem(item),
-          rate: this.state(Number(item.rateCount), windowStart, nowSeconds),
+          rate: this.state(start ? 1 : Number(item.rateCount), windowStart, nowSeconds),
         };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         const stored = storedWindow(error);
         if (!stored) return null;
+        // A later window (another instance's clock ahead) is counted in; a failed count of an
+        // older window starts the current one; a failed start (another request started it) counts.
         if (stored.window > windowStart) {
           windowStart = stored.window;
-          continue;
+          start = false;
+        } else {
+          start = !start;
         }
-      }
-      try {
-        const out = await this.table.doc.send(
-          new UpdateCommand({
-            ...common,
-            UpdateExpression: 'SET #window = :window, #count = :one',
-            ConditionExpression:
-              'attribute_exists(PK) AND (attribute_not_exists(#window) OR #window < :window)',
-            ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
-          }),
-        );
-        return {
-          key: apiKeyFromItem(out.Attributes as Record<string, unknown>),
-          rate: this.state(1, windowStart, nowSeconds),
-        };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const stored = storedWindow(error);
-        if (!stored) return null;
-        if (stored.window > windowStart) windowStart = stored.window;
       }
     }
     throw new Error('The rate-limit window of an API key kept changing; giving up counting this request');
