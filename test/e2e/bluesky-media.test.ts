@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -25,17 +26,7 @@ afterAll(async () => {
 
 const sim = () => rt.simulators.byPlatform.get('bluesky') as BlueskySimulator;
 
-const upload = async (bytes: Buffer, name: string, type: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string };
-};
+const upload = (bytes: Buffer, name: string, type: string) => uploadMedia(rt, ws.key, bytes, name, type);
 
 /** A PNG whose header says width × height. */
 const pngOf = (width: number, height: number, size?: number) => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimAttachment } from '../../functions/platforms/instagram/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -40,18 +41,8 @@ const simPost = async (block: { remoteUrl: string }) =>
     (post) => post.permalink === block.remoteUrl,
   );
 
-const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  if (altText) form.set('altText', altText);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string, altText?: string) =>
+  uploadMedia(rt, ws.key, bytes, name, type, altText);
 
 const create = (channel: Record<string, unknown>, intent = 'now') =>
   rt.api('/posts', {

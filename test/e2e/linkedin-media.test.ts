@@ -3,6 +3,7 @@ import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-
 import type { SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadLargeMedia, uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -34,37 +35,12 @@ const simPost = async (urn: string) =>
   ).data.find((post) => post.urn === urn);
 const urnOf = (remoteUrl: string) => /\/feed\/update\/([^/]+)\/$/.exec(remoteUrl)?.[1] as string;
 
-const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  if (altText) form.set('altText', altText);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string, altText?: string) =>
+  uploadMedia(rt, ws.key, bytes, name, type, altText);
 
 /** A file over the direct-upload cap: through a presigned upload, then completed. */
-const uploadLarge = async (bytes: Buffer, name: string, type: string) => {
-  const start = await rt.api('/media/uploads', {
-    method: 'POST',
-    key: ws.key,
-    body: { fileName: name, mimeType: type, size: bytes.length },
-  });
-  expect(start.status).toBe(201);
-  const put = await fetch(start.body.upload.url, {
-    method: 'PUT',
-    headers: start.body.upload.headers,
-    body: bytes,
-  });
-  expect(put.status).toBe(200);
-  const done = await rt.api(`/media/${start.body.media.id}/complete`, { method: 'POST', key: ws.key });
-  expect(done.status).toBe(200);
-  return done.body as { id: string; size: number };
-};
+const uploadLarge = (bytes: Buffer, name: string, type: string) =>
+  uploadLargeMedia(rt, ws.key, bytes, name, type);
 
 const publishNow = async (
   blocks: { content: string; mediaIds: string[]; mediaAltText?: Record<string, string> }[],

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -15,17 +16,7 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const upload = async (bytes: Buffer, name: string, type: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; url: string };
-};
+const upload = (bytes: Buffer, name: string, type: string) => uploadMedia(rt, ws.key, bytes, name, type);
 
 const post = (
   platform: 'instagram' | 'x' | 'linkedin',

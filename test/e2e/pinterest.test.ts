@@ -4,6 +4,7 @@ import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-si
 import { type SimPin, simPinterestUserFor } from '../../functions/platforms/pinterest/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -41,18 +42,8 @@ const simPin = async (id: string): Promise<SimPin | undefined> =>
 const pinIdOf = (remoteUrl: string) => /\/pin\/(\d+)\/$/.exec(remoteUrl)?.[1] as string;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  if (altText) form.set('altText', altText);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string, altText?: string) =>
+  uploadMedia(rt, ws.key, bytes, name, type, altText);
 
 const publishNow = async (channel: Record<string, unknown>) => {
   const created = await rt.api('/posts', {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimRedditAsset, SimRedditPost } from '../../functions/platforms/reddit/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -32,17 +33,7 @@ const simPostAt = async (remoteUrl: string) => {
   return (await simPosts()).find((post) => post.id === id);
 };
 
-const upload = async (bytes: Buffer, name: string, type: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string) => uploadMedia(rt, ws.key, bytes, name, type);
 
 const create = (channel: Record<string, unknown>) =>
   rt.api('/posts', {

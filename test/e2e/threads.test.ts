@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimThreadsPost } from '../../functions/platforms/threads/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -27,18 +28,8 @@ const simPosts = async (): Promise<SimThreadsPost[]> =>
   ((await (await fetch(`${simUrl()}/_sim/threads/posts`)).json()) as { data: SimThreadsPost[] }).data;
 const byMarker = async (marker: string) => (await simPosts()).filter((p) => p.text.startsWith(marker));
 
-const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  if (altText) form.set('altText', altText);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string, altText?: string) =>
+  uploadMedia(rt, ws.key, bytes, name, type, altText);
 
 const publishNow = async (
   blocks: { content: string; mediaIds?: string[]; mediaAltText?: Record<string, string> }[],

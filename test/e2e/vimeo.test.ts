@@ -7,6 +7,7 @@ import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';
+import { uploadLargeMedia, uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -46,37 +47,12 @@ const switches = async (body: Record<string, unknown>) => {
 };
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-const upload = async (bytes: Buffer, name: string, type: string, altText?: string) => {
-  const form = new FormData();
-  form.set('file', new Blob([bytes], { type }), name);
-  if (altText) form.set('altText', altText);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': ws.key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string; size: number };
-};
+const upload = (bytes: Buffer, name: string, type: string, altText?: string) =>
+  uploadMedia(rt, ws.key, bytes, name, type, altText);
 
 /** A file over the direct-upload cap: through a presigned upload, then completed. */
-const uploadLarge = async (bytes: Buffer, name: string, type: string) => {
-  const start = await rt.api('/media/uploads', {
-    method: 'POST',
-    key: ws.key,
-    body: { fileName: name, mimeType: type, size: bytes.length },
-  });
-  expect(start.status).toBe(201);
-  const put = await fetch(start.body.upload.url, {
-    method: 'PUT',
-    headers: start.body.upload.headers,
-    body: bytes,
-  });
-  expect(put.status).toBe(200);
-  const done = await rt.api(`/media/${start.body.media.id}/complete`, { method: 'POST', key: ws.key });
-  expect(done.status).toBe(200);
-  return done.body as { id: string; size: number };
-};
+const uploadLarge = (bytes: Buffer, name: string, type: string) =>
+  uploadLargeMedia(rt, ws.key, bytes, name, type);
 
 const publishNow = async (channel: Record<string, unknown>) => {
   const created = await rt.api('/posts', {

@@ -5,6 +5,7 @@ import { type NetworkClient, SIM_TOKENS, type SimToken } from '../../functions/p
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from './accounts.ts';
 import { mediaFiles } from './media-files.ts';
+import { uploadMedia } from './media-upload.ts';
 import { eventsOfPost } from './outbox.ts';
 import { waitForPost } from './publishing.ts';
 import type { TestRuntime } from './runtime.ts';
@@ -48,36 +49,19 @@ export const uploadImage = async (
   i: number,
   type: 'image/png' | 'image/jpeg' = 'image/png',
 ): Promise<string> => {
-  const form = new FormData();
   const bytes = type === 'image/png' ? mediaFiles.png(2_000 + i) : mediaFiles.jpeg(2_000 + i);
   const ext = type === 'image/png' ? 'png' : 'jpg';
-  form.set('file', new Blob([bytes], { type }), `block${i}.${ext}`);
-  form.set('altText', `Picture of block ${i}`);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
+  return (await uploadMedia(rt, key, bytes, `block${i}.${ext}`, type, `Picture of block ${i}`)).id;
 };
 
 /** Uploads block `i`'s files for the workspace `key`; returns their media ids. */
 export type MediaUploader = (rt: TestRuntime, key: string, i: number) => Promise<string[]>;
 
 /** Uploads a small MP4 (`2000 + i` bytes, alt text "Video of block i") as media of the workspace. */
-export const uploadVideo: MediaUploader = async (rt, key, i) => {
-  const form = new FormData();
-  form.set('file', new Blob([mediaFiles.mp4(2_000 + i)], { type: 'video/mp4' }), `block${i}.mp4`);
-  form.set('altText', `Video of block ${i}`);
-  const res = await fetch(`${rt.url}/v1/media`, {
-    method: 'POST',
-    headers: { 'x-api-key': key },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return [((await res.json()) as { id: string }).id];
-};
+export const uploadVideo: MediaUploader = async (rt, key, i) => [
+  (await uploadMedia(rt, key, mediaFiles.mp4(2_000 + i), `block${i}.mp4`, 'video/mp4', `Video of block ${i}`))
+    .id,
+];
 
 export interface FaultChannel {
   title?: string;
