@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   classifyFacebookFailure,
@@ -14,6 +12,7 @@ import {
   startFacebookSimulator,
 } from '../../functions/platforms/facebook/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -23,7 +22,7 @@ const input = blockInput(credentials);
 
 let sim: FacebookSimulator;
 let client: FacebookClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl: string;
 const stored = new Map<string, Buffer>();
 
@@ -68,18 +67,15 @@ const unique = (label: string) => `${label} ${randomBytes(3).toString('hex')}`;
 beforeAll(async () => {
   sim = await startFacebookSimulator({ holdMs: 5_000 });
   client = new FacebookClient({ baseUrl: sim.url, timeoutMs: 1_500, videoWaitMs: 3_000, videoPollMs: 50 });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
+  files = await startFileServer((name) => {
+    const bytes = stored.get(name);
+    return bytes && { bytes };
   });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLinkedInClient,
@@ -11,6 +9,7 @@ import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-
 import { type SimPostContent, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'li-token-media', remoteAccountId: 'MeDia42' };
@@ -19,7 +18,7 @@ const PART = 1_000;
 
 let sim: Simulator;
 let client: LinkedInClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 const input = blockInput(credentials);
@@ -50,18 +49,15 @@ beforeAll(async () => {
     timeoutMs: 2_000,
     media: { pollMs: 30, maxProcessingSeconds: 10 },
   });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
+  files = await startFileServer((name) => {
+    const bytes = stored.get(name);
+    return bytes && { bytes };
   });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   classifyPinterestFailure,
@@ -14,6 +12,7 @@ import {
   startPinterestSimulator,
 } from '../../functions/platforms/pinterest/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -25,7 +24,7 @@ const STRANGER_BOARD = (simPinterestBoards(simPinterestUserFor('pin-token-bob').
 
 let sim: PinterestSimulator;
 let client: PinterestClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 const input = blockInput(credentials);
@@ -52,18 +51,15 @@ beforeAll(async () => {
     timeoutMs: 500,
     media: { pollMs: 30, maxProcessingSeconds: 5 },
   });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
+  files = await startFileServer((name) => {
+    const bytes = stored.get(name);
+    return bytes && { bytes };
   });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

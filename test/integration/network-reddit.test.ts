@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { classifyApiErrors, waitInMessage } from '../../functions/platforms/reddit/http.ts';
 import { type RedditSimulator, startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { MediaForNetwork, PublishBlockInput } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -13,7 +12,7 @@ const FLAIR = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 
 let sim: RedditSimulator;
 let client: RedditClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 const block = blockInput(credentials);
@@ -34,18 +33,15 @@ const me = async (token = credentials.accessToken) =>
 beforeAll(async () => {
   sim = await startRedditSimulator({ holdMs: 2_000, switches: { processingMs: 100 } });
   client = new RedditClient({ baseUrl: sim.url, timeoutMs: 500, mediaWaitMs: 1_500, pollIntervalMs: 50 });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
+  files = await startFileServer((name) => {
+    const bytes = stored.get(name);
+    return bytes && { bytes };
   });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

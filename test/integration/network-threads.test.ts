@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   classifyThreadsFailure,
@@ -14,6 +12,7 @@ import {
   type ThreadsSimulator,
 } from '../../functions/platforms/threads/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -24,7 +23,7 @@ const input = blockInput(credentials);
 
 let sim: ThreadsSimulator;
 let client: ThreadsClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl: string;
 
 const FILES: Record<string, { type: string; bytes: Buffer }> = {
@@ -62,16 +61,8 @@ const simPosts = async (): Promise<SimThreadsPost[]> =>
 const parentOf = (block: RemoteBlock, root: RemoteBlock = block) => ({ block, root });
 
 beforeAll(async () => {
-  files = createServer((req, res) => {
-    const file = FILES[(req.url ?? '/').slice(1)];
-    if (!file) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': file.type, 'content-length': file.bytes.length }).end(file.bytes);
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer((name) => FILES[name]);
+  filesUrl = files.url;
   sim = await startThreadsSimulator({ holdMs: 2_000 });
   client = new ThreadsClient({
     baseUrl: sim.url,
@@ -82,7 +73,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTikTokFailure, postIdsOf, TikTokClient } from '../../functions/platforms/tiktok/client.ts';
 import { startTikTokSimulator, type TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const MiB = 1024 * 1024;
@@ -13,7 +12,7 @@ const CHUNK = 5 * MiB;
 
 let sim: TikTokSimulator;
 let client: TikTokClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 /** Byte offsets the media store was read from (a resumed upload reads from its offset). */
@@ -75,26 +74,18 @@ beforeAll(async () => {
     pollMs: 30,
     maxProcessingSeconds: 10,
   });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-    const start = range ? Number(range[1]) : 0;
-    reads.push(start);
-    const part = bytes.subarray(start);
-    res.writeHead(range ? 206 : 200, {
-      'content-type': 'application/octet-stream',
-      'content-length': part.length,
-      ...(range ? { 'content-range': `bytes ${start}-${bytes.length - 1}/${bytes.length}` } : {}),
-    });
-    res.end(part);
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer(
+    (name) => {
+      const bytes = stored.get(name);
+      return bytes && { bytes };
+    },
+    { ranges: true, onRead: (start) => reads.push(start) },
+  );
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

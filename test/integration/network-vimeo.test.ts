@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyVimeoFailure, trackOf, VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import {
@@ -9,6 +7,7 @@ import {
   type VimeoSimulator,
 } from '../../functions/platforms/vimeo/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'vimeo-token-integration', remoteAccountId: '4242' };
@@ -16,7 +15,7 @@ const CHUNK = 4_000;
 
 let sim: VimeoSimulator;
 let client: VimeoClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 const input = blockInput(credentials);
@@ -66,27 +65,18 @@ beforeAll(async () => {
     pollMs: 25,
     transcodeWaitSeconds: 10,
   });
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-    if (range) {
-      const start = Number(range[1]);
-      res.writeHead(206, {
-        'content-length': bytes.length - start,
-        'content-range': `bytes ${start}-${bytes.length - 1}/${bytes.length}`,
-      });
-      return res.end(bytes.subarray(start));
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer(
+    (name) => {
+      const bytes = stored.get(name);
+      return bytes && { bytes };
+    },
+    { ranges: true },
+  );
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();

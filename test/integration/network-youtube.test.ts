@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpFailure } from '../../functions/platforms/network-http.ts';
 import {
@@ -20,6 +18,7 @@ import type {
   PublishBlockInput,
   UploadProgress,
 } from '../../functions/ports/network-client.ts';
+import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -29,7 +28,7 @@ const input = blockInput(credentials);
 
 let sim: YouTubeSimulator;
 let client: YouTubeClient;
-let files: Server;
+let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let filesUrl = '';
 const stored = new Map<string, Buffer>();
 
@@ -78,27 +77,18 @@ beforeAll(async () => {
   sim = await startYouTubeSimulator({ processingMs: 100 });
   client = clientWith();
   // Stands in for S3's presigned URLs, byte ranges included (a resumed upload reads from its offset).
-  files = createServer((req, res) => {
-    const bytes = stored.get((req.url ?? '').slice(1));
-    if (!bytes) return res.writeHead(404).end();
-    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-    if (range) {
-      const start = Number(range[1]);
-      res.writeHead(206, {
-        'content-length': bytes.length - start,
-        'content-range': `bytes ${start}-${bytes.length - 1}/${bytes.length}`,
-      });
-      return res.end(bytes.subarray(start));
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.end(bytes);
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer(
+    (name) => {
+      const bytes = stored.get(name);
+      return bytes && { bytes };
+    },
+    { ranges: true },
+  );
+  filesUrl = files.url;
 });
 afterAll(async () => {
   await sim?.stop();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 beforeEach(() => {
   sim.reset();
