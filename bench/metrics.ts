@@ -2,7 +2,7 @@
  * Metrics benchmark: what the readings of one post cost over its 30 days. The collection runs
  * in-process against DynamoDB Local with a simulated clock (every reading of the cadence, through
  * the sweep, the queue and the worker's use case, on sandbox posts), measuring the DynamoDB capacity
- * each step consumes (ReturnConsumedCapacity) and the queue messages and worker batches it needs.
+ * each step consumes (priced by AWS's rules, bench/capacity.ts) and the queue messages and worker batches it needs.
  * Those figures, priced at AWS list prices, give the cost per 1,000 posts.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,6 +22,7 @@ import { SandboxNetworkClient } from '../functions/platforms/sandbox/client.ts';
 import type { AccountStore, ChannelRecord } from '../functions/ports/accounts.ts';
 import type { MetricsJob } from '../functions/ports/metrics.ts';
 import type { PostStore } from '../functions/ports/posts.ts';
+import { createMeter } from './capacity.ts';
 import { machineLine, PRICES, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_METRICS_POSTS ?? 40);
@@ -39,44 +40,26 @@ export const runMetrics = async () => {
   try {
     await createTable(client, 'bench-metrics');
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    // DynamoDB Local does not report consumed capacity, so every call is priced here by DynamoDB's
-    // on-demand rules: a write is 1 WRU per started KB of the item (2 in a transaction), plus 1 WRU
-    // per index entry written or removed; a GetItem 1 RRU per 4 KB (0.5 eventually consistent);
-    // a Query 0.5 RRU per started 4 KB of what it returns (eventually consistent).
+    // Every call is priced by AWS's on-demand rules (bench/capacity.ts: items looked up before and
+    // after each write with the meter's own client, which is not counted).
     const consumed = { read: 0, write: 0, largestItem: 0 };
-    const kb = (item: unknown) => {
-      const size = Buffer.byteLength(JSON.stringify(item ?? {}));
-      consumed.largestItem = Math.max(consumed.largestItem, size);
-      return Math.max(1, Math.ceil(size / 1024));
-    };
-    // An index entry written (moved: the old entry removed and the new written).
-    const indexUnits = (item: Record<string, unknown> | undefined) => (item && 'GSI1PK' in item ? 2 : 0);
+    const meter = createMeter(new DynamoDBClient(localClientConfig.dynamodb(db.endpoint)));
     doc.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as Record<string, any>;
-        const out = await next(args);
-        const output = out.output as Record<string, any>;
-        const name = (args as { constructor?: unknown }) && (input.TransactItems ? 'transact' : '');
-        if (name === 'transact') {
-          for (const item of input.TransactItems as Record<string, any>[]) {
-            if (item.Put) consumed.write += 2 * kb(item.Put.Item) + indexUnits(item.Put.Item);
-            if (item.Update) consumed.write += 2;
-            if (item.Delete) consumed.write += 2;
-          }
-        } else if (input.Item) {
-          consumed.write += kb(input.Item) + indexUnits(input.Item);
-        } else if (input.UpdateExpression) {
-          consumed.write += 1 + (String(input.UpdateExpression).includes('GSI1PK') ? 2 : 0);
-        } else if (input.RequestItems) {
-          for (const list of Object.values(input.RequestItems) as unknown[][]) consumed.write += list.length;
-        } else if (input.KeyConditionExpression) {
-          const bytes = Buffer.byteLength(JSON.stringify(output.Items ?? []));
-          consumed.read += 0.5 * Math.max(1, Math.ceil(bytes / 4096));
-        } else if (input.Key) {
-          const units = Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(output.Item ?? {})) / 4096));
-          consumed.read += input.ConsistentRead ? units : units / 2;
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        const command = (context.commandName ?? '?').replace(/Command$/, '');
+        const priced = await meter.start(command, input);
+        let output: Record<string, unknown> | undefined;
+        try {
+          const out = await next(args);
+          output = out.output as Record<string, unknown>;
+          return out;
+        } finally {
+          const { rcu, wcu, largestItem } = await priced(output);
+          consumed.read += rcu;
+          consumed.write += wcu;
+          consumed.largestItem = Math.max(consumed.largestItem, largestItem);
         }
-        return out;
       },
       { step: 'initialize', name: 'capacityModel' },
     );
@@ -270,7 +253,7 @@ nothing to catch up with after an outage. The sweep costs a fixed ${usd(fixed)} 
 index is a sparse GSI entry updated in the reading's own transaction, a deleted post just drops its
 tracker, and overdue readings are found by the next sweep; readings land at most a minute late.
 Storage: ${READINGS_PER_CHANNEL} reading items per channel (the largest item written: ${consumed.largestItem} bytes): about ${((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e6).toFixed(0)} MB per 1,000 posts at most, ${usd(((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e9) * PRICES.dynamoStoragePerGbMonth)} a month.
-DynamoDB Local reports no consumed capacity: the units above apply DynamoDB's on-demand rules to every call the run made (item sizes measured as JSON).
+DynamoDB Local does not price requests as AWS does: the units above apply DynamoDB's on-demand rules (\`bench/capacity.ts\`: item sizes by DynamoDB's rules, each write priced by the item before and after it, index entries written, moved or removed) to every call the run made.
 `;
     writeSection('metrics', md);
     console.log(md);

@@ -9,8 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../functions/adapters/aws/dynamo/client.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { currentFunction } from '../functions/adapters/local/grant-guard.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import {
@@ -21,7 +20,7 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
 import { getDeps } from '../functions/runtime/container.ts';
-import { awsCapacity } from './capacity.ts';
+import { createMeter } from './capacity.ts';
 import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 1000);
@@ -45,23 +44,18 @@ const costCounter = (deps: ReturnType<typeof getDeps>) => {
   const dynamo = new Map<string, { ops: number; rcu: number; wcu: number }>();
   const messages = new Map<string, number>();
   const sqsRequests = new Map<string, number>();
-  // Sizes are looked up with a client of our own, outside any function, so they are not counted.
-  const lookup = createDocumentClient();
-  const sizeOf = async (tableName: string, key: Record<string, unknown>) => {
-    const { Item } = await lookup.send(
-      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item ? Buffer.byteLength(JSON.stringify(Item)) : 0;
-  };
+  // Items are looked up with a client of the meter's own, outside any function, so they are not counted.
+  const meter = createMeter(new DynamoDBClient({}));
   const pending: Promise<void>[] = [];
+  let counting = true;
   const dynamoCount: Middleware = (next, context) => async (args) => {
     const fn = currentFunction()?.id;
-    if (!fn) return next(args);
+    if (!fn || !counting) return next(args);
     const command = (context.commandName ?? '?').replace(/Command$/, '');
-    const input = args.input;
-    const settle = (output: Record<string, unknown>) => {
+    const priced = await meter.start(command, args.input);
+    const settle = (output?: Record<string, unknown>) => {
       pending.push(
-        awsCapacity(command, input, output, sizeOf).then((c) => {
+        priced(output).then((c) => {
           const into = dynamo.get(fn) ?? { ops: 0, rcu: 0, wcu: 0 };
           into.ops++;
           into.rcu += c.rcu;
@@ -76,13 +70,13 @@ const costCounter = (deps: ReturnType<typeof getDeps>) => {
       return out;
     } catch (error) {
       // A refused conditional write or transaction is charged as well.
-      settle({});
+      settle();
       throw error;
     }
   };
   const sqsCount: Middleware = (next, context) => async (args) => {
     const fn = currentFunction()?.id;
-    if (fn) {
+    if (fn && counting) {
       sqsRequests.set(fn, (sqsRequests.get(fn) ?? 0) + 1);
       const entries =
         context.commandName === 'SendMessageBatchCommand' ? (args.input.Entries as unknown[]).length : 1;
@@ -100,8 +94,9 @@ const costCounter = (deps: ReturnType<typeof getDeps>) => {
     name: 'benchCost',
   });
   return {
-    /** Stops adding what follows; returns what was counted (every size looked up). */
-    take: async () => {
+    /** Returns what was counted since the last take (every item looked up); `stop` ends counting. */
+    take: async ({ stop = false } = {}) => {
+      if (stop) counting = false;
       await Promise.all(pending);
       const taken = {
         dynamo: new Map(dynamo),
@@ -385,7 +380,7 @@ export const runPublishing = async () => {
     }
     // The events the last posts handed on are dispatched by now.
     await sleep(3000);
-    const spent = await cost.take();
+    const spent = await cost.take({ stop: true });
 
     // 3. Scheduling precision.
     const lead = 8000;
