@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  type BundlingOptions,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -24,29 +32,41 @@ export interface HandlerFunctionProps {
 export { ESM_REQUIRE_BANNER } from '../bundling/options.ts';
 
 /**
- * The function's code: its entry bundled by esbuild in this process (lib/bundling/options.ts, the
- * same options the bundle test and the spine bench use), with code splitting, which NodejsFunction
- * cannot do. No Docker: local esbuild only, so `cdk synth` works offline.
+ * Bundles one function in this process with esbuild (lib/bundling/options.ts, the same options the
+ * bundle test and the spine bench use), with code splitting, which NodejsFunction cannot do. No
+ * Docker: local esbuild only, so `cdk synth` works offline. The entry and the copied files are
+ * fields so that they enter CDK's asset cache key: without them every function would get the
+ * first function's staged asset.
  */
+class LocalEsbuild implements BundlingOptions {
+  // Never used: local bundling below always succeeds or throws.
+  readonly image = DockerImage.fromRegistry('local-esbuild-only');
+  readonly local: ILocalBundling;
+  readonly entry: string;
+  readonly assets: readonly string[];
+
+  constructor(sourceRoot: string, entry: string, assets: readonly string[]) {
+    this.entry = entry;
+    this.assets = assets;
+    this.local = {
+      tryBundle: (outputDir: string) => {
+        buildSync(lambdaBuildOptions(path.join(sourceRoot, entry), outputDir));
+        for (const asset of assets) {
+          fs.copyFileSync(
+            path.join(sourceRoot, 'node_modules', asset),
+            path.join(outputDir, path.basename(asset)),
+          );
+        }
+        return true;
+      },
+    };
+  }
+}
+
 const bundledCode = (props: HandlerFunctionProps): Code =>
   Code.fromAsset(props.sourceRoot, {
     assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      // Never used: local bundling below always succeeds or throws.
-      image: DockerImage.fromRegistry('local-esbuild-only'),
-      local: {
-        tryBundle: (outputDir: string) => {
-          buildSync(lambdaBuildOptions(path.join(props.sourceRoot, props.entry), outputDir));
-          for (const asset of props.assets ?? []) {
-            fs.copyFileSync(
-              path.join(props.sourceRoot, 'node_modules', asset),
-              path.join(outputDir, path.basename(asset)),
-            );
-          }
-          return true;
-        },
-      },
-    },
+    bundling: new LocalEsbuild(props.sourceRoot, props.entry, props.assets ?? []),
   });
 
 /** One Lambda function bundled from TypeScript by local esbuild, with our defaults. */
