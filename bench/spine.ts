@@ -4,7 +4,7 @@
  * and each function's minified bundle size and cold import time.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -14,6 +14,13 @@ import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import { hashSecret } from '../functions/core/auth/api-keys.ts';
 import { fallbackEntry, healthRoute, routes } from '../functions/http/routes.ts';
 import { workers } from '../functions/workers/manifest.ts';
+import {
+  type BundleFile,
+  bundleShape,
+  bytesOf,
+  ENTRY_FILE,
+  lambdaBuildOptions,
+} from '../lib/bundling/options.ts';
 import { machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -26,14 +33,22 @@ const ROUNDS = Number(process.env.BENCH_IMPORT_ROUNDS ?? 11);
 const READ_ROUTES = ['/v1/platforms', '/v1/channels', '/v1/tags', '/v1/usage', '/v1/posts', '/v1/posts/{id}'];
 
 /** Minified bytes per package (`@aws-sdk/client-s3`) or, for our code, per folder (`functions/core`). */
-const packageSizes = (inputs: Record<string, { bytesInOutput: number }>): Map<string, number> => {
+const packageSizes = (files: readonly BundleFile[]): Map<string, number> => {
   const sizes = new Map<string, number>();
-  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split('/').slice(0, 2).join('/');
-    sizes.set(pkg, (sizes.get(pkg) ?? 0) + bytesInOutput);
+  for (const file of files) {
+    for (const [path, bytes] of Object.entries(file.inputs)) {
+      const pkg =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split('/').slice(0, 2).join('/');
+      sizes.set(pkg, (sizes.get(pkg) ?? 0) + bytes);
+    }
   }
   return sizes;
 };
+
+/** A network's client module (the sandbox's is not one: it calls no network). */
+const NETWORK_CLIENT = /functions\/platforms\/(?!sandbox\/)[^/]+\/client\.ts$/;
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /** The largest packages of a bundle, as `name 123 KiB`. */
 const topPackages = (sizes: Map<string, number>, count: number): string =>
@@ -44,9 +59,12 @@ const topPackages = (sizes: Map<string, number>, count: number): string =>
     .join(', ');
 
 /**
- * Bundles every function like the CDK stack does (ESM, minified, node22) and measures its size and
- * cold import: each import in a fresh node process, the functions taken in turn for ROUNDS rounds so
- * that the machine's load falls on all of them alike; the median per function is reported.
+ * Bundles every function as the CDK stack does (lib/bundling/options.ts: ESM, minified, node22, code
+ * splitting) and measures its size and cold import: each import of the entry in a fresh node
+ * process, the functions taken in turn for ROUNDS rounds so that the machine's load falls on all of
+ * them alike; the median per function is reported. Sizes: the entry (`index.mjs` and the chunks it
+ * imports statically: what a cold start loads), the largest part loaded later with `import()` (one
+ * network's client), the two together (the most one job loads) and the whole asset.
  */
 const bundles = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'herald-bundles-'));
@@ -60,33 +78,20 @@ const bundles = async () => {
       ...workers.map((w) => w.entry),
     ]),
   ];
-  const parts = new Map<string, Map<string, number>>();
   try {
-    const outfiles = new Map<string, string>();
+    const shapes = new Map<string, ReturnType<typeof bundleShape>>();
+    const outdirs = new Map<string, string>();
     for (const entry of entries) {
-      const outfile = join(dir, `${entry.replace(/[/.]/g, '_')}.mjs`);
-      const built = await build({
-        entryPoints: [resolve(ROOT, entry)],
-        bundle: true,
-        minify: true,
-        platform: 'node',
-        target: 'node22',
-        format: 'esm',
-        mainFields: ['module', 'main'],
-        outfile,
-        logLevel: 'silent',
-        metafile: true,
-        banner: {
-          js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        },
-      });
-      outfiles.set(entry, outfile);
-      parts.set(entry, packageSizes(Object.values(built.metafile.outputs)[0]?.inputs ?? {}));
+      const outdir = join(dir, entry.replace(/[/.]/g, '_'));
+      const built = await build({ ...lambdaBuildOptions(resolve(ROOT, entry), outdir), logLevel: 'silent' });
+      outdirs.set(entry, outdir);
+      shapes.set(entry, bundleShape(built.metafile, outdir));
     }
     const times = new Map<string, number[]>(entries.map((entry) => [entry, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const entry of entries) {
-        const script = `const t=performance.now();await import(${JSON.stringify(outfiles.get(entry))});process.stdout.write(String(performance.now()-t));`;
+        const file = join(outdirs.get(entry) as string, ENTRY_FILE);
+        const script = `const t=performance.now();await import(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t));`;
         writeFileSync(join(dir, 'probe.mjs'), script);
         const out = execFileSync(process.execPath, [join(dir, 'probe.mjs')], {
           env: { ...process.env, AWS_REGION: 'us-east-1', POWERTOOLS_METRICS_DISABLED: 'true' },
@@ -97,11 +102,27 @@ const bundles = async () => {
     }
     return entries.map((entry) => {
       const sorted = [...(times.get(entry) ?? [])].sort((a, b) => a - b);
+      const shape = shapes.get(entry) as ReturnType<typeof bundleShape>;
+      const lazy = [...shape.lazy].map(([file, parts]) => ({ file, parts, bytes: bytesOf(parts) }));
+      const largestLazy = lazy.reduce<(typeof lazy)[number] | undefined>(
+        (a, b) => (a === undefined || b.bytes > a.bytes ? b : a),
+        undefined,
+      );
+      const bytes = bytesOf(shape.entry);
       return {
         entry,
-        bytes: statSync(outfiles.get(entry) as string).size,
+        bytes,
+        lazyBytes: largestLazy?.bytes ?? 0,
+        lazyFile: largestLazy?.file,
+        peakBytes: bytes + (largestLazy?.bytes ?? 0),
+        assetBytes: bytesOf(shape.all),
+        lazyCount: lazy.length,
+        networkChunks: lazy.filter((part) =>
+          part.parts.some((file) => Object.keys(file.inputs).some((input) => NETWORK_CLIENT.test(input))),
+        ).length,
         importMs: percentile(sorted, 50),
-        packages: parts.get(entry) ?? new Map<string, number>(),
+        packages: packageSizes(shape.entry),
+        peakPackages: packageSizes([...shape.entry, ...(largestLazy?.parts ?? [])]),
       };
     });
   } finally {
@@ -141,8 +162,10 @@ export const runSpine = async () => {
     const functions = sizes.slice(1);
     const range = (values: number[], format: (v: number) => string) =>
       `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
-    const largest = functions.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-    const over600 = functions.filter((s) => s.bytes > 600 * 1024);
+    const largest = functions.reduce((a, b) => (b.peakBytes > a.peakBytes ? b : a));
+    const largestEntry = functions.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const over600 = functions.filter((s) => s.peakBytes > 600 * 1024);
+    const split = functions.filter((s) => s.networkChunks > 0);
     const readExample = reads.find((s) => s.entry.endsWith('posts/list.ts')) ?? reads[0];
 
     const md = `## Spine: auth + rate limit + GET /v1/platforms (issue 2)
@@ -164,19 +187,26 @@ two calls: a GetItem of the key and an UpdateItem of a separate rate-limit item.
 
 Every function (routes and queue workers) beside the baseline: a bare handler that imports only
 the DynamoDB document client (\`${BASELINE_ENTRY}\`); the ratios are to its size and cold import.
+All are bundled with the stack's options (\`lib/bundling/options.ts\`), the baseline too: the
+deployed functions' credentials come from the environment only (the SDK's default provider chain
+is aliased to its first link), and each network's client is a chunk of its own, loaded with
+\`import()\` by the first job for that network. **Entry** is \`index.mjs\` with the chunks it imports
+statically: what a cold start loads and what the cold import measures. **Largest lazy part** is the
+most one \`import()\` adds (a network's client and the chunks only it needs); **entry + lazy** is the
+most one job loads when it uses that network; **asset** is every file of the zip (all networks).
 
-| function | minified size | ratio | cold import (median of ${ROUNDS}) | ratio |
-|---|---|---|---|---|
+| function | entry | ratio | largest lazy part | entry + lazy | asset | cold import of the entry (median of ${ROUNDS}) | ratio |
+|---|---|---|---|---|---|---|---|
 ${sizes
   .map(
     (s) =>
-      `| \`${s.entry}\`${s.entry === BASELINE_ENTRY ? ' (baseline)' : ''} | ${(s.bytes / 1024).toFixed(0)} KiB | ${ratio(s.bytes, baseline.bytes)} | ${ms(s.importMs)} | ${ratio(s.importMs, baseline.importMs)} |`,
+      `| \`${s.entry}\`${s.entry === BASELINE_ENTRY ? ' (baseline)' : ''} | ${kib(s.bytes)} | ${ratio(s.bytes, baseline.bytes)} | ${s.lazyCount > 0 ? `${kib(s.lazyBytes)} (of ${s.lazyCount})` : '-'} | ${kib(s.peakBytes)} | ${kib(s.assetBytes)} | ${ms(s.importMs)} | ${ratio(s.importMs, baseline.importMs)} |`,
   )
   .join('\n')}
 
 - **Read routes** (GET ${READ_ROUTES.join(', ')}): ${range(
       reads.map((s) => s.bytes),
-      (v) => `${(v / 1024).toFixed(0)} KiB`,
+      (v) => kib(v),
     )} (${range(
       reads.map((s) => s.bytes / baseline.bytes),
       (v) => `${v.toFixed(2)}x`,
@@ -185,8 +215,10 @@ ${sizes
       (v) => `${v.toFixed(2)}x`,
     )} the baseline's.
 - **What a read route carries** (\`${readExample?.entry}\`): ${readExample ? topPackages(readExample.packages, 10) : ''}.
-- **Largest:** \`${largest.entry}\`, ${(largest.bytes / 1024).toFixed(0)} KiB: ${topPackages(largest.packages, 12)}.
-- **Over 600 KiB:** ${over600.length} of ${functions.length} functions.
+- **Largest entry:** \`${largestEntry.entry}\`, ${kib(largestEntry.bytes)}: ${topPackages(largestEntry.packages, 12)}.
+- **Largest:** \`${largest.entry}\`, ${kib(largest.peakBytes)} with its largest lazy part (\`${largest.lazyFile ?? 'none'}\`, ${kib(largest.lazyBytes)}): ${topPackages(largest.peakPackages, 12)}.
+- **Split:** ${split.length} functions load network clients lazily, one chunk per client (${split.map((s) => `\`${s.entry}\` ${s.networkChunks}`).join(', ')}). The other lazy part of most functions is the SDK's event-stream code (\`@smithy/core\`), which esbuild splits off because the SDK imports it with \`import()\`.
+- **Over 600 KiB** (entry + largest lazy part): ${over600.length} of ${functions.length} functions${over600.length > 0 ? ` (${over600.map((s) => `\`${s.entry}\` ${kib(s.peakBytes)}`).join(', ')})` : ''}.
 `;
     writeSection('spine', md);
     console.log(md);

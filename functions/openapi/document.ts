@@ -5,7 +5,7 @@
  * as they are; every named schema becomes a component and is referenced where it is used.
  */
 import * as z from 'zod';
-import { startUploadBody } from '../core/media/presigned-upload.ts';
+import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { postBody, reviseBody } from '../core/posts/schema.ts';
 import { createTagBody } from '../core/tags/tags.ts';

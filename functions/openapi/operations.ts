@@ -37,7 +37,7 @@ import {
   disconnectResponse,
   listTargetsResponse,
 } from '../core/channels/schema.ts';
-import { startUploadBody } from '../core/media/presigned-upload.ts';
+import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { GRANULARITIES, postMetricsResponseSchema, statsResponseSchema } from '../core/metrics/schema.ts';
 import { POST_STATUSES } from '../core/posts/model.ts';

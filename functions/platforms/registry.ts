@@ -1,18 +1,7 @@
 import type { KeyMode } from '../ports/accounts.ts';
 import type { NetworkClient } from '../ports/network-client.ts';
-import { BlueskyClient } from './bluesky/client.ts';
-import { FacebookClient } from './facebook/client.ts';
-import { InstagramClient } from './instagram/client.ts';
-import { createLinkedInClient } from './linkedin/client.ts';
-import { PinterestClient } from './pinterest/client.ts';
-import { RedditClient } from './reddit/client.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
-import { ThreadsClient } from './threads/client.ts';
-import { TikTokClient } from './tiktok/client.ts';
 import type { PlatformId } from './types.ts';
-import { VimeoClient } from './vimeo/client.ts';
-import { XClient } from './x/client.ts';
-import { YouTubeClient } from './youtube/client.ts';
 
 export interface NetworkConfig {
   /** Base URL per network (the local runtime's simulators); absent: the network's own address. */
@@ -24,47 +13,133 @@ export interface NetworkConfig {
   redditConsistencyWindowSeconds?: number;
 }
 
-const liveClient = (platform: PlatformId, config: NetworkConfig): NetworkClient => {
+/**
+ * Builds a network's live client, importing its module on first use. Each `import()` is a chunk of
+ * its own in the Lambda bundles (lib/bundling/options.ts splits them), so a function loads the
+ * clients of the networks it actually calls, not all twelve.
+ */
+export const loadLiveClient = async (platform: PlatformId, config: NetworkConfig): Promise<NetworkClient> => {
   const baseUrl = config.baseUrls[platform];
   const common = { timeoutMs: config.timeoutMs, ...(baseUrl ? { baseUrl } : {}) };
   switch (platform) {
     case 'x': {
       const window = config.xConsistencyWindowSeconds;
+      const { XClient } = await import('./x/client.ts');
       return new XClient({
         ...common,
         ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
       });
     }
-    case 'bluesky':
+    case 'bluesky': {
+      const { BlueskyClient } = await import('./bluesky/client.ts');
       return new BlueskyClient(common);
+    }
     case 'linkedin':
-    case 'linkedin_page':
+    case 'linkedin_page': {
+      const { createLinkedInClient } = await import('./linkedin/client.ts');
       return createLinkedInClient(platform, common);
-    case 'instagram':
+    }
+    case 'instagram': {
+      const { InstagramClient } = await import('./instagram/client.ts');
       return new InstagramClient(common);
-    case 'tiktok':
+    }
+    case 'tiktok': {
+      const { TikTokClient } = await import('./tiktok/client.ts');
       return new TikTokClient(common);
-    case 'pinterest':
+    }
+    case 'pinterest': {
+      const { PinterestClient } = await import('./pinterest/client.ts');
       return new PinterestClient(common);
-    case 'facebook':
+    }
+    case 'facebook': {
+      const { FacebookClient } = await import('./facebook/client.ts');
       return new FacebookClient(common);
-    case 'threads':
+    }
+    case 'threads': {
+      const { ThreadsClient } = await import('./threads/client.ts');
       return new ThreadsClient(common);
+    }
     case 'reddit': {
       const window = config.redditConsistencyWindowSeconds;
+      const { RedditClient } = await import('./reddit/client.ts');
       return new RedditClient({
         ...common,
         ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
       });
     }
-    case 'youtube':
+    case 'youtube': {
+      const { YouTubeClient } = await import('./youtube/client.ts');
       return new YouTubeClient(common);
-    case 'vimeo':
+    }
+    case 'vimeo': {
+      const { VimeoClient } = await import('./vimeo/client.ts');
       return new VimeoClient(common);
+    }
     default:
       // Every network has its own client: a platform id without one cannot compile.
       return platform satisfies never;
   }
+};
+
+/**
+ * How long a network may take to show a block it accepted, by network, as its client sets it
+ * (`consistencyWindowSeconds`), known without loading the client: the publishing engine reads it
+ * synchronously. X's and Reddit's follow the configuration when it sets them. A test compares
+ * every entry with the real client's.
+ */
+export const CONSISTENCY_WINDOW_SECONDS: Readonly<Record<PlatformId, number>> = {
+  x: 30,
+  linkedin: 0,
+  linkedin_page: 0,
+  instagram: 0,
+  facebook: 0,
+  threads: 30,
+  tiktok: 0,
+  youtube: 60,
+  vimeo: 0,
+  pinterest: 15,
+  bluesky: 0,
+  reddit: 300,
+};
+
+const consistencyWindow = (platform: PlatformId, config: NetworkConfig): number =>
+  (platform === 'x' ? config.xConsistencyWindowSeconds : undefined) ??
+  (platform === 'reddit' ? config.redditConsistencyWindowSeconds : undefined) ??
+  CONSISTENCY_WINDOW_SECONDS[platform];
+
+/**
+ * A network's live client whose module loads at its first call. Every client publishes, edits,
+ * deletes, looks up and reads metrics (a test checks it), so the stand-in offers the same methods;
+ * a failed import is retried at the next call rather than remembered.
+ */
+const lazyClient = (platform: PlatformId, config: NetworkConfig): NetworkClient => {
+  let loading: Promise<NetworkClient> | undefined;
+  const real = (): Promise<NetworkClient> => {
+    loading ??= loadLiveClient(platform, config).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+  const lookup = async (input: Parameters<NonNullable<NetworkClient['lookup']>>[0]) => {
+    const client = await real();
+    if (!client.lookup) throw new Error(`The ${platform} client has no lookup`);
+    return client.lookup(input);
+  };
+  const metrics = async (input: Parameters<NonNullable<NetworkClient['metrics']>>[0]) => {
+    const client = await real();
+    if (!client.metrics) throw new Error(`The ${platform} client reads no metrics`);
+    return client.metrics(input);
+  };
+  return {
+    platform,
+    consistencyWindowSeconds: consistencyWindow(platform, config),
+    publish: async (input) => (await real()).publish(input),
+    edit: async (input) => (await real()).edit(input),
+    delete: async (input) => (await real()).delete(input),
+    lookup,
+    metrics,
+  };
 };
 
 /** Picks the client per network and key mode: test keys always get the sandbox, which calls no network. */
@@ -74,7 +149,7 @@ export const networkClients = (config: NetworkConfig) => {
     const key = `${mode}:${platform}`;
     let client = cache.get(key);
     if (!client) {
-      client = mode === 'test' ? new SandboxNetworkClient(platform) : liveClient(platform, config);
+      client = mode === 'test' ? new SandboxNetworkClient(platform) : lazyClient(platform, config);
       cache.set(key, client);
     }
     return client;

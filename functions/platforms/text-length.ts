@@ -1,4 +1,7 @@
-import twitter from 'twitter-text';
+// Only parseTweet (X's weighted length, config v3), not the package's index: the index's autolinker,
+// extractors and validators, with their core-js 2 polyfills, cost about 28 KiB more in every
+// function that validates posts. The CommonJS file exports the function itself.
+import parseTweet from 'twitter-text/dist/parseTweet.js';
 import type { Platform, TextCounting } from './types.ts';
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -34,7 +37,7 @@ export const isEmojiGrapheme = (grapheme: string): boolean =>
 export const textLength = (text: string, counting: TextCounting): number => {
   switch (counting) {
     case 'weighted':
-      return twitter.parseTweet(text).weightedLength;
+      return parseTweet(text).weightedLength;
     case 'graphemes':
       return graphemes(text).length;
     case 'codepoints':

@@ -20,6 +20,7 @@ import type { PublishingSettings } from '../core/publishing/engine.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import type { AppCredentials } from '../ports/app-credentials.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
+import type { MediaRecord } from '../ports/media.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
@@ -38,6 +39,8 @@ export interface AdapterDecorators {
   tokenCipher?: (cipher: TokenCipher) => TokenCipher;
   scheduler?: (scheduler: Scheduler) => Scheduler;
   appCredentials?: (credentials: AppCredentials) => AppCredentials;
+  /** The media bucket's presigned GETs, made without an SDK client (parts/media-urls.ts). */
+  mediaUrl?: (sign: (record: MediaRecord) => Promise<string>) => (record: MediaRecord) => Promise<string>;
 }
 
 /** What a part's builder gets besides its dependencies. */

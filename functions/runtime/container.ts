@@ -8,6 +8,7 @@ import { blobs } from './parts/blobs.ts';
 import { cipher } from './parts/cipher.ts';
 import { connectStates } from './parts/connect-states.ts';
 import { media } from './parts/media.ts';
+import { mediaUrls } from './parts/media-urls.ts';
 import { metrics } from './parts/metrics.ts';
 import { networkAuth } from './parts/network-auth.ts';
 import { networks } from './parts/networks.ts';
@@ -26,6 +27,7 @@ const allParts = [
   posts,
   media,
   blobs,
+  mediaUrls,
   queues,
   scheduler,
   cipher,

@@ -1,14 +1,24 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  AssetHashType,
+  type BundlingOptions,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { ENTRY_FILE, lambdaBuildOptions } from '../bundling/options.ts';
 
 export interface HandlerFunctionProps {
   /** Handler module relative to `sourceRoot`; it exports `handler`. */
   readonly entry: string;
-  /** Repository root: entries, package-lock.json and tsconfig are resolved from here. */
+  /** Repository root: entries, node_modules and tsconfig are resolved from here. */
   readonly sourceRoot: string;
   readonly description: string;
   readonly environment: Record<string, string>;
@@ -19,22 +29,56 @@ export interface HandlerFunctionProps {
   readonly assets?: readonly string[];
 }
 
-/** Lets CommonJS dependencies call `require` inside the ESM bundle. */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export { ESM_REQUIRE_BANNER } from '../bundling/options.ts';
+
+/**
+ * Bundles one function in this process with esbuild (lib/bundling/options.ts, the same options the
+ * bundle test and the spine bench use), with code splitting, which NodejsFunction cannot do. No
+ * Docker: local esbuild only, so `cdk synth` works offline. The entry and the copied files are
+ * fields so that they enter CDK's asset cache key: without them every function would get the
+ * first function's staged asset.
+ */
+class LocalEsbuild implements BundlingOptions {
+  // Never used: local bundling below always succeeds or throws.
+  readonly image = DockerImage.fromRegistry('local-esbuild-only');
+  readonly local: ILocalBundling;
+  readonly entry: string;
+  readonly assets: readonly string[];
+
+  constructor(sourceRoot: string, entry: string, assets: readonly string[]) {
+    this.entry = entry;
+    this.assets = assets;
+    this.local = {
+      tryBundle: (outputDir: string) => {
+        buildSync(lambdaBuildOptions(path.join(sourceRoot, entry), outputDir));
+        for (const asset of assets) {
+          fs.copyFileSync(
+            path.join(sourceRoot, 'node_modules', asset),
+            path.join(outputDir, path.basename(asset)),
+          );
+        }
+        return true;
+      },
+    };
+  }
+}
+
+const bundledCode = (props: HandlerFunctionProps): Code =>
+  Code.fromAsset(props.sourceRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: new LocalEsbuild(props.sourceRoot, props.entry, props.assets ?? []),
+  });
 
 /** One Lambda function bundled from TypeScript by local esbuild, with our defaults. */
-export class HandlerFunction extends NodejsFunction {
+export class HandlerFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {
-      entry: path.join(props.sourceRoot, props.entry),
-      handler: 'handler',
-      projectRoot: props.sourceRoot,
-      depsLockFilePath: path.join(props.sourceRoot, 'package-lock.json'),
+      code: bundledCode(props),
+      handler: `${path.basename(ENTRY_FILE, '.mjs')}.handler`,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -43,31 +87,6 @@ export class HandlerFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Bundle the pinned AWS SDK v3 too: tree-shaken, the version we test with, not the runtime's.
-        externalModules: [],
-        ...(props.assets?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  (props.assets ?? []).map(
-                    (asset) =>
-                      `cp "${path.join(inputDir, 'node_modules', asset)}" "${path.join(outputDir, path.basename(asset))}"`,
-                  ),
-              },
-            }
-          : {}),
-      },
     });
 
     const acknowledge = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   currentFunction,
   type FunctionIdentity,
+  guardMediaUrl,
   guardScheduler,
   guardTokenCipher,
   installGrantGuard,
@@ -21,6 +22,7 @@ import {
   sdkAccessRequests,
 } from '../../functions/adapters/local/grant-guard.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
+import type { MediaRecord } from '../../functions/ports/media.ts';
 import type { Scheduler } from '../../functions/ports/scheduler.ts';
 import type { TokenCipher } from '../../functions/ports/token-cipher.ts';
 import { ENV } from '../../functions/shared/env.ts';
@@ -429,6 +431,27 @@ describe('the guard on the local stand-ins', () => {
       runAsFunction(fn(['webhookSecret:decrypt']), () => guarded.decrypt('sealed:x', { channelId: 'ch_1' })),
     ).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(calls).toEqual(['decrypt']);
+  });
+
+  it("checks the media bucket's presigned GETs (made without an S3 client) as the GetObject they stand for", async () => {
+    const signed: string[] = [];
+    const guarded = guardMediaUrl(async (record) => {
+      signed.push(record.objectKey);
+      return `https://example.test/${record.objectKey}`;
+    });
+    const record = { objectKey: 'media/acct_1/med_1/a.png' } as MediaRecord;
+    await expect(
+      runAsFunction(fn(['bucket:write', 'table:read']), () => guarded(record)),
+    ).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+      message: expect.stringContaining('s3:GetObject'),
+    });
+    expect(signed).toEqual([]);
+    expect(await runAsFunction(fn(['bucket:read']), () => guarded(record))).toBe(
+      'https://example.test/media/acct_1/med_1/a.png',
+    );
+    expect(signed).toEqual(['media/acct_1/med_1/a.png']);
   });
 
   it('checks the local scheduler as EventBridge Scheduler, and runs its own storage outside the function', async () => {

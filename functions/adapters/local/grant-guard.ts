@@ -21,6 +21,7 @@ import type {
   MetadataBearer,
 } from '@smithy/types';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
+import type { MediaRecord } from '../../ports/media.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { env } from '../../shared/env.ts';
@@ -448,6 +449,25 @@ export const guardTokenCipher = (cipher: TokenCipher): TokenCipher => ({
     return cipher.decrypt(ciphertext, context);
   },
 });
+
+/**
+ * The media bucket's presigned GETs (made without an S3 client, so the SDK guard does not see
+ * them), checked as the GetObject they let a network make: IAM checks a presigned URL's signer's
+ * rights when the URL is used, so a function without `bucket:read` hands out URLs S3 refuses.
+ */
+export const guardMediaUrl =
+  (sign: (record: MediaRecord) => Promise<string>) =>
+  async (record: MediaRecord): Promise<string> => {
+    const names = resourceNamesFromEnv();
+    const { service, requests } = sdkAccessRequests(
+      'S3Client',
+      'GetObjectCommand',
+      { Bucket: names.mediaBucket, Key: record.objectKey },
+      names,
+    );
+    authorize(service, requests);
+    return sign(record);
+  };
 
 /**
  * The local app credentials, checked as the Secrets Manager reads they stand for (one secret per

@@ -19,6 +19,7 @@ import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
 import {
   guardAppCredentials,
+  guardMediaUrl,
   guardScheduler,
   guardTokenCipher,
   installGrantGuard,
@@ -235,6 +236,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       tokenCipher: guardTokenCipher,
       scheduler: guardScheduler,
       appCredentials: guardAppCredentials,
+      mediaUrl: guardMediaUrl,
     });
     resetDeps();
 

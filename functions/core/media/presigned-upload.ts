@@ -1,17 +1,9 @@
-import * as z from 'zod';
 import type { MediaRecord } from '../../ports/media.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import {
-  cleanFileName,
-  extensionOf,
-  formatBytes,
-  formatOfMimeType,
-  MAX_FILE_NAME_LENGTH,
-  MAX_MEDIA_BYTES,
-} from './formats.ts';
+import { cleanFileName, extensionOf, formatBytes, formatOfMimeType, MAX_MEDIA_BYTES } from './formats.ts';
 import {
   checkDeclared,
   checkRoom,
@@ -26,18 +18,7 @@ import {
 } from './media-context.ts';
 import { objectKeys } from './object-keys.ts';
 import { SNIFF_BYTES, sniffMediaFormat } from './sniff.ts';
-
-/** Body of POST /v1/media/uploads. */
-export const startUploadBody = z.strictObject({
-  fileName: z
-    .string()
-    .min(1)
-    .max(MAX_FILE_NAME_LENGTH * 4),
-  mimeType: z.string().min(1).max(255),
-  size: z.number().int().positive(),
-  altText: z.string().nullable().optional(),
-});
-export type StartUploadBody = z.output<typeof startUploadBody>;
+import type { StartUploadBody } from './start-upload-body.ts';
 
 const warn = (what: string) => (error: unknown) => logger.warn(what, { error: error as Error });
 

@@ -1,4 +1,5 @@
-import { startUpload, startUploadBody } from '../../core/media/presigned-upload.ts';
+import { startUpload } from '../../core/media/presigned-upload.ts';
+import { startUploadBody } from '../../core/media/start-upload-body.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
 import { httpHandler } from '../../shared/http.ts';

@@ -1,4 +1,7 @@
-import twitter from 'twitter-text';
+// twitter-text's two TLD expressions, not its index (whose autolinker and validators would cost
+// the Bluesky client about 55 KiB more); the CommonJS files export the expressions themselves.
+import validCCTLD from 'twitter-text/dist/regexp/validCCTLD.js';
+import validGTLD from 'twitter-text/dist/regexp/validGTLD.js';
 
 /**
  * Bluesky rich text: the facets the official client (`@atproto/api`'s `RichText.detectFacets`)
@@ -45,7 +48,7 @@ const TAG_REGEX =
   /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu;
 const CASHTAG_REGEX = /(^|\s|\()\$([A-Za-z][A-Za-z0-9]{0,4})(?=\s|$|[.,;:!?)"'\u2019])/gu;
 
-const TLD = new RegExp(`^(?:${twitter.regexen.validGTLD.source}|${twitter.regexen.validCCTLD.source})$`, 'i');
+const TLD = new RegExp(`^(?:${validGTLD.source}|${validCCTLD.source})$`, 'i');
 
 /** A name ending in a dot and a known top-level domain. */
 const isValidDomain = (name: string): boolean => {

@@ -25,6 +25,9 @@ import {
 } from '../network-http.ts';
 import { type LinkedInMediaOptions, LinkedInMediaUploader } from './media-upload.ts';
 import { readLinkedInMetrics } from './metrics.ts';
+import { DEFAULT_LINKEDIN_VERSION } from './version.ts';
+
+export { DEFAULT_LINKEDIN_VERSION };
 
 /**
  * LinkedIn Posts API client (versioned REST: `LinkedIn-Version: YYYYMM`,
@@ -62,12 +65,6 @@ export interface LinkedInClientOptions {
   /** Media uploads and processing waits (media-upload.ts). */
   media?: LinkedInMediaOptions;
 }
-
-/**
- * A live Marketing API version (July 2026, served until about July 2027). Override it with the
- * `LINKEDIN_API_VERSION` environment variable (or `apiVersion`) when LinkedIn sunsets it.
- */
-export const DEFAULT_LINKEDIN_VERSION = '202607';
 
 /** The version to send: `apiVersion`, else `LINKEDIN_API_VERSION`, else the default; a malformed one is a configuration error. */
 export const linkedInVersionOf = (

@@ -1,7 +1,7 @@
 import type { NetworkAuth, NetworkAuthConfig, NetworkTarget } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
-import { DEFAULT_LINKEDIN_VERSION } from './client.ts';
+import { DEFAULT_LINKEDIN_VERSION } from './version.ts';
 
 /**
  * LinkedIn (3-legged OAuth 2.0, no PKCE for web apps). Consent at

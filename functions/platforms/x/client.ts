@@ -1,4 +1,5 @@
-import twitter from 'twitter-text';
+// twitter-text's URL extractor only, not its index (see text-length.ts): the file exports the function itself.
+import extractUrlsWithIndices from 'twitter-text/dist/extractUrlsWithIndices.js';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -170,7 +171,7 @@ export const comparableContent = (content: string): string => {
   const text = content.normalize('NFC').trim();
   let out = '';
   let at = 0;
-  for (const { url, indices } of twitter.extractUrlsWithIndices(text)) {
+  for (const { url, indices } of extractUrlsWithIndices(text)) {
     out += `${text.slice(at, indices[0])}${LINK}${comparableUrl(url)}${LINK}`;
     at = indices[1];
   }

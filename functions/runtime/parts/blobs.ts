@@ -1,8 +1,6 @@
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { S3Client } from '@aws-sdk/client-s3';
 import { S3BlobStore } from '../../adapters/aws/s3-blob-store.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
-import type { MediaRecord } from '../../ports/media.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';
 
@@ -10,14 +8,12 @@ export interface BlobDeps {
   s3: () => S3Client;
   /** Media bytes (the media bucket). */
   blobs: () => BlobStore;
-  /** A presigned URL a network can fetch a media file from (an hour). */
-  mediaUrl: (record: MediaRecord) => Promise<string>;
 }
 
-/** S3: the media bucket and its presigned URLs. */
+/** S3: the media bucket (the networks' presigned GETs are `mediaUrls`, without the client). */
 export const blobs = part({
   name: 'blobs',
-  keys: ['s3', 'blobs', 'mediaUrl'],
+  keys: ['s3', 'blobs'],
   build: (_deps, { decorated, lazy }): BlobDeps => {
     // The local S3 stand-in serves buckets by path, not by host name, and knows only its own key
     // pair (LOCAL_CREDENTIALS of adapters/local/aws-services.ts). Checksums only where S3 requires
@@ -36,10 +32,6 @@ export const blobs = part({
     return {
       s3,
       blobs: lazy(() => new S3BlobStore(s3(), env.mediaBucket)),
-      mediaUrl: (record) =>
-        getSignedUrl(s3(), new GetObjectCommand({ Bucket: env.mediaBucket, Key: record.objectKey }), {
-          expiresIn: 3600,
-        }),
     };
   },
 });

@@ -3,9 +3,9 @@ import { startTracking } from '../../core/metrics/collect.ts';
 import { type PublishingDeps, PublishingEngine } from '../../core/publishing/engine.ts';
 import type { ClaimStore } from '../../ports/publishing.ts';
 import { part } from '../compose.ts';
-import { blobs } from './blobs.ts';
 import { cipher } from './cipher.ts';
 import { media } from './media.ts';
+import { mediaUrls } from './media-urls.ts';
 import { metrics } from './metrics.ts';
 import { networks } from './networks.ts';
 import { posts } from './posts.ts';
@@ -23,7 +23,7 @@ export interface PublishingPartDeps {
 export const publishing = part({
   name: 'publishing',
   keys: ['claims', 'publishing', 'onChannelLive'],
-  needs: [posts, media, blobs, queues, cipher, tokens, networks, metrics],
+  needs: [posts, media, mediaUrls, queues, cipher, tokens, networks, metrics],
   build: (deps, { lazy }): PublishingPartDeps => {
     const claims = new DynamoClaimStore(deps.table);
     // Tracking reads the view when it runs, so it sees what is in place then.
