@@ -3,7 +3,7 @@
  * DynamoDB transaction it performs; a GET /v1/posts page with 100 vs 10,000 posts in the
  * workspace; and the read/write capacity units one create consumes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,6 +14,7 @@ import { keys } from '../functions/adapters/aws/dynamo/keys.ts';
 import { DynamoMediaStore } from '../functions/adapters/aws/dynamo/media.ts';
 import { DynamoPostStore, postToItems } from '../functions/adapters/aws/dynamo/posts.ts';
 import { takePostsCreated } from '../functions/adapters/aws/dynamo/usage.ts';
+import { LOCK_FILE } from '../functions/adapters/local/data-dir-lock.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import {
   connectChannel,
@@ -75,11 +76,43 @@ const countCalls = async (client: DynamoDBClient, runs: number, run: (i: number)
   return [...calls].map(([name, n]) => ({ name, perRun: n / runs }));
 };
 
+/**
+ * CPU time spent while `run` runs, per operation: this process's (the local HTTP server and the
+ * handlers, and the bench's own client) and DynamoDB Local's (its java process, read from
+ * /proc where there is one; null elsewhere).
+ */
+const cpuPerOp = async <T>(javaPid: number | null, ops: number, run: () => Promise<T>) => {
+  const javaMs = (): number | null => {
+    if (javaPid === null) return null;
+    try {
+      // utime and stime, in clock ticks (100 per second on Linux), after the command name.
+      const fields = readFileSync(`/proc/${javaPid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return null;
+    }
+  };
+  const node0 = process.cpuUsage();
+  const java0 = javaMs();
+  const result = await run();
+  const node = process.cpuUsage(node0);
+  const java1 = javaMs();
+  return {
+    result,
+    nodeMs: (node.user + node.system) / 1000 / ops,
+    javaMs: java0 === null || java1 === null ? null : (java1 - java0) / ops,
+  };
+};
+
+const cpu = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(2)} ms`);
+
 export const runPosts = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-posts-'));
   const runtime = await startLocalRuntime({ dataDir, port: 0, fresh: true, rateLimitPerMinute: 10_000_000 });
   try {
     const deps = getDeps();
+    const javaPid =
+      (JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { javaPid?: number }).javaPid ?? null;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
     const workspace = async (name: string) => {
       const ws = await createWorkspace(deps, { accountId: account.accountId, name });
@@ -127,7 +160,8 @@ export const runPosts = async () => {
       await res.arrayBuffer();
     };
     for (let i = 0; i < 50; i++) await post(i);
-    const http = await measure(CREATES, 4, post);
+    const httpCpu = await cpuPerOp(javaPid, CREATES, () => measure(CREATES, 4, post));
+    const http = httpCpu.result;
 
     // 2. The raw transaction the create performs (same items, no HTTP, no validation, no reads).
     const { auth } = await authenticateAndCount(deps.rateLimiter, main.secret, new Date());
@@ -188,7 +222,12 @@ export const runPosts = async () => {
       );
     };
     for (let i = 0; i < 50; i++) await raw();
-    const dynamo = await measure(CREATES, 4, raw);
+    const dynamoCpu = await cpuPerOp(javaPid, CREATES, () => measure(CREATES, 4, raw));
+    const dynamo = dynamoCpu.result;
+    // One at a time: the latency of the round trips alone, with nothing queued behind anything.
+    const SINGLE = Math.min(200, CREATES);
+    const httpSingle = await measure(SINGLE, 1, post);
+    const dynamoSingle = await measure(SINGLE, 1, raw);
     // What one create asks of the table, one request at a time (the HTTP path and the use case).
     const calls = await countCalls(deps.dynamo, 20, post);
 
@@ -276,6 +315,17 @@ ${machineLine()}
 | POST /v1/posts, 3 channels, through the local HTTP server | ${ms(http.p50)} | ${ms(http.p99)} | ${http.perSecond.toFixed(0)} |
 | the raw TransactWriteItems it performs (post + 2 index entries + quota) | ${ms(dynamo.p50)} | ${ms(dynamo.p99)} | ${dynamo.perSecond.toFixed(0)} |
 | ratio (HTTP / raw) | ${ratio(http.p50, dynamo.p50)} | ${ratio(http.p99, dynamo.p99)} | |
+| one at a time (${SINGLE}): POST /v1/posts | ${ms(httpSingle.p50)} | ${ms(httpSingle.p99)} | ${httpSingle.perSecond.toFixed(0)} |
+| one at a time (${SINGLE}): the raw transaction | ${ms(dynamoSingle.p50)} | ${ms(dynamoSingle.p99)} | ${dynamoSingle.perSecond.toFixed(0)} |
+| ratio, one at a time | ${ratio(httpSingle.p50, dynamoSingle.p50)} | ${ratio(httpSingle.p99, dynamoSingle.p99)} | |
+
+CPU per operation in the 4-in-flight runs (the two cores are shared by Node and DynamoDB Local, so
+the ratio follows the CPU one operation costs):
+
+| operation | Node (server, handlers and the bench's client) | DynamoDB Local (java) | total |
+|---|---|---|---|
+| POST /v1/posts | ${cpu(httpCpu.nodeMs)} | ${cpu(httpCpu.javaMs)} | ${cpu(httpCpu.javaMs === null ? null : httpCpu.nodeMs + httpCpu.javaMs)} |
+| the raw transaction | ${cpu(dynamoCpu.nodeMs)} | ${cpu(dynamoCpu.javaMs)} | ${cpu(dynamoCpu.javaMs === null ? null : dynamoCpu.nodeMs + dynamoCpu.javaMs)} |
 
 DynamoDB calls per create (mean of 20 creates, one at a time, through HTTP): ${calls.map((c) => `${c.name} ${c.perRun.toFixed(2)}`).join(', ')}.
 Three round trips in sequence: one UpdateItem on the key's item finds the key and counts the
