@@ -27,11 +27,13 @@ import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { newId } from '../functions/shared/ids.ts';
-import { machineLine, measure, ms, ratio, writeSection } from './lib.ts';
+import { type LatencyStats, machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 600);
 const BIG = Number(process.env.BENCH_BIG ?? 10_000);
 const SMALL = 100;
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 300);
+const ROUNDS = 6;
 const PAGES = 200;
 
 /** A document client that asks for and adds up consumed capacity on every call. */
@@ -104,6 +106,66 @@ const cpuPerOp = async <T>(javaPid: number | null, ops: number, run: () => Promi
   };
 };
 
+/**
+ * Runs each task `count` times with `concurrency` in flight, in `rounds` alternating rounds
+ * (a, b, a, b, ...): latencies over all rounds, throughput over the task's own wall time, and
+ * CPU per operation (see cpuPerOp) over its rounds.
+ */
+const alternate = async (
+  javaPid: number | null,
+  count: number,
+  concurrency: number,
+  rounds: number,
+  tasks: readonly [(i: number) => Promise<void>, (i: number) => Promise<void>],
+) => {
+  const runs = tasks.map(() => ({
+    latencies: [] as number[],
+    wall: 0,
+    nodeMs: 0,
+    javaMs: 0 as number | null,
+  }));
+  const perRound = Math.ceil(count / rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const [t, task] of tasks.entries()) {
+      const run = runs[t] as (typeof runs)[number];
+      const ops = Math.min(perRound, count - round * perRound);
+      if (ops <= 0) continue;
+      let next = 0;
+      const started = performance.now();
+      const measured = await cpuPerOp(javaPid, 1, () =>
+        Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (next < ops) {
+              const i = round * perRound + next++;
+              const t0 = performance.now();
+              await task(i);
+              run.latencies.push(performance.now() - t0);
+            }
+          }),
+        ),
+      );
+      run.wall += performance.now() - started;
+      run.nodeMs += measured.nodeMs;
+      run.javaMs = run.javaMs === null || measured.javaMs === null ? null : run.javaMs + measured.javaMs;
+    }
+  }
+  const results = runs.map((run) => {
+    const sorted = run.latencies.sort((a, b) => a - b);
+    return {
+      stats: {
+        count: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+        perSecond: (sorted.length / run.wall) * 1000,
+      } satisfies LatencyStats,
+      nodeMs: run.nodeMs / sorted.length,
+      javaMs: run.javaMs === null ? null : run.javaMs / sorted.length,
+    };
+  });
+  return [results[0], results[1]] as [(typeof results)[number], (typeof results)[number]];
+};
+
 const cpu = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(2)} ms`);
 
 export const runPosts = async () => {
@@ -159,9 +221,6 @@ export const runPosts = async () => {
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
-    for (let i = 0; i < 50; i++) await post(i);
-    const httpCpu = await cpuPerOp(javaPid, CREATES, () => measure(CREATES, 4, post));
-    const http = httpCpu.result;
 
     // 2. The raw transaction the create performs (same items, no HTTP, no validation, no reads).
     const { auth } = await authenticateAndCount(deps.rateLimiter, main.secret, new Date());
@@ -221,13 +280,20 @@ export const runPosts = async () => {
         }),
       );
     };
-    for (let i = 0; i < 50; i++) await raw();
-    const dynamoCpu = await cpuPerOp(javaPid, CREATES, () => measure(CREATES, 4, raw));
-    const dynamo = dynamoCpu.result;
+    // Both warmed up first (DynamoDB Local's JIT compiles the paths both share during the first
+    // few hundred calls, which would otherwise count against whichever runs first), then measured
+    // in alternating rounds, so a change in the machine's load weighs on both alike.
+    for (let i = 0; i < WARM_UP; i++) await post(i);
+    for (let i = 0; i < WARM_UP; i++) await raw();
+    const [httpCpu, dynamoCpu] = await alternate(javaPid, CREATES, 4, ROUNDS, [post, raw]);
+    const http = httpCpu.stats;
+    const dynamo = dynamoCpu.stats;
     // One at a time: the latency of the round trips alone, with nothing queued behind anything.
     const SINGLE = Math.min(200, CREATES);
-    const httpSingle = await measure(SINGLE, 1, post);
-    const dynamoSingle = await measure(SINGLE, 1, raw);
+    const [{ stats: httpSingle }, { stats: dynamoSingle }] = await alternate(javaPid, SINGLE, 1, 2, [
+      post,
+      raw,
+    ]);
     // What one create asks of the table, one request at a time (the HTTP path and the use case).
     const calls = await countCalls(deps.dynamo, 20, post);
 
@@ -308,6 +374,8 @@ export const runPosts = async () => {
     const md = `## Posts: create, list, capacity (issues 3 and 16)
 
 Command: \`npm run bench -- posts\` (${CREATES} creates, 4 in flight; ${PAGES} list pages, 2 in flight).
+The creates and the raw transactions are measured in ${ROUNDS} alternating rounds, after ${WARM_UP} of each
+to warm up (one at a time: the same, in 2 rounds).
 ${machineLine()}
 
 | operation | p50 | p99 | per second |
