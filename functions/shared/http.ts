@@ -203,7 +203,7 @@ const heraldHttp = (options: {
     if (options.auth === 'none') return;
     const deps = options.deps;
     const secret = keyFromHeaders(request.event.headers ?? {});
-    const hint = options.body && options.prefetch ? scopeHint(secret) : null;
+    const hint = options.body && options.prefetch ? scopeHint(secret, deps.clock.now()) : null;
     const early =
       hint && options.body && options.prefetch
         ? startEarly(request.event, options.body, options.prefetch, deps, hint)

@@ -59,28 +59,36 @@ export interface KeyScope {
 
 /** How many keys an instance remembers the scope of (the oldest is forgotten first). */
 const SCOPE_HINTS = 1000;
-const scopeHints = new Map<string, KeyScope>();
+/** Each key's scope, and until when (epoch ms) its last answer said it is over its rate limit. */
+const scopeHints = new Map<string, KeyScope & { limitedUntil: number }>();
 
 /**
  * The scope this instance last confirmed for `secret`, or null. Only a hint, so a request can
  * start its reads alongside the key's check (see httpHandler's `prefetch`): nothing read with it
  * is used unless the key, once confirmed, has this very scope. A key that stopped being found is
- * forgotten.
+ * forgotten, and a key over its rate limit gets no hint until its window ends (its requests are
+ * refused: reading for them would only add load).
  */
-export const scopeHint = (secret: string | null): KeyScope | null => {
+export const scopeHint = (secret: string | null, now: Date): KeyScope | null => {
   const hash = keyHashOf(secret);
-  return hash === null ? null : (scopeHints.get(hash) ?? null);
+  const known = hash === null ? undefined : scopeHints.get(hash);
+  if (!known || now.getTime() < known.limitedUntil) return null;
+  return { accountId: known.accountId, workspaceId: known.workspaceId };
 };
 
-const rememberScope = (hash: string, auth: AuthContext): void => {
+const rememberScope = (hash: string, auth: AuthContext, rate: RateLimitState, now: Date): void => {
+  const limitedUntil = rate.allowed ? 0 : now.getTime() + rate.resetSeconds * 1000;
   const known = scopeHints.get(hash);
-  if (known?.accountId === auth.accountId && known.workspaceId === auth.workspaceId) return;
+  if (known?.accountId === auth.accountId && known.workspaceId === auth.workspaceId) {
+    known.limitedUntil = limitedUntil;
+    return;
+  }
   scopeHints.delete(hash);
   if (scopeHints.size >= SCOPE_HINTS) {
     const oldest = scopeHints.keys().next();
     if (!oldest.done) scopeHints.delete(oldest.value);
   }
-  scopeHints.set(hash, { accountId: auth.accountId, workspaceId: auth.workspaceId });
+  scopeHints.set(hash, { accountId: auth.accountId, workspaceId: auth.workspaceId, limitedUntil });
 };
 
 /** True when `scope` is the confirmed key's own account and workspace. */
@@ -111,7 +119,7 @@ export const authenticateAndCount = async (
     scopeHints.delete(hash);
     throw error;
   }
-  rememberScope(hash, auth);
+  rememberScope(hash, auth, found.rate, now);
   return { auth, rate: found.rate };
 };
 
