@@ -396,12 +396,16 @@ the ratio follows the CPU one operation costs):
 | the raw transaction | ${cpu(dynamoCpu.nodeMs)} | ${cpu(dynamoCpu.javaMs)} | ${cpu(dynamoCpu.javaMs === null ? null : dynamoCpu.nodeMs + dynamoCpu.javaMs)} |
 
 DynamoDB calls per create (mean of 20 creates, one at a time, through HTTP): ${calls.map((c) => `${c.name} ${c.perRun.toFixed(2)}`).join(', ')}.
-Three round trips in sequence: one UpdateItem on the key's item finds the key and counts the
-request in the key's rate-limit window; one BatchGetItem reads the account and the channels and
-tags the post names (media it names come in a BatchGetItem of their own, alongside); then the
-transaction. Until issue 16 a create made six calls in four rounds (GetItem of the key, UpdateItem
-of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
-then the transaction).
+Two round trips for a key the instance has seen before (three for its first request): one
+UpdateItem on the key's item finds the key and counts the request in the key's rate-limit window
+and, alongside it, one BatchGetItem reads the account and the channels and tags the post names
+(media it names come in a BatchGetItem of their own, alongside), for the account and workspace the
+instance last confirmed for that key; then the transaction. The reads are used only when the
+confirmed key has that very account and workspace (otherwise they are made again, after), and a
+refused key, a 429 or a bad body answers as before, in the same order. Until issue 16 a create made
+six calls in four rounds (GetItem of the key, UpdateItem of the rate window, then a Query of the
+channels, a Query of the tags and a GetItem of the account, then the transaction); the session
+before this one made the same three calls as now, in three rounds.
 
 Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
 channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index
