@@ -4,7 +4,7 @@
  * workspace; and the read/write capacity units one create consumes.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -285,7 +285,9 @@ export const runPosts = async () => {
     // in alternating rounds, so a change in the machine's load weighs on both alike.
     for (let i = 0; i < WARM_UP; i++) await post(i);
     for (let i = 0; i < WARM_UP; i++) await raw();
+    const loadBefore = loadavg()[0] ?? 0;
     const [httpCpu, dynamoCpu] = await alternate(javaPid, CREATES, 4, ROUNDS, [post, raw]);
+    const loadAfter = loadavg()[0] ?? 0;
     const http = httpCpu.stats;
     const dynamo = dynamoCpu.stats;
     // One at a time: the latency of the round trips alone, with nothing queued behind anything.
@@ -375,8 +377,10 @@ export const runPosts = async () => {
 
 Command: \`npm run bench -- posts\` (${CREATES} creates, 4 in flight; ${PAGES} list pages, 2 in flight).
 The creates and the raw transactions are measured in ${ROUNDS} alternating rounds, after ${WARM_UP} of each
-to warm up (one at a time: the same, in 2 rounds).
-${machineLine()}
+to warm up (one at a time: the same, in 2 rounds). Until this bench warmed both up alike, the
+creates ran first after 50 warm-ups and DynamoDB Local's JIT compilation counted against them.
+${machineLine()} Load average (1 min) when the 4-in-flight rounds started and ended:
+${loadBefore.toFixed(2)} and ${loadAfter.toFixed(2)} (other work shares these cores).
 
 | operation | p50 | p99 | per second |
 |---|---|---|---|
