@@ -3,8 +3,8 @@
  * DynamoDB transaction it performs; a GET /v1/posts page with 100 vs 10,000 posts in the
  * workspace; and the read/write capacity units one create consumes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,6 +14,7 @@ import { keys } from '../functions/adapters/aws/dynamo/keys.ts';
 import { DynamoMediaStore } from '../functions/adapters/aws/dynamo/media.ts';
 import { DynamoPostStore, postToItems } from '../functions/adapters/aws/dynamo/posts.ts';
 import { takePostsCreated } from '../functions/adapters/aws/dynamo/usage.ts';
+import { LOCK_FILE } from '../functions/adapters/local/data-dir-lock.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import {
   connectChannel,
@@ -26,11 +27,13 @@ import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { newId } from '../functions/shared/ids.ts';
-import { machineLine, measure, ms, ratio, writeSection } from './lib.ts';
+import { type LatencyStats, machineLine, measure, ms, percentile, ratio, writeSection } from './lib.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 600);
 const BIG = Number(process.env.BENCH_BIG ?? 10_000);
 const SMALL = 100;
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 300);
+const ROUNDS = 6;
 const PAGES = 200;
 
 /** A document client that asks for and adds up consumed capacity on every call. */
@@ -75,11 +78,103 @@ const countCalls = async (client: DynamoDBClient, runs: number, run: (i: number)
   return [...calls].map(([name, n]) => ({ name, perRun: n / runs }));
 };
 
+/**
+ * CPU time spent while `run` runs, per operation: this process's (the local HTTP server and the
+ * handlers, and the bench's own client) and DynamoDB Local's (its java process, read from
+ * /proc where there is one; null elsewhere).
+ */
+const cpuPerOp = async <T>(javaPid: number | null, ops: number, run: () => Promise<T>) => {
+  const javaMs = (): number | null => {
+    if (javaPid === null) return null;
+    try {
+      // utime and stime, in clock ticks (100 per second on Linux), after the command name.
+      const fields = readFileSync(`/proc/${javaPid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return null;
+    }
+  };
+  const node0 = process.cpuUsage();
+  const java0 = javaMs();
+  const result = await run();
+  const node = process.cpuUsage(node0);
+  const java1 = javaMs();
+  return {
+    result,
+    nodeMs: (node.user + node.system) / 1000 / ops,
+    javaMs: java0 === null || java1 === null ? null : (java1 - java0) / ops,
+  };
+};
+
+/**
+ * Runs each task `count` times with `concurrency` in flight, in `rounds` alternating rounds
+ * (a, b, a, b, ...): latencies over all rounds, throughput over the task's own wall time, and
+ * CPU per operation (see cpuPerOp) over its rounds.
+ */
+const alternate = async (
+  javaPid: number | null,
+  count: number,
+  concurrency: number,
+  rounds: number,
+  tasks: readonly [(i: number) => Promise<void>, (i: number) => Promise<void>],
+) => {
+  const runs = tasks.map(() => ({
+    latencies: [] as number[],
+    wall: 0,
+    nodeMs: 0,
+    javaMs: 0 as number | null,
+  }));
+  const perRound = Math.ceil(count / rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const [t, task] of tasks.entries()) {
+      const run = runs[t] as (typeof runs)[number];
+      const ops = Math.min(perRound, count - round * perRound);
+      if (ops <= 0) continue;
+      let next = 0;
+      const started = performance.now();
+      const measured = await cpuPerOp(javaPid, 1, () =>
+        Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (next < ops) {
+              const i = round * perRound + next++;
+              const t0 = performance.now();
+              await task(i);
+              run.latencies.push(performance.now() - t0);
+            }
+          }),
+        ),
+      );
+      run.wall += performance.now() - started;
+      run.nodeMs += measured.nodeMs;
+      run.javaMs = run.javaMs === null || measured.javaMs === null ? null : run.javaMs + measured.javaMs;
+    }
+  }
+  const results = runs.map((run) => {
+    const sorted = run.latencies.sort((a, b) => a - b);
+    return {
+      stats: {
+        count: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+        perSecond: (sorted.length / run.wall) * 1000,
+      } satisfies LatencyStats,
+      nodeMs: run.nodeMs / sorted.length,
+      javaMs: run.javaMs === null ? null : run.javaMs / sorted.length,
+    };
+  });
+  return [results[0], results[1]] as [(typeof results)[number], (typeof results)[number]];
+};
+
+const cpu = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(2)} ms`);
+
 export const runPosts = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-posts-'));
   const runtime = await startLocalRuntime({ dataDir, port: 0, fresh: true, rateLimitPerMinute: 10_000_000 });
   try {
     const deps = getDeps();
+    const javaPid =
+      (JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { javaPid?: number }).javaPid ?? null;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
     const workspace = async (name: string) => {
       const ws = await createWorkspace(deps, { accountId: account.accountId, name });
@@ -126,8 +221,6 @@ export const runPosts = async () => {
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
-    for (let i = 0; i < 50; i++) await post(i);
-    const http = await measure(CREATES, 4, post);
 
     // 2. The raw transaction the create performs (same items, no HTTP, no validation, no reads).
     const { auth } = await authenticateAndCount(deps.rateLimiter, main.secret, new Date());
@@ -187,8 +280,22 @@ export const runPosts = async () => {
         }),
       );
     };
-    for (let i = 0; i < 50; i++) await raw();
-    const dynamo = await measure(CREATES, 4, raw);
+    // Both warmed up first (DynamoDB Local's JIT compiles the paths both share during the first
+    // few hundred calls, which would otherwise count against whichever runs first), then measured
+    // in alternating rounds, so a change in the machine's load weighs on both alike.
+    for (let i = 0; i < WARM_UP; i++) await post(i);
+    for (let i = 0; i < WARM_UP; i++) await raw();
+    const loadBefore = loadavg()[0] ?? 0;
+    const [httpCpu, dynamoCpu] = await alternate(javaPid, CREATES, 4, ROUNDS, [post, raw]);
+    const loadAfter = loadavg()[0] ?? 0;
+    const http = httpCpu.stats;
+    const dynamo = dynamoCpu.stats;
+    // One at a time: the latency of the round trips alone, with nothing queued behind anything.
+    const SINGLE = Math.min(200, CREATES);
+    const [{ stats: httpSingle }, { stats: dynamoSingle }] = await alternate(javaPid, SINGLE, 1, 2, [
+      post,
+      raw,
+    ]);
     // What one create asks of the table, one request at a time (the HTTP path and the use case).
     const calls = await countCalls(deps.dynamo, 20, post);
 
@@ -269,21 +376,40 @@ export const runPosts = async () => {
     const md = `## Posts: create, list, capacity (issues 3 and 16)
 
 Command: \`npm run bench -- posts\` (${CREATES} creates, 4 in flight; ${PAGES} list pages, 2 in flight).
-${machineLine()}
+The creates and the raw transactions are measured in ${ROUNDS} alternating rounds, after ${WARM_UP} of each
+to warm up (one at a time: the same, in 2 rounds). Until this bench warmed both up alike, the
+creates ran first after 50 warm-ups and DynamoDB Local's JIT compilation counted against them.
+${machineLine()} Load average (1 min) when the 4-in-flight rounds started and ended:
+${loadBefore.toFixed(2)} and ${loadAfter.toFixed(2)} (other work shares these cores).
 
 | operation | p50 | p99 | per second |
 |---|---|---|---|
 | POST /v1/posts, 3 channels, through the local HTTP server | ${ms(http.p50)} | ${ms(http.p99)} | ${http.perSecond.toFixed(0)} |
 | the raw TransactWriteItems it performs (post + 2 index entries + quota) | ${ms(dynamo.p50)} | ${ms(dynamo.p99)} | ${dynamo.perSecond.toFixed(0)} |
 | ratio (HTTP / raw) | ${ratio(http.p50, dynamo.p50)} | ${ratio(http.p99, dynamo.p99)} | |
+| one at a time (${SINGLE}): POST /v1/posts | ${ms(httpSingle.p50)} | ${ms(httpSingle.p99)} | ${httpSingle.perSecond.toFixed(0)} |
+| one at a time (${SINGLE}): the raw transaction | ${ms(dynamoSingle.p50)} | ${ms(dynamoSingle.p99)} | ${dynamoSingle.perSecond.toFixed(0)} |
+| ratio, one at a time | ${ratio(httpSingle.p50, dynamoSingle.p50)} | ${ratio(httpSingle.p99, dynamoSingle.p99)} | |
+
+CPU per operation in the 4-in-flight runs (the two cores are shared by Node and DynamoDB Local, so
+the ratio follows the CPU one operation costs):
+
+| operation | Node (server, handlers and the bench's client) | DynamoDB Local (java) | total |
+|---|---|---|---|
+| POST /v1/posts | ${cpu(httpCpu.nodeMs)} | ${cpu(httpCpu.javaMs)} | ${cpu(httpCpu.javaMs === null ? null : httpCpu.nodeMs + httpCpu.javaMs)} |
+| the raw transaction | ${cpu(dynamoCpu.nodeMs)} | ${cpu(dynamoCpu.javaMs)} | ${cpu(dynamoCpu.javaMs === null ? null : dynamoCpu.nodeMs + dynamoCpu.javaMs)} |
 
 DynamoDB calls per create (mean of 20 creates, one at a time, through HTTP): ${calls.map((c) => `${c.name} ${c.perRun.toFixed(2)}`).join(', ')}.
-Three round trips in sequence: one UpdateItem on the key's item finds the key and counts the
-request in the key's rate-limit window; one BatchGetItem reads the account and the channels and
-tags the post names (media it names come in a BatchGetItem of their own, alongside); then the
-transaction. Until issue 16 a create made six calls in four rounds (GetItem of the key, UpdateItem
-of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
-then the transaction).
+Two round trips for a key the instance has seen before (three for its first request): one
+UpdateItem on the key's item finds the key and counts the request in the key's rate-limit window
+and, alongside it, one BatchGetItem reads the account and the channels and tags the post names
+(media it names come in a BatchGetItem of their own, alongside), for the account and workspace the
+instance last confirmed for that key; then the transaction. The reads are used only when the
+confirmed key has that very account and workspace (otherwise they are made again, after), and a
+refused key, a 429 or a bad body answers as before, in the same order. Until issue 16 a create made
+six calls in four rounds (GetItem of the key, UpdateItem of the rate window, then a Query of the
+channels, a Query of the tags and a GetItem of the account, then the transaction); the session
+before this one made the same three calls as now, in three rounds.
 
 Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
 channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index

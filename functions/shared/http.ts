@@ -5,7 +5,15 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import { type AuthContext, authenticateAndCount, authorize, keyFromHeaders } from '../core/auth/api-keys.ts';
+import {
+  type AuthContext,
+  authenticateAndCount,
+  authorize,
+  isScopeOf,
+  type KeyScope,
+  keyFromHeaders,
+  scopeHint,
+} from '../core/auth/api-keys.ts';
 import type { RateLimitState } from '../ports/rate-limiter.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
 import { env } from './env.ts';
@@ -36,6 +44,11 @@ export interface HttpRequest<Body, D extends BaseDeps = BaseDeps> {
   event: HttpEvent;
   context: Context;
   /**
+   * What the route's `prefetch` read alongside the key's check, when this instance knew the key's
+   * scope and the confirmed key has that very scope; otherwise undefined (read it now).
+   */
+  prefetched?: Promise<unknown>;
+  /**
    * Set by `idempotent` when the request carries an Idempotency-Key: the same for every retry
    * with that key, so a use case can derive what it creates from it (a retry after a crash then
    * finds the first attempt's work instead of doing it again).
@@ -61,7 +74,35 @@ interface State {
   auth?: AuthContext;
   rate?: RateLimitState;
   body?: unknown;
+  prefetched?: Promise<unknown>;
 }
+
+/** Reads a route may start, for a key's remembered scope, before the key is confirmed. */
+type Prefetch<D extends BaseDeps = BaseDeps> = (deps: D, scope: KeyScope, body: unknown) => Promise<unknown>;
+
+/**
+ * The body parsed, and the route's reads started, while the key is checked: only for a key whose
+ * scope this instance remembers. Errors wait until the key is confirmed, so a request answers
+ * what it would have answered without this (401, 429, 403, then the body's error).
+ */
+const startEarly = (
+  event: HttpEvent,
+  schema: z.ZodType,
+  prefetch: Prefetch,
+  deps: BaseDeps,
+  scope: KeyScope,
+): { scope: KeyScope; body?: unknown; error?: unknown; reads?: Promise<unknown> } => {
+  let body: unknown;
+  try {
+    body = parseJsonBody(event, schema);
+  } catch (error) {
+    return { scope, error };
+  }
+  const reads = prefetch(deps, scope, body);
+  // Reads that end up unused (a refused key, a bad body) must not fail the process.
+  reads.catch(() => undefined);
+  return { scope, body, reads };
+};
 
 type HeraldContext = Context & { herald: State };
 
@@ -152,6 +193,7 @@ const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
 const heraldHttp = (options: {
   auth: AuthMode;
   body?: z.ZodType;
+  prefetch?: Prefetch;
   deps: BaseDeps;
 }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
   before: async (request) => {
@@ -161,6 +203,11 @@ const heraldHttp = (options: {
     if (options.auth === 'none') return;
     const deps = options.deps;
     const secret = keyFromHeaders(request.event.headers ?? {});
+    const hint = options.body && options.prefetch ? scopeHint(secret, deps.clock.now()) : null;
+    const early =
+      hint && options.body && options.prefetch
+        ? startEarly(request.event, options.body, options.prefetch, deps, hint)
+        : null;
     let auth: AuthContext;
     try {
       // One write finds the key and counts the request in the key's own window.
@@ -176,7 +223,14 @@ const heraldHttp = (options: {
     logger.appendKeys({ keyId: auth.keyId });
     if (!state.rate.allowed) throw tooManyRequests(state.rate);
     authorize(state.auth, request.event.requestContext.http.method);
-    if (options.body) state.body = parseJsonBody(request.event, options.body);
+    if (early) {
+      if ('error' in early) throw early.error;
+      state.body = early.body;
+      // Used only when the key, now confirmed, has the scope the reads were made for.
+      if (isScopeOf(early.scope, auth)) state.prefetched = early.reads;
+    } else if (options.body) {
+      state.body = parseJsonBody(request.event, options.body);
+    }
   },
   after: async (request) => {
     const state = request.context.herald;
@@ -226,7 +280,20 @@ export const httpHandler = <
   S extends z.ZodType | undefined = undefined,
   const Ps extends readonly Part[] = [],
 >(
-  options: { auth?: AuthMode; body?: S; uses?: Ps },
+  options: {
+    auth?: AuthMode;
+    body?: S;
+    uses?: Ps;
+    /**
+     * Reads the route would make first, started alongside the key's check for a key whose scope
+     * this instance remembers (see `scopeHint`); the route finds them in `request.prefetched`.
+     */
+    prefetch?: (
+      deps: Composed<Ps>,
+      scope: KeyScope,
+      body: S extends z.ZodType ? z.output<S> : undefined,
+    ) => Promise<unknown>;
+  },
   fn: (
     request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined, Composed<Ps>>,
   ) => Promise<HttpResponse>,
@@ -236,7 +303,14 @@ export const httpHandler = <
   return middy<HttpEvent, HttpResult, Error, HeraldContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
-    .use(heraldHttp({ auth, deps, ...(options.body ? { body: options.body } : {}) }))
+    .use(
+      heraldHttp({
+        auth,
+        deps,
+        ...(options.body ? { body: options.body } : {}),
+        ...(options.prefetch ? { prefetch: options.prefetch as Prefetch } : {}),
+      }),
+    )
     .handler(async (event, context) => {
       const state = context.herald;
       const result = await fn({
@@ -247,6 +321,7 @@ export const httpHandler = <
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: splitQuery(event),
         headers: event.headers ?? {},
+        ...(state.prefetched ? { prefetched: state.prefetched } : {}),
         deps,
         event,
         context,

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import {
   connectChannel,
   createAccount,
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
+import { hashSecret } from '../../functions/core/auth/api-keys.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { schedulesOf } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -443,5 +446,81 @@ describe('quota and usage', () => {
     expect(res.status).toBe(201);
     expect(res.body.mode).toBe('test');
     expect((await rt.api('/usage')).body.posts.created.used).toBe(before);
+  });
+});
+
+describe("a create whose reads start beside the key's check (a key this instance has seen)", () => {
+  /** A workspace with one channel, and a key of each permission (the write key used once: now known). */
+  const workspaceWithKeys = async () => {
+    const deps = getDeps();
+    const account = await createAccount(deps, { name: 'Hint', plan: 'starter' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'H' });
+    const key = async (permission: 'write' | 'read') =>
+      (
+        await createApiKey(deps, {
+          accountId: account.accountId,
+          workspaceId: ws.workspaceId,
+          mode: 'live',
+          permission,
+          name: permission,
+        })
+      ).secret;
+    const channel = await connectChannel(deps, {
+      accountId: account.accountId,
+      workspaceId: ws.workspaceId,
+      platform: 'bluesky',
+      name: 'h',
+      accessToken: 't',
+    });
+    const body = {
+      intent: 'draft',
+      channels: [{ channelId: channel.channelId, blocks: [{ content: 'h' }] }],
+    };
+    const write = await key('write');
+    const read = await key('read');
+    const first = await rt.api('/posts', { method: 'POST', key: write, body });
+    expect(first.status).toBe(201);
+    const count = async () => (await rt.api('/posts?limit=100', { key: read })).body.data.length as number;
+    return { write, read, body, count };
+  };
+
+  it('refuses a key removed since it was last used (401, nothing created)', async () => {
+    const { write, body, count } = await workspaceWithKeys();
+    const deps = getDeps();
+    await deps.table.doc.send(
+      new DeleteCommand({ TableName: deps.table.tableName, Key: keys.apiKey(hashSecret(write)) }),
+    );
+    const refused = await rt.api('/posts', { method: 'POST', key: write, body });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+    expect(await count()).toBe(1);
+  });
+
+  it("answers in the usual order: the key's 403 before the body's error, and a bad body is counted", async () => {
+    const { write, read, count } = await workspaceWithKeys();
+    // The read key is known too (it listed), and may not create, whatever the body.
+    await count();
+    const forbidden = await rt.api('/posts', { method: 'POST', key: read, body: { intent: 'nope' } });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('forbidden');
+    const bad = await rt.api('/posts', { method: 'POST', key: write, body: { intent: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('validation_failed');
+    const next = await rt.api('/posts', { method: 'POST', key: write, body: { intent: 'nope' } });
+    expect(Number(next.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(bad.headers.get('x-ratelimit-remaining')) - 1,
+    );
+    expect(await count()).toBe(1);
+  });
+
+  it("still answers 404 for another workspace's channel", async () => {
+    const { write } = await workspaceWithKeys();
+    const other = rt.seed.channels[0]?.id as string;
+    const res = await rt.api('/posts', {
+      method: 'POST',
+      key: write,
+      body: { intent: 'draft', channels: [{ channelId: other, blocks: [{ content: 'x' }] }] },
+    });
+    expect(res.body.error).toMatchObject({ code: 'channel_not_found', field: 'channels[0].channelId' });
   });
 });

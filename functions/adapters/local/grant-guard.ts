@@ -24,7 +24,7 @@ import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { MediaRecord } from '../../ports/media.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { env } from '../../shared/env.ts';
+import { ENV, env } from '../../shared/env.ts';
 import { type AccessRequest, type Grant, type GrantResource, grantsAllowing } from '../../shared/grants.ts';
 import { TABLE_KEYS } from '../aws/dynamo/keys.ts';
 import { recordGrantUse } from './grant-usage.ts';
@@ -78,8 +78,36 @@ const optional = (read: () => string): string | undefined => {
   }
 };
 
-/** The runtime's resources, read from the same environment the functions read. */
+/** The variables the resource names come from (ENV's names), to tell when they changed. */
+const RESOURCE_VARIABLES = [
+  'AWS_REGION',
+  ENV.tableName,
+  ENV.mediaBucket,
+  ENV.publishQueueUrl,
+  ENV.eventQueueUrl,
+  ENV.deliveryQueueUrl,
+  ENV.metricsQueueUrl,
+  ENV.tokenKmsKeyId,
+  ENV.schedulerGroup,
+  ENV.schedulerRoleArn,
+] as const;
+
+let cachedNames: { variables: string; names: ResourceNames } | null = null;
+
+/**
+ * The runtime's resources, read from the same environment the functions read. Every checked call
+ * asks, so the names are kept while the variables they come from stay the same (reading them
+ * through `env` throws and catches for each unset optional one).
+ */
 export const resourceNamesFromEnv = (): ResourceNames => {
+  const variables = RESOURCE_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
+  if (cachedNames?.variables === variables) return cachedNames.names;
+  const names = readResourceNames();
+  cachedNames = { variables, names };
+  return names;
+};
+
+const readResourceNames = (): ResourceNames => {
   const account = '000000000000';
   return {
     region: process.env.AWS_REGION ?? 'us-east-1',

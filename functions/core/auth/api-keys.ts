@@ -51,6 +51,50 @@ const confirmed = (record: ApiKeyRecord | null, hash: string): AuthContext => {
   };
 };
 
+/** The account and workspace a key belongs to: what a request may read once the key is confirmed. */
+export interface KeyScope {
+  accountId: string;
+  workspaceId: string;
+}
+
+/** How many keys an instance remembers the scope of (the oldest is forgotten first). */
+const SCOPE_HINTS = 1000;
+/** Each key's scope, and until when (epoch ms) its last answer said it is over its rate limit. */
+const scopeHints = new Map<string, KeyScope & { limitedUntil: number }>();
+
+/**
+ * The scope this instance last confirmed for `secret`, or null. Only a hint, so a request can
+ * start its reads alongside the key's check (see httpHandler's `prefetch`): nothing read with it
+ * is used unless the key, once confirmed, has this very scope. A key that stopped being found is
+ * forgotten, and a key over its rate limit gets no hint until its window ends (its requests are
+ * refused: reading for them would only add load).
+ */
+export const scopeHint = (secret: string | null, now: Date): KeyScope | null => {
+  const hash = keyHashOf(secret);
+  const known = hash === null ? undefined : scopeHints.get(hash);
+  if (!known || now.getTime() < known.limitedUntil) return null;
+  return { accountId: known.accountId, workspaceId: known.workspaceId };
+};
+
+const rememberScope = (hash: string, auth: AuthContext, rate: RateLimitState, now: Date): void => {
+  const limitedUntil = rate.allowed ? 0 : now.getTime() + rate.resetSeconds * 1000;
+  const known = scopeHints.get(hash);
+  if (known?.accountId === auth.accountId && known.workspaceId === auth.workspaceId) {
+    known.limitedUntil = limitedUntil;
+    return;
+  }
+  scopeHints.delete(hash);
+  if (scopeHints.size >= SCOPE_HINTS) {
+    const oldest = scopeHints.keys().next();
+    if (!oldest.done) scopeHints.delete(oldest.value);
+  }
+  scopeHints.set(hash, { accountId: auth.accountId, workspaceId: auth.workspaceId, limitedUntil });
+};
+
+/** True when `scope` is the confirmed key's own account and workspace. */
+export const isScopeOf = (scope: KeyScope, auth: AuthContext): boolean =>
+  scope.accountId === auth.accountId && scope.workspaceId === auth.workspaceId;
+
 /**
  * What every request does first: finds the key by its hash and counts the request in the key's
  * rate-limit window, in one write (see RateLimiter.hitKey). Any failure to find the key is the
@@ -64,8 +108,19 @@ export const authenticateAndCount = async (
   const hash = keyHashOf(secret);
   if (hash === null) throw new ApiError('unauthorized');
   const found = await limiter.hitKey(hash, now);
-  if (!found) throw new ApiError('unauthorized');
-  return { auth: confirmed(found.key, hash), rate: found.rate };
+  if (!found) {
+    scopeHints.delete(hash);
+    throw new ApiError('unauthorized');
+  }
+  let auth: AuthContext;
+  try {
+    auth = confirmed(found.key, hash);
+  } catch (error) {
+    scopeHints.delete(hash);
+    throw error;
+  }
+  rememberScope(hash, auth, found.rate, now);
+  return { auth, rate: found.rate };
 };
 
 /** Read keys may only read: anything but GET (and HEAD) needs write permission. */

@@ -152,14 +152,21 @@ const resumeCreated = async (
   return { post: existing, tagNames: named ? tagNames : await readTagNames(deps, auth.workspaceId) };
 };
 
+type ValidationContextOf = ReturnType<typeof loadValidationContext>;
+
 /** POST /posts: validates every channel, then saves the post and takes one from the monthly quota in one transaction. */
 export const createPost = async (
   deps: PostDeps,
   auth: AuthContext,
   body: PostBody,
-  options: { idempotencySeed?: string | undefined } = {},
+  options: {
+    idempotencySeed?: string | undefined;
+    /** `loadValidationContext` for the key's own account and workspace, already started. */
+    context?: ValidationContextOf | undefined;
+  } = {},
 ): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
-  const context = await loadValidationContext(deps, auth.accountId, auth.workspaceId, body);
+  const context =
+    (await options.context) ?? (await loadValidationContext(deps, auth.accountId, auth.workspaceId, body));
   const valid = validatePost(body, context);
   const { account } = context;
   if (!account) throw new ApiError('unauthorized');

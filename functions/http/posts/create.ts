@@ -1,3 +1,4 @@
+import { loadValidationContext } from '../../core/posts/post-context.ts';
 import { postView } from '../../core/posts/post-view.ts';
 import { createPost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
@@ -11,11 +12,20 @@ import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts: creates a draft, a scheduled post, or one that starts publishing now. */
 export const handler = httpHandler(
-  { body: postBody, uses: [posts, media, scheduler, queues] },
+  {
+    body: postBody,
+    uses: [posts, media, scheduler, queues],
+    // The account, channels, tags and media the body names, read alongside the key's check.
+    prefetch: (deps, scope, body) => loadValidationContext(deps, scope.accountId, scope.workspaceId, body),
+  },
   idempotent(
     'POST /v1/posts',
-    async ({ deps, auth, body, idempotencySeed }) => {
-      const { post, tagNames } = await createPost(deps, auth, body, { idempotencySeed });
+    async ({ deps, auth, body, idempotencySeed, prefetched }) => {
+      const { post, tagNames } = await createPost(deps, auth, body, {
+        idempotencySeed,
+        // Made for this key's own account and workspace (httpHandler checks), or absent.
+        context: prefetched as ReturnType<typeof loadValidationContext> | undefined,
+      });
       return { status: 201, body: postView(post, tagNames) };
     },
     postAnswers,
