@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutboxEvent } from '../../../ports/publishing.ts';
-import type { TableRef } from './client.ts';
+import { isConditionFailure, type TableRef } from './client.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 
 /** The outbox item of an event; sandbox (test-key) events are kept but never pending delivery. */
@@ -20,16 +20,25 @@ export const getEvent = async (
 };
 
 /** Takes the event out of the pending index once the webhooks capability has it. */
-export const markEventDispatched = async ({ doc, tableName }: TableRef, eventId: string): Promise<void> => {
-  await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.event(eventId),
-      UpdateExpression: 'REMOVE GSI1PK, GSI1SK SET dispatchedAt = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-    }),
-  );
+export const markEventDispatched = async (
+  { doc, tableName }: TableRef,
+  eventId: string,
+): Promise<boolean> => {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.event(eventId),
+        UpdateExpression: 'REMOVE GSI1PK, GSI1SK SET dispatchedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 };
 
 /** The event and whether the webhooks capability already took it out of the outbox. */
