@@ -9,6 +9,7 @@
  * eventually consistent, twice in a transaction; a Query or Scan rounds the total it returns to
  * 4 KB; a BatchGetItem prices each item. Item size is approximated by its JSON length.
  */
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../functions/adapters/aws/dynamo/keys.ts';
 
 export interface Capacity {
@@ -104,4 +105,55 @@ export const awsCapacity = async (
     default:
       return { rcu: 0, wcu: 0 };
   }
+};
+
+/**
+ * Sizes of stored items by key, read (strongly) with `doc` in batches of up to 100 keys, each key
+ * once: asked many times over, the sizes cost a few BatchGetItems.
+ */
+export const batchedSizeOf = (doc: DynamoDBDocumentClient): SizeOf => {
+  const known = new Map<string, Promise<number>>();
+  let queued: { tableName: string; key: Item; resolve: (n: number) => void; reject: (e: unknown) => void }[] =
+    [];
+  const flush = async () => {
+    const batch = queued;
+    queued = [];
+    const tables = new Map<string, typeof batch>();
+    for (const q of batch) {
+      const list = tables.get(q.tableName) ?? [];
+      list.push(q);
+      tables.set(q.tableName, list);
+    }
+    for (const [tableName, asked] of tables)
+      for (let i = 0; i < asked.length; i += 100) {
+        const part = asked.slice(i, i + 100);
+        try {
+          const found = new Map<string, number>();
+          let pending = part.map((p) => p.key);
+          while (pending.length > 0) {
+            const out = await doc.send(
+              new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+            );
+            for (const item of out.Responses?.[tableName] ?? [])
+              found.set(`${item.PK}|${item.SK}`, Buffer.byteLength(JSON.stringify(item)));
+            pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
+          }
+          for (const p of part) p.resolve(found.get(`${p.key.PK}|${p.key.SK}`) ?? 0);
+        } catch (error) {
+          for (const p of part) p.reject(error);
+        }
+      }
+  };
+  return (tableName, key) => {
+    const id = `${tableName}|${key.PK}|${key.SK}`;
+    let size = known.get(id);
+    if (!size) {
+      size = new Promise<number>((resolve, reject) => {
+        if (queued.length === 0) setImmediate(() => void flush());
+        queued.push({ tableName, key: { PK: key.PK, SK: key.SK }, resolve, reject });
+      });
+      known.set(id, size);
+    }
+    return size;
+  };
 };
