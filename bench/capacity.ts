@@ -7,7 +7,7 @@
  * in a transaction, a ConditionCheck included), plus 1 WCU per started KB for each global index
  * the item has keys in; a read is 1 RCU per started 4 KB strongly consistent, half that
  * eventually consistent, twice in a transaction; a Query or Scan rounds the total it returns to
- * 4 KB; a BatchGetItem prices each item. Item size is approximated by its JSON length.
+ * 4 KB; a BatchGetItem prices each item. Item size follows DynamoDB's rules (`itemSize`).
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../functions/adapters/aws/dynamo/keys.ts';
@@ -21,7 +21,40 @@ type Item = Record<string, unknown>;
 /** The size of the stored item with this key after the request (looked up outside any function). */
 export type SizeOf = (tableName: string, key: Item) => Promise<number>;
 
-const size = (item: Item | undefined): number => (item ? Buffer.byteLength(JSON.stringify(item)) : 0);
+/**
+ * The size of a value as DynamoDB counts it: strings and binaries their bytes, a number about one
+ * byte per two significant digits plus one, booleans and nulls one byte, lists and maps 3 bytes
+ * plus one per element plus their elements (a map's with their names).
+ */
+const valueSize = (value: unknown): number => {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const digits = String(value)
+      .replace(/^-|\.|e.*$/g, '')
+      .replace(/^0+|0+$/g, '').length;
+    return Math.ceil(Math.max(1, digits) / 2) + 1;
+  }
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((n: number, v) => n + valueSize(v), 0);
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + 1 + valueSize(v), 3);
+  if (typeof value === 'object')
+    return Object.entries(value).reduce(
+      (n: number, [name, v]) => (v === undefined ? n : n + 1 + Buffer.byteLength(name) + valueSize(v)),
+      3,
+    );
+  return Buffer.byteLength(String(value));
+};
+
+/** An item's size by DynamoDB's rules: each attribute's name and value. */
+export const itemSize = (item: Item | undefined): number =>
+  item
+    ? Object.entries(item).reduce(
+        (n, [name, v]) => (v === undefined ? n : n + Buffer.byteLength(name) + valueSize(v)),
+        0,
+      )
+    : 0;
+const size = itemSize;
 const kb = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 const fourKb = (bytes: number) => Math.max(1, Math.ceil(bytes / 4096));
 
@@ -135,7 +168,7 @@ export const batchedSizeOf = (doc: DynamoDBDocumentClient): SizeOf => {
               new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
             );
             for (const item of out.Responses?.[tableName] ?? [])
-              found.set(`${item.PK}|${item.SK}`, Buffer.byteLength(JSON.stringify(item)));
+              found.set(`${item.PK}|${item.SK}`, itemSize(item));
             pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
           }
           for (const p of part) p.resolve(found.get(`${p.key.PK}|${p.key.SK}`) ?? 0);
