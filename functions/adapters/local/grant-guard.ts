@@ -23,7 +23,7 @@ import type {
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { env } from '../../shared/env.ts';
+import { ENV, env } from '../../shared/env.ts';
 import { type AccessRequest, type Grant, type GrantResource, grantsAllowing } from '../../shared/grants.ts';
 import { TABLE_KEYS } from '../aws/dynamo/keys.ts';
 import { recordGrantUse } from './grant-usage.ts';
@@ -77,8 +77,34 @@ const optional = (read: () => string): string | undefined => {
   }
 };
 
-/** The runtime's resources, read from the same environment the functions read. */
+/** The variables the resource names come from: the names are read again whenever one changes. */
+const NAME_VARIABLES = [
+  'AWS_REGION',
+  ENV.tableName,
+  ENV.mediaBucket,
+  ENV.publishQueueUrl,
+  ENV.eventQueueUrl,
+  ENV.deliveryQueueUrl,
+  ENV.metricsQueueUrl,
+  ENV.tokenKmsKeyId,
+  ENV.schedulerGroup,
+  ENV.schedulerRoleArn,
+];
+let lastNames: { from: string; names: ResourceNames } | null = null;
+
+/**
+ * The runtime's resources, read from the same environment the functions read (every request asks:
+ * they are kept while the variables they come from do not change).
+ */
 export const resourceNamesFromEnv = (): ResourceNames => {
+  const from = NAME_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
+  if (lastNames?.from === from) return lastNames.names;
+  const names = readResourceNames();
+  lastNames = { from, names };
+  return names;
+};
+
+const readResourceNames = (): ResourceNames => {
   const account = '000000000000';
   return {
     region: process.env.AWS_REGION ?? 'us-east-1',
