@@ -18,15 +18,24 @@
  * - a read is 1 RCU per started 4 KB strongly consistent, half that eventually consistent, twice
  *   in a transaction; a Query or Scan rounds the total it returns up to 4 KB; a BatchGetItem prices
  *   each item.
+ *
+ * Two ways to use it: `createMeter` looks each written item up before and after the write (exact,
+ * but a round trip more per write: for runs that are not timed), and `awsCapacity` with
+ * `batchedSizeOf` prices requests afterwards from the items' sizes at the end (no lookup while the
+ * run is timed; an update is priced by the item's final size, and its index writes only when it
+ * sets an index key).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../functions/adapters/aws/dynamo/keys.ts';
 
 export interface Capacity {
   rcu: number;
   wcu: number;
-  /** The largest item a write left, in bytes (0 for a read or a refused write). */
+}
+
+/** A request's capacity as the meter prices it, with the largest item a write left (0 for a read). */
+export interface Metered extends Capacity {
   largestItem: number;
 }
 
@@ -182,7 +191,7 @@ export const createMeter = (client: DynamoDBClient) => {
     start: async (command: string, input: Item) => {
       const targets = targetsOf(command, input);
       const before = await Promise.all(targets.map(lookup));
-      return async (output?: Item): Promise<Capacity> => {
+      return async (output?: Item): Promise<Metered> => {
         if (targets.length === 0) {
           return { rcu: output ? readUnits(command, input, output) : 0, wcu: 0, largestItem: 0 };
         }
@@ -206,5 +215,118 @@ export const createMeter = (client: DynamoDBClient) => {
         return { rcu: 0, wcu, largestItem };
       };
     },
+  };
+};
+
+/** The size of the stored item with this key at the end of the run (looked up outside any function). */
+export type SizeOf = (tableName: string, key: Item) => Promise<number>;
+
+const INDEX_KEYS = [TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi2.partitionKey];
+/** Write units of the global indexes an item (as written) has keys in. */
+const keyedIndexWrites = (item: Item | undefined, bytes: number): number =>
+  item ? INDEX_KEYS.filter((k) => k in item).length * kb(bytes) : 0;
+
+/** The item a write leaves (an update's or condition check's looked up after the request). */
+const written = async (action: Item, sizeOf: SizeOf): Promise<{ bytes: number; indexes: number }> => {
+  if (action.Item) {
+    const item = action.Item as Item;
+    return { bytes: itemSize(item), indexes: keyedIndexWrites(item, itemSize(item)) };
+  }
+  const key = action.Key as Item;
+  const bytes = await sizeOf(String(action.TableName), key);
+  // An update rewrites the index entries of an item that has them (projection ALL); the item's
+  // own index keys are not known here without reading it whole, so only the base write is priced
+  // for updates and deletes, and their index writes are counted when the index keys are set.
+  const sets = String(action.UpdateExpression ?? '');
+  const indexes = INDEX_KEYS.filter((k) => sets.includes(k)).length * kb(bytes);
+  return { bytes, indexes };
+};
+
+/** The capacity one request consumed by AWS's rules (`output` is its answer). */
+export const awsCapacity = async (
+  command: string,
+  input: Item,
+  output: Item,
+  sizeOf: SizeOf,
+): Promise<Capacity> => {
+  switch (command) {
+    case 'PutItem':
+    case 'UpdateItem':
+    case 'DeleteItem': {
+      const w = await written(input, sizeOf);
+      return { rcu: 0, wcu: kb(w.bytes) + w.indexes };
+    }
+    case 'BatchWriteItem': {
+      let wcu = 0;
+      for (const requests of Object.values(input.RequestItems as Record<string, Item[]>)) {
+        for (const r of requests) {
+          const put = (r.PutRequest as { Item?: Item } | undefined)?.Item;
+          wcu += put ? kb(itemSize(put)) + keyedIndexWrites(put, itemSize(put)) : 1;
+        }
+      }
+      return { rcu: 0, wcu };
+    }
+    case 'TransactWriteItems': {
+      let wcu = 0;
+      for (const action of input.TransactItems as Item[]) {
+        const [kind, body] = Object.entries(action)[0] as [string, Item];
+        const w = kind === 'Delete' ? { bytes: 1, indexes: 0 } : await written(body, sizeOf);
+        wcu += 2 * kb(w.bytes) + w.indexes;
+      }
+      return { rcu: 0, wcu };
+    }
+    default:
+      return { rcu: readUnits(command, input, output), wcu: 0 };
+  }
+};
+
+/**
+ * Sizes of stored items by key, read (strongly) with `doc` in batches of up to 100 keys, each key
+ * once: asked many times over, the sizes cost a few BatchGetItems.
+ */
+export const batchedSizeOf = (doc: DynamoDBDocumentClient): SizeOf => {
+  const known = new Map<string, Promise<number>>();
+  let queued: { tableName: string; key: Item; resolve: (n: number) => void; reject: (e: unknown) => void }[] =
+    [];
+  const flush = async () => {
+    const batch = queued;
+    queued = [];
+    const tables = new Map<string, typeof batch>();
+    for (const q of batch) {
+      const list = tables.get(q.tableName) ?? [];
+      list.push(q);
+      tables.set(q.tableName, list);
+    }
+    for (const [tableName, asked] of tables)
+      for (let i = 0; i < asked.length; i += 100) {
+        const part = asked.slice(i, i + 100);
+        try {
+          const found = new Map<string, number>();
+          let pending = part.map((p) => p.key);
+          while (pending.length > 0) {
+            const out = await doc.send(
+              new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+            );
+            for (const item of out.Responses?.[tableName] ?? [])
+              found.set(`${item.PK}|${item.SK}`, itemSize(item));
+            pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
+          }
+          for (const p of part) p.resolve(found.get(`${p.key.PK}|${p.key.SK}`) ?? 0);
+        } catch (error) {
+          for (const p of part) p.reject(error);
+        }
+      }
+  };
+  return (tableName, key) => {
+    const id = `${tableName}|${key.PK}|${key.SK}`;
+    let size = known.get(id);
+    if (!size) {
+      size = new Promise<number>((resolve, reject) => {
+        if (queued.length === 0) setImmediate(() => void flush());
+        queued.push({ tableName, key: { PK: key.PK, SK: key.SK }, resolve, reject });
+      });
+      known.set(id, size);
+    }
+    return size;
   };
 };

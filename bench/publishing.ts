@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../functions/adapters/aws/dynamo/client.ts';
 import { currentFunction } from '../functions/adapters/local/grant-guard.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import {
@@ -20,7 +20,7 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
 import { getDeps } from '../functions/runtime/container.ts';
-import { createMeter } from './capacity.ts';
+import { awsCapacity, batchedSizeOf } from './capacity.ts';
 import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 1000);
@@ -29,6 +29,7 @@ const LATENCY_POSTS = Number(process.env.BENCH_LATENCY_POSTS ?? 50);
 const ENGINE_POSTS = Number(process.env.BENCH_ENGINE_POSTS ?? 300);
 const PLATFORMS = ['x', 'bluesky', 'linkedin'] as const;
 const PUBLISH_WORKER = 'functions/workers/publish.ts';
+const DISPATCH_WORKER = 'functions/workers/webhook-dispatch.ts';
 const COST_POSTS = Number(process.env.BENCH_COST_POSTS ?? 100);
 /** Memory of every function (lib/constructs/handler-function.ts). */
 const LAMBDA_GB = 0.5;
@@ -39,103 +40,32 @@ const LAMBDA_GB = 0.5;
  */
 const ASSUMED_SECONDS = { http: 0.05, publishPerBlock: 0.4, queueJob: 0.05 };
 
-/** What every function asked of DynamoDB (priced by AWS's rules) and SQS, by function. */
-const costCounter = (deps: ReturnType<typeof getDeps>) => {
-  const dynamo = new Map<string, { ops: number; rcu: number; wcu: number }>();
-  const messages = new Map<string, number>();
-  const sqsRequests = new Map<string, number>();
-  // Items are looked up with a client of the meter's own, outside any function, so they are not counted.
-  const meter = createMeter(new DynamoDBClient({}));
-  const pending: Promise<void>[] = [];
-  let counting = true;
-  const dynamoCount: Middleware = (next, context) => async (args) => {
-    const fn = currentFunction()?.id;
-    if (!fn || !counting) return next(args);
-    const command = (context.commandName ?? '?').replace(/Command$/, '');
-    const priced = await meter.start(command, args.input);
-    const settle = (output?: Record<string, unknown>) => {
-      pending.push(
-        priced(output).then((c) => {
-          const into = dynamo.get(fn) ?? { ops: 0, rcu: 0, wcu: 0 };
-          into.ops++;
-          into.rcu += c.rcu;
-          into.wcu += c.wcu;
-          dynamo.set(fn, into);
-        }),
-      );
-    };
-    try {
-      const out = await next(args);
-      settle(out.output);
-      return out;
-    } catch (error) {
-      // A refused conditional write or transaction is charged as well.
-      settle();
-      throw error;
-    }
-  };
-  const sqsCount: Middleware = (next, context) => async (args) => {
-    const fn = currentFunction()?.id;
-    if (fn && counting) {
-      sqsRequests.set(fn, (sqsRequests.get(fn) ?? 0) + 1);
-      const entries =
-        context.commandName === 'SendMessageBatchCommand' ? (args.input.Entries as unknown[]).length : 1;
-      const queue = queueName(String(args.input.QueueUrl ?? ''));
-      messages.set(queue, (messages.get(queue) ?? 0) + entries);
-    }
-    return next(args);
-  };
-  (deps.dynamo as unknown as StackOwner).middlewareStack.add(dynamoCount, {
-    step: 'initialize',
-    name: 'benchCost',
-  });
-  (deps.sqs() as unknown as StackOwner).middlewareStack.add(sqsCount, {
-    step: 'initialize',
-    name: 'benchCost',
-  });
-  return {
-    /** Returns what was counted since the last take (every item looked up); `stop` ends counting. */
-    take: async ({ stop = false } = {}) => {
-      if (stop) counting = false;
-      await Promise.all(pending);
-      const taken = {
-        dynamo: new Map(dynamo),
-        messages: new Map(messages),
-        sqsRequests: new Map(sqsRequests),
-      };
-      dynamo.clear();
-      messages.clear();
-      sqsRequests.clear();
-      pending.length = 0;
-      return taken;
-    },
-  };
-};
-
-interface Capacity {
-  CapacityUnits?: number;
-  ReadCapacityUnits?: number;
-  WriteCapacityUnits?: number;
-}
-
-/** What the publish worker asked of DynamoDB, and what every function put on the queues. */
-interface Counts {
+/** What one function asked of DynamoDB and SQS. */
+interface FunctionCounts {
   ops: number;
+  /** Refused by a condition or a transaction conflict (AWS charges them as well). */
   refused: number;
   byCommand: Map<string, number>;
   rcu: number;
   wcu: number;
-  messages: Map<string, number>;
+  /** SQS requests (sends). */
+  sqsRequests: number;
 }
 
-const emptyCounts = (): Counts => ({
+const emptyCounts = (): FunctionCounts => ({
   ops: 0,
   refused: 0,
   byCommand: new Map(),
   rcu: 0,
   wcu: 0,
-  messages: new Map(),
+  sqsRequests: 0,
 });
+
+/** What every function asked, by function, and the messages put on each queue. */
+interface Counted {
+  functions: Map<string, FunctionCounts>;
+  messages: Map<string, number>;
+}
 
 type Middleware = (
   next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>,
@@ -147,55 +77,48 @@ interface StackOwner {
 }
 
 /**
- * Counts, on the SDK clients the functions share (the local runtime runs every function in this
- * process and tells which one is running): every DynamoDB request the publish worker makes, with
- * the capacity DynamoDB Local reports for it (AWS's rules: 1 WCU per started KB written, 2 in a
- * transaction; 1 RCU per started 4 KB read strongly, half eventually, 2x in a transaction), and
- * every message any function sends to a queue.
+ * One counter on the SDK clients the functions share (the local runtime runs every function in
+ * this process and tells which one is running): every DynamoDB request of every function, priced
+ * by AWS's on-demand rules (\`bench/capacity.ts\`; DynamoDB Local undercounts transactions), and
+ * every SQS request and queue message. Requests are kept as they are made and priced when the
+ * counts are taken, so the timed runs do no extra reads: item sizes are those of the items then,
+ * read in batches with a client of our own, outside any function.
  */
-const countCalls = (deps: ReturnType<typeof getDeps>) => {
-  let counts = emptyCounts();
+const counter = (deps: ReturnType<typeof getDeps>) => {
+  const lookup = createDocumentClient();
+  let requests: {
+    fn: string;
+    command: string;
+    input: Record<string, unknown>;
+    output: Record<string, unknown>;
+  }[] = [];
+  let refused = new Map<string, number>();
+  let sqs = new Map<string, number>();
+  let messages = new Map<string, number>();
   const add = (map: Map<string, number>, key: string, n = 1) => map.set(key, (map.get(key) ?? 0) + n);
   const dynamo: Middleware = (next, context) => async (args) => {
-    if (currentFunction()?.id !== PUBLISH_WORKER) return next(args);
-    const into = counts;
-    into.ops++;
-    add(into.byCommand, (context.commandName ?? '?').replace(/Command$/, ''));
-    args.input.ReturnConsumedCapacity ??= 'TOTAL';
+    const fn = currentFunction()?.id;
+    if (!fn) return next(args);
+    const command = (context.commandName ?? '?').replace(/Command$/, '');
+    const into = requests;
     try {
       const out = await next(args);
-      const consumed = out.output.ConsumedCapacity as Capacity | Capacity[] | undefined;
-      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-        into.rcu += c.ReadCapacityUnits ?? 0;
-        into.wcu += c.WriteCapacityUnits ?? 0;
-        // Some answers carry only the total: a read command's is reads, anything else's writes.
-        if (c.ReadCapacityUnits === undefined && c.WriteCapacityUnits === undefined) {
-          const reads = /^(Get|Query|Scan|BatchGet|TransactGet)/.test(context.commandName ?? '');
-          if (reads) into.rcu += c.CapacityUnits ?? 0;
-          else into.wcu += c.CapacityUnits ?? 0;
-        }
-      }
+      into.push({ fn, command, input: args.input, output: out.output });
       return out;
     } catch (error) {
-      into.refused++;
-      if (process.env.BENCH_DEBUG) {
-        const e = error as Error & { CancellationReasons?: { Code?: string }[] };
-        const why = `${context.commandName} ${e.name} ${(e.CancellationReasons ?? []).map((r) => r.Code).join('/')}`;
-        add(into.byCommand, `refused: ${why}`);
-      }
+      into.push({ fn, command, input: args.input, output: {} });
+      add(refused, fn);
       throw error;
     }
   };
-  const sqs: Middleware = (next, context) => async (args) => {
-    if (currentFunction()) {
-      const queue =
-        String(args.input.QueueUrl ?? '')
-          .split('/')
-          .at(-1) ?? '?';
+  const sqsCount: Middleware = (next, context) => async (args) => {
+    const fn = currentFunction()?.id;
+    if (fn) {
+      add(sqs, fn);
       const entries =
-        context.commandName === 'SendMessageBatchCommand' ? (args.input.Entries as unknown[]) : null;
-      if (context.commandName === 'SendMessageCommand') add(counts.messages, queue);
-      else if (entries) add(counts.messages, queue, entries.length);
+        context.commandName === 'SendMessageBatchCommand' ? (args.input.Entries as unknown[]).length : 1;
+      if (/^SendMessage/.test(context.commandName ?? ''))
+        add(messages, queueName(String(args.input.QueueUrl ?? '')), entries);
     }
     return next(args);
   };
@@ -203,13 +126,45 @@ const countCalls = (deps: ReturnType<typeof getDeps>) => {
     step: 'initialize',
     name: 'benchCount',
   });
-  (deps.sqs() as unknown as StackOwner).middlewareStack.add(sqs, { step: 'initialize', name: 'benchCount' });
+  (deps.sqs() as unknown as StackOwner).middlewareStack.add(sqsCount, {
+    step: 'initialize',
+    name: 'benchCount',
+  });
   return {
-    /** Starts counting afresh; returns what was counted since the last reset. */
-    reset: (): Counts => {
-      const done = counts;
-      counts = emptyCounts();
-      return done;
+    /** Starts counting afresh, dropping what was counted. */
+    discard: () => {
+      requests = [];
+      refused = new Map();
+      sqs = new Map();
+      messages = new Map();
+    },
+    /** Starts counting afresh and returns what was counted since the last take, priced. */
+    take: async (): Promise<Counted> => {
+      const taken = { requests, refused, sqs, messages };
+      requests = [];
+      refused = new Map();
+      sqs = new Map();
+      messages = new Map();
+      const sizeOf = batchedSizeOf(lookup);
+      const functions = new Map<string, FunctionCounts>();
+      const of = (fn: string) => {
+        const c = functions.get(fn) ?? emptyCounts();
+        functions.set(fn, c);
+        return c;
+      };
+      await Promise.all(
+        taken.requests.map(async ({ fn, command, input, output }) => {
+          const capacity = await awsCapacity(command, input, output, sizeOf);
+          const c = of(fn);
+          c.ops++;
+          add(c.byCommand, command);
+          c.rcu += capacity.rcu;
+          c.wcu += capacity.wcu;
+        }),
+      );
+      for (const [fn, n] of taken.refused) of(fn).refused += n;
+      for (const [fn, n] of taken.sqs) of(fn).sqsRequests += n;
+      return { functions, messages: taken.messages };
     },
   };
 };
@@ -278,7 +233,7 @@ export const runPublishing = async () => {
       });
     });
 
-    const counter = countCalls(deps);
+    const count = counter(deps);
     const untilNonePublishing = async () => {
       let remaining = 1;
       while (remaining > 0) {
@@ -297,7 +252,7 @@ export const runPublishing = async () => {
       channelIds.map((channelId, c) => ({ channelId, blocks: [{ content: `${label} on ${PLATFORMS[c]}` }] }));
 
     // 2. The engine: create every post with intent now, then wait until none is publishing.
-    counter.reset();
+    count.discard();
     const started = performance.now();
     const ids: string[] = [];
     await measure(POSTS, 8, async (i) => {
@@ -308,7 +263,9 @@ export const runPublishing = async () => {
     await untilNonePublishing();
     const finished = performance.now();
     // Late work of these posts (events handed on) has had the polling's time to finish.
-    const counted = counter.reset();
+    const counted = await count.take();
+    const worker = counted.functions.get(PUBLISH_WORKER) ?? emptyCounts();
+    const dispatcher = counted.functions.get(DISPATCH_WORKER) ?? emptyCounts();
     const failed = (await api('/posts?status=failed&status=partially_published&limit=100')).data?.length ?? 0;
     const seconds = (finished - started) / 1000;
     const engineBlocksPerSecond = total / seconds;
@@ -361,12 +318,11 @@ export const runPublishing = async () => {
       latencies.push(performance.now() - answered);
     }
     latencies.sort((a, b) => a - b);
-    counter.reset();
+    count.discard();
 
     // 2d. Cost: posts with 3 channels created over HTTP and published, every function's DynamoDB
     // requests priced by AWS's rules and its SQS requests counted.
-    const cost = costCounter(deps);
-    await cost.take();
+    count.discard();
     const costIds: string[] = [];
     await measure(COST_POSTS, 4, async (i) => {
       costIds.push((await api('/posts', { intent: 'now', channels: channels(`cost ${i}`) })).id);
@@ -380,7 +336,7 @@ export const runPublishing = async () => {
     }
     // The events the last posts handed on are dispatched by now.
     await sleep(3000);
-    const spent = await cost.take({ stop: true });
+    const spent = await count.take();
 
     // 3. Scheduling precision.
     const lead = 8000;
@@ -412,22 +368,23 @@ export const runPublishing = async () => {
     const perBlock = (n: number) => (n / total).toFixed(2);
     const perPost = (n: number) => (n / POSTS).toFixed(2);
     const sumOf = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
-    const byCommand = (c: Counts) =>
+    const byCommand = (c: FunctionCounts, per: (n: number) => string = perBlock) =>
       [...c.byCommand]
         .sort((a, b) => b[1] - a[1])
-        .map(([command, n]) => `${command} ${perBlock(n)}`)
+        .map(([command, n]) => `${command} ${per(n)}`)
         .join(', ');
+    // One event per channel: the dispatcher's counts per event are per block.
     let costOps = 0;
     let costRcuAll = 0;
     let costWcuAll = 0;
-    for (const c of spent.dynamo.values()) {
+    for (const c of spent.functions.values()) {
       costOps += c.ops;
       costRcuAll += c.rcu;
       costWcuAll += c.wcu;
     }
     const costRcu = costRcuAll / COST_POSTS;
     const costWcu = costWcuAll / COST_POSTS;
-    const costSends = [...spent.sqsRequests.values()].reduce((a, b) => a + b, 0);
+    const costSends = [...spent.functions.values()].reduce((a, c) => a + c.sqsRequests, 0);
     const costMessages = [...spent.messages.values()].reduce((a, b) => a + b, 0) / COST_POSTS;
     const publishMessages =
       [...spent.messages].filter(([q]) => q.includes('publish')).reduce((a, [, n]) => a + n, 0) / COST_POSTS;
@@ -465,26 +422,31 @@ ${machineLine()}
 
 Creating the posts took ${((created - started) / 1000).toFixed(1)} s of the first run; ${failed} posts did not end published.
 Everything runs against DynamoDB Local and the SQS stand-in on the same two cores as the simulators.
-Per block, in the common case (one block per channel, sent at once), the publish worker reads the
-channel (GetItem), claims the block (UpdateItem), and in one transaction records the block, settles
-its claim as sent, completes the channel (and the post, for its last channel) and writes the outbox
-event; one Query per job reads the post for all its channels, and the writes start from that copy.
-Starting the channel's metrics readings is one more transaction (the post's and the platform's
-counts with the tracker).
+Per block, in the common case (one block per channel, sent at once), the publish worker claims the
+block (UpdateItem) and, in one transaction, records the block, settles its claim as sent, completes
+the channel (and the post, for its last channel), writes the outbox event and starts the channel's
+metrics tracking (the post's and the platform's counts with the tracker); per job, one Query reads
+the post for all its channels (the writes start from that copy) and one BatchGetItem its channels.
+The webhook dispatcher, per event whose workspace has no endpoint subscribed to it, reads the
+workspace's endpoints (once per queue batch) and takes the event out of the outbox (UpdateItem); it
+reads the event itself only when there is something to deliver.
 
 Create → published latency, ${latencies.length} posts with 3 channels one after another (intent \`now\`; from the
 POST's answer to \`published\` in the table, polled every 5 ms): p50 **${ms(percentile(latencies, 50))}**,
 p99 **${ms(percentile(latencies, 99))}**, max ${ms(latencies.at(-1) ?? Number.NaN)}.
 
-What the first run cost, counted by middleware on the SDK clients (the publish worker's DynamoDB
-requests, with the capacity DynamoDB Local reports under AWS's rules; every function's queue messages):
+What the first run cost, counted by middleware on the SDK clients (every DynamoDB request of the
+publish worker and of the webhook dispatcher, priced by AWS's on-demand rules as \`bench/capacity.ts\`
+reads them, with the sizes of the items at the end of the run; every function's queue messages):
 
 | per | measure | value |
 |---|---|---|
-| block | table operations of the publish worker | ${perBlock(counted.ops)} (${byCommand(counted)}) |
-| block | of which refused (condition or transaction conflict) | ${perBlock(counted.refused)} |
-| block | read capacity units | ${perBlock(counted.rcu)} |
-| block | write capacity units | ${perBlock(counted.wcu)} |
+| block | table operations of the publish worker | ${perBlock(worker.ops)} (${byCommand(worker)}) |
+| block | of which refused (condition or transaction conflict) | ${perBlock(worker.refused)} |
+| block | read capacity units (publish worker) | ${perBlock(worker.rcu)} |
+| block | write capacity units (publish worker) | ${perBlock(worker.wcu)} |
+| event | table operations of the webhook dispatcher (no endpoint subscribed) | ${perBlock(dispatcher.ops)} (${byCommand(dispatcher)}) |
+| event | read / write capacity units (webhook dispatcher) | ${perBlock(dispatcher.rcu)} / ${perBlock(dispatcher.wcu)} |
 | post | SQS messages sent | ${perPost(sumOf(counted.messages))} (${[...counted.messages].map(([q, n]) => `${queueName(q)} ${perPost(n)}`).join(', ')}) |
 | post | Lambda invocations, one per message (no batching) | ${perPost(POSTS + sumOf(counted.messages))} (POST /v1/posts 1, the queue workers one per message) |
 
@@ -500,11 +462,12 @@ rules (\`bench/capacity.ts\`: DynamoDB Local undercounts transactions) and its S
 
 | function | DynamoDB requests | RCU | WCU | SQS sends |
 |---|---|---|---|---|
-${[...spent.dynamo]
+${[...spent.functions]
+  .filter(([, c]) => c.ops > 0 || c.sqsRequests > 0)
   .sort((a, b) => b[1].wcu - a[1].wcu)
   .map(
     ([fn, c]) =>
-      `| \`${fn}\` | ${(c.ops / COST_POSTS).toFixed(2)} | ${(c.rcu / COST_POSTS).toFixed(2)} | ${(c.wcu / COST_POSTS).toFixed(2)} | ${((spent.sqsRequests.get(fn) ?? 0) / COST_POSTS).toFixed(2)} |`,
+      `| \`${fn}\` | ${(c.ops / COST_POSTS).toFixed(2)} | ${(c.rcu / COST_POSTS).toFixed(2)} | ${(c.wcu / COST_POSTS).toFixed(2)} | ${(c.sqsRequests / COST_POSTS).toFixed(2)} |`,
   )
   .join('\n')}
 | **all** | ${(costOps / COST_POSTS).toFixed(2)} | **${costRcu.toFixed(2)}** | **${costWcu.toFixed(2)}** | ${(costSends / COST_POSTS).toFixed(2)} |

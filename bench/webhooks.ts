@@ -95,7 +95,9 @@ export const runWebhooks = async () => {
       await deps.table.doc.send(
         new PutCommand({ TableName: deps.table.tableName, Item: eventToItem(event) }),
       );
-      await deps.queue().sendEvent(event.id);
+      await deps
+        .queue()
+        .sendEvent(event.id, { workspaceId: event.workspaceId, type: event.type, mode: event.mode });
       return event.id;
     };
 
@@ -162,8 +164,8 @@ the local runtime's pollers). ${machineLine()}
 |---|---|---|---|---|---|
 ${[paced, burst].map((r) => `| ${r.name} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.perSecond.toFixed(0)} | ${r.duplicates} |`).join('\n')}
 
-Per event the dispatcher makes 1 GetItem (the event), 1 Query (the workspace's endpoints), a 2-item
-transaction per endpoint (endpoint check + new delivery) and 1 UpdateItem (out of the outbox); per
+Per event the dispatcher makes 1 Query (the workspace's endpoints, once per queue batch), 1 GetItem
+(the event: read only when an endpoint is subscribed to it), a 2-item transaction per endpoint (endpoint check + new delivery) and 1 UpdateItem (out of the outbox); per
 attempt the delivery worker makes 3 GetItem (delivery, endpoint, event), 1 UpdateItem (the claim)
 and a 2- or 3-item transaction (delivery, log entry, endpoint counter), and one new TLS connection
 to the receiver (connections are not reused: the address is checked before every one). The "all at

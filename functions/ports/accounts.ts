@@ -123,6 +123,8 @@ export interface AccountStore {
   /** Saves the channel and counts it on the account in one transaction; fails with `quota_exceeded` at the plan limit. */
   connectChannel(channel: ChannelRecord, channelLimit: number | null): Promise<void>;
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;
+  /** Several channels of a workspace in one read, by id; a channel that does not exist is absent. */
+  getChannels(workspaceId: string, channelIds: string[]): Promise<Map<string, ChannelRecord>>;
   listChannels(workspaceId: string): Promise<ChannelRecord[]>;
   /**
    * Marks the channel as needing reconnection (its token was refused); true if it was connected

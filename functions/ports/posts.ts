@@ -1,5 +1,6 @@
 import type { PostRecord } from '../core/posts/model.ts';
 import type { KeyMode } from './accounts.ts';
+import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
 import type { BlockClaim, OutboxEvent } from './publishing.ts';
 
@@ -15,6 +16,15 @@ export interface PostWriteExtras {
    * claim over, nothing is written and the write throws `ClaimTakenError`.
    */
   settleClaim?: { claim: BlockClaim; remote: RemoteBlock };
+  /**
+   * Starts the metrics tracking of a channel this change makes live, in the same write, for the
+   * common case: `countPost` when no other channel of the post was live before, `countPlatform`
+   * when no other channel of the post on its network was. When the table shows another case (a
+   * count already made, a tracker already there), the change is written alone and the tracking
+   * then starts on its own, as `MetricsStore.track` does (a failure there is logged, never the
+   * write's: the change is in).
+   */
+  startTracking?: { tracker: MetricsTracker; countPost: boolean; countPlatform: boolean };
 }
 
 /** The monthly `posts.created` allowance the create transaction checks and uses. */

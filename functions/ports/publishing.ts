@@ -16,8 +16,15 @@ export interface PublishJob {
 /** Queues with optional delay (SQS on AWS, the SQS stand-in locally). */
 export interface JobQueue {
   sendPublish(job: PublishJob, delaySeconds?: number): Promise<void>;
-  sendEvent(eventId: string): Promise<void>;
+  /**
+   * Hands a committed event to the webhooks capability. With `about` (the event's fixed facts),
+   * the dispatcher need not read the event when its workspace has no endpoint for it.
+   */
+  sendEvent(eventId: string, about?: EventFacts): Promise<void>;
 }
+
+/** What never changes about an event and tells whom it concerns: carried by its queue message. */
+export type EventFacts = Pick<OutboxEvent, 'workspaceId' | 'type' | 'mode'>;
 
 /**
  * The claim on one block of one channel, written before the network is called, so that a block

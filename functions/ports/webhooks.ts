@@ -148,8 +148,8 @@ export type HostResolver = (hostname: string) => Promise<{ address: string; fami
 /** The publishing outbox as the webhooks capability reads it. */
 export interface EventOutbox {
   get(eventId: string): Promise<{ event: OutboxEvent; dispatched: boolean } | null>;
-  /** Takes the event out of the pending index: its deliveries exist and are queued. */
-  markDispatched(eventId: string): Promise<void>;
+  /** Takes the event out of the pending index: its deliveries exist and are queued. False when there is no such event. */
+  markDispatched(eventId: string): Promise<boolean>;
   /** Events still pending that were created before `before`, oldest first. */
   pendingBefore(before: string, limit: number): Promise<string[]>;
 }

@@ -105,6 +105,29 @@ describe('channel limit', () => {
   });
 });
 
+describe('channels by id', () => {
+  it('reads several channels of a workspace at once, only that workspace’s, absent ids left out', async () => {
+    const account = await createAccount(deps, { name: 'Many', plan: 'unlimited' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    const other = await createWorkspace(deps, { accountId: account.accountId, name: 'Other' });
+    const connect = (workspaceId: string, platform: 'x' | 'bluesky', name: string) =>
+      connectChannel(deps, { accountId: account.accountId, workspaceId, platform, name, accessToken: 't' });
+    const x = await connect(ws.workspaceId, 'x', 'x');
+    const bluesky = await connect(ws.workspaceId, 'bluesky', 'b');
+    const elsewhere = await connect(other.workspaceId, 'x', 'elsewhere');
+    const found = await deps.accounts.getChannels(ws.workspaceId, [
+      x.channelId,
+      bluesky.channelId,
+      elsewhere.channelId,
+      'ch_missing',
+      x.channelId,
+    ]);
+    expect([...found.keys()].sort()).toEqual([x.channelId, bluesky.channelId].sort());
+    expect(found.get(x.channelId)).toEqual(await deps.accounts.getChannel(ws.workspaceId, x.channelId));
+    expect((await deps.accounts.getChannels(ws.workspaceId, [])).size).toBe(0);
+  });
+});
+
 describe('tags', () => {
   it('keeps names unique under concurrent creates', async () => {
     const results = await Promise.allSettled(

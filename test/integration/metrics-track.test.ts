@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoMetricsStore } from '../../functions/adapters/aws/dynamo/metrics.ts';
+import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
+import type { PostRecord } from '../../functions/core/posts/model.ts';
 import type { MetricsTracker } from '../../functions/ports/metrics.ts';
 import { freshTable } from '../support/table.ts';
 
@@ -99,5 +101,106 @@ describe('starting a channel’s readings', () => {
     ]);
     expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1, 'bluesky:posts': 1 });
     expect(await store.listTrackers(postId)).toHaveLength(3);
+  });
+});
+
+describe('starting a channel’s readings in the write that makes it live', () => {
+  const posts = () => new DynamoPostStore(table);
+  const publishing = (postId: string, workspaceId: string): PostRecord => ({
+    postId,
+    accountId: 'acc_track',
+    workspaceId,
+    mode: 'live',
+    status: 'publishing',
+    scheduledAt: null,
+    publishedAt: null,
+    tagIds: [],
+    createdAt: FIRST,
+    updatedAt: FIRST,
+    version: 1,
+    channels: (['x', 'bluesky'] as const).map((platform) => ({
+      channelId: `ch_${platform}`,
+      platform,
+      status: 'publishing' as const,
+      error: null,
+      remoteUrl: null,
+      title: null,
+      postType: null,
+      options: {},
+      publishedAt: null,
+      blocks: [{ content: 'hello', mediaIds: [], mediaAltText: {}, remoteId: null, remoteUrl: null }],
+    })),
+  });
+  const live = (post: PostRecord, channelId: string, at: string): PostRecord => ({
+    ...post,
+    version: post.version + 1,
+    channels: post.channels.map((c) =>
+      c.channelId === channelId ? { ...c, status: 'published', publishedAt: at } : c,
+    ),
+  });
+
+  it('counts the post and the platform with the tracker, and a later channel counts only its platform', async () => {
+    const { postId, workspaceId } = fresh();
+    const created = publishing(postId, workspaceId);
+    await posts().create(created, { accountId: 'acc_track', period: '2026-03', limit: null, count: false });
+    const first = live(created, 'ch_x', FIRST);
+    await posts().replace(created, first, {
+      startTracking: {
+        tracker: tracker(postId, workspaceId, 'ch_x', 'x', FIRST),
+        countPost: true,
+        countPlatform: true,
+      },
+    });
+    expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1 });
+    const second = live(first, 'ch_bluesky', LATER);
+    await posts().replace(first, second, {
+      startTracking: {
+        tracker: tracker(postId, workspaceId, 'ch_bluesky', 'bluesky', LATER),
+        countPost: false,
+        countPlatform: true,
+      },
+    });
+    // A redelivered job starting it again changes nothing.
+    await store.track(tracker(postId, workspaceId, 'ch_bluesky', 'bluesky', LATER));
+    expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1, 'bluesky:posts': 1 });
+    expect((await store.listTrackers(postId)).map((t) => t.channelId).sort()).toEqual(['ch_bluesky', 'ch_x']);
+    expect((await posts().get(postId))?.version).toBe(3);
+  });
+
+  it('writes the change alone and starts the tracking on its own when the table shows another case', async () => {
+    const { postId, workspaceId } = fresh();
+    const created = publishing(postId, workspaceId);
+    await posts().create(created, { accountId: 'acc_track', period: '2026-03', limit: null, count: false });
+    // The channel's tracking already started (say, a write the post does not know of).
+    await store.track(tracker(postId, workspaceId, 'ch_x', 'x', FIRST));
+    const first = live(created, 'ch_x', FIRST);
+    await posts().replace(created, first, {
+      startTracking: {
+        tracker: tracker(postId, workspaceId, 'ch_x', 'x', FIRST),
+        countPost: true,
+        countPlatform: true,
+      },
+    });
+    expect((await posts().get(postId))?.channels[0]?.status).toBe('published');
+    expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1 });
+    // The post not counted yet although a channel was live before: the refused check hands it to `track`.
+    const { postId: other, workspaceId: otherWs } = fresh();
+    const otherCreated = publishing(other, otherWs);
+    await posts().create(otherCreated, {
+      accountId: 'acc_track',
+      period: '2026-03',
+      limit: null,
+      count: false,
+    });
+    const otherLive = live(otherCreated, 'ch_bluesky', LATER);
+    await posts().replace(otherCreated, otherLive, {
+      startTracking: {
+        tracker: tracker(other, otherWs, 'ch_bluesky', 'bluesky', LATER),
+        countPost: false,
+        countPlatform: true,
+      },
+    });
+    expect(await counts(otherWs)).toEqual({ posts: 1, 'bluesky:posts': 1 });
+    expect(await store.listTrackers(other)).toHaveLength(1);
   });
 });

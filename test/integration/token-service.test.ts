@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
+import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
 import { connectChannel, createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
@@ -212,7 +213,7 @@ describe('token service', () => {
     expect(stored?.connection).toBe('needs_reconnect');
     expect(sentEvents).toHaveLength(1);
     const item = await eventItem(sentEvents[0] as string);
-    expect(item?.event).toMatchObject({
+    expect(eventFromItem(item)).toMatchObject({
       type: 'channel.needs_reconnect',
       workspaceId: channel.workspaceId,
       data: { channelId: channel.channelId, platform: 'x' },

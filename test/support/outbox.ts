@@ -1,4 +1,5 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import type { OutboxEvent } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 
@@ -18,7 +19,7 @@ export const eventsOfPost = async (postId: string): Promise<(OutboxEvent & { pen
       }),
     );
     for (const item of out.Items ?? []) {
-      const event = item.event as OutboxEvent;
+      const event = eventFromItem(item) as OutboxEvent;
       if (event.data.post?.id === postId || event.data.postId === postId) {
         events.push({ ...event, pending: item.GSI1PK === 'OUTBOX' });
       }
@@ -39,5 +40,5 @@ export const pendingEventIds = async (): Promise<string[]> => {
       ExpressionAttributeValues: { ':outbox': 'OUTBOX' },
     }),
   );
-  return (out.Items ?? []).map((item) => (item.event as OutboxEvent).id);
+  return (out.Items ?? []).map((item) => (eventFromItem(item) as OutboxEvent).id);
 };

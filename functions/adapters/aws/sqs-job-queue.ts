@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobQueue, PublishJob } from '../../ports/publishing.ts';
+import type { EventFacts, JobQueue, PublishJob } from '../../ports/publishing.ts';
 
 /** SQS allows at most 15 minutes of delay per message. */
 export const MAX_DELAY_SECONDS = 900;
@@ -20,9 +20,12 @@ export class SqsJobQueue implements JobQueue {
     );
   }
 
-  async sendEvent(eventId: string): Promise<void> {
+  async sendEvent(eventId: string, about?: EventFacts): Promise<void> {
+    const body = about
+      ? { eventId, workspaceId: about.workspaceId, type: about.type, mode: about.mode }
+      : { eventId };
     await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: JSON.stringify({ eventId }) }),
+      new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: JSON.stringify(body) }),
     );
   }
 }

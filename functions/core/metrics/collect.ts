@@ -63,20 +63,21 @@ export const postLiveAt = (post: PostRecord): string | null => {
 };
 
 /**
- * Starts the cadence of a channel that just went live. Safe to call again (nothing changes). A
- * channel that is live is published: its own `publishedAt` starts the cadence.
+ * The tracker of a channel that just went live, at the start of its cadence; null when it has
+ * none (not live, or its network reports no metrics). A channel that is live is published: its own
+ * `publishedAt` starts the cadence.
  */
-export const startTracking = async (
-  deps: Pick<MetricsDeps, 'metrics' | 'cadence'>,
+export const trackerFor = (
+  cadence: CadenceSettings,
   post: PostRecord,
   channelId: string,
-): Promise<void> => {
+): MetricsTracker | null => {
   const channel = post.channels.find((c) => c.channelId === channelId);
   const firstLive = postLiveAt(post);
-  if (channel?.status !== 'published' || !channel.publishedAt || !firstLive) return;
-  if (!getPlatform(channel.platform)?.supportsMetrics) return;
-  const first = readingDueAt(new Date(channel.publishedAt), 0, deps.cadence) as Date;
-  await deps.metrics.track({
+  if (channel?.status !== 'published' || !channel.publishedAt || !firstLive) return null;
+  if (!getPlatform(channel.platform)?.supportsMetrics) return null;
+  const first = readingDueAt(new Date(channel.publishedAt), 0, cadence) as Date;
+  return {
     postId: post.postId,
     channelId,
     workspaceId: post.workspaceId,
@@ -91,7 +92,17 @@ export const startTracking = async (
     readings: 0,
     missed: 0,
     skipped: 0,
-  });
+  };
+};
+
+/** Starts the cadence of a channel that just went live. Safe to call again (nothing changes). */
+export const startTracking = async (
+  deps: Pick<MetricsDeps, 'metrics' | 'cadence'>,
+  post: PostRecord,
+  channelId: string,
+): Promise<void> => {
+  const tracker = trackerFor(deps.cadence, post, channelId);
+  if (tracker) await deps.metrics.track(tracker);
 };
 
 /** Most trackers one sweep hands out (the rest wait for the next sweep, a minute later). */

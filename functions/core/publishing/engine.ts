@@ -4,6 +4,7 @@ import type { PlatformId } from '../../platforms/types.ts';
 import type { AccountStore, ChannelRecord, KeyMode } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaRecord, MediaStore } from '../../ports/media.ts';
+import type { MetricsTracker } from '../../ports/metrics.ts';
 import {
   type MediaForNetwork,
   type NetworkClient,
@@ -50,6 +51,11 @@ export interface PublishingDeps {
   settings: PublishingSettings;
   /** Called once a channel is live (again after a redelivery: it must be idempotent); starts its metrics readings. */
   onChannelLive?: (post: PostRecord, channelId: string) => Promise<void>;
+  /**
+   * The metrics tracker a channel starts with once live (null: none). With it, the start is
+   * written with the channel's completion instead of by `onChannelLive` afterwards.
+   */
+  trackerFor?: (post: PostRecord, channelId: string) => MetricsTracker | null;
 }
 
 export interface PublishingSettings {
@@ -299,10 +305,16 @@ export class PublishingEngine {
     // The channels' writes start from what this job holds rather than reading the post again.
     this.held.set(post, { post });
     const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
+    // The channels' records in one read for the job (each channel used to read its own).
+    const records =
+      pending.length > 1 ? this.deps.accounts.getChannels(post.workspaceId, pending) : undefined;
+    // A failed read fails each channel that waits for it (the job comes back); not unhandled
+    // when none does (every channel waiting for a rate limit).
+    records?.catch(() => undefined);
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
         try {
-          return await this.publishChannel(post, channelId, deadline);
+          return await this.publishChannel(post, channelId, deadline, records);
         } catch (error) {
           if (error instanceof PostGoneError) return { kind: 'done' } as ChannelOutcome;
           throw error;
@@ -331,6 +343,8 @@ export class PublishingEngine {
     post: PostRecord,
     channelId: string,
     deadline?: Date,
+    /** The job's channel records, read once for all its channels. */
+    records?: Promise<Map<string, ChannelRecord>>,
   ): Promise<ChannelOutcome> {
     const { deps } = this;
     const { postId } = post;
@@ -343,7 +357,9 @@ export class PublishingEngine {
       if (waiting) return waiting;
     }
 
-    const record = await deps.accounts.getChannel(post.workspaceId, channelId);
+    const record = records
+      ? ((await records).get(channelId) ?? null)
+      : await deps.accounts.getChannel(post.workspaceId, channelId);
     if (!record)
       return this.failChannel(post, channelId, 'The channel is no longer connected to this workspace.');
     if (record.connection === 'needs_reconnect') {
@@ -999,11 +1015,37 @@ export class PublishingEngine {
         error,
         post: postView({ ...next, version: current.version + 1, updatedAt: now }, names),
       });
-      return { next, extras: { ...applied?.extras, events: [...extraEvents, event] } };
+      return {
+        next,
+        extras: {
+          ...applied?.extras,
+          events: [...extraEvents, event],
+          ...(status === 'published' ? this.startTracking(current, next, channelId) : {}),
+        },
+      };
     });
     await this.dispatch(extras?.events ?? []);
-    if (status === 'published') await this.channelLive(written, channelId);
+    // Written with the completion, or (when the write found the channel done already) started here.
+    if (status === 'published' && !extras?.startTracking) await this.channelLive(written, channelId);
     return { kind: 'done' };
+  }
+
+  /** The tracking start of a channel that `next` makes live, over `current` (which the write replaces). */
+  private startTracking(
+    current: PostRecord,
+    next: PostRecord,
+    channelId: string,
+  ): Pick<PostWriteExtras, 'startTracking'> {
+    const tracker = this.deps.trackerFor?.(next, channelId);
+    if (!tracker) return {};
+    const liveBefore = current.channels.filter((c) => c.channelId !== channelId && c.status === 'published');
+    return {
+      startTracking: {
+        tracker,
+        countPost: liveBefore.length === 0,
+        countPlatform: !liveBefore.some((c) => c.platform === tracker.platform),
+      },
+    };
   }
 
   /** A failure here never fails the publication: the channel is live whatever its metrics do. */
@@ -1036,7 +1078,9 @@ export class PublishingEngine {
     for (const event of events) {
       if (event.mode !== 'live') continue;
       try {
-        await this.deps.queue().sendEvent(event.id);
+        await this.deps
+          .queue()
+          .sendEvent(event.id, { workspaceId: event.workspaceId, type: event.type, mode: event.mode });
       } catch (error) {
         logger.warn('Event left pending in the outbox', { eventId: event.id, error: error as Error });
       }

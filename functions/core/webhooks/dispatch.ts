@@ -1,9 +1,11 @@
 import type { Clock } from '../../ports/clock.ts';
+import type { EventFacts } from '../../ports/publishing.ts';
 import type {
   Delivery,
   DeliveryJob,
   DeliveryQueue,
   EventOutbox,
+  WebhookEndpoint,
   WebhookSettings,
   WebhookStore,
 } from '../../ports/webhooks.ts';
@@ -19,12 +21,55 @@ export interface DispatchDeps {
   webhookSettings: () => WebhookSettings;
 }
 
+/** Endpoints of a workspace, read once for the events of one queue batch. */
+export type EndpointLookup = (workspaceId: string) => Promise<WebhookEndpoint[]>;
+
+/** A lookup that reads each workspace's endpoints once (the events of one batch share it). */
+export const endpointsOnce = (deps: Pick<DispatchDeps, 'webhooks'>): EndpointLookup => {
+  const read = new Map<string, Promise<WebhookEndpoint[]>>();
+  return (workspaceId) => {
+    let endpoints = read.get(workspaceId);
+    if (!endpoints) {
+      endpoints = deps.webhooks.listEndpoints(workspaceId);
+      // A failed read is not kept: the next event of the batch reads again.
+      endpoints.catch(() => read.delete(workspaceId));
+      read.set(workspaceId, endpoints);
+    }
+    return endpoints;
+  };
+};
+
+const subscribed = (endpoints: WebhookEndpoint[], type: EventFacts['type']) =>
+  endpoints.filter((endpoint) => endpoint.enabled && endpoint.events.includes(type));
+
 /**
  * One event of the outbox: a delivery for each enabled endpoint of its workspace subscribed to its
  * type (created once, whatever the queue redelivers), queued, then the event leaves the outbox.
  * Test-key (sandbox) events are never delivered.
+ *
+ * `about` (the event's fixed facts, from its queue message) lets an event nobody is subscribed to
+ * leave the outbox without being read; the event is read whenever there is something to deliver.
  */
-export const dispatchEvent = async (deps: DispatchDeps, eventId: string): Promise<void> => {
+export const dispatchEvent = async (
+  deps: DispatchDeps,
+  eventId: string,
+  {
+    about,
+    endpoints = (workspaceId) => deps.webhooks.listEndpoints(workspaceId),
+  }: {
+    about?: EventFacts;
+    endpoints?: EndpointLookup;
+  } = {},
+): Promise<void> => {
+  if (about) {
+    if (about.mode !== 'live') return;
+    if (subscribed(await endpoints(about.workspaceId), about.type).length === 0) {
+      if (!(await deps.outbox.markDispatched(eventId))) {
+        logger.warn('Dropped an event message whose event does not exist', { eventId });
+      }
+      return;
+    }
+  }
   const record = await deps.outbox.get(eventId);
   if (!record) {
     logger.warn('Dropped an event message whose event does not exist', { eventId });
@@ -32,13 +77,11 @@ export const dispatchEvent = async (deps: DispatchDeps, eventId: string): Promis
   }
   const { event, dispatched } = record;
   if (dispatched || event.mode !== 'live') return;
-  const endpoints = (await deps.webhooks.listEndpoints(event.workspaceId)).filter(
-    (endpoint) => endpoint.enabled && endpoint.events.includes(event.type),
-  );
+  const targets = subscribed(await endpoints(event.workspaceId), event.type);
   const now = deps.clock.now().toISOString();
   const jobs: DeliveryJob[] = [];
   await Promise.all(
-    endpoints.map(async (endpoint) => {
+    targets.map(async (endpoint) => {
       const delivery: Delivery = {
         deliveryId: deliveryIdFor(event.id, endpoint.webhookId),
         webhookId: endpoint.webhookId,
@@ -76,9 +119,10 @@ export const sweep = async (deps: DispatchDeps): Promise<{ events: number; deliv
   const { sweepAfterSeconds } = deps.webhookSettings();
   const before = new Date(deps.clock.now().getTime() - sweepAfterSeconds * 1000).toISOString();
   const eventIds = await deps.outbox.pendingBefore(before, 200);
+  const endpoints = endpointsOnce(deps);
   await inBatches(eventIds, 10, async (eventId) => {
     try {
-      await dispatchEvent(deps, eventId);
+      await dispatchEvent(deps, eventId, { endpoints });
     } catch (error) {
       logger.warn('Sweep could not dispatch an event; the next sweep tries again', {
         eventId,

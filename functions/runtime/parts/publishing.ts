@@ -1,5 +1,5 @@
 import { DynamoClaimStore } from '../../adapters/aws/dynamo/claims.ts';
-import { startTracking } from '../../core/metrics/collect.ts';
+import { startTracking, trackerFor } from '../../core/metrics/collect.ts';
 import { type PublishingDeps, PublishingEngine } from '../../core/publishing/engine.ts';
 import type { ClaimStore } from '../../ports/publishing.ts';
 import { part } from '../compose.ts';
@@ -33,7 +33,16 @@ export const publishing = part({
       claims,
       onChannelLive,
       // The engine keeps the dependencies it was built with (a copy of the view).
-      publishing: lazy(() => new PublishingEngine({ ...deps, claims, onChannelLive })),
+      publishing: lazy(
+        () =>
+          new PublishingEngine({
+            ...deps,
+            claims,
+            onChannelLive,
+            // The tracking starts in the write that makes a channel live.
+            trackerFor: (post, channelId) => trackerFor(deps.cadence, post, channelId),
+          }),
+      ),
     };
   },
 });

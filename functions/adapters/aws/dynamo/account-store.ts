@@ -13,6 +13,7 @@ import {
   connectChannel,
   disconnectChannel,
   getChannel,
+  getChannels,
   holdRefresh,
   listChannels,
   markNeedsReconnect,
@@ -35,6 +36,7 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   createApiKey: (key) => putApiKey(table, key),
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
+  getChannels: (workspaceId, channelIds) => getChannels(table, workspaceId, channelIds),
   listChannels: (workspaceId) => listChannels(table, workspaceId),
   markNeedsReconnect: (workspaceId, channelId, event) =>
     markNeedsReconnect(table, workspaceId, channelId, event),

@@ -4,6 +4,7 @@ import type { OutboxEvent } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import {
+  batchGetAll,
   isConditionFailure,
   queryByPrefix,
   retryOnTransactionConflict,
@@ -98,6 +99,19 @@ export const getChannel = async (
     new GetCommand({ TableName: tableName, Key: keys.channel(workspaceId, channelId) }),
   );
   return out.Item ? channelFromItem(out.Item) : null;
+};
+
+export const getChannels = async (
+  table: TableRef,
+  workspaceId: string,
+  channelIds: string[],
+): Promise<Map<string, ChannelRecord>> => {
+  const unique = [...new Set(channelIds)];
+  const items = await batchGetAll(
+    table,
+    unique.map((channelId) => keys.channel(workspaceId, channelId)),
+  );
+  return new Map(items.map((item) => [item.channelId as string, channelFromItem(item)]));
 };
 
 export const listChannels = async (table: TableRef, workspaceId: string): Promise<ChannelRecord[]> => {

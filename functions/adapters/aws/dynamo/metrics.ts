@@ -90,20 +90,67 @@ const addExpression = (deltas: StatsCounters) => {
 
 const day = (iso: string): string => iso.slice(0, 10);
 
+/** The stats updates of one post's counters: its day bucket and its own item. */
+const statsUpdates = (tableName: string, t: MetricsTracker, deltas: StatsCounters): TransactItem[] => {
+  if (Object.keys(deltas).length === 0) return [];
+  return [
+    keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
+    keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
+  ].map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
+};
+
+const countedMarker = (tableName: string, postId: string, platform: string | null): TransactItem => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...keys.metricsCounted(postId, platform), type: 'metricsCounted' },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
+
+const newTracker = (tableName: string, tracker: MetricsTracker): TransactItem => ({
+  Put: { TableName: tableName, Item: trackerItem(tracker), ConditionExpression: 'attribute_not_exists(PK)' },
+});
+
+/**
+ * The start of a channel's tracking as items of the write that makes the channel live, for the
+ * common case that write knows: the post is counted when no other channel of it was live (else its
+ * marker must exist), the platform when no other channel of the post on it was. Any refused
+ * condition means the case was not the common one: the write goes again without these items and
+ * `track` settles it (the same parts, each on its own condition).
+ */
+export const trackingItems = (
+  tableName: string,
+  tracker: MetricsTracker,
+  { countPost, countPlatform }: { countPost: boolean; countPlatform: boolean },
+): TransactItem[] => {
+  const deltas: StatsCounters = {
+    ...(countPost ? { posts: 1 } : {}),
+    ...(countPlatform ? { [`${tracker.platform}:posts`]: 1 } : {}),
+  };
+  return [
+    countPost
+      ? countedMarker(tableName, tracker.postId, null)
+      : {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.metricsCounted(tracker.postId, null),
+            ConditionExpression: 'attribute_exists(PK)',
+          },
+        },
+    ...(countPlatform ? [countedMarker(tableName, tracker.postId, tracker.platform)] : []),
+    newTracker(tableName, tracker),
+    ...statsUpdates(tableName, tracker, deltas),
+  ];
+};
+
 const isCancelledByCondition = (error: unknown): boolean =>
   transactionCancellation(error)?.reasons.includes('ConditionalCheckFailed') ?? false;
 
 export class DynamoMetricsStore implements MetricsStore {
   constructor(private readonly table: TableRef) {}
 
-  /** The stats updates of one post's counters: its day bucket and its own item. */
   private statsUpdates(t: MetricsTracker, deltas: StatsCounters): TransactItem[] {
-    if (Object.keys(deltas).length === 0) return [];
-    const { tableName } = this.table;
-    return [
-      keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
-      keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
-    ].map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
+    return statsUpdates(this.table.tableName, t, deltas);
   }
 
   /**
@@ -116,13 +163,7 @@ export class DynamoMetricsStore implements MetricsStore {
    */
   async track(tracker: MetricsTracker): Promise<void> {
     const { tableName } = this.table;
-    const marker = (platform: string | null): TransactItem => ({
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.metricsCounted(tracker.postId, platform), type: 'metricsCounted' },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    });
+    const marker = (platform: string | null) => countedMarker(tableName, tracker.postId, platform);
     interface Part {
       item: TransactItem;
       deltas: StatsCounters;
@@ -147,17 +188,7 @@ export class DynamoMetricsStore implements MetricsStore {
             failed: () => countPost,
           },
       { item: marker(tracker.platform), deltas: { [`${tracker.platform}:posts`]: 1 }, failed: () => null },
-      {
-        item: {
-          Put: {
-            TableName: tableName,
-            Item: trackerItem(tracker),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        deltas: {},
-        failed: () => null,
-      },
+      { item: newTracker(tableName, tracker), deltas: {}, failed: () => null },
     ];
     // Each part changes at most twice (checked, then counted, then found counted).
     for (let round = 0; parts.length > 0 && round < 6; round++) {

@@ -11,6 +11,7 @@ import type {
 } from '../../../ports/posts.ts';
 import { ClaimTakenError } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
+import { logger } from '../../../shared/powertools.ts';
 import { settleUpdate } from './claims.ts';
 import {
   batchGetAll,
@@ -22,6 +23,7 @@ import {
 } from './client.ts';
 import { eventToItem } from './events.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
+import { DynamoMetricsStore, trackingItems } from './metrics.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
 /** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */
@@ -188,6 +190,14 @@ const keyCondition = (query: PostListQuery) => {
   return { expression, values };
 };
 
+/** A tracking start written with a post change found its case was not the common one. */
+class TrackingRefusedError extends Error {
+  constructor() {
+    super('The metrics tracking start was refused');
+    this.name = 'TrackingRefusedError';
+  }
+}
+
 export class DynamoPostStore implements PostStore, OverduePosts {
   constructor(private readonly table: TableRef) {}
 
@@ -263,7 +273,30 @@ export class DynamoPostStore implements PostStore, OverduePosts {
         ? [addPostsPublished(tableName, extras.countPublished.accountId, extras.countPublished.period)]
         : []),
     ];
-    await this.write(items, settleClaim ? 1 : undefined);
+    const claimAt = settleClaim ? 1 : undefined;
+    if (!extras.startTracking) {
+      await this.write(items, claimAt);
+      return;
+    }
+    const { tracker, countPost, countPlatform } = extras.startTracking;
+    const tracking = trackingItems(tableName, tracker, { countPost, countPlatform });
+    try {
+      await this.write([...items, ...tracking], claimAt, items.length);
+      return;
+    } catch (error) {
+      if (!(error instanceof TrackingRefusedError)) throw error;
+    }
+    // Not the common case after all: the change goes alone, then the tracking on its own.
+    await this.write(items, claimAt);
+    try {
+      await new DynamoMetricsStore(this.table).track(tracker);
+    } catch (error) {
+      logger.error('Could not start metrics readings', {
+        postId: tracker.postId,
+        channelId: tracker.channelId,
+        error: error as Error,
+      });
+    }
   }
 
   async delete(post: PostRecord): Promise<void> {
@@ -277,8 +310,12 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     await this.write(items);
   }
 
-  /** `claimAt`: the index of a claim's settle among `items` (its refusal means the claim was taken over). */
-  private async write(items: TransactItem[], claimAt?: number): Promise<void> {
+  /**
+   * `claimAt`: the index of a claim's settle among `items` (its refusal means the claim was taken
+   * over). `trackingFrom`: where a tracking start's items begin (a refusal among them alone throws
+   * `TrackingRefusedError`).
+   */
+  private async write(items: TransactItem[], claimAt?: number, trackingFrom?: number): Promise<void> {
     try {
       await retryOnTransactionConflict(() =>
         this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
@@ -290,6 +327,11 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new ApiError('conflict', 'The post was changed by another request; read it again and retry.');
       }
+      if (
+        trackingFrom !== undefined &&
+        reasons?.some((reason, i) => i >= trackingFrom && reason === 'ConditionalCheckFailed')
+      )
+        throw new TrackingRefusedError();
       throw error;
     }
   }
