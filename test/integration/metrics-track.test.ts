@@ -138,28 +138,35 @@ describe('starting a channel’s readings in the write that makes it live', () =
       c.channelId === channelId ? { ...c, status: 'published', publishedAt: at } : c,
     ),
   });
+  /** A post publishing on X and Bluesky, stored. */
+  const stored = async (postId: string, workspaceId: string): Promise<PostRecord> => {
+    const created = publishing(postId, workspaceId);
+    await posts().create(created, { accountId: 'acc_track', period: '2026-03', limit: null, count: false });
+    return created;
+  };
+  /** Makes one channel live in the write that starts its tracking; returns the post as written. */
+  const goLive = async (
+    post: PostRecord,
+    channelId: 'ch_x' | 'ch_bluesky',
+    at: string,
+    counts: { countPost: boolean; countPlatform: boolean },
+  ): Promise<PostRecord> => {
+    const next = live(post, channelId, at);
+    const platform = channelId === 'ch_x' ? 'x' : 'bluesky';
+    await posts().replace(post, next, {
+      startTracking: { tracker: tracker(post.postId, post.workspaceId, channelId, platform, at), ...counts },
+    });
+    return next;
+  };
 
   it('counts the post and the platform with the tracker, and a later channel counts only its platform', async () => {
     const { postId, workspaceId } = fresh();
-    const created = publishing(postId, workspaceId);
-    await posts().create(created, { accountId: 'acc_track', period: '2026-03', limit: null, count: false });
-    const first = live(created, 'ch_x', FIRST);
-    await posts().replace(created, first, {
-      startTracking: {
-        tracker: tracker(postId, workspaceId, 'ch_x', 'x', FIRST),
-        countPost: true,
-        countPlatform: true,
-      },
+    const first = await goLive(await stored(postId, workspaceId), 'ch_x', FIRST, {
+      countPost: true,
+      countPlatform: true,
     });
     expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1 });
-    const second = live(first, 'ch_bluesky', LATER);
-    await posts().replace(first, second, {
-      startTracking: {
-        tracker: tracker(postId, workspaceId, 'ch_bluesky', 'bluesky', LATER),
-        countPost: false,
-        countPlatform: true,
-      },
-    });
+    await goLive(first, 'ch_bluesky', LATER, { countPost: false, countPlatform: true });
     // A redelivered job starting it again changes nothing.
     await store.track(tracker(postId, workspaceId, 'ch_bluesky', 'bluesky', LATER));
     expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1, 'bluesky:posts': 1 });
@@ -169,36 +176,17 @@ describe('starting a channel’s readings in the write that makes it live', () =
 
   it('writes the change alone and starts the tracking on its own when the table shows another case', async () => {
     const { postId, workspaceId } = fresh();
-    const created = publishing(postId, workspaceId);
-    await posts().create(created, { accountId: 'acc_track', period: '2026-03', limit: null, count: false });
+    const created = await stored(postId, workspaceId);
     // The channel's tracking already started (say, a write the post does not know of).
     await store.track(tracker(postId, workspaceId, 'ch_x', 'x', FIRST));
-    const first = live(created, 'ch_x', FIRST);
-    await posts().replace(created, first, {
-      startTracking: {
-        tracker: tracker(postId, workspaceId, 'ch_x', 'x', FIRST),
-        countPost: true,
-        countPlatform: true,
-      },
-    });
+    await goLive(created, 'ch_x', FIRST, { countPost: true, countPlatform: true });
     expect((await posts().get(postId))?.channels[0]?.status).toBe('published');
     expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1 });
     // The post not counted yet although a channel was live before: the refused check hands it to `track`.
     const { postId: other, workspaceId: otherWs } = fresh();
-    const otherCreated = publishing(other, otherWs);
-    await posts().create(otherCreated, {
-      accountId: 'acc_track',
-      period: '2026-03',
-      limit: null,
-      count: false,
-    });
-    const otherLive = live(otherCreated, 'ch_bluesky', LATER);
-    await posts().replace(otherCreated, otherLive, {
-      startTracking: {
-        tracker: tracker(other, otherWs, 'ch_bluesky', 'bluesky', LATER),
-        countPost: false,
-        countPlatform: true,
-      },
+    await goLive(await stored(other, otherWs), 'ch_bluesky', LATER, {
+      countPost: false,
+      countPlatform: true,
     });
     expect(await counts(otherWs)).toEqual({ posts: 1, 'bluesky:posts': 1 });
     expect(await store.listTrackers(other)).toHaveLength(1);
