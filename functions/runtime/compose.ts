@@ -213,7 +213,11 @@ export const base: Part<BaseDeps> = part({
       throw new Error(`${ENV.publishLeaseSeconds} must be more than twice ${ENV.networkTimeoutMs}`);
     }
     // The document client shares the plain client's middleware, so decorating one covers both.
-    const dynamo = decorated(new DynamoDBClient({}));
+    const dynamo = new DynamoDBClient({});
+    // The SDK's logger middleware filters every call's input and output for a logger that is
+    // never configured (its default drops everything): about 0.07 ms of CPU per call for nothing.
+    dynamo.middlewareStack.remove('loggerMiddleware');
+    decorated(dynamo);
     const table: TableRef = { doc: createDocumentClient(dynamo), tableName: env.tableName };
     const settings: BaseDeps['settings'] = {
       maxTransientAttempts: 5,
