@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { LookupBlockInput, NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { type Gate, gate, useNetworks } from '../support/interleave.ts';
+import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -27,11 +27,7 @@ afterAll(async () => {
 });
 
 const deps = () => getDeps();
-let restore: (() => void) | null = null;
-afterEach(() => {
-  restore?.();
-  restore = null;
-});
+const useClient = liveXClientPerTest();
 
 /** A scripted X whose publish waits at `held` (when given) before it answers; lookups find what it published. */
 const scriptedX = (held?: Gate) => {
@@ -56,13 +52,6 @@ const scriptedX = (held?: Gate) => {
     delete: async () => undefined,
   };
   return { client, published, lookups, sends: () => sends };
-};
-
-const useClient = (client: NetworkClient) => {
-  const real = deps().networks;
-  restore = useNetworks((platform, mode) =>
-    platform === 'x' && mode === 'live' ? client : real(platform, mode),
-  );
 };
 
 /** A live draft on X made publishing, with no job queued: the test runs the engine itself. */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import {
   type LookupBlockInput,
@@ -8,7 +8,7 @@ import {
 } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { useNetworks } from '../support/interleave.ts';
+import { liveXClientPerTest } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -35,11 +35,7 @@ afterAll(async () => {
 });
 
 const deps = () => getDeps();
-let restore: (() => void) | null = null;
-afterEach(() => {
-  restore?.();
-  restore = null;
-});
+const useClient = liveXClientPerTest();
 
 /** A scripted network that uploads one chunk per call, in `chunks` chunks, to one session per video. */
 const resumableNetwork = (chunks: number, options: { hangAfterFirstChunk?: boolean } = {}) => {
@@ -88,14 +84,6 @@ const resumableNetwork = (chunks: number, options: { hangAfterFirstChunk?: boole
     delete: async () => undefined,
   };
   return { client, sessions, calls, lookups };
-};
-
-/** Every engine of this process (the runtime's worker included) gets `client` for X. */
-const useClient = (client: NetworkClient) => {
-  const real = deps().networks;
-  restore = useNetworks((platform, mode) =>
-    platform === 'x' && mode === 'live' ? client : real(platform, mode),
-  );
 };
 
 const createPost = async (intent: 'now' | 'draft') => {

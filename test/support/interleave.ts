@@ -1,4 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach } from 'vitest';
 import type { PostRecord } from '../../functions/core/posts/model.ts';
 import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
 import type { NetworkClient } from '../../functions/ports/network-client.ts';
@@ -83,6 +84,26 @@ export const wrapNetworks = (
 export const useNetworks = (networks: Deps['networks']): (() => void) => {
   const engine = new PublishingEngine({ ...getDeps(), networks });
   return overrideDeps({ networks, publishing: () => engine });
+};
+
+/**
+ * For a file whose tests each script X: returns `useClient`, which gives every engine of this
+ * process (the runtime's worker included) `client` for live X posts, through `useNetworks`; the
+ * real networks come back after each test.
+ */
+export const liveXClientPerTest = (): ((client: NetworkClient) => void) => {
+  let restore: (() => void) | null = null;
+  afterEach(() => {
+    restore?.();
+    restore = null;
+  });
+  return (client) => {
+    restore?.();
+    const real = getDeps().networks;
+    restore = useNetworks((platform, mode) =>
+      platform === 'x' && mode === 'live' ? client : real(platform, mode),
+    );
+  };
 };
 
 /** Every schedule (local scheduler items) whose firing names the post. */
