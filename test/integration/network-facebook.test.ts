@@ -12,7 +12,7 @@ import {
   startFacebookSimulator,
 } from '../../functions/platforms/facebook/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -67,10 +67,7 @@ const unique = (label: string) => `${label} ${randomBytes(3).toString('hex')}`;
 beforeAll(async () => {
   sim = await startFacebookSimulator({ holdMs: 5_000 });
   client = new FacebookClient({ baseUrl: sim.url, timeoutMs: 1_500, videoWaitMs: 3_000, videoPollMs: 50 });
-  files = await startFileServer((name) => {
-    const bytes = stored.get(name);
-    return bytes && { bytes };
-  });
+  files = await startFileServer(servedFrom(stored));
   filesUrl = files.url;
 });
 afterAll(async () => {

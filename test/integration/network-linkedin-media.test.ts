@@ -9,7 +9,7 @@ import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-
 import { type SimPostContent, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'li-token-media', remoteAccountId: 'MeDia42' };
@@ -49,10 +49,7 @@ beforeAll(async () => {
     timeoutMs: 2_000,
     media: { pollMs: 30, maxProcessingSeconds: 10 },
   });
-  files = await startFileServer((name) => {
-    const bytes = stored.get(name);
-    return bytes && { bytes };
-  });
+  files = await startFileServer(servedFrom(stored));
   filesUrl = files.url;
 });
 afterAll(async () => {

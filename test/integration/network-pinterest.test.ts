@@ -12,7 +12,7 @@ import {
   startPinterestSimulator,
 } from '../../functions/platforms/pinterest/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -51,10 +51,7 @@ beforeAll(async () => {
     timeoutMs: 500,
     media: { pollMs: 30, maxProcessingSeconds: 5 },
   });
-  files = await startFileServer((name) => {
-    const bytes = stored.get(name);
-    return bytes && { bytes };
-  });
+  files = await startFileServer(servedFrom(stored));
   filesUrl = files.url;
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { classifyApiErrors, waitInMessage } from '../../functions/platforms/reddit/http.ts';
 import { type RedditSimulator, startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { MediaForNetwork, PublishBlockInput } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -33,10 +33,7 @@ const me = async (token = credentials.accessToken) =>
 beforeAll(async () => {
   sim = await startRedditSimulator({ holdMs: 2_000, switches: { processingMs: 100 } });
   client = new RedditClient({ baseUrl: sim.url, timeoutMs: 500, mediaWaitMs: 1_500, pollIntervalMs: 50 });
-  files = await startFileServer((name) => {
-    const bytes = stored.get(name);
-    return bytes && { bytes };
-  });
+  files = await startFileServer(servedFrom(stored));
   filesUrl = files.url;
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTikTokFailure, postIdsOf, TikTokClient } from '../../functions/platforms/tiktok/client.ts';
 import { startTikTokSimulator, type TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const MiB = 1024 * 1024;
@@ -74,13 +74,7 @@ beforeAll(async () => {
     pollMs: 30,
     maxProcessingSeconds: 10,
   });
-  files = await startFileServer(
-    (name) => {
-      const bytes = stored.get(name);
-      return bytes && { bytes };
-    },
-    { ranges: true, onRead: (start) => reads.push(start) },
-  );
+  files = await startFileServer(servedFrom(stored), { ranges: true, onRead: (start) => reads.push(start) });
   filesUrl = files.url;
 });
 afterAll(async () => {

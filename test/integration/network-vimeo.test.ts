@@ -7,7 +7,7 @@ import {
   type VimeoSimulator,
 } from '../../functions/platforms/vimeo/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'vimeo-token-integration', remoteAccountId: '4242' };
@@ -65,13 +65,7 @@ beforeAll(async () => {
     pollMs: 25,
     transcodeWaitSeconds: 10,
   });
-  files = await startFileServer(
-    (name) => {
-      const bytes = stored.get(name);
-      return bytes && { bytes };
-    },
-    { ranges: true },
-  );
+  files = await startFileServer(servedFrom(stored), { ranges: true });
   filesUrl = files.url;
 });
 afterAll(async () => {

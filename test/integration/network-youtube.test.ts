@@ -18,7 +18,7 @@ import type {
   PublishBlockInput,
   UploadProgress,
 } from '../../functions/ports/network-client.ts';
-import { startFileServer } from '../support/file-server.ts';
+import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -77,13 +77,7 @@ beforeAll(async () => {
   sim = await startYouTubeSimulator({ processingMs: 100 });
   client = clientWith();
   // Stands in for S3's presigned URLs, byte ranges included (a resumed upload reads from its offset).
-  files = await startFileServer(
-    (name) => {
-      const bytes = stored.get(name);
-      return bytes && { bytes };
-    },
-    { ranges: true },
-  );
+  files = await startFileServer(servedFrom(stored), { ranges: true });
   filesUrl = files.url;
 });
 afterAll(async () => {

@@ -7,6 +7,14 @@ export interface ServedFile {
   type?: string;
 }
 
+/** What a server of the files in `stored` (name to bytes) finds: each as `application/octet-stream`. */
+export const servedFrom =
+  (stored: ReadonlyMap<string, Buffer>) =>
+  (name: string): ServedFile | undefined => {
+    const bytes = stored.get(name);
+    return bytes && { bytes };
+  };
+
 /**
  * Stands in for S3's presigned URLs in the network clients' integration tests: serves each file
  * `find` knows at `/<name>` (404 otherwise). With `ranges`, a `Range: bytes=N-` request gets the
