@@ -8,6 +8,7 @@ import { PLANS } from '../../functions/core/usage/plans.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type MediaFileKind, mediaFiles } from '../support/media-files.ts';
+import { startAndPut as startUpload } from '../support/media-upload.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
@@ -57,21 +58,11 @@ const expectError = (res: { status: number; body: any }, status: number, code: s
 };
 
 /** Starts a presigned upload and PUTs `bytes` to it the way a client would, with plain fetch. */
-const startAndPut = async (
+const startAndPut = (
   declared: { fileName: string; mimeType: string; size: number },
   bytes: Buffer,
   key = ws.key,
-) => {
-  const start = await rt.api('/media/uploads', { method: 'POST', key, body: declared });
-  expect(start.status).toBe(201);
-  const put = await fetch(start.body.upload.url, {
-    method: 'PUT',
-    headers: start.body.upload.headers,
-    body: bytes,
-  });
-  expect(put.status).toBe(200);
-  return start.body;
-};
+) => startUpload(rt, key, declared, bytes);
 
 const CASES: [MediaFileKind, string, string][] = [
   ['jpeg', 'photo.jpg', 'image/jpeg'],

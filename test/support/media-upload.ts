@@ -29,6 +29,30 @@ export const uploadMedia = async (
   return (await res.json()) as UploadedMedia;
 };
 
+/** What POST /v1/media/uploads answers: the pending media and where to put its bytes. */
+export interface StartedUpload {
+  media: UploadedMedia & Record<string, unknown>;
+  upload: { url: string; headers: Record<string, string> } & Record<string, unknown>;
+}
+
+/** Starts a presigned upload of `declared` and PUTs `bytes` to its URL (201, then 200); not completed. */
+export const startAndPut = async (
+  rt: TestRuntime,
+  key: string,
+  declared: { fileName: string; mimeType: string; size: number },
+  bytes: Buffer,
+): Promise<StartedUpload> => {
+  const start = await rt.api('/media/uploads', { method: 'POST', key, body: declared });
+  expect(start.status).toBe(201);
+  const put = await fetch(start.body.upload.url, {
+    method: 'PUT',
+    headers: start.body.upload.headers,
+    body: bytes,
+  });
+  expect(put.status).toBe(200);
+  return start.body as StartedUpload;
+};
+
 /** A file over the direct-upload cap: through a presigned upload, then completed. */
 export const uploadLargeMedia = async (
   rt: TestRuntime,
@@ -37,19 +61,8 @@ export const uploadLargeMedia = async (
   name: string,
   type: string,
 ): Promise<UploadedMedia> => {
-  const start = await rt.api('/media/uploads', {
-    method: 'POST',
-    key,
-    body: { fileName: name, mimeType: type, size: bytes.length },
-  });
-  expect(start.status).toBe(201);
-  const put = await fetch(start.body.upload.url, {
-    method: 'PUT',
-    headers: start.body.upload.headers,
-    body: bytes,
-  });
-  expect(put.status).toBe(200);
-  const done = await rt.api(`/media/${start.body.media.id}/complete`, { method: 'POST', key });
+  const start = await startAndPut(rt, key, { fileName: name, mimeType: type, size: bytes.length }, bytes);
+  const done = await rt.api(`/media/${start.media.id}/complete`, { method: 'POST', key });
   expect(done.status).toBe(200);
   return done.body as UploadedMedia;
 };
