@@ -70,7 +70,8 @@ export const operationIdOf = (routeKey: string): string => {
 };
 
 const errorsOf = (routeKey: string, op: Operation): ErrorCode[] => {
-  const codes = new Set<ErrorCode>(op.errors ?? []);
+  // API Gateway refuses an over-large request (request line and headers, or body) on every route.
+  const codes = new Set<ErrorCode>([...(op.errors ?? []), 'payload_too_large']);
   const method = routeKey.split(' ')[0];
   if (op.auth !== 'none') {
     for (const code of ['unauthorized', 'rate_limited', 'internal_error'] as const) codes.add(code);

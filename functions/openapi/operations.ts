@@ -19,8 +19,9 @@
  *
  * `errors` lists the codes the route's own code can answer (functions/shared/errors.ts); the
  * document adds the ones every route shares: authentication (unauthorized, forbidden for writes
- * with a read-only key), rate_limited and internal_error on every keyed route; invalid_json,
- * unsupported_media_type, payload_too_large and validation_failed on routes with a JSON body;
+ * with a read-only key), rate_limited and internal_error on every keyed route; payload_too_large on
+ * every route (API Gateway's limits on the request line and headers, and on the body); invalid_json,
+ * unsupported_media_type and validation_failed on routes with a JSON body;
  * idempotency_key_reused, idempotency_in_progress and service_unavailable on idempotent ones.
  * Each error status is answered with the error envelope, its `code` limited to that route's codes.
  * Response schemas are zod schemas (functions/openapi/responses.ts); a response schema is what the

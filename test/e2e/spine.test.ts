@@ -141,6 +141,19 @@ describe('error envelope', () => {
     expect(gateway.body.error.code).toBe('payload_too_large');
   });
 
+  it("answers a request line and headers over API Gateway's 10,240 bytes with 413, on any route", async () => {
+    const over = await rt.api(`/posts?tag=${'x'.repeat(10_300)}`);
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('payload_too_large');
+    expect(over.body.error.message).toContain('10240');
+    const headers = await rt.api('/posts', { headers: { 'x-filler': 'y'.repeat(10_300) } });
+    expect(headers.status).toBe(413);
+    // Just under the quota, the route itself answers (an unknown tag filter is its own 400).
+    const under = await rt.api(`/posts?tag=${'x'.repeat(9_000)}`);
+    expect(under.status).not.toBe(413);
+    expect(under.status).toBeLessThan(500);
+  });
+
   it('names the offending field of an invalid body', async () => {
     const missing = await rt.api('/tags', { method: 'POST', body: {} });
     expectEnvelope(missing.body, 'validation_failed', 400, missing.status);

@@ -29,6 +29,20 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
  * is larger than 6 MiB; the local server refuses the same, so what fails on AWS fails here too.
  */
 export const MAX_LAMBDA_EVENT_BYTES = 6 * 1024 * 1024;
+/** API Gateway (HTTP API): the request line and the header values together, at most (a fixed quota). */
+export const MAX_REQUEST_LINE_AND_HEADERS_BYTES = 10_240;
+/**
+ * Node's own cap on what it parses of a request head (above which it answers 431 with no body,
+ * before any of our code): well above API Gateway's quota, so the gateway's refusal is ours to give.
+ */
+const NODE_MAX_HEADER_BYTES = 64 * 1024;
+
+/** The bytes API Gateway counts against its quota: the request line and every header value. */
+const requestLineAndHeaderBytes = (req: IncomingMessage): number => {
+  let bytes = Buffer.byteLength(`${req.method ?? ''} ${req.url ?? ''} HTTP/${req.httpVersion}`);
+  for (let i = 1; i < req.rawHeaders.length; i += 2) bytes += Buffer.byteLength(req.rawHeaders[i] ?? '');
+  return bytes;
+};
 
 interface CompiledRoute {
   route: RouteDef;
@@ -249,9 +263,14 @@ export const startHttpServer = async (options: {
   const fallback = await load(options.root, fallbackEntry);
   const health = await load(options.root, healthRoute.entry);
 
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, async (req, res) => {
     if (options.onRequest) reportWhenSent(req, res, options.onRequest);
     try {
+      if (requestLineAndHeaderBytes(req) > MAX_REQUEST_LINE_AND_HEADERS_BYTES) {
+        req.resume();
+        send(res, tooLarge(MAX_REQUEST_LINE_AND_HEADERS_BYTES, 'request line and header values together'));
+        return;
+      }
       const url = new URL(req.url ?? '/', 'http://localhost');
       const body = await readBody(req);
       if (body === null) {
