@@ -125,12 +125,27 @@ export interface AccountStore {
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;
   /** Several channels of a workspace in one read, by id; a channel that does not exist is absent. */
   getChannels(workspaceId: string, channelIds: string[]): Promise<Map<string, ChannelRecord>>;
+  /**
+   * A publish job's read: the channels (as `getChannels`) and, in the same request, the count of
+   * the workspace's webhook endpoints (null: never counted), which decides whether the job's
+   * writes keep their events (see `OutboxGate`).
+   */
+  getChannelsForJob(
+    workspaceId: string,
+    channelIds: string[],
+  ): Promise<{ channels: Map<string, ChannelRecord>; endpoints: number | null }>;
   listChannels(workspaceId: string): Promise<ChannelRecord[]>;
   /**
-   * Marks the channel as needing reconnection (its token was refused); true if it was connected
-   * until now. With `event`, the event enters the outbox in the same write (only when it changed).
+   * Marks the channel as needing reconnection (its token was refused); `changed` if it was
+   * connected until now. With `event`, the event enters the outbox in the same write (only when it
+   * changed), by the outbox's rule: `kept` holds it unless the workspace has no webhook endpoint
+   * (or it is a sandbox event), and only a kept event is handed to the event queue.
    */
-  markNeedsReconnect(workspaceId: string, channelId: string, event?: OutboxEvent): Promise<boolean>;
+  markNeedsReconnect(
+    workspaceId: string,
+    channelId: string,
+    event?: OutboxEvent,
+  ): Promise<{ changed: boolean; kept: OutboxEvent[] }>;
   /**
    * Connects a remote account through the API: the workspace's channel of the same platform and
    * remote account gets the new tokens (and is connected again); otherwise `build(channelId)` is

@@ -2,12 +2,20 @@ import type { PostRecord } from '../core/posts/model.ts';
 import type { KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
-import type { BlockClaim, OutboxEvent } from './publishing.ts';
+import type { BlockClaim, OutboxEvent, OutboxGate } from './publishing.ts';
 
 /** Written in the same transaction as a post change. */
 export interface PostWriteExtras {
-  /** Outbox events the change produces (none is lost: they commit with it). */
+  /**
+   * Outbox events the change produces (none is lost: they commit with it). Sandbox (test-key)
+   * events are not kept: they are never delivered and nothing reads them.
+   */
   events?: OutboxEvent[];
+  /**
+   * What the writer read of the workspace's webhook endpoints: known to have none, the events are
+   * left out and the write checks that it still has none (`EndpointsAppearedError` otherwise).
+   */
+  outbox?: OutboxGate;
   /** Counts the post in `posts.published` of this account and period (`YYYY-MM`). */
   countPublished?: { accountId: string; period: string };
   /**

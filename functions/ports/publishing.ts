@@ -98,6 +98,28 @@ export class ClaimTakenError extends Error {
   }
 }
 
+/**
+ * What a write knows of its workspace's webhook endpoints: how many there are (`endpoints`, as a
+ * read found them), or null when the workspace was never counted. With 0, the write keeps no
+ * event: it checks, in the same transaction, that the workspace still has no endpoint instead
+ * (`EndpointsAppearedError` when one was created meanwhile: write again with `endpoints: null`).
+ */
+export interface OutboxGate {
+  workspaceId: string;
+  endpoints: number | null;
+}
+
+/** A write that left its events out found that its workspace has a webhook endpoint now: nothing was written. */
+export class EndpointsAppearedError extends Error {
+  constructor() {
+    super('A webhook endpoint was created in the workspace since its count was read');
+    this.name = 'EndpointsAppearedError';
+  }
+}
+
+/** Whether a write with `gate` leaves its events out (the workspace is known to have no endpoint). */
+export const skipsEvents = (gate: OutboxGate | undefined): boolean => gate?.endpoints === 0;
+
 export type EventType =
   | 'post.published'
   | 'post.failed'

@@ -79,7 +79,12 @@ export type AttemptResult =
 
 /** Endpoints, deliveries and the attempt log (DynamoDB on both runtimes). */
 export interface WebhookStore {
-  createEndpoint(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Creates the endpoint and counts it in its workspace's count of endpoints (the outbox keeps no
+   * event while that count is 0). `existing`: how many endpoints the workspace had when the caller
+   * listed them, where a count that was never made starts.
+   */
+  createEndpoint(endpoint: WebhookEndpoint, existing: number): Promise<void>;
   getEndpoint(workspaceId: string, webhookId: string): Promise<WebhookEndpoint | null>;
   listEndpoints(workspaceId: string): Promise<WebhookEndpoint[]>;
   /** Sets the given fields if the endpoint still exists; the endpoint after the change, or null. */
@@ -88,8 +93,16 @@ export interface WebhookStore {
     webhookId: string,
     changes: Partial<Omit<WebhookEndpoint, 'webhookId' | 'workspaceId' | 'accountId' | 'createdAt'>>,
   ): Promise<WebhookEndpoint | null>;
-  /** Deletes the endpoint, then its deliveries and attempt log; false when it did not exist. */
+  /**
+   * Deletes the endpoint (taking it off its workspace's count), then its deliveries and attempt
+   * log; false when it did not exist.
+   */
   deleteEndpoint(workspaceId: string, webhookId: string): Promise<boolean>;
+  /**
+   * A workspace never counted, in which `listEndpoints` found no endpoint just now: its count
+   * becomes 0 unless it exists (an endpoint created since then made it). True when it did now.
+   */
+  countNoEndpoints(workspaceId: string): Promise<boolean>;
   /** Creates the delivery unless it exists, only while the endpoint exists and is enabled. */
   createDelivery(delivery: Delivery): Promise<'created' | 'exists' | 'endpoint_unavailable'>;
   getDelivery(deliveryId: string): Promise<Delivery | null>;

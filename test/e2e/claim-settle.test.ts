@@ -56,7 +56,7 @@ const scriptedX = (held?: Gate) => {
 
 /** A live draft on X made publishing, with no job queued: the test runs the engine itself. */
 const publishingDraft = async () => {
-  const ws = await freshWorkspace(['x']);
+  const ws = await freshWorkspace(['x'], 'live', { keepEvents: true });
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,

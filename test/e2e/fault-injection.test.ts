@@ -124,7 +124,7 @@ describe('sim tokens in every block position of a 3-block thread', () => {
 
 describe('at-least-once delivery', () => {
   it('publishes once when every message arrives three times, concurrently', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky', 'linkedin']);
+    const ws = await freshWorkspace(['x', 'bluesky', 'linkedin'], 'live', { keepEvents: true });
     const marker = `dup-${Date.now()}`;
     const created = await rt.api('/posts', {
       method: 'POST',

@@ -108,7 +108,7 @@ const addEndpoint = async (workspaceId: string, events: EventType[]) => {
     createdAt: now,
     updatedAt: now,
   };
-  await new DynamoWebhookStore(table).createEndpoint(endpoint);
+  await new DynamoWebhookStore(table).createEndpoint(endpoint, 0);
   return endpoint;
 };
 

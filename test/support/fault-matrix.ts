@@ -138,7 +138,7 @@ export const runFaultMatrix = async (
   const results = await Promise.all(
     cases.map(async ({ token, position }): Promise<FaultCase> => {
       // A workspace each: a reconnect marks its channel, which must not spill into other cases.
-      const ws = await freshWorkspace([network]);
+      const ws = await freshWorkspace([network], 'live', { keepEvents: true });
       const marker = `${network}-${token}-${position}-${Math.random().toString(36).slice(2, 8)}`;
       const blocks = await Promise.all(
         positions.map(async (i) => ({

@@ -1,7 +1,35 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import type { OutboxEvent } from '../../functions/ports/publishing.ts';
+import type { WebhookEndpoint } from '../../functions/ports/webhooks.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+
+/**
+ * Gives the workspace a webhook endpoint that receives nothing (turned off, as by a request), so
+ * that its events are kept in the outbox as for any workspace with an endpoint: a workspace with
+ * none keeps no event. Created as the route does (counted in the workspace's count).
+ */
+export const keepEvents = async (accountId: string, workspaceId: string): Promise<WebhookEndpoint> => {
+  const now = new Date().toISOString();
+  const endpoint: WebhookEndpoint = {
+    webhookId: `wh_keep${Math.random().toString(36).slice(2, 12)}`,
+    workspaceId,
+    accountId,
+    url: 'https://receiver.invalid/off',
+    description: 'turned off: keeps the events of a test workspace',
+    events: ['post.published', 'post.failed', 'post.partially_failed', 'channel.needs_reconnect'],
+    enabled: false,
+    consecutiveFailures: 0,
+    disabledReason: 'request',
+    disabledAt: now,
+    secretCiphertext: 'sealed',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const { webhooks } = getDeps();
+  await webhooks.createEndpoint(endpoint, (await webhooks.listEndpoints(workspaceId)).length);
+  return endpoint;
+};
 
 /** Every outbox event about a post (a test-only scan of the test's own table). */
 export const eventsOfPost = async (postId: string): Promise<(OutboxEvent & { pending: boolean })[]> => {

@@ -239,7 +239,9 @@ export class TokenService {
         error: 'The network refused to refresh the access token.',
       },
     };
-    if (await deps.accounts.markNeedsReconnect(channel.workspaceId, channel.channelId, event)) {
+    const { kept } = await deps.accounts.markNeedsReconnect(channel.workspaceId, channel.channelId, event);
+    // Kept only when it changed and the workspace may have a webhook endpoint (the outbox's rule).
+    if (kept.length > 0) {
       // The outbox sweep hands it on if this send is lost.
       await deps
         .queue()

@@ -19,10 +19,13 @@ import {
   type BlockClaim,
   type ClaimStore,
   ClaimTakenError,
+  EndpointsAppearedError,
   type EventType,
   type JobQueue,
   type OutboxEvent,
+  type OutboxGate,
   type PublishJob,
+  skipsEvents,
 } from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import { ApiError } from '../../shared/errors.ts';
@@ -251,6 +254,11 @@ export class PublishingEngine {
   private readonly tagNameCache = new Map<string, { at: number; names: Map<string, string> }>();
   /** Per job (keyed by the post as the job read it): the latest version this worker read or wrote. */
   private readonly held = new WeakMap<PostRecord, HeldPost>();
+  /**
+   * Per job: what its read found of the workspace's webhook endpoints, which decides whether the
+   * job's writes keep their events (undefined: not read, and the events are kept).
+   */
+  private readonly gates = new WeakMap<PostRecord, Promise<OutboxGate | undefined>>();
 
   constructor(private readonly deps: PublishingDeps) {}
 
@@ -305,12 +313,24 @@ export class PublishingEngine {
     // The channels' writes start from what this job holds rather than reading the post again.
     this.held.set(post, { post });
     const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
-    // The channels' records in one read for the job (each channel used to read its own).
-    const records =
-      pending.length > 1 ? this.deps.accounts.getChannels(post.workspaceId, pending) : undefined;
+    // The channels' records in one read for the job (each channel used to read its own), with the
+    // count of the workspace's webhook endpoints.
+    const read =
+      pending.length > 0 ? this.deps.accounts.getChannelsForJob(post.workspaceId, pending) : undefined;
+    const records = read?.then((found) => found.channels);
     // A failed read fails each channel that waits for it (the job comes back); not unhandled
     // when none does (every channel waiting for a rate limit).
     records?.catch(() => undefined);
+    if (read) {
+      const { workspaceId } = post;
+      this.gates.set(
+        post,
+        read.then(
+          ({ endpoints }) => ({ workspaceId, endpoints }),
+          () => undefined,
+        ),
+      );
+    }
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
         try {
@@ -692,7 +712,8 @@ export class PublishingEngine {
       });
     } catch (error) {
       if (error instanceof PostGoneError) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
-      else if (!(error instanceof ClaimTakenError)) {
+      else if (!(error instanceof ClaimTakenError) && !(error instanceof EndpointsAppearedError)) {
+        // (An endpoint that appeared wrote nothing: the caller writes again, with the claim's settle.)
         // The table failed: the claim still records the block if it can, so a retry finds it sent.
         await this.deps.claims.settle(settle.claim, 'sent', settle.remote).catch((failure: unknown) =>
           logger.warn('Could not settle the claim of a sent block; a retry will look it up', {
@@ -938,7 +959,7 @@ export class PublishingEngine {
   }
 
   private async reconnectNeeded(post: PostRecord, channel: PostChannel): Promise<ChannelOutcome> {
-    const changed = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
+    const { changed } = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
     const extraEvents: OutboxEvent[] = [];
     if (changed) {
       const record = await this.deps.accounts.getChannel(post.workspaceId, channel.channelId);
@@ -987,6 +1008,41 @@ export class PublishingEngine {
   ): Promise<ChannelOutcome> {
     const names = await this.tagNames(round.workspaceId);
     const settle = lastBlock?.claim ? { claim: lastBlock.claim, remote: lastBlock.remote } : undefined;
+    let gate = await this.gates.get(round);
+    for (;;) {
+      try {
+        return await this.finishWrite(
+          round,
+          channelId,
+          status,
+          error,
+          extraEvents,
+          lastBlock,
+          names,
+          settle,
+          gate,
+        );
+      } catch (failure) {
+        if (!(failure instanceof EndpointsAppearedError) || !gate) throw failure;
+        // An endpoint was created since the job read the count: this write and the job's next keep their events.
+        gate = { workspaceId: round.workspaceId, endpoints: null };
+        this.gates.set(round, Promise.resolve(gate));
+      }
+    }
+  }
+
+  /** `finishChannel`'s write, with the events kept or left out as `gate` says. */
+  private async finishWrite(
+    round: PostRecord,
+    channelId: string,
+    status: 'published' | 'failed',
+    error: string | null,
+    extraEvents: OutboxEvent[],
+    lastBlock: { b: number; remote: RemoteBlock; claim?: BlockClaim } | undefined,
+    names: Map<string, string>,
+    settle: { claim: BlockClaim; remote: RemoteBlock } | undefined,
+    gate: OutboxGate | undefined,
+  ): Promise<ChannelOutcome> {
     // The event's snapshot carries the same time as the write, so it equals GET /posts/{id} to the letter.
     const { post: written, extras } = await this.writeSettling(round, settle, (current, now) => {
       const channel = current.channels.find((c) => c.channelId === channelId);
@@ -1020,11 +1076,13 @@ export class PublishingEngine {
         extras: {
           ...applied?.extras,
           events: [...extraEvents, event],
+          ...(gate ? { outbox: gate } : {}),
           ...(status === 'published' ? this.startTracking(current, next, channelId) : {}),
         },
       };
     });
-    await this.dispatch(extras?.events ?? []);
+    // Only the events the write kept go to the event queue.
+    await this.dispatch(skipsEvents(extras?.outbox) ? [] : (extras?.events ?? []));
     // Written with the completion, or (when the write found the channel done already) started here.
     if (status === 'published' && !extras?.startTracking) await this.channelLive(written, channelId);
     return { kind: 'done' };

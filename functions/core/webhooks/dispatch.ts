@@ -24,13 +24,40 @@ export interface DispatchDeps {
 /** Endpoints of a workspace, read once for the events of one queue batch. */
 export type EndpointLookup = (workspaceId: string) => Promise<WebhookEndpoint[]>;
 
-/** A lookup that reads each workspace's endpoints once (the events of one batch share it). */
+/**
+ * A workspace found with no endpoint (a consistent read) is counted: its count of endpoints
+ * becomes 0 unless it exists already, so that its later events are not kept at all. Only a
+ * workspace never counted (made before the count) sends events here with no endpoint; a failure
+ * is logged, never the event's (the next event's batch tries again).
+ */
+const countIfNone = async (deps: Pick<DispatchDeps, 'webhooks'>, workspaceId: string) => {
+  try {
+    if (await deps.webhooks.countNoEndpoints(workspaceId)) {
+      logger.info('Counted a workspace with no webhook endpoint: its events are no longer kept', {
+        workspaceId,
+      });
+    }
+  } catch (error) {
+    logger.warn('Could not count the webhook endpoints of a workspace', {
+      workspaceId,
+      error: error as Error,
+    });
+  }
+};
+
+/**
+ * A lookup that reads each workspace's endpoints once (the events of one batch share it); a
+ * workspace with none gets its count of endpoints (0) if it has no count yet.
+ */
 export const endpointsOnce = (deps: Pick<DispatchDeps, 'webhooks'>): EndpointLookup => {
   const read = new Map<string, Promise<WebhookEndpoint[]>>();
   return (workspaceId) => {
     let endpoints = read.get(workspaceId);
     if (!endpoints) {
-      endpoints = deps.webhooks.listEndpoints(workspaceId);
+      endpoints = deps.webhooks.listEndpoints(workspaceId).then(async (found) => {
+        if (found.length === 0) await countIfNone(deps, workspaceId);
+        return found;
+      });
       // A failed read is not kept: the next event of the batch reads again.
       endpoints.catch(() => read.delete(workspaceId));
       read.set(workspaceId, endpoints);

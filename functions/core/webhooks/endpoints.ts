@@ -121,7 +121,8 @@ export const createWebhook = async (deps: EndpointDeps, auth: AuthContext, input
   requireLiveKey(auth);
   await checkWebhookUrl(deps, input.url);
   const { maxEndpointsPerWorkspace } = deps.webhookSettings();
-  if ((await deps.webhooks.listEndpoints(auth.workspaceId)).length >= maxEndpointsPerWorkspace) {
+  const existing = (await deps.webhooks.listEndpoints(auth.workspaceId)).length;
+  if (existing >= maxEndpointsPerWorkspace) {
     throw new ApiError(
       'too_many_webhooks',
       `A workspace has at most ${maxEndpointsPerWorkspace} webhook endpoints; delete one first.`,
@@ -145,7 +146,7 @@ export const createWebhook = async (deps: EndpointDeps, auth: AuthContext, input
     createdAt: now,
     updatedAt: now,
   };
-  await deps.webhooks.createEndpoint(endpoint);
+  await deps.webhooks.createEndpoint(endpoint, existing);
   return { secret, sealed: { sealedSecret: endpoint.secretCiphertext, endpoint: endpointView(endpoint) } };
 };
 

@@ -14,6 +14,7 @@ import {
   disconnectChannel,
   getChannel,
   getChannels,
+  getChannelsForJob,
   holdRefresh,
   listChannels,
   markNeedsReconnect,
@@ -37,6 +38,7 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
   getChannels: (workspaceId, channelIds) => getChannels(table, workspaceId, channelIds),
+  getChannelsForJob: (workspaceId, channelIds) => getChannelsForJob(table, workspaceId, channelIds),
   listChannels: (workspaceId) => listChannels(table, workspaceId),
   markNeedsReconnect: (workspaceId, channelId, event) =>
     markNeedsReconnect(table, workspaceId, channelId, event),

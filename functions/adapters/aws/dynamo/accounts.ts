@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanName } from '../../../core/usage/plans.ts';
 import type { Account, Workspace } from '../../../ports/accounts.ts';
 import { queryByPrefix, type TableRef } from './client.ts';
@@ -57,12 +57,29 @@ export const setAccountPlan = async ({ doc, tableName }: TableRef, accountId: st
   );
 };
 
+/**
+ * A new workspace, with its count of webhook endpoints (0) in the same transaction: until an
+ * endpoint is created, its events are not kept (see `outboxItems`).
+ */
 export const putWorkspace = async ({ doc, tableName }: TableRef, workspace: Workspace): Promise<void> => {
   await doc.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: workspaceToItem(workspace),
-      ConditionExpression: 'attribute_not_exists(PK)',
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName,
+            Item: workspaceToItem(workspace),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.webhookCount(workspace.workspaceId), type: 'WebhookCount', endpoints: 0 },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+      ],
     }),
   );
 };

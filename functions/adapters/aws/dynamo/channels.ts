@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChannelConnectResult, ChannelRecord, TokenUpdate } from '../../../ports/accounts.ts';
-import type { OutboxEvent } from '../../../ports/publishing.ts';
+import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import {
@@ -11,7 +11,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { eventToItem } from './events.ts';
+import { endpointCountOf, outboxItems, readEndpointCount } from './events.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 
 const refreshIndex = (c: Pick<ChannelRecord, 'refreshDueAt' | 'workspaceId' | 'channelId'>) =>
@@ -114,17 +114,38 @@ export const getChannels = async (
   return new Map(items.map((item) => [item.channelId as string, channelFromItem(item)]));
 };
 
+export const getChannelsForJob = async (
+  table: TableRef,
+  workspaceId: string,
+  channelIds: string[],
+): Promise<{ channels: Map<string, ChannelRecord>; endpoints: number | null }> => {
+  const unique = [...new Set(channelIds)];
+  const countKey = keys.webhookCount(workspaceId);
+  const items = await batchGetAll(table, [
+    ...unique.map((channelId) => keys.channel(workspaceId, channelId)),
+    countKey,
+  ]);
+  const channels = new Map<string, ChannelRecord>();
+  let endpoints: number | null = null;
+  for (const item of items) {
+    if (item.SK === countKey.SK) endpoints = endpointCountOf(item);
+    else channels.set(item.channelId as string, channelFromItem(item));
+  }
+  return { channels, endpoints };
+};
+
 export const listChannels = async (table: TableRef, workspaceId: string): Promise<ChannelRecord[]> => {
   const { PK, SKPrefix } = keys.channelPrefix(workspaceId);
   return (await queryByPrefix(table, PK, SKPrefix)).map(channelFromItem);
 };
 
 export const markNeedsReconnect = async (
-  { doc, tableName }: TableRef,
+  table: TableRef,
   workspaceId: string,
   channelId: string,
   event?: OutboxEvent,
-): Promise<boolean> => {
+): Promise<{ changed: boolean; kept: OutboxEvent[] }> => {
+  const { doc, tableName } = table;
   const update = {
     TableName: tableName,
     Key: keys.channel(workspaceId, channelId),
@@ -134,30 +155,28 @@ export const markNeedsReconnect = async (
     ExpressionAttributeNames: { '#connection': 'connection' },
     ExpressionAttributeValues: { ':reconnect': 'needs_reconnect', ':connected': 'connected' },
   };
-  try {
-    if (!event) {
-      await doc.send(new UpdateCommand(update));
-    } else {
-      await doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: update },
-            {
-              Put: {
-                TableName: tableName,
-                Item: eventToItem(event),
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
+  // The event follows the outbox's rule: not kept while the workspace has no webhook endpoint.
+  let gate: OutboxGate | undefined =
+    event?.mode === 'live'
+      ? { workspaceId, endpoints: await readEndpointCount(table, workspaceId) }
+      : undefined;
+  for (;;) {
+    const outbox = outboxItems(tableName, event ? [event] : [], gate);
+    try {
+      if (outbox.items.length === 0) await doc.send(new UpdateCommand(update));
+      else await doc.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...outbox.items] }));
+      return { changed: true, kept: outbox.kept };
+    } catch (error) {
+      if (isConditionFailure(error)) return { changed: false, kept: [] };
+      const reasons = transactionCancellation(error)?.reasons;
+      if (reasons?.[0] === 'ConditionalCheckFailed') return { changed: false, kept: [] };
+      // An endpoint was created since the count was read: the event is kept after all.
+      if (outbox.checks && reasons?.[1] === 'ConditionalCheckFailed' && gate) {
+        gate = { workspaceId, endpoints: null };
+        continue;
+      }
+      throw error;
     }
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') return false;
-    throw error;
   }
 };
 

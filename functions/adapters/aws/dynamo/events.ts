@@ -1,11 +1,13 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { OutboxEvent } from '../../../ports/publishing.ts';
+import { type OutboxEvent, type OutboxGate, skipsEvents } from '../../../ports/publishing.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
+import type { TransactItem } from './usage.ts';
 
 /**
- * The outbox item of an event; sandbox (test-key) events are kept but never pending delivery. The
+ * The outbox item of an event (live events only: see `outboxItems`); pending delivery until the
+ * webhooks capability takes it (sandbox events written before were kept, never pending). The
  * event is stored deflated (`eventZ`, binary): it carries the post's snapshot, and a write costs
  * one unit per started KB (two in the transaction that commits it), its index entry as much again.
  */
@@ -15,6 +17,66 @@ export const eventToItem = (event: OutboxEvent) => ({
   type: 'Event',
   eventZ: deflateRawSync(JSON.stringify(event)),
 });
+
+/**
+ * The one rule for every write that commits outbox events: the items it adds to its transaction.
+ * - Sandbox (test-key) events are not kept: never delivered, and nothing reads them.
+ * - When `gate` says the workspace has no webhook endpoint, no event is kept either (nobody could
+ *   receive it, and an endpoint created later is not sent what happened before it existed); the
+ *   transaction holds a check that the count is still 0 instead, so an endpoint created before
+ *   the commit refuses it (`checkAt`: the check's index among `items`; the writer throws
+ *   `EndpointsAppearedError` on its refusal and writes again without the gate).
+ * - Otherwise (endpoints, or a workspace never counted) each live event is put as before.
+ * `kept`: the events written, the ones to hand to the event queue.
+ */
+export const outboxItems = (
+  tableName: string,
+  events: OutboxEvent[],
+  gate?: OutboxGate,
+): { items: TransactItem[]; kept: OutboxEvent[]; checks: boolean } => {
+  const live = events.filter((event) => event.mode === 'live');
+  if (live.length === 0) return { items: [], kept: [], checks: false };
+  if (gate && skipsEvents(gate)) {
+    return {
+      items: [
+        {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.webhookCount(gate.workspaceId),
+            ConditionExpression: 'endpoints = :zero',
+            ExpressionAttributeValues: { ':zero': 0 },
+          },
+        },
+      ],
+      kept: [],
+      checks: true,
+    };
+  }
+  return {
+    items: live.map((event) => ({
+      Put: {
+        TableName: tableName,
+        Item: eventToItem(event),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    })),
+    kept: live,
+    checks: false,
+  };
+};
+
+/** The workspace's count of webhook endpoints; null when it was never counted. */
+export const readEndpointCount = async (
+  { doc, tableName }: TableRef,
+  workspaceId: string,
+): Promise<number | null> => {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.webhookCount(workspaceId) }));
+  return endpointCountOf(out.Item);
+};
+
+/** The count a count item holds; null when there is none (a workspace never counted). */
+export const endpointCountOf = (item: Record<string, unknown> | undefined): number | null =>
+  typeof item?.endpoints === 'number' ? item.endpoints : null;
 
 /** The event an outbox item holds (deflated, or as a plain map in items written before). */
 export const eventFromItem = (item: Record<string, unknown> | undefined): OutboxEvent | null => {

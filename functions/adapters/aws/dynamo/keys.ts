@@ -98,6 +98,12 @@ export const keys = {
     SK: `WEBHOOK#${webhookId}`,
   }),
   webhookPrefix: (workspaceId: string) => ({ PK: `WORKSPACE#${workspaceId}`, SKPrefix: 'WEBHOOK#' }),
+  /**
+   * How many webhook endpoints the workspace has (`endpoints`), kept by the transactions that
+   * create and delete them; absent: never counted (workspaces and endpoints made before the count).
+   * Next to the channels, so a publish job's read of its channels fetches it in the same request.
+   */
+  webhookCount: (workspaceId: string): Key => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WEBHOOKCOUNT' }),
   /** An endpoint's own partition: its deliveries and attempt log, deleted with it. */
   webhookPartition: (webhookId: string): string => `WEBHOOK#${webhookId}`,
   webhookDelivery: (webhookId: string, deliveryId: string): Key => ({

@@ -9,7 +9,7 @@ import type {
   PostWriteExtras,
   QuotaClaim,
 } from '../../../ports/posts.ts';
-import { ClaimTakenError } from '../../../ports/publishing.ts';
+import { ClaimTakenError, EndpointsAppearedError } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/powertools.ts';
 import { settleUpdate } from './claims.ts';
@@ -21,7 +21,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { eventToItem } from './events.ts';
+import { outboxItems } from './events.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 import { DynamoMetricsStore, trackingItems } from './metrics.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
@@ -254,6 +254,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     const newEntries = entryKeys(next);
     const oldChunks = chunkKeys(previous, previous.textChunks ?? 0);
     const { settleClaim } = extras;
+    const outbox = outboxItems(tableName, extras.events ?? [], extras.outbox);
     const items: TransactItem[] = [
       versionCondition(tableName, previous, 'put', main),
       // Second, where `write` looks for its refusal.
@@ -268,26 +269,28 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       ...newEntries
         .filter((key) => !oldEntries.some((k) => sameKey(k, key)))
         .map((key) => put(tableName, { ...key, type: 'PostIndexEntry', postId: next.postId })),
-      ...(extras.events ?? []).map((event) => put(tableName, eventToItem(event), 'attribute_not_exists(PK)')),
       ...(extras.countPublished
         ? [addPostsPublished(tableName, extras.countPublished.accountId, extras.countPublished.period)]
         : []),
+      // Last, where `write` looks for the refusal of its check.
+      ...outbox.items,
     ];
     const claimAt = settleClaim ? 1 : undefined;
+    const checkAt = outbox.checks ? items.length - 1 : undefined;
     if (!extras.startTracking) {
-      await this.write(items, claimAt);
+      await this.write(items, { claimAt, checkAt });
       return;
     }
     const { tracker, countPost, countPlatform } = extras.startTracking;
     const tracking = trackingItems(tableName, tracker, { countPost, countPlatform });
     try {
-      await this.write([...items, ...tracking], claimAt, items.length);
+      await this.write([...items, ...tracking], { claimAt, checkAt, trackingFrom: items.length });
       return;
     } catch (error) {
       if (!(error instanceof TrackingRefusedError)) throw error;
     }
     // Not the common case after all: the change goes alone, then the tracking on its own.
-    await this.write(items, claimAt);
+    await this.write(items, { claimAt, checkAt });
     try {
       await new DynamoMetricsStore(this.table).track(tracker);
     } catch (error) {
@@ -312,10 +315,14 @@ export class DynamoPostStore implements PostStore, OverduePosts {
 
   /**
    * `claimAt`: the index of a claim's settle among `items` (its refusal means the claim was taken
-   * over). `trackingFrom`: where a tracking start's items begin (a refusal among them alone throws
-   * `TrackingRefusedError`).
+   * over). `checkAt`: the index of the outbox's check that the workspace has no webhook endpoint
+   * (its refusal throws `EndpointsAppearedError`). `trackingFrom`: where a tracking start's items
+   * begin (a refusal among them alone throws `TrackingRefusedError`).
    */
-  private async write(items: TransactItem[], claimAt?: number, trackingFrom?: number): Promise<void> {
+  private async write(
+    items: TransactItem[],
+    { claimAt, checkAt, trackingFrom }: { claimAt?: number; checkAt?: number; trackingFrom?: number } = {},
+  ): Promise<void> {
     try {
       await retryOnTransactionConflict(() =>
         this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
@@ -327,6 +334,8 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new ApiError('conflict', 'The post was changed by another request; read it again and retry.');
       }
+      if (checkAt !== undefined && reasons?.[checkAt] === 'ConditionalCheckFailed')
+        throw new EndpointsAppearedError();
       if (
         trackingFrom !== undefined &&
         reasons?.some((reason, i) => i >= trackingFrom && reason === 'ConditionalCheckFailed')

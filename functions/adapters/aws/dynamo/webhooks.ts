@@ -1,13 +1,14 @@
 /**
  * Webhook endpoints, deliveries and the deliveries log in the single table.
  * - endpoint: `WORKSPACE#<ws>` / `WEBHOOK#<wh>` (listed per workspace);
+ * - the workspace's count of endpoints: `WORKSPACE#<ws>` / `WEBHOOKCOUNT` (kept with each create
+ *   and delete; the publishing outbox keeps no event while it is 0);
  * - delivery: `WEBHOOK#<wh>` / `DELIVERY#<dlv>`, in GSI1 `DELIVERY_DUE#<shard>` while pending;
  * - attempt:  `WEBHOOK#<wh>` / `ATTEMPT#<time>#<dlv>#<n>`.
  * Deliveries and attempts expire 30 days after they were written.
  */
 import {
   BatchWriteCommand,
-  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -22,8 +23,16 @@ import type {
   WebhookEndpoint,
   WebhookStore,
 } from '../../../ports/webhooks.ts';
-import { isConditionFailure, type TableRef, transactionCancellation } from './client.ts';
+import {
+  isConditionFailure,
+  retryOnTransactionConflict,
+  type TableRef,
+  transactionCancellation,
+} from './client.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
+
+/** The `type` of a workspace's count of webhook endpoints (`keys.webhookCount`). */
+export const COUNT_TYPE = 'WebhookCount';
 
 /** How long deliveries and their log entries are kept. */
 export const HISTORY_DAYS = 30;
@@ -105,13 +114,37 @@ const UPDATABLE = [
 export class DynamoWebhookStore implements WebhookStore {
   constructor(private readonly table: TableRef) {}
 
-  async createEndpoint(endpoint: WebhookEndpoint): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: endpointToItem(endpoint),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
+  /**
+   * The endpoint and the workspace's count of endpoints, in one transaction. A count never made
+   * (a workspace from before it) starts from `existing`, the endpoints the caller found beforehand:
+   * an endpoint created since then made the count itself (this write then adds one to it), one
+   * deleted since leaves the count one too high, never too low.
+   */
+  async createEndpoint(endpoint: WebhookEndpoint, existing: number): Promise<void> {
+    const { doc, tableName } = this.table;
+    await retryOnTransactionConflict(() =>
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: endpointToItem(endpoint),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.webhookCount(endpoint.workspaceId),
+                UpdateExpression: 'SET endpoints = if_not_exists(endpoints, :existing) + :one, #type = :type',
+                ExpressionAttributeNames: { '#type': 'type' },
+                ExpressionAttributeValues: { ':existing': existing, ':one': 1, ':type': COUNT_TYPE },
+              },
+            },
+          ],
+        }),
+      ),
     );
   }
 
@@ -183,18 +216,7 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async deleteEndpoint(workspaceId: string, webhookId: string): Promise<boolean> {
     const { doc, tableName } = this.table;
-    try {
-      await doc.send(
-        new DeleteCommand({
-          TableName: tableName,
-          Key: keys.webhook(workspaceId, webhookId),
-          ConditionExpression: 'attribute_exists(PK)',
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    if (!(await this.deleteCounted(workspaceId, webhookId))) return false;
     // With the endpoint gone its workers stop and its log is unreachable; erase the partition.
     const deadline = Date.now() + PURGE_BUDGET_MS;
     let start: Record<string, unknown> | undefined;
@@ -221,6 +243,82 @@ export class DynamoWebhookStore implements WebhookStore {
       start = page.LastEvaluatedKey;
     } while (start && Date.now() < deadline);
     return true;
+  }
+
+  /**
+   * Deletes the endpoint and takes it off the workspace's count in one transaction; a workspace
+   * never counted stays so (the delete checks that it still is: a count made meanwhile counted
+   * this endpoint, and the delete then takes it off). False when the endpoint did not exist.
+   */
+  private async deleteCounted(workspaceId: string, webhookId: string): Promise<boolean> {
+    const { doc, tableName } = this.table;
+    const endpoint = {
+      Delete: {
+        TableName: tableName,
+        Key: keys.webhook(workspaceId, webhookId),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    };
+    const countKey = keys.webhookCount(workspaceId);
+    for (let attempt = 0; ; attempt++) {
+      const counted = attempt % 2 === 0;
+      try {
+        await retryOnTransactionConflict(() =>
+          doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                endpoint,
+                counted
+                  ? {
+                      Update: {
+                        TableName: tableName,
+                        Key: countKey,
+                        UpdateExpression: 'SET endpoints = endpoints - :one',
+                        ConditionExpression: 'attribute_exists(endpoints)',
+                        ExpressionAttributeValues: { ':one': 1 },
+                      },
+                    }
+                  : {
+                      ConditionCheck: {
+                        TableName: tableName,
+                        Key: countKey,
+                        ConditionExpression: 'attribute_not_exists(endpoints)',
+                      },
+                    },
+              ],
+            }),
+          ),
+        );
+        return true;
+      } catch (error) {
+        const reasons = transactionCancellation(error)?.reasons;
+        if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+        // The count is not as this attempt assumed (made, or never made): the other shape, a few times.
+        if (reasons?.[1] === 'ConditionalCheckFailed' && attempt < 5) continue;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Makes the workspace's count 0 when it has none yet and `listEndpoints` found no endpoint just
+   * before: an endpoint created since then made the count itself, and this write is refused (as
+   * it is when the count exists). True when the count is now 0 by this write.
+   */
+  async countNoEndpoints(workspaceId: string): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...keys.webhookCount(workspaceId), type: COUNT_TYPE, endpoints: 0 },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async createDelivery(delivery: Delivery): Promise<'created' | 'exists' | 'endpoint_unavailable'> {
