@@ -1,11 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
+import { DynamoWebhookStore } from '../../functions/adapters/aws/dynamo/webhooks.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
 import { connectChannel, createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
 import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
@@ -14,7 +15,7 @@ import { openTokens, sealTokens, tokenFields } from '../../functions/core/channe
 import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { NetworkError } from '../../functions/ports/network-client.ts';
-import type { JobQueue } from '../../functions/ports/publishing.ts';
+import type { JobQueue, OutboxEvent } from '../../functions/ports/publishing.ts';
 import { freshTable } from '../support/table.ts';
 
 /**
@@ -81,13 +82,38 @@ afterAll(async () => {
   await table?.drop();
 });
 
+/** A webhook endpoint in the workspace (turned off): its events are kept (a workspace with none keeps none). */
+const addEndpoint = async (accountId: string, workspaceId: string) => {
+  const at = now.toISOString();
+  await new DynamoWebhookStore(table).createEndpoint(
+    {
+      webhookId: `wh_ts${Math.random().toString(36).slice(2, 10)}`,
+      workspaceId,
+      accountId,
+      url: 'https://receiver.invalid/hook',
+      description: null,
+      events: ['channel.needs_reconnect'],
+      enabled: false,
+      consecutiveFailures: 0,
+      disabledReason: 'request',
+      disabledAt: at,
+      secretCiphertext: 'sealed',
+      createdAt: at,
+      updatedAt: at,
+    },
+    0,
+  );
+};
+
 const connected = async (
   expiresInSeconds: number,
   proactiveAfterSeconds: number | null = null,
+  { endpoint = true }: { endpoint?: boolean } = {},
 ): Promise<ChannelRecord> => {
   const deps = { accounts, clock, tokenCipher: () => cipher };
   const account = await createAccount(deps, { name: 'A', plan: 'starter' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+  if (endpoint) await addEndpoint(account.accountId, ws.workspaceId);
   const tokens: TokenSet = {
     accessToken: 'access-0',
     refreshToken: 'refresh-0',
@@ -132,6 +158,12 @@ const service = (auth: NetworkAuth) =>
 
 const eventItem = async (eventId: string) =>
   (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.event(eventId) }))).Item;
+
+/** Every event in the outbox of this test's table. */
+const eventsOfTable = async () =>
+  ((await table.doc.send(new ScanCommand({ TableName: table.tableName }))).Items ?? [])
+    .filter((item) => item.type === 'Event')
+    .map((item) => eventFromItem(item) as OutboxEvent);
 
 describe('token service', () => {
   it('uses a token that is not near expiry as it is', async () => {
@@ -225,6 +257,35 @@ describe('token service', () => {
     expect(sentEvents).toHaveLength(1);
   });
 
+  it('a refused refresh in a workspace with no webhook endpoint marks the channel and keeps no event', async () => {
+    const { auth, state } = rotatingNetwork();
+    state.refuseAll = true;
+    const channel = await connected(30, null, { endpoint: false });
+    sentEvents.length = 0;
+    await expect(service(auth).credentials(channel)).rejects.toMatchObject({ kind: 'reconnect' });
+    expect((await accounts.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe(
+      'needs_reconnect',
+    );
+    expect(sentEvents).toEqual([]);
+    expect((await eventsOfTable()).map((e) => e.data.channelId)).not.toContain(channel.channelId);
+  });
+
+  it('a workspace never counted (made before the count) keeps the event as before', async () => {
+    const { auth, state } = rotatingNetwork();
+    state.refuseAll = true;
+    const channel = await connected(30, null, { endpoint: false });
+    await table.doc.send(
+      new DeleteCommand({ TableName: table.tableName, Key: keys.webhookCount(channel.workspaceId) }),
+    );
+    sentEvents.length = 0;
+    await expect(service(auth).credentials(channel)).rejects.toMatchObject({ kind: 'reconnect' });
+    expect(sentEvents).toHaveLength(1);
+    expect(eventFromItem(await eventItem(sentEvents[0] as string))).toMatchObject({
+      type: 'channel.needs_reconnect',
+      data: { channelId: channel.channelId },
+    });
+  });
+
   it('a transient refresh failure leaves the channel connected and lets the next caller refresh', async () => {
     const { auth, state } = rotatingNetwork();
     const channel = await connected(30);
@@ -256,6 +317,7 @@ describe('channels pasted in by the admin CLI (a bare access token, no token ver
       name: 'Pasted',
       accessToken: 'pasted-token',
     });
+    await addEndpoint(account.accountId, ws.workspaceId);
     const channel = (await accounts.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
     expect(channel.tokenVersion).toBe(0);
     const tokenService = service(auth);

@@ -1,0 +1,289 @@
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
+import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
+import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
+import type { WebhookEndpoint } from '../../functions/ports/webhooks.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import {
+  makeCertificates,
+  type Receiver,
+  startReceiver,
+  type TestCertificates,
+} from '../support/https-receiver.ts';
+import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
+import { eventsOfPost } from '../support/outbox.ts';
+import { waitForPost } from '../support/publishing.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * The outbox keeps no event while its workspace has no webhook endpoint: a per-workspace count of
+ * endpoints, kept by the transactions that create and delete them, and checked by the commit that
+ * leaves the events out. These check the count (routes, workspaces from before it) and the races
+ * between a commit and an endpoint's creation or deletion.
+ */
+
+let rt: TestRuntime;
+let certs: TestCertificates;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  certs = makeCertificates();
+  receiver = await startReceiver(certs);
+  rt = await startTestRuntime({
+    env: {
+      NETWORK_TIMEOUT_MS: '1000',
+      PUBLISH_RETRY_BASE_SECONDS: '0.2',
+      WEBHOOK_RETRY_BASE_SECONDS: '0.2',
+      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
+    },
+  });
+});
+afterAll(async () => {
+  await rt?.destroy();
+  await receiver?.close();
+  certs?.remove();
+});
+
+const deps = () => getDeps();
+const useClient = liveXClientPerTest();
+
+/** The workspace's count of endpoints as stored; null when there is none (a workspace from before it). */
+const countOf = async (workspaceId: string): Promise<number | null> => {
+  const { table } = deps();
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.webhookCount(workspaceId), ConsistentRead: true }),
+  );
+  return out.Item ? (out.Item.endpoints as number) : null;
+};
+
+/** Makes the workspace look like one made before the count existed. */
+const forgetCount = async (workspaceId: string) => {
+  const { table } = deps();
+  await table.doc.send(
+    new DeleteCommand({ TableName: table.tableName, Key: keys.webhookCount(workspaceId) }),
+  );
+};
+
+const createEndpoint = async (key: string, path: string) => {
+  const res = await rt.api('/webhooks', {
+    method: 'POST',
+    key,
+    body: { url: receiver.url(path), events: ['post.published', 'post.failed'] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.endpoint.id as string;
+};
+
+const deleteEndpoint = (key: string, id: string) => rt.api(`/webhooks/${id}`, { method: 'DELETE', key });
+
+const endpointsOf = async (workspaceId: string) => (await deps().webhooks.listEndpoints(workspaceId)).length;
+
+/** An endpoint as the create route stores it (turned off: it receives nothing). */
+const storedEndpoint = (accountId: string, workspaceId: string): WebhookEndpoint => {
+  const now = new Date().toISOString();
+  return {
+    webhookId: `wh_out${Math.random().toString(36).slice(2, 14)}`,
+    workspaceId,
+    accountId,
+    url: 'https://receiver.invalid/off',
+    description: null,
+    events: ['post.published'],
+    enabled: false,
+    consecutiveFailures: 0,
+    disabledReason: 'request',
+    disabledAt: now,
+    secretCiphertext: 'sealed',
+    createdAt: now,
+    updatedAt: now,
+  };
+};
+
+const publishNow = async (key: string, channelId: string, content: string) => {
+  const res = await rt.api('/posts', {
+    method: 'POST',
+    key,
+    body: { intent: 'now', channels: [{ channelId, blocks: [{ content }] }] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return waitForPost(rt, res.body.id, key);
+};
+
+describe('the count of a workspace’s webhook endpoints', () => {
+  it('is 0 for a new workspace and follows the routes; failed creates and deletes change nothing', async () => {
+    const ws = await freshWorkspace(['x']);
+    expect(await countOf(ws.workspaceId)).toBe(0);
+    const first = await createEndpoint(ws.key, '/count-1');
+    expect(await countOf(ws.workspaceId)).toBe(1);
+    const second = await createEndpoint(ws.key, '/count-2');
+    expect(await countOf(ws.workspaceId)).toBe(2);
+
+    // Refused creates: not https, and a test key.
+    const plain = await rt.api('/webhooks', {
+      method: 'POST',
+      key: ws.key,
+      body: { url: 'http://example.com/hook', events: ['post.published'] },
+    });
+    expect(plain.status).toBe(400);
+    expect(await countOf(ws.workspaceId)).toBe(2);
+
+    expect((await deleteEndpoint(ws.key, first)).status).toBe(200);
+    expect(await countOf(ws.workspaceId)).toBe(1);
+    // Deleting it again, or an endpoint that never existed: 404, the count stays.
+    expect((await deleteEndpoint(ws.key, first)).status).toBe(404);
+    expect((await deleteEndpoint(ws.key, 'wh_doesnotexist')).status).toBe(404);
+    expect(await countOf(ws.workspaceId)).toBe(1);
+    expect((await deleteEndpoint(ws.key, second)).status).toBe(200);
+    expect(await countOf(ws.workspaceId)).toBe(0);
+    expect(await endpointsOf(ws.workspaceId)).toBe(0);
+  });
+
+  it('counts the endpoints a workspace from before the count has when it gets another, never fewer', async () => {
+    const ws = await freshWorkspace(['x']);
+    await createEndpoint(ws.key, '/old-1');
+    await createEndpoint(ws.key, '/old-2');
+    await forgetCount(ws.workspaceId);
+    await createEndpoint(ws.key, '/old-3');
+    expect(await countOf(ws.workspaceId)).toBe(3);
+
+    // Two creates that both listed the same 3 endpoints before either wrote: the first makes the
+    // count, the second adds to it (its listing is not used again).
+    await forgetCount(ws.workspaceId);
+    await Promise.all([
+      deps().webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 3),
+      deps().webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 3),
+    ]);
+    expect(await endpointsOf(ws.workspaceId)).toBe(5);
+    expect(await countOf(ws.workspaceId)).toBe(5);
+  });
+
+  it('a delete in a workspace from before the count leaves it uncounted (unknown, events kept)', async () => {
+    const ws = await freshWorkspace(['x']);
+    const id = await createEndpoint(ws.key, '/uncounted');
+    await forgetCount(ws.workspaceId);
+    expect((await deleteEndpoint(ws.key, id)).status).toBe(200);
+    expect(await countOf(ws.workspaceId)).toBeNull();
+    expect(await endpointsOf(ws.workspaceId)).toBe(0);
+  });
+
+  it('the dispatcher’s count of 0 is refused when an endpoint was created after its read found none', async () => {
+    const ws = await freshWorkspace(['x']);
+    await forgetCount(ws.workspaceId);
+    const { webhooks } = deps();
+    expect(await webhooks.listEndpoints(ws.workspaceId)).toEqual([]);
+    await webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 0);
+    expect(await webhooks.countNoEndpoints(ws.workspaceId)).toBe(false);
+    expect(await countOf(ws.workspaceId)).toBe(1);
+  });
+});
+
+describe('events and endpoints', () => {
+  it('a workspace with no endpoint keeps no event; one from before the count keeps them until the dispatcher counts it', async () => {
+    const ws = await freshWorkspace(['x']);
+    const none = await publishNow(ws.key, ws.channels.x, `no endpoint ${Date.now()}`);
+    expect(none.status).toBe('published');
+    expect(await eventsOfPost(none.id)).toEqual([]);
+
+    await forgetCount(ws.workspaceId);
+    const old = await publishNow(ws.key, ws.channels.x, `before the count ${Date.now()}`);
+    expect((await eventsOfPost(old.id)).map((e) => e.type)).toEqual(['post.published']);
+    // The dispatcher finds no endpoint for it: the workspace is counted (0) and the event leaves the outbox.
+    await expect.poll(() => countOf(ws.workspaceId), { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(async () => (await eventsOfPost(old.id)).some((e) => e.pending), { timeout: 10_000 })
+      .toBe(false);
+    const later = await publishNow(ws.key, ws.channels.x, `counted ${Date.now()}`);
+    expect(later.status).toBe('published');
+    expect(await eventsOfPost(later.id)).toEqual([]);
+  });
+
+  it('an endpoint created after an event happened does not receive it', async () => {
+    const ws = await freshWorkspace(['x']);
+    const before = await publishNow(ws.key, ws.channels.x, `before the endpoint ${Date.now()}`);
+    await createEndpoint(ws.key, '/after');
+    const after = await publishNow(ws.key, ws.channels.x, `after the endpoint ${Date.now()}`);
+    await receiver.waitFor(
+      (all) => all.some((r) => r.path === '/after' && r.body?.data?.post?.id === after.id),
+      15_000,
+      'the event of the post published after the endpoint',
+    );
+    expect(receiver.received.filter((r) => r.body?.data?.post?.id === before.id)).toEqual([]);
+  });
+
+  /** A scripted X whose publish waits at `held` before it answers (the job has read its channels and the count). */
+  const heldX = (held: Gate) => {
+    let sends = 0;
+    const client: NetworkClient = {
+      platform: 'x',
+      consistencyWindowSeconds: 0,
+      async publish(): Promise<RemoteBlock> {
+        sends++;
+        await held.hold();
+        return {
+          remoteId: `xo${Date.now()}${sends}`,
+          remoteUrl: `https://x.example/status/o${sends}`,
+          meta: {},
+        };
+      },
+      edit: async () => undefined,
+      delete: async () => undefined,
+    };
+    return client;
+  };
+
+  /** A live draft on X made publishing, with no job queued: the test runs the engine itself. */
+  const publishingDraft = async (key: string, channelId: string) => {
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      key,
+      body: { intent: 'draft', channels: [{ channelId, blocks: [{ content: `race ${Date.now()}` }] }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const postId = created.body.id as string;
+    await mutatePost(deps(), postId, (post) => ({ next: startRound(post, new Date()) }));
+    return postId;
+  };
+
+  it('an endpoint created between the job’s read and its commit gets the event', async () => {
+    const ws = await freshWorkspace(['x']);
+    const held = gate();
+    useClient(heldX(held));
+    const postId = await publishingDraft(ws.key, ws.channels.x);
+    const job = new PublishingEngine(deps()).handle({ postId, kind: 'run', round: 1 });
+    await held.reached;
+    // The job read a count of 0; the endpoint is created before it commits.
+    await createEndpoint(ws.key, '/race-create');
+    held.release();
+    await job;
+    const post = await deps().posts.get(postId);
+    expect(post?.status).toBe('published');
+    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    await receiver.waitFor(
+      (all) => all.some((r) => r.path === '/race-create' && r.body?.data?.post?.id === postId),
+      15_000,
+      'the event of the race',
+    );
+    expect(receiver.received.filter((r) => r.path === '/race-create')).toHaveLength(1);
+  });
+
+  it('an endpoint deleted between the job’s read and its commit is harmless: the event is kept and leaves the outbox undelivered', async () => {
+    const ws = await freshWorkspace(['x']);
+    const id = await createEndpoint(ws.key, '/race-delete');
+    const held = gate();
+    useClient(heldX(held));
+    const postId = await publishingDraft(ws.key, ws.channels.x);
+    const job = new PublishingEngine(deps()).handle({ postId, kind: 'run', round: 1 });
+    await held.reached;
+    expect((await deleteEndpoint(ws.key, id)).status).toBe(200);
+    held.release();
+    await job;
+    expect((await deps().posts.get(postId))?.status).toBe('published');
+    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    await expect
+      .poll(async () => (await eventsOfPost(postId)).some((e) => e.pending), { timeout: 10_000 })
+      .toBe(false);
+    expect(receiver.received.filter((r) => r.path === '/race-delete')).toEqual([]);
+    expect(await countOf(ws.workspaceId)).toBe(0);
+  });
+});
