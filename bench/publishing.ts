@@ -424,12 +424,14 @@ Creating the posts took ${((created - started) / 1000).toFixed(1)} s of the firs
 Everything runs against DynamoDB Local and the SQS stand-in on the same two cores as the simulators.
 Per block, in the common case (one block per channel, sent at once), the publish worker claims the
 block (UpdateItem) and, in one transaction, records the block, settles its claim as sent, completes
-the channel (and the post, for its last channel), writes the outbox event and starts the channel's
-metrics tracking (the post's and the platform's counts with the tracker); per job, one Query reads
-the post for all its channels (the writes start from that copy) and one BatchGetItem its channels.
-The webhook dispatcher, per event whose workspace has no endpoint subscribed to it, reads the
-workspace's endpoints (once per queue batch) and takes the event out of the outbox (UpdateItem); it
-reads the event itself only when there is something to deliver.
+the channel (and the post, for its last channel), starts the channel's metrics tracking (the post's
+and the platform's counts with the tracker) and writes the outbox event, or, as here, where the
+workspace has no webhook endpoint, checks that its count of endpoints is still 0 instead (no event
+kept, no event message, no dispatcher); per job, one Query reads the post for all its channels (the
+writes start from that copy) and one BatchGetItem its channels with that count. In a workspace with
+an endpoint, the webhook dispatcher reads the workspace's endpoints (once per queue batch) per event,
+takes the event out of the outbox (UpdateItem), and reads the event itself only when there is
+something to deliver (\`npm run bench -- webhooks\`).
 
 Create → published latency, ${latencies.length} posts with 3 channels one after another (intent \`now\`; from the
 POST's answer to \`published\` in the table, polled every 5 ms): p50 **${ms(percentile(latencies, 50))}**,
@@ -445,8 +447,8 @@ reads them, with the sizes of the items at the end of the run; every function's 
 | block | of which refused (condition or transaction conflict) | ${perBlock(worker.refused)} |
 | block | read capacity units (publish worker) | ${perBlock(worker.rcu)} |
 | block | write capacity units (publish worker) | ${perBlock(worker.wcu)} |
-| event | table operations of the webhook dispatcher (no endpoint subscribed) | ${perBlock(dispatcher.ops)} (${byCommand(dispatcher)}) |
-| event | read / write capacity units (webhook dispatcher) | ${perBlock(dispatcher.rcu)} / ${perBlock(dispatcher.wcu)} |
+| block | table operations of the webhook dispatcher (no endpoint: no event kept) | ${perBlock(dispatcher.ops)}${dispatcher.ops > 0 ? ` (${byCommand(dispatcher)})` : ''} |
+| block | read / write capacity units (webhook dispatcher) | ${perBlock(dispatcher.rcu)} / ${perBlock(dispatcher.wcu)} |
 | post | SQS messages sent | ${perPost(sumOf(counted.messages))} (${[...counted.messages].map(([q, n]) => `${queueName(q)} ${perPost(n)}`).join(', ')}) |
 | post | Lambda invocations, one per message (no batching) | ${perPost(POSTS + sumOf(counted.messages))} (POST /v1/posts 1, the queue workers one per message) |
 
@@ -457,7 +459,7 @@ messages; the count above is the most there can be. Each SQS message is also rec
 ### Cost on paper: 1,000,000 posts × 3 channels (issue 16)
 
 Counted on ${COST_POSTS} posts with 3 channels (X, Bluesky, LinkedIn; one block each, intent \`now\`, no webhook
-endpoint) created over HTTP and published: every function's DynamoDB requests priced by AWS's on-demand
+endpoint, so no event is kept) created over HTTP and published: every function's DynamoDB requests priced by AWS's on-demand
 rules (\`bench/capacity.ts\`: DynamoDB Local undercounts transactions) and its SQS requests. Per post:
 
 | function | DynamoDB requests | RCU | WCU | SQS sends |
