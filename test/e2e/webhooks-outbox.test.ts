@@ -198,6 +198,15 @@ describe('events and endpoints', () => {
     expect(await eventsOfPost(later.id)).toEqual([]);
   });
 
+  it('a channel that needs reconnecting in a workspace with no endpoint is marked; neither event is kept', async () => {
+    const ws = await freshWorkspace(['bluesky']);
+    const post = await publishNow(ws.key, ws.channels.bluesky, `reconnect ${Date.now()} sim:reconnect`);
+    expect(post.status).toBe('failed');
+    const channel = await rt.api(`/channels/${ws.channels.bluesky}`, { key: ws.key });
+    expect(channel.body.status).toBe('needs_reconnect');
+    expect(await eventsOfPost(post.id)).toEqual([]);
+  });
+
   it('an endpoint created after an event happened does not receive it', async () => {
     const ws = await freshWorkspace(['x']);
     const before = await publishNow(ws.key, ws.channels.x, `before the endpoint ${Date.now()}`);
