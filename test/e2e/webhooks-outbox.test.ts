@@ -127,6 +127,14 @@ describe('the count of a workspace’s webhook endpoints', () => {
     });
     expect(plain.status).toBe(400);
     expect(await countOf(ws.workspaceId)).toBe(2);
+    // A create whose transaction fails (the endpoint exists already) counts nothing.
+    const again = storedEndpoint(ws.accountId, ws.workspaceId);
+    await deps().webhooks.createEndpoint(again, 2);
+    expect(await countOf(ws.workspaceId)).toBe(3);
+    await expect(deps().webhooks.createEndpoint(again, 3)).rejects.toThrow();
+    expect(await countOf(ws.workspaceId)).toBe(3);
+    expect(await deps().webhooks.deleteEndpoint(ws.workspaceId, again.webhookId)).toBe(true);
+    expect(await countOf(ws.workspaceId)).toBe(2);
 
     expect((await deleteEndpoint(ws.key, first)).status).toBe(200);
     expect(await countOf(ws.workspaceId)).toBe(1);

@@ -26,9 +26,10 @@ export type EndpointLookup = (workspaceId: string) => Promise<WebhookEndpoint[]>
 
 /**
  * A workspace found with no endpoint (a consistent read) is counted: its count of endpoints
- * becomes 0 unless it exists already, so that its later events are not kept at all. Only a
- * workspace never counted (made before the count) sends events here with no endpoint; a failure
- * is logged, never the event's (the next event's batch tries again).
+ * becomes 0 unless it exists already, so that its later events are not kept at all. A counted
+ * workspace rarely sends events here with no endpoint (its last endpoint deleted after a job read
+ * the count): the write is then refused, harmlessly. A failure is logged, never the event's (the
+ * next batch with an event of the workspace tries again).
  */
 const countIfNone = async (deps: Pick<DispatchDeps, 'webhooks'>, workspaceId: string) => {
   try {

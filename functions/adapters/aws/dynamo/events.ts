@@ -23,9 +23,9 @@ export const eventToItem = (event: OutboxEvent) => ({
  * - Sandbox (test-key) events are not kept: never delivered, and nothing reads them.
  * - When `gate` says the workspace has no webhook endpoint, no event is kept either (nobody could
  *   receive it, and an endpoint created later is not sent what happened before it existed); the
- *   transaction holds a check that the count is still 0 instead, so an endpoint created before
- *   the commit refuses it (`checkAt`: the check's index among `items`; the writer throws
- *   `EndpointsAppearedError` on its refusal and writes again without the gate).
+ *   transaction holds a check that the count is still 0 instead (`checks`: `items` is that check
+ *   alone), so an endpoint created before the commit refuses it; the writer throws
+ *   `EndpointsAppearedError` on that refusal and the caller writes again without the gate.
  * - Otherwise (endpoints, or a workspace never counted) each live event is put as before.
  * `kept`: the events written, the ones to hand to the event queue.
  */
