@@ -64,7 +64,8 @@ export interface PostStore {
   /**
    * Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded`
    * when none is left. With `keyCount`, the same write counts the request in its key's window and
-   * marks it counted; `KeyCountRefusedError` when the key's condition refused it (nothing written).
+   * marks it counted; `KeyCountRefusedError` when the key's condition refused it, or when it kept
+   * colliding with other writes (nothing written either way).
    */
   create(post: PostRecord, quota: QuotaClaim, keyCount?: KeyCount): Promise<void>;
   get(postId: string): Promise<PostRecord | null>;

@@ -33,8 +33,8 @@ export interface KeyCount {
 
 /**
  * The write that carried a KeyCount was refused because of the key's condition (the key is gone,
- * its window moved on, or its count reached the limit meanwhile): nothing of that write was made,
- * and the request is not counted.
+ * its window moved on, or its count reached the limit meanwhile), or kept colliding with other
+ * transactions: nothing of that write was made, and the request is not counted.
  */
 export class KeyCountRefusedError extends Error {
   constructor() {

@@ -1,7 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter, keyCountItem } from '../../functions/adapters/aws/dynamo/rate-limits.ts';
+import type { PostRecord } from '../../functions/core/posts/model.ts';
 import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
+import { KeyCountRefusedError } from '../../functions/ports/rate-limiter.ts';
 
 const key = {
   keyId: 'key_1',
@@ -82,5 +85,55 @@ describe('hitKey while a transaction writes the key item (AWS refuses the single
       name: 'TransactionConflictException',
     });
     expect(sent.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("a create's transaction carrying the key's count", () => {
+  const post = {
+    postId: 'post_0000000000000000000001',
+    accountId: 'acct_1',
+    workspaceId: 'ws_1',
+    mode: 'live',
+    status: 'draft',
+    scheduledAt: null,
+    publishedAt: null,
+    tagIds: [],
+    channels: [],
+    createdAt: '2026-03-01T10:00:30.000Z',
+    updatedAt: '2026-03-01T10:00:30.000Z',
+    version: 1,
+  } as unknown as PostRecord;
+  const quota = { accountId: 'acct_1', period: '2026-03', limit: 30, count: true };
+  const count = () => ({ secretHash: key.secretHash, window, limit: 10, counted: false });
+  const cancelled = (...codes: string[]) =>
+    Object.assign(named('TransactionCanceledException'), {
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+
+  it('carries the key last, and marks the count made once the transaction succeeds', async () => {
+    const { table, sent } = tableOf([{}]);
+    const keyCount = count();
+    await new DynamoPostStore(table).create(post, quota, keyCount);
+    expect(keyCount.counted).toBe(true);
+    const items = (sent[0] as { TransactItems: { Update?: { Key: unknown } }[] }).TransactItems;
+    expect(items).toHaveLength(5);
+    expect(items.at(-1)?.Update?.Key).toEqual({ PK: `APIKEY#${key.secretHash}`, SK: 'APIKEY' });
+  });
+
+  it("tells the key's refusal (even with the quota's) from the quota's alone, and counts nothing", async () => {
+    const keyRefused = count();
+    const both = tableOf([
+      cancelled('None', 'None', 'None', 'ConditionalCheckFailed', 'ConditionalCheckFailed'),
+    ]);
+    await expect(new DynamoPostStore(both.table).create(post, quota, keyRefused)).rejects.toBeInstanceOf(
+      KeyCountRefusedError,
+    );
+    expect(keyRefused.counted).toBe(false);
+    const quotaOnly = count();
+    const used = tableOf([cancelled('None', 'None', 'None', 'ConditionalCheckFailed', 'None')]);
+    await expect(new DynamoPostStore(used.table).create(post, quota, quotaOnly)).rejects.toMatchObject({
+      code: 'quota_exceeded',
+    });
+    expect(quotaOnly.counted).toBe(false);
   });
 });

@@ -226,8 +226,12 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     } catch (error) {
       const reasons = transactionCancellation(error)?.reasons;
       const refused = (index: number) => reasons?.[index] === 'ConditionalCheckFailed';
-      // The key's refusal first: the request is then counted again the usual way and tried anew.
-      if (keyCount && refused(items.length - 1)) throw new KeyCountRefusedError();
+      // The key's refusal first: the request is then counted the usual way and made anew without
+      // the key's part. So is a transaction that kept colliding (its retries spent): the key's
+      // item, hot under one key's concurrent requests, may be why.
+      if (keyCount && (refused(items.length - 1) || reasons?.includes('TransactionConflict'))) {
+        throw new KeyCountRefusedError();
+      }
       if (quota.count && refused(items.length - 1 - (keyCount ? 1 : 0))) {
         throw new ApiError(
           'quota_exceeded',
