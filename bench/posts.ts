@@ -430,7 +430,11 @@ counted by one UpdateItem on the key's item, which finds the key, and created by
 without it). Until issue 16 a create made six calls in four rounds (GetItem of the key, UpdateItem
 of the rate window, then a Query of the channels, a Query of the tags and a GetItem of the account,
 then the transaction); the sessions before this one made three calls (an UpdateItem of the key's
-item, the BatchGetItem, the transaction), in three rounds and then in two.
+item, the BatchGetItem, the transaction), in three rounds and then in two. Measured before building
+it (raw calls, 4 in flight on one key, alternating rounds, 2026-11-26): the folded calls cost
+1.1 to 1.5 ms less CPU per create (Node and DynamoDB Local) and 10-12% less latency at p50. This
+bench, run back to back before and after the fold on the same loaded machine (load 3.6 to 5.1):
+2.07x and 2.12x at p50 (2.17x and 2.44x at p99) before, 1.66x and 1.76x (1.68x and 1.25x) after.
 
 Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
 channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index
