@@ -433,8 +433,11 @@ then the transaction); the sessions before this one made three calls (an UpdateI
 item, the BatchGetItem, the transaction), in three rounds and then in two. Measured before building
 it (raw calls, 4 in flight on one key, alternating rounds, 2026-11-26): the folded calls cost
 1.1 to 1.5 ms less CPU per create (Node and DynamoDB Local) and 10-12% less latency at p50. This
-bench, run back to back before and after the fold on the same loaded machine (load 3.6 to 5.1):
-2.07x and 2.12x at p50 (2.17x and 2.44x at p99) before, 1.66x and 1.76x (1.68x and 1.25x) after.
+bench, in pairs of runs back to back before and after the fold on the same machine, gave at p50
+2.07x, 2.12x, 2.20x, 2.07x before and 1.66x, 1.76x, 1.47x, 1.92x after, at p99 2.17x, 2.44x, 1.79x,
+2.82x before and 1.68x, 1.25x, 1.48x, 2.25x after, under load 2.5 to 5.1 (p99 under such load is
+mostly the other work's); and with the machine nearly idle (load 0.2 to 2.0), 2.21x (p99 2.35x)
+before and 1.79x (1.75x) after.
 
 Capacity consumed by one create (the use case: the BatchGetItem of the account and the post's
 channels and tags, then the transaction, where each item costs 2 WCU per KB: post item, two index
