@@ -1,6 +1,7 @@
 import type { PlanName } from '../core/usage/plans.ts';
 import type { PlatformId } from '../platforms/types.ts';
 import type { OutboxEvent } from './publishing.ts';
+import type { KeyWindowRead } from './rate-limiter.ts';
 
 export interface Account {
   accountId: string;
@@ -109,6 +110,8 @@ export interface PostReferences {
   account: Account | null;
   channels: ChannelRecord[];
   tags: Tag[];
+  /** The API key's item, when asked for by its hash (null: no such key). */
+  key?: KeyWindowRead | null;
 }
 
 /** Accounts, workspaces, keys, channels and tags. */
@@ -187,12 +190,14 @@ export interface AccountStore {
   listTags(workspaceId: string): Promise<Tag[]>;
   /**
    * In one read, what a post save checks its body against: the account (when `accountId` is not
-   * null) and those of the named channels and tags that exist in the workspace.
+   * null) and those of the named channels and tags that exist in the workspace; with `keyHash`,
+   * also the API key's item under that hash (see KeyCount).
    */
   getPostReferences(
     accountId: string | null,
     workspaceId: string,
     channelIds: readonly string[],
     tagIds: readonly string[],
+    keyHash?: string | null,
   ): Promise<PostReferences>;
 }

@@ -3,6 +3,7 @@ import type { KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
 import type { BlockClaim, OutboxEvent, OutboxGate } from './publishing.ts';
+import type { KeyCount } from './rate-limiter.ts';
 
 /** Written in the same transaction as a post change. */
 export interface PostWriteExtras {
@@ -68,8 +69,13 @@ export interface PostPage {
 
 /** Posts and their list indexes. Every write is one transaction. */
 export interface PostStore {
-  /** Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded` when none is left. */
-  create(post: PostRecord, quota: QuotaClaim): Promise<void>;
+  /**
+   * Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded`
+   * when none is left. With `keyCount`, the same write counts the request in its key's window and
+   * marks it counted; `KeyCountRefusedError` when the key's condition refused it, or when it kept
+   * colliding with other writes (nothing written either way).
+   */
+  create(post: PostRecord, quota: QuotaClaim, keyCount?: KeyCount): Promise<void>;
   get(postId: string): Promise<PostRecord | null>;
   /**
    * Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise), with the

@@ -8,13 +8,20 @@ import type * as z from 'zod';
 import {
   type AuthContext,
   authenticateAndCount,
+  authenticateFromRead,
   authorize,
   isScopeOf,
   type KeyScope,
   keyFromHeaders,
+  keyHashOf,
   scopeHint,
 } from '../core/auth/api-keys.ts';
-import type { RateLimitState } from '../ports/rate-limiter.ts';
+import {
+  type KeyCount,
+  KeyCountRefusedError,
+  type KeyWindowRead,
+  type RateLimitState,
+} from '../ports/rate-limiter.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
 import { env } from './env.ts';
 import { ApiError, errorBody, isApiError } from './errors.ts';
@@ -54,6 +61,12 @@ export interface HttpRequest<Body, D extends BaseDeps = BaseDeps> {
    * finds the first attempt's work instead of doing it again).
    */
   idempotencySeed?: string;
+  /**
+   * Set when the request is not counted yet: its count in its key's window is for the route's own
+   * write to make (see httpHandler's `keyRead`), which marks it counted. Should the route fail
+   * before that, the request is counted the usual way and answers what it would have answered.
+   */
+  keyCount?: KeyCount;
 }
 
 export interface HttpResponse {
@@ -75,10 +88,22 @@ interface State {
   rate?: RateLimitState;
   body?: unknown;
   prefetched?: Promise<unknown>;
+  /** The scope `prefetched` was read for. */
+  prefetchedScope?: KeyScope;
+  /** The request's count, for the route's write to make (the folded path). */
+  keyCount?: KeyCount;
 }
 
-/** Reads a route may start, for a key's remembered scope, before the key is confirmed. */
-type Prefetch<D extends BaseDeps = BaseDeps> = (deps: D, scope: KeyScope, body: unknown) => Promise<unknown>;
+/**
+ * Reads a route may start, for a key's remembered scope, before the key is confirmed; with
+ * `keyHash` (a route with `keyRead`), the key's item under that hash is read along.
+ */
+type Prefetch<D extends BaseDeps = BaseDeps> = (
+  deps: D,
+  scope: KeyScope,
+  body: unknown,
+  keyHash: string | null,
+) => Promise<unknown>;
 
 /**
  * The body parsed, and the route's reads started, while the key is checked: only for a key whose
@@ -91,6 +116,7 @@ const startEarly = (
   prefetch: Prefetch,
   deps: BaseDeps,
   scope: KeyScope,
+  keyHash: string | null,
 ): { scope: KeyScope; body?: unknown; error?: unknown; reads?: Promise<unknown> } => {
   let body: unknown;
   try {
@@ -98,7 +124,7 @@ const startEarly = (
   } catch (error) {
     return { scope, error };
   }
-  const reads = prefetch(deps, scope, body);
+  const reads = prefetch(deps, scope, body, keyHash);
   // Reads that end up unused (a refused key, a bad body) must not fail the process.
   reads.catch(() => undefined);
   return { scope, body, reads };
@@ -189,11 +215,71 @@ const parseJsonBody = (event: HttpEvent, schema: z.ZodType): unknown => {
   return parsed.data;
 };
 
+/**
+ * What every request with a key does first, the usual way: one write finds the key and counts the
+ * request in the key's own window; then 429, then 403. A refused key is counted by the client's
+ * address (so guessing keys is throttled too) and answers 429 or 401; with `optional`
+ * authentication it goes on without a key (undefined).
+ */
+const authenticateUsually = async (
+  deps: BaseDeps,
+  event: HttpEvent,
+  secret: string | null,
+  mode: AuthMode,
+  state: State,
+): Promise<AuthContext | undefined> => {
+  let auth: AuthContext;
+  try {
+    ({ auth, rate: state.rate } = await authenticateAndCount(deps.rateLimiter, secret, deps.clock.now()));
+  } catch (error) {
+    state.rate = await countRequest(deps, `ip:${sourceIp(event)}`);
+    if (!state.rate.allowed) throw tooManyRequests(state.rate);
+    if (mode === 'required') throw error;
+    return undefined;
+  }
+  state.auth = auth;
+  logger.appendKeys({ keyId: auth.keyId });
+  if (!state.rate.allowed) throw tooManyRequests(state.rate);
+  authorize(auth, event.requestContext.http.method);
+  return auth;
+};
+
+/**
+ * The folded path: the key's item came with the route's reads, and says the key is this one, of
+ * the scope the reads were made for, may write, and has room in its current window. Then nothing
+ * is written here: the route's own write counts the request (`keyCount`). Null in every other
+ * case (the reads failed, no such key, another scope, a read-only key, a window to start, the
+ * limit reached): the request is then authenticated and counted the usual way.
+ */
+const foldedAuth = async (
+  deps: BaseDeps,
+  event: HttpEvent,
+  secret: string | null,
+  early: { scope: KeyScope; reads: Promise<unknown> },
+  keyRead: (prefetched: unknown) => KeyWindowRead | null | undefined,
+) => {
+  let read: KeyWindowRead | null | undefined;
+  try {
+    read = keyRead(await early.reads);
+  } catch {
+    return null;
+  }
+  const found = authenticateFromRead(deps.rateLimiter, secret, read, deps.clock.now());
+  if (!found || !isScopeOf(early.scope, found.auth)) return null;
+  try {
+    authorize(found.auth, event.requestContext.http.method);
+  } catch {
+    return null;
+  }
+  return found;
+};
+
 /** Request id, authentication, rate limit, permission, JSON body and the error envelope, in that order. */
 const heraldHttp = (options: {
   auth: AuthMode;
   body?: z.ZodType;
   prefetch?: Prefetch;
+  keyRead?: (prefetched: unknown) => KeyWindowRead | null | undefined;
   deps: BaseDeps;
 }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
   before: async (request) => {
@@ -202,32 +288,51 @@ const heraldHttp = (options: {
     logger.appendKeys({ requestId: state.requestId });
     if (options.auth === 'none') return;
     const deps = options.deps;
-    const secret = keyFromHeaders(request.event.headers ?? {});
+    const headers = request.event.headers ?? {};
+    const secret = keyFromHeaders(headers);
     const hint = options.body && options.prefetch ? scopeHint(secret, deps.clock.now()) : null;
+    // Requests with an Idempotency-Key are counted the usual way: their replays make no write.
+    const fold = hint !== null && options.keyRead !== undefined && headers['idempotency-key'] === undefined;
     const early =
       hint && options.body && options.prefetch
-        ? startEarly(request.event, options.body, options.prefetch, deps, hint)
+        ? startEarly(
+            request.event,
+            options.body,
+            options.prefetch,
+            deps,
+            hint,
+            fold ? keyHashOf(secret) : null,
+          )
         : null;
-    let auth: AuthContext;
-    try {
-      // One write finds the key and counts the request in the key's own window.
-      ({ auth, rate: state.rate } = await authenticateAndCount(deps.rateLimiter, secret, deps.clock.now()));
-    } catch (error) {
-      // Unauthenticated callers are limited by address, so guessing keys is throttled too.
-      state.rate = await countRequest(deps, `ip:${sourceIp(request.event)}`);
-      if (!state.rate.allowed) throw tooManyRequests(state.rate);
-      if (options.auth === 'required') throw error;
-      return;
+    if (fold && early?.reads && options.keyRead) {
+      const folded = await foldedAuth(
+        deps,
+        request.event,
+        secret,
+        { scope: early.scope, reads: early.reads },
+        options.keyRead,
+      );
+      if (folded) {
+        state.auth = folded.auth;
+        state.rate = folded.rate;
+        state.keyCount = folded.count;
+        logger.appendKeys({ keyId: folded.auth.keyId });
+        state.body = early.body;
+        state.prefetched = early.reads;
+        state.prefetchedScope = early.scope;
+        return;
+      }
     }
-    state.auth = auth;
-    logger.appendKeys({ keyId: auth.keyId });
-    if (!state.rate.allowed) throw tooManyRequests(state.rate);
-    authorize(state.auth, request.event.requestContext.http.method);
+    const auth = await authenticateUsually(deps, request.event, secret, options.auth, state);
+    if (!auth) return;
     if (early) {
       if ('error' in early) throw early.error;
       state.body = early.body;
       // Used only when the key, now confirmed, has the scope the reads were made for.
-      if (isScopeOf(early.scope, auth)) state.prefetched = early.reads;
+      if (isScopeOf(early.scope, auth)) {
+        state.prefetched = early.reads;
+        state.prefetchedScope = early.scope;
+      }
     } else if (options.body) {
       state.body = parseJsonBody(request.event, options.body);
     }
@@ -279,6 +384,7 @@ const splitQuery = (event: HttpEvent): Query => {
 export const httpHandler = <
   S extends z.ZodType | undefined = undefined,
   const Ps extends readonly Part[] = [],
+  P = unknown,
 >(
   options: {
     auth?: AuthMode;
@@ -287,12 +393,20 @@ export const httpHandler = <
     /**
      * Reads the route would make first, started alongside the key's check for a key whose scope
      * this instance remembers (see `scopeHint`); the route finds them in `request.prefetched`.
+     * `keyHash` is set for a route with `keyRead`: the key's item is to be read along.
      */
     prefetch?: (
       deps: Composed<Ps>,
       scope: KeyScope,
       body: S extends z.ZodType ? z.output<S> : undefined,
-    ) => Promise<unknown>;
+      keyHash: string | null,
+    ) => Promise<P>;
+    /**
+     * For a route whose one write can count the request in its key's window (`request.keyCount`):
+     * the key's item its `prefetch` read along. A request of a key whose scope this instance
+     * remembers then makes no write of its own to be authenticated and counted (see `foldedAuth`).
+     */
+    keyRead?: (prefetched: P) => KeyWindowRead | null | undefined;
   },
   fn: (
     request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined, Composed<Ps>>,
@@ -309,23 +423,57 @@ export const httpHandler = <
         deps,
         ...(options.body ? { body: options.body } : {}),
         ...(options.prefetch ? { prefetch: options.prefetch as Prefetch } : {}),
+        ...(options.keyRead
+          ? { keyRead: options.keyRead as (prefetched: unknown) => KeyWindowRead | null | undefined }
+          : {}),
       }),
     )
     .handler(async (event, context) => {
       const state = context.herald;
-      const result = await fn({
-        requestId: state.requestId,
-        method: event.requestContext.http.method,
-        auth: state.auth as AuthContext,
-        body: state.body as S extends z.ZodType ? z.output<S> : undefined,
-        params: (event.pathParameters ?? {}) as Record<string, string>,
-        query: splitQuery(event),
-        headers: event.headers ?? {},
-        ...(state.prefetched ? { prefetched: state.prefetched } : {}),
-        deps,
-        event,
-        context,
-      });
+      const run = () =>
+        fn({
+          requestId: state.requestId,
+          method: event.requestContext.http.method,
+          auth: state.auth as AuthContext,
+          body: state.body as S extends z.ZodType ? z.output<S> : undefined,
+          params: (event.pathParameters ?? {}) as Record<string, string>,
+          query: splitQuery(event),
+          headers: event.headers ?? {},
+          ...(state.prefetched ? { prefetched: state.prefetched } : {}),
+          ...(state.keyCount ? { keyCount: state.keyCount } : {}),
+          deps,
+          event,
+          context,
+        });
+      /**
+       * The folded path's request, not counted by the route's write: counted now, the usual way
+       * (the key as it is now answers 401, 429 or 403 first); the reads stay the route's only if
+       * the key still has their scope.
+       */
+      const countUsually = async () => {
+        state.keyCount = undefined;
+        const secret = keyFromHeaders(event.headers ?? {});
+        const confirmed = await authenticateUsually(deps, event, secret, auth, state);
+        if (!confirmed || !state.prefetchedScope || !isScopeOf(state.prefetchedScope, confirmed)) {
+          state.prefetched = undefined;
+        }
+      };
+      let result: HttpResponse;
+      try {
+        result = await run();
+      } catch (error) {
+        if (!state.keyCount || state.keyCount.counted) throw error;
+        await countUsually();
+        // Refused for the key's condition alone: nothing was written; made again, the usual way.
+        if (!(error instanceof KeyCountRefusedError)) throw error;
+        result = await run();
+      }
+      if (state.keyCount && !state.keyCount.counted) {
+        // A route that answered without the write that counts: counted now. Its answer stands
+        // (what it did is done); a refusal here (the key gone or over its limit meanwhile) has
+        // counted the request by key or by address, as the usual path does.
+        await countUsually().catch(() => undefined);
+      }
       return json(result.status, result.body, result.headers ?? {});
     });
 };

@@ -18,6 +18,7 @@ const limiterOf = (records: Map<string, ApiKeyRecord>, state = rate): RateLimite
     const key = records.get(hash);
     return key ? { key, rate: state } : null;
   },
+  planKeyCount: () => null,
 });
 
 const record = (secret: string, workspaceId: string, accountId = 'acct_1'): ApiKeyRecord =>

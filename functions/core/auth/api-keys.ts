@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
-import type { RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
+import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 
@@ -34,7 +34,7 @@ export interface AuthContext {
 }
 
 /** The SHA-256 of a well-formed secret, or null for anything that cannot be a key (absent, wrong shape). */
-const keyHashOf = (secret: string | null): string | null =>
+export const keyHashOf = (secret: string | null): string | null =>
   secret && KEY_PATTERN.test(secret) ? hashSecret(secret) : null;
 
 /** The key found under `hash`, confirmed in constant time; any failure is the same 401. */
@@ -89,6 +89,33 @@ const rememberScope = (hash: string, auth: AuthContext, rate: RateLimitState, no
     if (!oldest.done) scopeHints.delete(oldest.value);
   }
   scopeHints.set(hash, { accountId: auth.accountId, workspaceId: auth.workspaceId, limitedUntil });
+};
+
+/**
+ * The folded path (see httpHandler's `keyRead`): the key's item, read with the route's own reads,
+ * confirmed as `authenticateAndCount` confirms it (constant-time), and the count of this request
+ * that the route's write is to carry. Null whenever this cannot be decided from the read alone
+ * (no such key, a hash that does not match, a window to start, the limit reached): the request is
+ * then authenticated and counted by `authenticateAndCount`, which answers as always.
+ */
+export const authenticateFromRead = (
+  limiter: RateLimiter,
+  secret: string | null,
+  read: KeyWindowRead | null | undefined,
+  now: Date,
+): { auth: AuthContext; rate: RateLimitState; count: KeyCount } | null => {
+  const hash = keyHashOf(secret);
+  if (hash === null || !read) return null;
+  let auth: AuthContext;
+  try {
+    auth = confirmed(read.key, hash);
+  } catch {
+    return null;
+  }
+  const planned = limiter.planKeyCount(read, now);
+  if (!planned) return null;
+  rememberScope(hash, auth, planned.rate, now);
+  return { auth, rate: planned.rate, count: planned.count };
 };
 
 /** True when `scope` is the confirmed key's own account and workspace. */

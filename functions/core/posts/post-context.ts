@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
+import type { KeyWindowRead } from '../../ports/rate-limiter.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { isId } from '../../shared/ids.ts';
@@ -42,19 +43,24 @@ const referencedMediaIds = (body: PostBody): string[] => {
  * Loads, in parallel, what the validator checks a body against: the channels and tags the body
  * names and the account (one BatchGetItem; the account only when `accountId` is given), and the
  * media it refers to. The tags' names are what the answer shows, so they are not read again.
+ * With `keyHash`, the API key's item comes in the same BatchGetItem (`key`; see KeyCount).
  */
 export const loadValidationContext = async (
   deps: PostDeps,
   accountId: string | null,
   workspaceId: string,
   body: PostBody,
-): Promise<ValidationContext & { tagNames: Map<string, string>; account: Account | null }> => {
+  keyHash: string | null = null,
+): Promise<
+  ValidationContext & { tagNames: Map<string, string>; account: Account | null; key?: KeyWindowRead | null }
+> => {
   const [references, media] = await Promise.all([
     deps.accounts.getPostReferences(
       accountId,
       workspaceId,
       body.channels.map((channel) => channel.channelId),
       body.tagIds ?? [],
+      keyHash,
     ),
     deps.media.getMany(workspaceId, referencedMediaIds(body)),
   ]);
@@ -65,6 +71,7 @@ export const loadValidationContext = async (
     tagNames: new Map(references.tags.map((t) => [t.tagId, t.name])),
     now: deps.clock.now(),
     account: references.account,
+    ...(references.key !== undefined ? { key: references.key } : {}),
   };
 };
 

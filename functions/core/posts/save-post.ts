@@ -1,4 +1,5 @@
 import type { PublishJob } from '../../ports/publishing.ts';
+import type { KeyCount } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { derivedId, newId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
@@ -163,6 +164,8 @@ export const createPost = async (
     idempotencySeed?: string | undefined;
     /** `loadValidationContext` for the key's own account and workspace, already started. */
     context?: ValidationContextOf | undefined;
+    /** The request's count in its key's window, for the save to make (see KeyCount). */
+    keyCount?: KeyCount | undefined;
   } = {},
 ): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
   const context =
@@ -197,12 +200,11 @@ export const createPost = async (
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
   try {
     await saveWithSchedule(deps, postId, null, armed, () =>
-      deps.posts.create(post, {
-        accountId: auth.accountId,
-        period: usagePeriod(now).id,
-        limit,
-        count: auth.mode === 'live',
-      }),
+      deps.posts.create(
+        post,
+        { accountId: auth.accountId, period: usagePeriod(now).id, limit, count: auth.mode === 'live' },
+        options.keyCount,
+      ),
     );
   } catch (error) {
     // An earlier attempt with the same key (crashed, or racing this one) saved the post first.

@@ -15,16 +15,20 @@ export const handler = httpHandler(
   {
     body: postBody,
     uses: [posts, media, scheduler, queues],
-    // The account, channels, tags and media the body names, read alongside the key's check.
-    prefetch: (deps, scope, body) => loadValidationContext(deps, scope.accountId, scope.workspaceId, body),
+    // The account, channels, tags and media the body names, read alongside the key's check, and
+    // the key's own item in the same BatchGetItem: the post's transaction counts the request.
+    prefetch: (deps, scope, body, keyHash) =>
+      loadValidationContext(deps, scope.accountId, scope.workspaceId, body, keyHash),
+    keyRead: (context) => context.key,
   },
   idempotent(
     'POST /v1/posts',
-    async ({ deps, auth, body, idempotencySeed, prefetched }) => {
+    async ({ deps, auth, body, idempotencySeed, prefetched, keyCount }) => {
       const { post, tagNames } = await createPost(deps, auth, body, {
         idempotencySeed,
         // Made for this key's own account and workspace (httpHandler checks), or absent.
         context: prefetched as ReturnType<typeof loadValidationContext> | undefined,
+        keyCount,
       });
       return { status: 201, body: postView(post, tagNames) };
     },

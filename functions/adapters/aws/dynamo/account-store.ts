@@ -52,6 +52,6 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   channelsDueForRefresh: (now, limit) => channelsDueForRefresh(table, now, limit),
   createTag: (tag) => createTag(table, tag),
   listTags: (workspaceId) => listTags(table, workspaceId),
-  getPostReferences: (accountId, workspaceId, channelIds, tagIds) =>
-    getPostReferences(table, accountId, workspaceId, channelIds, tagIds),
+  getPostReferences: (accountId, workspaceId, channelIds, tagIds, keyHash) =>
+    getPostReferences(table, accountId, workspaceId, channelIds, tagIds, keyHash),
 });

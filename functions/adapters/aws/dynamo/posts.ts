@@ -10,6 +10,7 @@ import type {
   QuotaClaim,
 } from '../../../ports/posts.ts';
 import { ClaimTakenError, EndpointsAppearedError } from '../../../ports/publishing.ts';
+import { type KeyCount, KeyCountRefusedError } from '../../../ports/rate-limiter.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/powertools.ts';
 import { settleUpdate } from './claims.ts';
@@ -24,6 +25,7 @@ import {
 import { outboxItems } from './events.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 import { DynamoMetricsStore, trackingItems } from './metrics.ts';
+import { keyCountItem } from './rate-limits.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
 /** A post's main item stays well under DynamoDB's 400 KB; past this its texts move to chunk items. */
@@ -201,23 +203,36 @@ class TrackingRefusedError extends Error {
 export class DynamoPostStore implements PostStore, OverduePosts {
   constructor(private readonly table: TableRef) {}
 
-  async create(post: PostRecord, quota: QuotaClaim): Promise<void> {
+  async create(post: PostRecord, quota: QuotaClaim, keyCount?: KeyCount): Promise<void> {
     const { tableName } = this.table;
     const { main, chunks } = postToItems(post);
+    const quotaItems = quota.count
+      ? [takePostsCreated(tableName, quota.accountId, quota.period, quota.limit)]
+      : [];
+    // The quota's and the key's parts last, where a refusal is looked for.
     const items: TransactItem[] = [
       put(tableName, main, 'attribute_not_exists(PK)'),
       ...chunks.map((chunk) => put(tableName, chunk)),
       ...entryKeys(post).map((key) =>
         put(tableName, { ...key, type: 'PostIndexEntry', postId: post.postId }),
       ),
-      ...(quota.count ? [takePostsCreated(tableName, quota.accountId, quota.period, quota.limit)] : []),
+      ...quotaItems,
+      ...(keyCount ? [keyCountItem(tableName, keyCount)] : []),
     ];
     try {
       await retryOnTransactionConflict(() =>
         this.table.doc.send(new TransactWriteCommand({ TransactItems: items })),
       );
     } catch (error) {
-      if (quota.count && transactionCancellation(error)?.reasons.at(-1) === 'ConditionalCheckFailed') {
+      const reasons = transactionCancellation(error)?.reasons;
+      const refused = (index: number) => reasons?.[index] === 'ConditionalCheckFailed';
+      // The key's refusal first: the request is then counted the usual way and made anew without
+      // the key's part. So is a transaction that kept colliding (its retries spent): the key's
+      // item, hot under one key's concurrent requests, may be why.
+      if (keyCount && (refused(items.length - 1) || reasons?.includes('TransactionConflict'))) {
+        throw new KeyCountRefusedError();
+      }
+      if (quota.count && refused(items.length - 1 - (keyCount ? 1 : 0))) {
         throw new ApiError(
           'quota_exceeded',
           `The plan allows ${quota.limit} posts per month and they are used up; the allowance resets at the start of next month (UTC).`,
@@ -225,6 +240,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       }
       throw error;
     }
+    if (keyCount) keyCount.counted = true;
   }
 
   async get(postId: string): Promise<PostRecord | null> {

@@ -1,14 +1,53 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../../ports/accounts.ts';
-import type { RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
+import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
 import { apiKeyFromItem } from './api-keys.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
+import type { TransactItem } from './usage.ts';
 
 const WINDOW_SECONDS = 60;
 
 /** How many times a key's count is tried again when other requests move its window meanwhile. */
 const KEY_ATTEMPTS = 4;
+
+/** How many times a key's count is tried again when a transaction holds the key's item (AWS). */
+const CONFLICT_ATTEMPTS = 6;
+
+/**
+ * True when DynamoDB refused a single-item write because a transaction was writing the same item
+ * (a create that counts itself in its key's window, see `keyCountItem`): nothing was written.
+ */
+const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TransactionConflictException';
+
+/** The key, and its rate-limit window, of an API key's item as a read returned it. */
+export const keyWindowFromItem = (item: Record<string, unknown>): KeyWindowRead => ({
+  key: apiKeyFromItem(item),
+  window: typeof item.rateWindow === 'number' ? item.rateWindow : null,
+  count: Number(item.rateCount ?? 0),
+});
+
+/**
+ * The part of a transaction that counts its request in the key's window (see KeyCount): one more
+ * on the condition that the key is still there with the same secret hash, in the same window,
+ * below the limit. A transaction refused for it wrote nothing.
+ */
+export const keyCountItem = (tableName: string, count: KeyCount): TransactItem => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.apiKey(count.secretHash),
+    UpdateExpression: 'ADD #count :one',
+    ConditionExpression: '#hash = :hash AND #window = :window AND #count < :limit',
+    ExpressionAttributeNames: { '#hash': 'secretHash', '#window': 'rateWindow', '#count': 'rateCount' },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':hash': count.secretHash,
+      ':window': count.window,
+      ':limit': count.limit,
+    },
+  },
+});
 
 /**
  * The stored window of a key item a failed condition returned (`ReturnValuesOnConditionCheckFailure`),
@@ -42,6 +81,25 @@ export class DynamoRateLimiter implements RateLimiter {
     };
   }
 
+  private windowOf(now: Date) {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    return { nowSeconds, windowStart: nowSeconds - (nowSeconds % WINDOW_SECONDS) };
+  }
+
+  planKeyCount(read: KeyWindowRead, now: Date): { count: KeyCount; rate: RateLimitState } | null {
+    const { nowSeconds, windowStart } = this.windowOf(now);
+    if (read.window !== windowStart || read.count >= this.limitPerMinute) return null;
+    return {
+      count: {
+        secretHash: read.key.secretHash,
+        window: windowStart,
+        limit: this.limitPerMinute,
+        counted: false,
+      },
+      rate: this.state(read.count + 1, windowStart, nowSeconds),
+    };
+  }
+
   async hit(subject: string, now: Date): Promise<RateLimitState> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
@@ -63,7 +121,9 @@ export class DynamoRateLimiter implements RateLimiter {
    * the current one. The first request of a window starts it at 1 (a second UpdateItem, on the
    * condition that the stored window is older); a request that loses that race counts in the
    * window the winner started. When another instance's clock is ahead and has started a later
-   * window, the request counts in that one.
+   * window, the request counts in that one. On AWS, a write to an item a transaction is writing
+   * is refused (`TransactionConflictException`, nothing written): a create counting itself in
+   * the same key's window; the count is then sent again after a short wait.
    */
   async hitKey(secretHash: string, now: Date): Promise<{ key: ApiKeyRecord; rate: RateLimitState } | null> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -77,6 +137,7 @@ export class DynamoRateLimiter implements RateLimiter {
     } as const;
     // Each attempt is a count and, when the window is over, a start of the next one.
     let start = false;
+    let conflicts = 0;
     for (let sent = 0; sent < 2 * KEY_ATTEMPTS; sent++) {
       try {
         const out = await this.table.doc.send(
@@ -98,6 +159,11 @@ export class DynamoRateLimiter implements RateLimiter {
           rate: this.state(start ? 1 : Number(item.rateCount), windowStart, nowSeconds),
         };
       } catch (error) {
+        if (isTransactionConflict(error) && ++conflicts < CONFLICT_ATTEMPTS) {
+          sent--;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** conflicts));
+          continue;
+        }
         if (!isConditionFailure(error)) throw error;
         const stored = storedWindow(error);
         if (!stored) return null;
