@@ -1258,7 +1258,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1275,7 +1275,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1297,7 +1297,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -1319,7 +1319,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1343,7 +1343,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1376,7 +1376,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1393,7 +1393,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1415,7 +1415,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -1437,7 +1437,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1461,7 +1461,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1498,7 +1498,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1515,7 +1515,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1532,7 +1532,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1554,7 +1554,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1576,7 +1576,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1598,7 +1598,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1620,7 +1620,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -1642,7 +1642,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1664,7 +1664,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1686,7 +1686,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1710,7 +1710,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1732,7 +1732,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1771,7 +1771,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1788,7 +1788,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1810,7 +1810,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1832,7 +1832,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1854,7 +1854,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1876,7 +1876,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -1898,7 +1898,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1920,7 +1920,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1942,7 +1942,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -1966,7 +1966,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2061,7 +2061,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2078,7 +2078,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2100,7 +2100,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2122,7 +2122,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2144,7 +2144,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -2166,7 +2166,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2190,7 +2190,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2230,7 +2230,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2247,7 +2247,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2269,7 +2269,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2291,7 +2291,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2313,7 +2313,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2335,7 +2335,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2357,7 +2357,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -2379,7 +2379,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2401,7 +2401,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2425,7 +2425,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2461,7 +2461,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2478,7 +2478,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2500,7 +2500,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2522,7 +2522,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -2544,7 +2544,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2568,7 +2568,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2604,7 +2604,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2621,7 +2621,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2643,7 +2643,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2665,7 +2665,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2687,7 +2687,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -2709,7 +2709,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2733,7 +2733,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2772,7 +2772,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2789,7 +2789,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2811,7 +2811,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2833,7 +2833,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2855,7 +2855,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -2877,7 +2877,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2901,7 +2901,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2939,7 +2939,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2956,7 +2956,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -2978,7 +2978,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3000,7 +3000,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3022,7 +3022,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3046,7 +3046,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3079,7 +3079,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3096,7 +3096,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3118,7 +3118,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3140,7 +3140,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3164,7 +3164,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3201,7 +3201,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3218,7 +3218,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3240,7 +3240,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3262,7 +3262,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3284,7 +3284,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3308,7 +3308,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3330,7 +3330,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3352,7 +3352,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3376,7 +3376,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3409,7 +3409,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3426,7 +3426,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3448,7 +3448,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3470,7 +3470,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3494,7 +3494,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3540,7 +3540,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3557,7 +3557,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3579,7 +3579,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3601,7 +3601,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3623,7 +3623,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3647,7 +3647,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3687,7 +3687,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3706,7 +3706,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3728,7 +3728,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3750,7 +3750,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3772,7 +3772,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3794,7 +3794,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3818,7 +3818,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -3840,7 +3840,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3862,7 +3862,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3884,7 +3884,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3908,7 +3908,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3930,7 +3930,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3968,7 +3968,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -3985,7 +3985,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4007,7 +4007,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4029,7 +4029,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -4051,7 +4051,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4075,7 +4075,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4118,7 +4118,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4137,7 +4137,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4159,7 +4159,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4181,7 +4181,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4203,7 +4203,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4225,7 +4225,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4247,7 +4247,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4271,7 +4271,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -4293,7 +4293,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4315,7 +4315,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4337,7 +4337,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4361,7 +4361,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4383,7 +4383,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4421,7 +4421,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4438,7 +4438,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4460,7 +4460,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4482,7 +4482,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4504,7 +4504,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4528,7 +4528,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -4550,7 +4550,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4574,7 +4574,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4613,7 +4613,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4632,7 +4632,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4654,7 +4654,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4676,7 +4676,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4698,7 +4698,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4720,7 +4720,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4742,7 +4742,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4766,7 +4766,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -4788,7 +4788,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4810,7 +4810,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4834,7 +4834,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4856,7 +4856,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4898,7 +4898,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4915,7 +4915,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4937,7 +4937,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4959,7 +4959,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -4981,7 +4981,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5003,7 +5003,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5027,7 +5027,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -5049,7 +5049,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5071,7 +5071,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5093,7 +5093,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5117,7 +5117,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5153,7 +5153,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5170,7 +5170,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5192,7 +5192,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5214,7 +5214,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5236,7 +5236,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5260,7 +5260,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -5282,7 +5282,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5306,7 +5306,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5344,7 +5344,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5361,7 +5361,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5383,7 +5383,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5405,7 +5405,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -5427,7 +5427,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5451,7 +5451,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5492,7 +5492,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5509,7 +5509,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5531,7 +5531,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5553,7 +5553,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5575,7 +5575,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5597,7 +5597,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -5619,7 +5619,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5641,7 +5641,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5663,7 +5663,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5687,7 +5687,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5724,7 +5724,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5741,7 +5741,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5763,7 +5763,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5785,7 +5785,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5807,7 +5807,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5829,7 +5829,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -5851,7 +5851,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5873,7 +5873,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5895,7 +5895,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5919,7 +5919,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5955,7 +5955,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5972,7 +5972,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -5994,7 +5994,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6016,7 +6016,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6038,7 +6038,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6060,7 +6060,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6084,7 +6084,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6106,7 +6106,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6128,7 +6128,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6152,7 +6152,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6188,7 +6188,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6205,7 +6205,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6227,7 +6227,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6249,7 +6249,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6271,7 +6271,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6295,7 +6295,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6335,7 +6335,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6352,7 +6352,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6374,7 +6374,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6396,7 +6396,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6418,7 +6418,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6440,7 +6440,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6462,7 +6462,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6484,7 +6484,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6506,7 +6506,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6530,7 +6530,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6566,7 +6566,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6583,7 +6583,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6605,7 +6605,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6627,7 +6627,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6649,7 +6649,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6671,7 +6671,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6695,7 +6695,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6728,7 +6728,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6745,7 +6745,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6767,7 +6767,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6789,7 +6789,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6813,7 +6813,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6853,7 +6853,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6872,7 +6872,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6894,7 +6894,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6916,7 +6916,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6938,7 +6938,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -6962,7 +6962,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -6984,7 +6984,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7006,7 +7006,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7028,7 +7028,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7052,7 +7052,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7074,7 +7074,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7112,7 +7112,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7129,7 +7129,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7151,7 +7151,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7173,7 +7173,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -7195,7 +7195,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7219,7 +7219,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7259,7 +7259,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7276,7 +7276,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7298,7 +7298,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7320,7 +7320,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7342,7 +7342,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7364,7 +7364,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -7386,7 +7386,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7408,7 +7408,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7430,7 +7430,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7454,7 +7454,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7476,7 +7476,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7514,7 +7514,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7531,7 +7531,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7553,7 +7553,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7575,7 +7575,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7597,7 +7597,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -7619,7 +7619,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7643,7 +7643,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7679,7 +7679,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7696,7 +7696,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7718,7 +7718,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7740,7 +7740,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7762,7 +7762,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -7784,7 +7784,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7808,7 +7808,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7849,7 +7849,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7866,7 +7866,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7888,7 +7888,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7910,7 +7910,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7932,7 +7932,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset"?: number;
@@ -7954,7 +7954,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;
@@ -7978,7 +7978,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Requests allowed per minute for this key. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left this minute. */
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
                     "X-RateLimit-Remaining": number;
                     /** @description Seconds until the minute resets. */
                     "X-RateLimit-Reset": number;

@@ -106,7 +106,10 @@ const HEADERS = {
     pattern: '^req_[0-9a-f-]{36}$',
   }),
   RateLimitLimit: header('Requests allowed per minute for this key.', { type: 'integer' }),
-  RateLimitRemaining: header('Requests left this minute.', { type: 'integer' }),
+  RateLimitRemaining: header(
+    'Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly).',
+    { type: 'integer' },
+  ),
   RateLimitReset: header('Seconds until the minute resets.', { type: 'integer' }),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer' }),
   IdempotentReplayed: header(
