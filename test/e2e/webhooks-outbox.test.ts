@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
-import type { WebhookEndpoint } from '../../functions/ports/webhooks.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import {
@@ -13,7 +12,7 @@ import {
   type TestCertificates,
 } from '../support/https-receiver.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
-import { eventsOfPost } from '../support/outbox.ts';
+import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -80,26 +79,6 @@ const deleteEndpoint = (key: string, id: string) => rt.api(`/webhooks/${id}`, { 
 
 const endpointsOf = async (workspaceId: string) => (await deps().webhooks.listEndpoints(workspaceId)).length;
 
-/** An endpoint as the create route stores it (turned off: it receives nothing). */
-const storedEndpoint = (accountId: string, workspaceId: string): WebhookEndpoint => {
-  const now = new Date().toISOString();
-  return {
-    webhookId: `wh_out${Math.random().toString(36).slice(2, 14)}`,
-    workspaceId,
-    accountId,
-    url: 'https://receiver.invalid/off',
-    description: null,
-    events: ['post.published'],
-    enabled: false,
-    consecutiveFailures: 0,
-    disabledReason: 'request',
-    disabledAt: now,
-    secretCiphertext: 'sealed',
-    createdAt: now,
-    updatedAt: now,
-  };
-};
-
 const publishNow = async (key: string, channelId: string, content: string) => {
   const res = await rt.api('/posts', {
     method: 'POST',
@@ -128,7 +107,7 @@ describe('the count of a workspace’s webhook endpoints', () => {
     expect(plain.status).toBe(400);
     expect(await countOf(ws.workspaceId)).toBe(2);
     // A create whose transaction fails (the endpoint exists already) counts nothing.
-    const again = storedEndpoint(ws.accountId, ws.workspaceId);
+    const again = offEndpoint(ws.accountId, ws.workspaceId);
     await deps().webhooks.createEndpoint(again, 2);
     expect(await countOf(ws.workspaceId)).toBe(3);
     await expect(deps().webhooks.createEndpoint(again, 3)).rejects.toThrow();
@@ -159,8 +138,8 @@ describe('the count of a workspace’s webhook endpoints', () => {
     // count, the second adds to it (its listing is not used again).
     await forgetCount(ws.workspaceId);
     await Promise.all([
-      deps().webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 3),
-      deps().webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 3),
+      deps().webhooks.createEndpoint(offEndpoint(ws.accountId, ws.workspaceId), 3),
+      deps().webhooks.createEndpoint(offEndpoint(ws.accountId, ws.workspaceId), 3),
     ]);
     expect(await endpointsOf(ws.workspaceId)).toBe(5);
     expect(await countOf(ws.workspaceId)).toBe(5);
@@ -180,7 +159,7 @@ describe('the count of a workspace’s webhook endpoints', () => {
     await forgetCount(ws.workspaceId);
     const { webhooks } = deps();
     expect(await webhooks.listEndpoints(ws.workspaceId)).toEqual([]);
-    await webhooks.createEndpoint(storedEndpoint(ws.accountId, ws.workspaceId), 0);
+    await webhooks.createEndpoint(offEndpoint(ws.accountId, ws.workspaceId), 0);
     expect(await webhooks.countNoEndpoints(ws.workspaceId)).toBe(false);
     expect(await countOf(ws.workspaceId)).toBe(1);
   });

@@ -4,15 +4,11 @@ import type { OutboxEvent } from '../../functions/ports/publishing.ts';
 import type { WebhookEndpoint } from '../../functions/ports/webhooks.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 
-/**
- * Gives the workspace a webhook endpoint that receives nothing (turned off, as by a request), so
- * that its events are kept in the outbox as for any workspace with an endpoint: a workspace with
- * none keeps no event. Created as the route does (counted in the workspace's count).
- */
-export const keepEvents = async (accountId: string, workspaceId: string): Promise<WebhookEndpoint> => {
+/** An endpoint record as the create route stores it, turned off (as by a request): it receives nothing. */
+export const offEndpoint = (accountId: string, workspaceId: string): WebhookEndpoint => {
   const now = new Date().toISOString();
-  const endpoint: WebhookEndpoint = {
-    webhookId: `wh_keep${Math.random().toString(36).slice(2, 12)}`,
+  return {
+    webhookId: `wh_off${Math.random().toString(36).slice(2, 14)}`,
     workspaceId,
     accountId,
     url: 'https://receiver.invalid/off',
@@ -26,6 +22,15 @@ export const keepEvents = async (accountId: string, workspaceId: string): Promis
     createdAt: now,
     updatedAt: now,
   };
+};
+
+/**
+ * Gives the workspace a webhook endpoint that receives nothing (`offEndpoint`), so that its events
+ * are kept in the outbox as for any workspace with an endpoint: a workspace with none keeps no
+ * event. Created as the route does (counted in the workspace's count).
+ */
+export const keepEvents = async (accountId: string, workspaceId: string): Promise<WebhookEndpoint> => {
+  const endpoint = offEndpoint(accountId, workspaceId);
   const { webhooks } = getDeps();
   await webhooks.createEndpoint(endpoint, (await webhooks.listEndpoints(workspaceId)).length);
   return endpoint;
