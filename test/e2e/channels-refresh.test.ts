@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTokens } from '../../functions/core/channels/tokens.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -21,21 +25,25 @@ const expireTokens = async (platform: PlatformId) => {
   expect(res.status).toBe(204);
 };
 
-/** An X channel connected through the consent flow. */
-const connectX = async () => {
+/** A channel of an OAuth network connected through the consent flow (with `key`'s workspace). */
+const connectOAuth = async (platform: PlatformId, key?: string) => {
   const start = await rt.api('/channels/connect', {
     method: 'POST',
-    body: { platform: 'x', redirectUrl: 'https://client.example/done' },
+    ...(key ? { key } : {}),
+    body: { platform, redirectUrl: 'https://client.example/done' },
   });
   expect(start.status).toBe(201);
   const authorize = new URL(start.body.authorizeUrl);
-  authorize.searchParams.set('sim_user', `x${randomBytes(3).toString('hex')}`);
+  authorize.searchParams.set('sim_user', `${platform[0]}${randomBytes(3).toString('hex')}`);
   const atNetwork = await fetch(authorize, { redirect: 'manual' });
   const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
   const landed = new URL(atHerald.headers.get('location') as string);
   expect(landed.searchParams.get('error')).toBeNull();
   return landed.searchParams.get('channelId') as string;
 };
+
+/** An X channel connected through the consent flow. */
+const connectX = () => connectOAuth('x');
 
 const connectBluesky = async () => {
   const res = await rt.api('/channels', {
@@ -50,9 +58,10 @@ const connectBluesky = async () => {
   return res.body.id as string;
 };
 
-const publish = async (channelId: string, content: string) => {
+const publish = async (channelId: string, content: string, key?: string) => {
   const res = await rt.api('/posts', {
     method: 'POST',
+    ...(key ? { key } : {}),
     body: { intent: 'now', channels: [{ channelId, blocks: [{ content }] }] },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -127,6 +136,143 @@ describe('a refused refresh', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ accessSeconds: null, refreshSeconds: null }),
+    });
+  });
+});
+
+/** The lifetimes of the tokens the network's simulator issues from now on (null: its default). */
+const setLifetimes = async (
+  platform: PlatformId,
+  lifetimes: { accessSeconds?: number | null; refreshSeconds?: number | null },
+) => {
+  const res = await fetch(`${simUrl(platform)}/_sim/oauth/lifetimes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(lifetimes),
+  });
+  expect(res.status).toBe(204);
+};
+
+/** The channel as stored: its connection, token version and opened tokens. */
+const storedChannel = async (workspaceId: string, channelId: string) => {
+  const deps = getDeps();
+  const record = await deps.accounts.getChannel(workspaceId, channelId);
+  if (!record) throw new Error(`channel ${channelId} not found`);
+  const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
+  return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };
+};
+
+const needsReconnectEvents = async (postId: string) =>
+  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');
+
+/**
+ * A LinkedIn post published in a workspace that keeps its events (it has a webhook endpoint), on
+ * a channel whose refresh token has expired and whose access token the network now says expired:
+ * the next call needs a refresh, and LinkedIn refuses it.
+ */
+const postWithDeadRefresh = async () => {
+  const ws = await freshWorkspace([], 'live', { keepEvents: true });
+  // Refresh tokens issued from now on live one second (access tokens keep LinkedIn's 60 days).
+  await setLifetimes('linkedin', { refreshSeconds: 1 });
+  let channelId: string;
+  try {
+    channelId = await connectOAuth('linkedin', ws.key);
+  } finally {
+    await setLifetimes('linkedin', { refreshSeconds: null });
+  }
+  const content = `dead refresh ${randomBytes(3).toString('hex')}`;
+  const postId = await publish(channelId, content, ws.key);
+  expect((await waitForPost(rt, postId, ws.key)).status).toBe('published');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await expireTokens('linkedin');
+  return { ws, channelId, postId, content };
+};
+
+describe('revise refreshes a token whose refresh needs the app’s client secret (LinkedIn)', () => {
+  it('revises a published post after the access token expired: one refresh, new tokens stored, channel connected', async () => {
+    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const channelId = await connectOAuth('linkedin', ws.key);
+    const postId = await publish(channelId, `before ${randomBytes(3).toString('hex')}`, ws.key);
+    expect((await waitForPost(rt, postId, ws.key)).status).toBe('published');
+    const before = await storedChannel(ws.workspaceId, channelId);
+    await expireTokens('linkedin');
+
+    const content = `revised ${randomBytes(3).toString('hex')}`;
+    const revise = await rt.api(`/posts/${postId}/revise`, {
+      method: 'POST',
+      key: ws.key,
+      body: { channels: [{ channelId, blocks: [{ content }] }] },
+    });
+    expect(revise.status, JSON.stringify(revise.body)).toBe(200);
+    expect(revise.body).toEqual({
+      revised: [{ channelId, platform: 'linkedin', reason: null, blocks: [0] }],
+      unchanged: [],
+    });
+    const post = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(post.body.channels[0].blocks[0].content).toBe(content);
+
+    const after = await storedChannel(ws.workspaceId, channelId);
+    expect(after.connection).toBe('connected');
+    expect(after.version).toBe(before.version + 1);
+    expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
+    // LinkedIn does not rotate its refresh tokens.
+    expect(after.tokens.refreshToken).toBe(before.tokens.refreshToken);
+    expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('connected');
+    expect(await needsReconnectEvents(postId)).toEqual([]);
+  });
+});
+
+describe('a refused refresh during revise and retract', () => {
+  it('revise: 200 with the channel unchanged and why, the text kept, the channel needs_reconnect with one event', async () => {
+    const { ws, channelId, postId, content } = await postWithDeadRefresh();
+    const body = { channels: [{ channelId, blocks: [{ content: `${content} (edited)` }] }] };
+    const revise = await rt.api(`/posts/${postId}/revise`, { method: 'POST', key: ws.key, body });
+    expect(revise.status, JSON.stringify(revise.body)).toBe(200);
+    expect(revise.body.revised).toEqual([]);
+    expect(revise.body.unchanged).toEqual([
+      { channelId, platform: 'linkedin', reason: expect.stringMatching(/refresh.*reconnect the channel/i) },
+    ]);
+    const post = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(post.body.status).toBe('published');
+    expect(post.body.channels[0].blocks[0].content).toBe(content);
+    expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('needs_reconnect');
+
+    const events = await needsReconnectEvents(postId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      workspaceId: ws.workspaceId,
+      data: { channelId, platform: 'linkedin', postId },
+    });
+
+    // Once marked, the channel is not tried again: the reason says so, and no second event.
+    const again = await rt.api(`/posts/${postId}/revise`, { method: 'POST', key: ws.key, body });
+    expect(again.status).toBe(200);
+    expect(again.body.unchanged).toEqual([
+      { channelId, platform: 'linkedin', reason: 'The channel must be reconnected first.' },
+    ]);
+    expect(await needsReconnectEvents(postId)).toHaveLength(1);
+  });
+
+  it('retract: 200 with the channel remaining and why, the post still live, the channel needs_reconnect with one event', async () => {
+    const { ws, channelId, postId } = await postWithDeadRefresh();
+    const retract = await rt.api(`/posts/${postId}/retract`, { method: 'POST', key: ws.key });
+    expect(retract.status, JSON.stringify(retract.body)).toBe(200);
+    expect(retract.body.removed).toEqual([]);
+    expect(retract.body.remaining).toEqual([
+      { channelId, platform: 'linkedin', reason: expect.stringMatching(/refresh.*reconnect the channel/i) },
+    ]);
+    const post = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(post.status).toBe(200);
+    expect(post.body.status).toBe('published');
+    expect(post.body.channels.map((c: { channelId: string }) => c.channelId)).toEqual([channelId]);
+    expect(post.body.channels[0].blocks[0].remoteUrl).toMatch(/^https:\/\//);
+    expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('needs_reconnect');
+
+    const events = await needsReconnectEvents(postId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      workspaceId: ws.workspaceId,
+      data: { channelId, platform: 'linkedin', postId },
     });
   });
 });
