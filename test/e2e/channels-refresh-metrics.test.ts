@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTokens } from '../../functions/core/channels/tokens.ts';
+import type { PlatformId } from '../../functions/platforms/types.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { eventsOfPost } from '../support/outbox.ts';
+import { waitForPost } from '../support/publishing.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+/**
+ * The metrics worker through a token refresh (the token service's two paths): after the network
+ * says the access token expired it refreshes (reading the app's client secret, sealing the new
+ * tokens) and the reading is stored; when the refresh is refused the channel becomes
+ * needs_reconnect with its event. The cadence runs 36,000 times faster (an hour is 0.1 s) and the
+ * sweep every 0.2 s, so a live post is read every few tenths of a second. Its own runtime: the
+ * revise and retract refresh tests (channels-refresh.test.ts) must not see a metrics reading
+ * refresh their channels first.
+ */
+let rt: TestRuntime;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({
+    env: { METRICS_TIME_SCALE: '36000', METRICS_SWEEP_INTERVAL_SECONDS: '0.2' },
+  });
+});
+afterAll(async () => {
+  await rt?.destroy();
+});
+
+const simUrl = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
+
+const simControl = async (platform: PlatformId, path: string, body?: unknown) => {
+  const res = await fetch(`${simUrl(platform)}/_sim/oauth/${path}`, {
+    method: 'POST',
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  expect(res.status).toBe(204);
+};
+
+/** An X channel connected through the consent flow, in the workspace of `key`. */
+const connectX = async (key: string) => {
+  const start = await rt.api('/channels/connect', {
+    method: 'POST',
+    key,
+    body: { platform: 'x', redirectUrl: 'https://client.example/done' },
+  });
+  expect(start.status).toBe(201);
+  const authorize = new URL(start.body.authorizeUrl);
+  authorize.searchParams.set('sim_user', `m${randomBytes(3).toString('hex')}`);
+  const atNetwork = await fetch(authorize, { redirect: 'manual' });
+  const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
+  const landed = new URL(atHerald.headers.get('location') as string);
+  expect(landed.searchParams.get('error')).toBeNull();
+  return landed.searchParams.get('channelId') as string;
+};
+
+const publishNow = async (key: string, channelId: string) => {
+  const res = await rt.api('/posts', {
+    method: 'POST',
+    key,
+    body: {
+      intent: 'now',
+      channels: [{ channelId, blocks: [{ content: `metrics ${randomBytes(3).toString('hex')}` }] }],
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const post = await waitForPost(rt, res.body.id, key);
+  expect(post.status).toBe('published');
+  return post.id as string;
+};
+
+/** The channel as stored: its connection, token version and opened tokens. */
+const storedChannel = async (workspaceId: string, channelId: string) => {
+  const deps = getDeps();
+  const record = await deps.accounts.getChannel(workspaceId, channelId);
+  if (!record) throw new Error(`channel ${channelId} not found`);
+  const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
+  return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };
+};
+
+/** Polls until `check` returns something (generous deadline: the machine may be loaded). */
+const eventually = async <T>(what: string, check: () => Promise<T | null | undefined | false>) => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+};
+
+/** The post's one channel as GET /posts/{id}/metrics shows it. */
+const metricsOf = async (postId: string, key: string) => {
+  const res = await rt.api(`/posts/${postId}/metrics`, { key });
+  expect(res.status).toBe(200);
+  return res.body.channels[0];
+};
+
+const needsReconnectEvents = async (postId: string) =>
+  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');
+
+describe('the metrics worker across a token expiry (X: the refresh sends the app’s client secret)', () => {
+  it('refreshes the expired token, stores the reading and keeps the channel connected', async () => {
+    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const channelId = await connectX(ws.key);
+    const postId = await publishNow(ws.key, channelId);
+    await eventually('a first reading', async () =>
+      (await metricsOf(postId, ws.key)).readings.some((r: any) => r.status === 'ok'),
+    );
+    const before = await storedChannel(ws.workspaceId, channelId);
+    const expiredAt = new Date().toISOString();
+    await simControl('x', 'expire');
+
+    // Nothing else uses this channel now: only a metrics reading can have refreshed its tokens.
+    const after = await eventually('the refresh', async () => {
+      const stored = await storedChannel(ws.workspaceId, channelId);
+      return stored.version > before.version ? stored : null;
+    });
+    expect(after.connection).toBe('connected');
+    expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
+    // X rotates its refresh tokens: the new one is stored too.
+    expect(after.tokens.refreshToken).not.toBe(before.tokens.refreshToken);
+
+    const channel = await eventually('a reading after the expiry', async () => {
+      const seen = await metricsOf(postId, ws.key);
+      return seen.readings.some((r: any) => r.status === 'ok' && r.at > expiredAt) ? seen : null;
+    });
+    expect(channel.metricsStatus).toBe('available');
+    expect(channel.readings.filter((r: any) => r.status !== 'ok')).toEqual([]);
+    expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('connected');
+    expect(await needsReconnectEvents(postId)).toEqual([]);
+  });
+
+  it('when the refresh is refused: the channel needs_reconnect with one event, and its readings say why', async () => {
+    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    // Refresh tokens issued from now on live one second (access tokens keep X's two hours).
+    await simControl('x', 'lifetimes', { refreshSeconds: 1 });
+    let channelId: string;
+    try {
+      channelId = await connectX(ws.key);
+    } finally {
+      await simControl('x', 'lifetimes', { refreshSeconds: null });
+    }
+    const postId = await publishNow(ws.key, channelId);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await simControl('x', 'expire');
+
+    await eventually(
+      'needs_reconnect',
+      async () => (await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status === 'needs_reconnect',
+    );
+    const events = await eventually('the event', async () => {
+      const found = await needsReconnectEvents(postId);
+      return found.length > 0 ? found : null;
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      workspaceId: ws.workspaceId,
+      data: { channelId, platform: 'x', postId },
+    });
+
+    const channel = await eventually('a reading that says why', async () => {
+      const seen = await metricsOf(postId, ws.key);
+      return seen.readings.some((r: any) => r.status !== 'ok') ? seen : null;
+    });
+    expect(channel.metricsStatus).toBe('needs_reconnect');
+    const notRead = channel.readings.filter((r: any) => r.status !== 'ok');
+    expect(notRead[0].reason).toMatch(/reconnect/i);
+    // Later readings do not try the network again: still the one event.
+    expect(await needsReconnectEvents(postId)).toHaveLength(1);
+  });
+});
