@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTokens } from '../../functions/core/channels/tokens.ts';
 import type { PlatformId } from '../../functions/platforms/types.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import { verifyWebhook } from '../../functions/shared/verify-webhook.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import {
+  makeCertificates,
+  type Receiver,
+  startReceiver,
+  type TestCertificates,
+} from '../support/https-receiver.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -15,17 +22,28 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
  * needs_reconnect with its event. The cadence runs 36,000 times faster (an hour is 0.1 s) and the
  * sweep every 0.2 s, so a live post is read every few tenths of a second. Its own runtime: the
  * revise and retract refresh tests (channels-refresh.test.ts) must not see a metrics reading
- * refresh their channels first.
+ * refresh their channels first. The refused refresh's event is delivered to a real endpoint (an
+ * HTTPS receiver), as a workspace's owner would get it.
  */
 let rt: TestRuntime;
+let certs: TestCertificates;
+let receiver: Receiver;
 
 beforeAll(async () => {
+  certs = makeCertificates();
+  receiver = await startReceiver(certs);
   rt = await startTestRuntime({
-    env: { METRICS_TIME_SCALE: '36000', METRICS_SWEEP_INTERVAL_SECONDS: '0.2' },
+    env: {
+      METRICS_TIME_SCALE: '36000',
+      METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
+      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
+    },
   });
 });
 afterAll(async () => {
   await rt?.destroy();
+  await receiver?.close();
+  certs?.remove();
 });
 
 const simUrl = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
@@ -134,8 +152,14 @@ describe('the metrics worker across a token expiry (X: the refresh sends the app
     expect(await needsReconnectEvents(postId)).toEqual([]);
   });
 
-  it('when the refresh is refused: the channel needs_reconnect with one event, and its readings say why', async () => {
-    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+  it('when the refresh is refused: the channel needs_reconnect, its owner gets the signed event, and its readings say why', async () => {
+    const ws = await freshWorkspace([]);
+    const endpoint = await rt.api('/webhooks', {
+      method: 'POST',
+      key: ws.key,
+      body: { url: receiver.url('/reconnect'), events: ['channel.needs_reconnect'] },
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
     // Refresh tokens issued from now on live one second (access tokens keep X's two hours).
     await simControl('x', 'lifetimes', { refreshSeconds: 1 });
     let channelId: string;
@@ -152,13 +176,19 @@ describe('the metrics worker across a token expiry (X: the refresh sends the app
       'needs_reconnect',
       async () => (await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status === 'needs_reconnect',
     );
-    const events = await eventually('the event', async () => {
-      const found = await needsReconnectEvents(postId);
-      return found.length > 0 ? found : null;
-    });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({
-      workspaceId: ws.workspaceId,
+    await receiver.waitFor(
+      (all) => all.some((r) => r.path === '/reconnect'),
+      60_000,
+      'the channel.needs_reconnect delivery',
+    );
+    const received = receiver.received.filter((r) => r.path === '/reconnect');
+    expect(received).toHaveLength(1);
+    const [event] = received;
+    expect(
+      verifyWebhook(event?.raw ?? '', event?.headers['x-herald-signature'] as string, [endpoint.body.secret]),
+    ).toBe(true);
+    expect(event?.body).toMatchObject({
+      type: 'channel.needs_reconnect',
       data: { channelId, platform: 'x', postId },
     });
 
