@@ -230,7 +230,11 @@ describe('a refused refresh during revise and retract', () => {
     expect(revise.status, JSON.stringify(revise.body)).toBe(200);
     expect(revise.body.revised).toEqual([]);
     expect(revise.body.unchanged).toEqual([
-      { channelId, platform: 'linkedin', reason: expect.stringMatching(/refresh.*reconnect the channel/i) },
+      {
+        channelId,
+        platform: 'linkedin',
+        reason: expect.stringMatching(/refused to refresh the access token.*reconnect the channel/),
+      },
     ]);
     const post = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(post.body.status).toBe('published');
@@ -259,7 +263,11 @@ describe('a refused refresh during revise and retract', () => {
     expect(retract.status, JSON.stringify(retract.body)).toBe(200);
     expect(retract.body.removed).toEqual([]);
     expect(retract.body.remaining).toEqual([
-      { channelId, platform: 'linkedin', reason: expect.stringMatching(/refresh.*reconnect the channel/i) },
+      {
+        channelId,
+        platform: 'linkedin',
+        reason: expect.stringMatching(/refused to refresh the access token.*reconnect the channel/),
+      },
     ]);
     const post = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(post.status).toBe(200);
