@@ -173,7 +173,7 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
           );
           done.set(j, content);
         } catch (error) {
-          failure = `The network refused the edit of block ${j + 1}: ${reasonOf(error)}`;
+          failure = `The edit of block ${j + 1} did not go through: ${reasonOf(error)}`;
           break;
         }
       }
