@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTokens } from '../../functions/core/channels/tokens.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { verifyWebhook } from '../../functions/shared/verify-webhook.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
-import { eventsOfPost } from '../support/outbox.ts';
+import { connectOAuth, expireTokens, setTokenLifetimes, storedChannel } from '../support/channels.ts';
+import type { Receiver } from '../support/https-receiver.ts';
+import { needsReconnectEvents } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 /**
  * The metrics worker through a token refresh (the token service's two paths): after the network
@@ -26,54 +20,20 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
  * HTTPS receiver), as a workspace's owner would get it.
  */
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs);
-  rt = await startTestRuntime({
+  ({ rt, receiver, stop } = await startReceiverRuntime({
     env: {
       METRICS_TIME_SCALE: '36000',
       METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
-      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
     },
-  });
+  }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
-
-const simUrl = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
-
-const simControl = async (platform: PlatformId, path: string, body?: unknown) => {
-  const res = await fetch(`${simUrl(platform)}/_sim/oauth/${path}`, {
-    method: 'POST',
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  expect(res.status).toBe(204);
-};
-
-/** An X channel connected through the consent flow, in the workspace of `key`. */
-const connectX = async (key: string) => {
-  const start = await rt.api('/channels/connect', {
-    method: 'POST',
-    key,
-    body: { platform: 'x', redirectUrl: 'https://client.example/done' },
-  });
-  expect(start.status).toBe(201);
-  const authorize = new URL(start.body.authorizeUrl);
-  authorize.searchParams.set('sim_user', `m${randomBytes(3).toString('hex')}`);
-  const atNetwork = await fetch(authorize, { redirect: 'manual' });
-  const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
-  const landed = new URL(atHerald.headers.get('location') as string);
-  expect(landed.searchParams.get('error')).toBeNull();
-  return landed.searchParams.get('channelId') as string;
-};
 
 const publishNow = async (key: string, channelId: string) => {
   const res = await rt.api('/posts', {
@@ -88,15 +48,6 @@ const publishNow = async (key: string, channelId: string) => {
   const post = await waitForPost(rt, res.body.id, key);
   expect(post.status).toBe('published');
   return post.id as string;
-};
-
-/** The channel as stored: its connection, token version and opened tokens. */
-const storedChannel = async (workspaceId: string, channelId: string) => {
-  const deps = getDeps();
-  const record = await deps.accounts.getChannel(workspaceId, channelId);
-  if (!record) throw new Error(`channel ${channelId} not found`);
-  const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
-  return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };
 };
 
 /** Polls until `check` returns something (generous deadline: the machine may be loaded). */
@@ -117,20 +68,17 @@ const metricsOf = async (postId: string, key: string) => {
   return res.body.channels[0];
 };
 
-const needsReconnectEvents = async (postId: string) =>
-  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');
-
 describe('the metrics worker across a token expiry (X: the refresh sends the app’s client secret)', () => {
   it('refreshes the expired token, stores the reading and keeps the channel connected', async () => {
     const ws = await freshWorkspace([], 'live', { keepEvents: true });
-    const channelId = await connectX(ws.key);
+    const channelId = await connectOAuth(rt, 'x', ws.key);
     const postId = await publishNow(ws.key, channelId);
     await eventually('a first reading', async () =>
       (await metricsOf(postId, ws.key)).readings.some((r: any) => r.status === 'ok'),
     );
     const before = await storedChannel(ws.workspaceId, channelId);
     const expiredAt = new Date().toISOString();
-    await simControl('x', 'expire');
+    await expireTokens(rt, 'x');
 
     // Nothing else uses this channel now: only a metrics reading can have refreshed its tokens.
     const after = await eventually('the refresh', async () => {
@@ -161,16 +109,16 @@ describe('the metrics worker across a token expiry (X: the refresh sends the app
     });
     expect(endpoint.status, endpoint.text).toBe(201);
     // Refresh tokens issued from now on live one second (access tokens keep X's two hours).
-    await simControl('x', 'lifetimes', { refreshSeconds: 1 });
+    await setTokenLifetimes(rt, 'x', { refreshSeconds: 1 });
     let channelId: string;
     try {
-      channelId = await connectX(ws.key);
+      channelId = await connectOAuth(rt, 'x', ws.key);
     } finally {
-      await simControl('x', 'lifetimes', { refreshSeconds: null });
+      await setTokenLifetimes(rt, 'x', { refreshSeconds: null });
     }
     const postId = await publishNow(ws.key, channelId);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    await simControl('x', 'expire');
+    await expireTokens(rt, 'x');
 
     await eventually(
       'needs_reconnect',

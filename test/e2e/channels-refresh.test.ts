@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTokens } from '../../functions/core/channels/tokens.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { eventsOfPost } from '../support/outbox.ts';
+import { connectOAuth, expireTokens, setTokenLifetimes, storedChannel } from '../support/channels.ts';
+import { needsReconnectEvents } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -17,33 +15,8 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const simUrl = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
-
-/** Every access token the network's simulator issued expires now (its refresh tokens stay valid). */
-const expireTokens = async (platform: PlatformId) => {
-  const res = await fetch(`${simUrl(platform)}/_sim/oauth/expire`, { method: 'POST' });
-  expect(res.status).toBe(204);
-};
-
-/** A channel of an OAuth network connected through the consent flow (with `key`'s workspace). */
-const connectOAuth = async (platform: PlatformId, key?: string) => {
-  const start = await rt.api('/channels/connect', {
-    method: 'POST',
-    ...(key ? { key } : {}),
-    body: { platform, redirectUrl: 'https://client.example/done' },
-  });
-  expect(start.status).toBe(201);
-  const authorize = new URL(start.body.authorizeUrl);
-  authorize.searchParams.set('sim_user', `${platform[0]}${randomBytes(3).toString('hex')}`);
-  const atNetwork = await fetch(authorize, { redirect: 'manual' });
-  const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
-  const landed = new URL(atHerald.headers.get('location') as string);
-  expect(landed.searchParams.get('error')).toBeNull();
-  return landed.searchParams.get('channelId') as string;
-};
-
 /** An X channel connected through the consent flow. */
-const connectX = () => connectOAuth('x');
+const connectX = () => connectOAuth(rt, 'x');
 
 const connectBluesky = async () => {
   const res = await rt.api('/channels', {
@@ -75,7 +48,7 @@ describe.each([
   it('keeps publishing across three token expiries (refresh on the expired answer, rotating refresh tokens)', async () => {
     const channelId = await connect();
     for (let round = 1; round <= 4; round++) {
-      if (round > 1) await expireTokens(platform);
+      if (round > 1) await expireTokens(rt, platform);
       const postId = await publish(channelId, `${platform} round ${round} ${randomBytes(3).toString('hex')}`);
       const post = await waitForPost(rt, postId);
       expect(post.status, JSON.stringify(post.channels)).toBe('published');
@@ -86,7 +59,7 @@ describe.each([
 
   it('20 concurrent publishes during an expiry refresh once: all publish and the channel stays connected', async () => {
     const channelId = await connect();
-    await expireTokens(platform);
+    await expireTokens(rt, platform);
     // The refresh token rotates: a second refresh with the first one would be refused and the
     // channel would fall to needs_reconnect, failing posts. Every post publishing proves one refresh.
     const ids = await Promise.all(
@@ -106,7 +79,7 @@ describe('revise and retract refresh tokens too', () => {
     const channelId = await connectBluesky();
     const postId = await publish(channelId, `to retract ${randomBytes(3).toString('hex')}`);
     expect((await waitForPost(rt, postId)).status).toBe('published');
-    await expireTokens('bluesky');
+    await expireTokens(rt, 'bluesky');
     const retract = await rt.api(`/posts/${postId}/retract`, { method: 'POST' });
     expect(retract.status, JSON.stringify(retract.body)).toBe(200);
     expect(retract.body.removed).toEqual([{ channelId, platform: 'bluesky', reason: null }]);
@@ -118,12 +91,7 @@ describe('a refused refresh', () => {
   it('makes the channel needs_reconnect when its refresh token has expired too (and only that channel)', async () => {
     const channelId = await connectBluesky();
     // Sessions issued from now on live one second, refresh token included.
-    const lifetimes = await fetch(`${simUrl('bluesky')}/_sim/oauth/lifetimes`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ accessSeconds: 1, refreshSeconds: 1 }),
-    });
-    expect(lifetimes.status).toBe(204);
+    await setTokenLifetimes(rt, 'bluesky', { accessSeconds: 1, refreshSeconds: 1 });
     const other = await connectBluesky();
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const postId = await publish(other, `refused ${randomBytes(3).toString('hex')}`);
@@ -132,38 +100,9 @@ describe('a refused refresh', () => {
     expect(post.channels[0].error).toMatch(/reconnect/i);
     expect((await rt.api(`/channels/${other}`)).body.status).toBe('needs_reconnect');
     expect((await rt.api(`/channels/${channelId}`)).body.status).toBe('connected');
-    await fetch(`${simUrl('bluesky')}/_sim/oauth/lifetimes`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ accessSeconds: null, refreshSeconds: null }),
-    });
+    await setTokenLifetimes(rt, 'bluesky', { accessSeconds: null, refreshSeconds: null });
   });
 });
-
-/** The lifetimes of the tokens the network's simulator issues from now on (null: its default). */
-const setLifetimes = async (
-  platform: PlatformId,
-  lifetimes: { accessSeconds?: number | null; refreshSeconds?: number | null },
-) => {
-  const res = await fetch(`${simUrl(platform)}/_sim/oauth/lifetimes`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(lifetimes),
-  });
-  expect(res.status).toBe(204);
-};
-
-/** The channel as stored: its connection, token version and opened tokens. */
-const storedChannel = async (workspaceId: string, channelId: string) => {
-  const deps = getDeps();
-  const record = await deps.accounts.getChannel(workspaceId, channelId);
-  if (!record) throw new Error(`channel ${channelId} not found`);
-  const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
-  return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };
-};
-
-const needsReconnectEvents = async (postId: string) =>
-  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');
 
 /**
  * A LinkedIn post published in a workspace that keeps its events (it has a webhook endpoint), on
@@ -173,29 +112,29 @@ const needsReconnectEvents = async (postId: string) =>
 const postWithDeadRefresh = async () => {
   const ws = await freshWorkspace([], 'live', { keepEvents: true });
   // Refresh tokens issued from now on live one second (access tokens keep LinkedIn's 60 days).
-  await setLifetimes('linkedin', { refreshSeconds: 1 });
+  await setTokenLifetimes(rt, 'linkedin', { refreshSeconds: 1 });
   let channelId: string;
   try {
-    channelId = await connectOAuth('linkedin', ws.key);
+    channelId = await connectOAuth(rt, 'linkedin', ws.key);
   } finally {
-    await setLifetimes('linkedin', { refreshSeconds: null });
+    await setTokenLifetimes(rt, 'linkedin', { refreshSeconds: null });
   }
   const content = `dead refresh ${randomBytes(3).toString('hex')}`;
   const postId = await publish(channelId, content, ws.key);
   expect((await waitForPost(rt, postId, ws.key)).status).toBe('published');
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  await expireTokens('linkedin');
+  await expireTokens(rt, 'linkedin');
   return { ws, channelId, postId, content };
 };
 
 describe('revise refreshes a token whose refresh needs the app’s client secret (LinkedIn)', () => {
   it('revises a published post after the access token expired: one refresh, new tokens stored, channel connected', async () => {
     const ws = await freshWorkspace([], 'live', { keepEvents: true });
-    const channelId = await connectOAuth('linkedin', ws.key);
+    const channelId = await connectOAuth(rt, 'linkedin', ws.key);
     const postId = await publish(channelId, `before ${randomBytes(3).toString('hex')}`, ws.key);
     expect((await waitForPost(rt, postId, ws.key)).status).toBe('published');
     const before = await storedChannel(ws.workspaceId, channelId);
-    await expireTokens('linkedin');
+    await expireTokens(rt, 'linkedin');
 
     const content = `revised ${randomBytes(3).toString('hex')}`;
     const revise = await rt.api(`/posts/${postId}/revise`, {

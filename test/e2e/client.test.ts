@@ -1,29 +1,19 @@
 import { createHeraldClient, type HeraldClient, verifyWebhook, waitForPost } from 'herald/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import type { Receiver } from '../support/https-receiver.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs);
-  rt = await startTestRuntime({
-    env: { PUBLISH_RETRY_BASE_SECONDS: '0.2', WEBHOOK_EXTRA_CA_CERTS: certs.caFile },
-  });
+  ({ rt, receiver, stop } = await startReceiverRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
 
 const until = async <T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> => {

@@ -1,37 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
+import type { Receiver } from '../support/https-receiver.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 // The whole retry schedule in seconds: waits of 0.002 s doubling, giving up 3.6 s after the first attempt.
 const BASE = 0.002;
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs, (r) =>
-    r.path === '/down' ? { status: 500 } : r.path === '/silent' ? 'hang' : { status: 200 },
-  );
-  rt = await startTestRuntime({
+  ({ rt, receiver, stop } = await startReceiverRuntime({
     env: {
       WEBHOOK_RETRY_BASE_SECONDS: String(BASE),
       WEBHOOK_TIMEOUT_SECONDS: '1',
-      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
     },
-  });
+    answer: (r) => (r.path === '/down' ? { status: 500 } : r.path === '/silent' ? 'hang' : { status: 200 }),
+  }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
 
 const publish = async (key: string, channelId: string, content: string) => {

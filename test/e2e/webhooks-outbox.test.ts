@@ -5,16 +5,12 @@ import { mutatePost, PublishingEngine, startRound } from '../../functions/core/p
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
+import type { Receiver } from '../support/https-receiver.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
 import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 /**
  * The outbox keeps no event while its workspace has no webhook endpoint: a per-workspace count of
@@ -24,25 +20,20 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs);
-  rt = await startTestRuntime({
+  ({ rt, receiver, stop } = await startReceiverRuntime({
     env: {
       NETWORK_TIMEOUT_MS: '1000',
       PUBLISH_RETRY_BASE_SECONDS: '0.2',
       WEBHOOK_RETRY_BASE_SECONDS: '0.2',
-      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
     },
-  });
+  }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
 
 const deps = () => getDeps();

@@ -1,35 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
+import type { Receiver } from '../support/https-receiver.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 // As on AWS: loopback targets are refused like every other non-public address.
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs);
-  rt = await startTestRuntime({
+  ({ rt, receiver, stop } = await startReceiverRuntime({
     env: {
       WEBHOOK_ALLOW_LOOPBACK: 'false',
-      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
       WEBHOOK_RETRY_BASE_SECONDS: '0.01',
     },
-  });
+  }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
 
 const REFUSED = [

@@ -5,37 +5,27 @@ import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { verifyWebhook } from '../../functions/shared/verify-webhook.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import {
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.ts';
+import type { Receiver } from '../support/https-receiver.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startReceiverRuntime } from '../support/receiver-runtime.ts';
+import type { TestRuntime } from '../support/runtime.ts';
 
 const BASE = 0.2;
 let rt: TestRuntime;
-let certs: TestCertificates;
 let receiver: Receiver;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  receiver = await startReceiver(certs);
-  rt = await startTestRuntime({
+  ({ rt, receiver, stop } = await startReceiverRuntime({
     env: {
       NETWORK_TIMEOUT_MS: '500',
       PUBLISH_RETRY_BASE_SECONDS: '0.2',
       WEBHOOK_RETRY_BASE_SECONDS: String(BASE),
-      // NODE_EXTRA_CA_CERTS is read only when a process starts; this setting is read when needed.
-      WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
     },
-  });
+  }));
 });
 afterAll(async () => {
-  await rt?.destroy();
-  await receiver?.close();
-  certs?.remove();
+  await stop?.();
 });
 
 const ALL_EVENTS = ['post.published', 'post.failed', 'post.partially_failed', 'channel.needs_reconnect'];

@@ -75,3 +75,7 @@ export const pendingEventIds = async (): Promise<string[]> => {
   );
   return (out.Items ?? []).map((item) => (eventFromItem(item) as OutboxEvent).id);
 };
+
+/** The `channel.needs_reconnect` events kept about a post. */
+export const needsReconnectEvents = async (postId: string) =>
+  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');

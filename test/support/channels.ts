@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { openTokens } from '../../functions/core/channels/tokens.ts';
+import type { PlatformId } from '../../functions/platforms/types.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
+import type { TestRuntime } from './runtime.ts';
+
+/** Where the runtime's simulator of `platform` listens. */
+export const simUrl = (rt: TestRuntime, platform: PlatformId): string =>
+  rt.simulators.byPlatform.get(platform)?.url as string;
+
+const simOAuthControl = async (rt: TestRuntime, platform: PlatformId, path: string, body?: unknown) => {
+  const res = await fetch(`${simUrl(rt, platform)}/_sim/oauth/${path}`, {
+    method: 'POST',
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  expect(res.status).toBe(204);
+};
+
+/** Every access token the network's simulator issued expires now (its refresh tokens stay valid). */
+export const expireTokens = (rt: TestRuntime, platform: PlatformId) =>
+  simOAuthControl(rt, platform, 'expire');
+
+/** The lifetimes of the tokens the network's simulator issues from now on (null: its default). */
+export const setTokenLifetimes = (
+  rt: TestRuntime,
+  platform: PlatformId,
+  lifetimes: { accessSeconds?: number | null; refreshSeconds?: number | null },
+) => simOAuthControl(rt, platform, 'lifetimes', lifetimes);
+
+/** A channel of an OAuth network connected through the consent flow (in the workspace of `key`, when given). */
+export const connectOAuth = async (rt: TestRuntime, platform: PlatformId, key?: string): Promise<string> => {
+  const start = await rt.api('/channels/connect', {
+    method: 'POST',
+    ...(key ? { key } : {}),
+    body: { platform, redirectUrl: 'https://client.example/done' },
+  });
+  expect(start.status).toBe(201);
+  const authorize = new URL(start.body.authorizeUrl);
+  authorize.searchParams.set('sim_user', `${platform[0]}${randomBytes(3).toString('hex')}`);
+  const atNetwork = await fetch(authorize, { redirect: 'manual' });
+  const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
+  const landed = new URL(atHerald.headers.get('location') as string);
+  expect(landed.searchParams.get('error')).toBeNull();
+  return landed.searchParams.get('channelId') as string;
+};
+
+/** The channel as stored: its connection, token version and opened tokens. */
+export const storedChannel = async (workspaceId: string, channelId: string) => {
+  const deps = getDeps();
+  const record = await deps.accounts.getChannel(workspaceId, channelId);
+  if (!record) throw new Error(`channel ${channelId} not found`);
+  const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
+  return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };
+};
