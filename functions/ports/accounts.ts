@@ -126,10 +126,9 @@ export interface AccountStore {
   /** Saves the channel and counts it on the account in one transaction; fails with `quota_exceeded` at the plan limit. */
   connectChannel(channel: ChannelRecord, channelLimit: number | null): Promise<void>;
   getChannel(workspaceId: string, channelId: string): Promise<ChannelRecord | null>;
-  /** Several channels of a workspace in one read, by id; a channel that does not exist is absent. */
-  getChannels(workspaceId: string, channelIds: string[]): Promise<Map<string, ChannelRecord>>;
   /**
-   * A publish job's read: the channels (as `getChannels`) and, in the same request, the count of
+   * A publish job's read: several channels of a workspace by id (a channel that does not exist is
+   * absent) and, in the same request, the count of
    * the workspace's webhook endpoints (null: never counted), which decides whether the job's
    * writes keep their events (see `OutboxGate`).
    */

@@ -115,16 +115,17 @@ describe('channels by id', () => {
     const x = await connect(ws.workspaceId, 'x', 'x');
     const bluesky = await connect(ws.workspaceId, 'bluesky', 'b');
     const elsewhere = await connect(other.workspaceId, 'x', 'elsewhere');
-    const found = await deps.accounts.getChannels(ws.workspaceId, [
+    const { channels: found, endpoints } = await deps.accounts.getChannelsForJob(ws.workspaceId, [
       x.channelId,
       bluesky.channelId,
       elsewhere.channelId,
       'ch_missing',
       x.channelId,
     ]);
+    expect(endpoints).toBe(0);
     expect([...found.keys()].sort()).toEqual([x.channelId, bluesky.channelId].sort());
     expect(found.get(x.channelId)).toEqual(await deps.accounts.getChannel(ws.workspaceId, x.channelId));
-    expect((await deps.accounts.getChannels(ws.workspaceId, [])).size).toBe(0);
+    expect((await deps.accounts.getChannelsForJob(ws.workspaceId, [])).channels.size).toBe(0);
   });
 });
 

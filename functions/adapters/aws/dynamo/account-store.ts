@@ -13,7 +13,6 @@ import {
   connectChannel,
   disconnectChannel,
   getChannel,
-  getChannels,
   getChannelsForJob,
   holdRefresh,
   listChannels,
@@ -37,7 +36,6 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   createApiKey: (key) => putApiKey(table, key),
   connectChannel: (channel, limit) => connectChannel(table, channel, limit),
   getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
-  getChannels: (workspaceId, channelIds) => getChannels(table, workspaceId, channelIds),
   getChannelsForJob: (workspaceId, channelIds) => getChannelsForJob(table, workspaceId, channelIds),
   listChannels: (workspaceId) => listChannels(table, workspaceId),
   markNeedsReconnect: (workspaceId, channelId, event) =>

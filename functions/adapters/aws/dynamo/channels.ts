@@ -101,19 +101,10 @@ export const getChannel = async (
   return out.Item ? channelFromItem(out.Item) : null;
 };
 
-export const getChannels = async (
-  table: TableRef,
-  workspaceId: string,
-  channelIds: string[],
-): Promise<Map<string, ChannelRecord>> => {
-  const unique = [...new Set(channelIds)];
-  const items = await batchGetAll(
-    table,
-    unique.map((channelId) => keys.channel(workspaceId, channelId)),
-  );
-  return new Map(items.map((item) => [item.channelId as string, channelFromItem(item)]));
-};
-
+/**
+ * A publish job's read, one request: its channels by id (absent ids left out) and the workspace's
+ * count of webhook endpoints (null: never counted).
+ */
 export const getChannelsForJob = async (
   table: TableRef,
   workspaceId: string,

@@ -101,8 +101,7 @@ export class DynamoRateLimiter implements RateLimiter {
   }
 
   async hit(subject: string, now: Date): Promise<RateLimitState> {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+    const { nowSeconds, windowStart } = this.windowOf(now);
     const out = await this.table.doc.send(
       new UpdateCommand({
         TableName: this.table.tableName,
@@ -126,8 +125,10 @@ export class DynamoRateLimiter implements RateLimiter {
    * the same key's window; the count is then sent again after a short wait.
    */
   async hitKey(secretHash: string, now: Date): Promise<{ key: ApiKeyRecord; rate: RateLimitState } | null> {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    let windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+    const current = this.windowOf(now);
+    const { nowSeconds } = current;
+    // Moves to a later window when another instance's clock has started one (see below).
+    let windowStart = current.windowStart;
     const common = {
       TableName: this.table.tableName,
       Key: keys.apiKey(secretHash),
