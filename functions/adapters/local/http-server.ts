@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -236,6 +236,11 @@ export const startHttpServer = async (options: {
   onRequest?: (line: RequestLine) => void;
   /** Grants that replace a function's manifest grants, by route key or `$default` (tests remove one). */
   grantOverrides?: Record<string, Grant[]>;
+  /**
+   * A server already listening on the port to serve on, whose socket this server takes over (the
+   * runtime holds its port while it starts); `port` and `host` then only name it.
+   */
+  listening?: NetServer;
 }): Promise<LocalHttpServer> => {
   // Each call runs as its own function, with only its manifest grants, as a Lambda of its own would.
   const identity = (id: string, entry: string, grants: Grant[]): FunctionIdentity => ({
@@ -340,7 +345,8 @@ export const startHttpServer = async (options: {
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => ready());
+    if (options.listening) server.listen(options.listening, () => ready());
+    else server.listen(options.port, options.host ?? '127.0.0.1', () => ready());
   });
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,6 +1,6 @@
 import './local-env.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -107,30 +107,78 @@ export class PortInUseError extends Error {
   }
 }
 
-const tryListen = (port: number, host: string): Promise<NodeJS.ErrnoException | undefined> =>
+/** A server listening on `port` at `host`, or the error that refused it. */
+const holdPort = (
+  port: number,
+  host: string,
+): Promise<{ held: Server; error?: undefined } | { held?: undefined; error: NodeJS.ErrnoException }> =>
   new Promise((done) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => done(error));
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => done(undefined)));
+    const holder = createServer();
+    holder.once('error', (error: NodeJS.ErrnoException) => done({ error }));
+    holder.listen({ port, host, exclusive: true }, () => done({ held: holder }));
   });
 
-/** Both loopbacks: `localhost` may resolve to ::1, where another server would answer instead. */
-const portTaken = async (port: number): Promise<boolean> => {
+const closeAll = (servers: Server[]): Promise<void> =>
+  Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done())))).then(
+    () => undefined,
+  );
+
+/** A port held by listening on it on both loopbacks until the HTTP server takes it over. */
+interface PortReservation {
+  /** The 127.0.0.1 listener, whose socket the HTTP server takes over (none if 127.0.0.1 is absent). */
+  listening: Server | undefined;
+  /** Lets go of what the HTTP server did not take over (the ::1 listener), or of all on a failed start. */
+  release(): Promise<void>;
+  /** The HTTP server now owns the 127.0.0.1 socket: release() leaves it alone. */
+  handedOver(): void;
+}
+
+/**
+ * Listens on `port` on both loopbacks (`localhost` may resolve to ::1, where another server would
+ * answer instead), or answers that the port is taken. Held, the port cannot be handed to anything
+ * that asks the kernel for a free one meanwhile (DynamoDB Local, the simulators, another program).
+ */
+const reservePort = async (port: number): Promise<PortReservation | 'taken'> => {
+  const held = new Map<string, Server>();
   for (const host of ['127.0.0.1', '::1']) {
-    const error = await tryListen(port, host);
-    if (!error || error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') continue;
-    if (error.code === 'EADDRINUSE') return true;
+    const { held: holder, error } = await holdPort(port, host);
+    if (holder) {
+      held.set(host, holder);
+      continue;
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') continue;
+    await closeAll([...held.values()]);
+    if (error.code === 'EADDRINUSE') return 'taken';
     if (error.code === 'EACCES') {
       throw new Error(`port ${port} needs more privileges than this user has; run with PORT=3000 npm start`);
     }
     throw error;
   }
+  const listening = held.get('127.0.0.1');
+  return {
+    listening,
+    release: () => {
+      const servers = [...held.values()];
+      held.clear();
+      return closeAll(servers);
+    },
+    handedOver: () => {
+      held.delete('127.0.0.1');
+    },
+  };
+};
+
+const portTaken = async (port: number): Promise<boolean> => {
+  const reservation = await reservePort(port);
+  if (reservation === 'taken') return true;
+  await reservation.release();
   return false;
 };
 
-/** Throws PortInUseError unless `port` can be listened on now. */
-export const assertPortFree = async (port: number): Promise<void> => {
-  if (!(await portTaken(port))) return;
+/** Holds `port` for the HTTP server, or throws PortInUseError with a free port to suggest. */
+const reserveHttpPort = async (port: number): Promise<PortReservation> => {
+  const reservation = await reservePort(port);
+  if (reservation !== 'taken') return reservation;
   let suggestion: number | undefined;
   for (let candidate = port + 1; candidate <= Math.min(port + 20, 65_535); candidate++) {
     if (!(await portTaken(candidate))) {
@@ -174,7 +222,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       }
       log.info(`  --fresh: emptied ${shown}`);
     }
-    if (options.port !== 0) await assertPortFree(options.port);
+    // Held from here, and taken over by the HTTP server, so nothing started meanwhile can take it.
+    const httpPort = options.port !== 0 ? await reserveHttpPort(options.port) : undefined;
+    if (httpPort) stops.push(() => httpPort.release());
 
     let dynamoEndpoint = options.dynamoEndpoint;
     let dynamoPid: number | undefined;
@@ -249,13 +299,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       root: options.root ?? REPO_ROOT,
       port: options.port,
       isReady: () => ready,
+      ...(httpPort?.listening ? { listening: httpPort.listening } : {}),
       ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
       ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
     }).catch((error: NodeJS.ErrnoException) => {
-      // Taken in the seconds since the check.
       if (error.code === 'EADDRINUSE') throw new PortInUseError(options.port, undefined);
       throw error;
     });
+    httpPort?.handedOver();
+    await httpPort?.release();
     stops.push(http.close);
     const baseUrl = `${http.url}/v1`;
     log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
