@@ -20,20 +20,27 @@ export interface PostWriteExtras {
   /** Counts the post in `posts.published` of this account and period (`YYYY-MM`). */
   countPublished?: { accountId: string; period: string };
   /**
-   * A block claim this owner holds, settled as `sent` at `remote` in the same write: the block's
-   * record on the post and its claim's outcome commit together. When another owner has taken the
-   * claim over, nothing is written and the write throws `ClaimTakenError`.
+   * Block claims this owner holds, each settled as `sent` at its `remote` in the same write: the
+   * blocks' records on the post and their claims' outcomes commit together. When another owner has
+   * taken one of them over, nothing is written and the write throws `ClaimTakenError`.
    */
-  settleClaim?: { claim: BlockClaim; remote: RemoteBlock };
+  settleClaims?: { claim: BlockClaim; remote: RemoteBlock }[];
   /**
-   * Starts the metrics tracking of a channel this change makes live, in the same write, for the
+   * Starts the metrics tracking of the channels this change makes live, in the same write, for the
    * common case: `countPost` when no other channel of the post was live before, `countPlatform`
-   * when no other channel of the post on its network was. When the table shows another case (a
-   * count already made, a tracker already there), the change is written alone and the tracking
-   * then starts on its own, as `MetricsStore.track` does (a failure there is logged, never the
-   * write's: the change is in).
+   * when no other channel of the post on its network was (each judged after the starts before it in
+   * the list). When the table shows another case (a count already made, a tracker already there),
+   * the change is written alone and each tracking then starts on its own, as `MetricsStore.track`
+   * does (a failure there is logged, never the write's: the change is in).
    */
-  startTracking?: { tracker: MetricsTracker; countPost: boolean; countPlatform: boolean };
+  startTracking?: TrackingStart[];
+}
+
+/** One channel's metrics tracking start (see `PostWriteExtras.startTracking`). */
+export interface TrackingStart {
+  tracker: MetricsTracker;
+  countPost: boolean;
+  countPlatform: boolean;
 }
 
 /** The monthly `posts.created` allowance the create transaction checks and uses. */

@@ -154,7 +154,9 @@ describe('starting a channel’s readings in the write that makes it live', () =
     const next = live(post, channelId, at);
     const platform = channelId === 'ch_x' ? 'x' : 'bluesky';
     await posts().replace(post, next, {
-      startTracking: { tracker: tracker(post.postId, post.workspaceId, channelId, platform, at), ...counts },
+      startTracking: [
+        { tracker: tracker(post.postId, post.workspaceId, channelId, platform, at), ...counts },
+      ],
     });
     return next;
   };
@@ -172,6 +174,58 @@ describe('starting a channel’s readings in the write that makes it live', () =
     expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1, 'bluesky:posts': 1 });
     expect((await store.listTrackers(postId)).map((t) => t.channelId).sort()).toEqual(['ch_bluesky', 'ch_x']);
     expect((await posts().get(postId))?.version).toBe(3);
+  });
+
+  it('starts several channels of one post in one write, each key written once and each count once', async () => {
+    const { postId, workspaceId } = fresh();
+    const created = await stored(postId, workspaceId);
+    const both = live(live(created, 'ch_x', FIRST), 'ch_bluesky', FIRST);
+    await posts().replace(
+      created,
+      { ...both, version: created.version + 1 },
+      {
+        startTracking: [
+          { tracker: tracker(postId, workspaceId, 'ch_x', 'x', FIRST), countPost: true, countPlatform: true },
+          {
+            tracker: tracker(postId, workspaceId, 'ch_bluesky', 'bluesky', FIRST),
+            countPost: false,
+            countPlatform: true,
+          },
+        ],
+      },
+    );
+    expect(await counts(workspaceId)).toEqual({ posts: 1, 'x:posts': 1, 'bluesky:posts': 1 });
+    expect((await store.listTrackers(postId)).map((t) => t.channelId).sort()).toEqual(['ch_bluesky', 'ch_x']);
+    expect((await posts().get(postId))?.version).toBe(created.version + 1);
+  });
+
+  it('starts two channels on one network together after the post was counted: the post checked once, the platform counted once', async () => {
+    const { postId, workspaceId } = fresh();
+    const created = await stored(postId, workspaceId);
+    // The post counted by a channel before (its marker exists); both channels are on X here.
+    await store.track(tracker(postId, workspaceId, 'ch_earlier', 'bluesky', FIRST));
+    const onX = { ...created, channels: created.channels.map((c) => ({ ...c, platform: 'x' as const })) };
+    await posts().replace(
+      created,
+      { ...live(live(onX, 'ch_x', LATER), 'ch_bluesky', LATER), version: 2 },
+      {
+        startTracking: [
+          {
+            tracker: tracker(postId, workspaceId, 'ch_x', 'x', LATER),
+            countPost: false,
+            countPlatform: true,
+          },
+          {
+            tracker: tracker(postId, workspaceId, 'ch_bluesky', 'x', LATER),
+            countPost: false,
+            countPlatform: false,
+          },
+        ],
+      },
+    );
+    expect(await counts(workspaceId)).toEqual({ posts: 1, 'bluesky:posts': 1, 'x:posts': 1 });
+    expect(await store.listTrackers(postId)).toHaveLength(3);
+    expect((await posts().get(postId))?.status).toBe('publishing');
   });
 
   it('writes the change alone and starts the tracking on its own when the table shows another case', async () => {

@@ -193,47 +193,59 @@ export interface HeldPost {
  * version condition still refuses the write if anybody wrote since); a decision to write nothing
  * is only ever taken on a post read just now. `held` follows every read and write.
  */
-export const mutatePost = async (
+export const mutatePost = (
   deps: Pick<PublishingDeps, 'posts' | 'clock'>,
   postId: string,
   /** `at` is the time the write will carry as `updatedAt`. */
-  change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
+  change: PostChange,
   held?: HeldPost,
-): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> =>
-  withPostLock(postId, async () => {
-    let copy: PostRecord | null = held?.post.postId === postId ? held.post : null;
-    for (let attempt = 1; ; attempt++) {
-      const current = copy ?? (await deps.posts.get(postId));
-      const read = copy === null;
-      copy = null;
-      if (!current) throw new PostGoneError(postId);
-      if (held && read) held.post = current;
-      const at = deps.clock.now().toISOString();
-      const result = change(current, at);
-      if (!result) {
-        if (read) return { post: current, extras: undefined };
+): Promise<Written> => withPostLock(postId, () => mutateLocked(deps, postId, change, held));
+
+/** A change to a post (null: nothing to write) and what commits with it. */
+type PostChange = (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null;
+/** The post as written (or as read, when the change wrote nothing) and what committed with it. */
+type Written = { post: PostRecord; extras: PostWriteExtras | undefined };
+
+/** `mutatePost` for a caller that holds the post's lock. */
+const mutateLocked = async (
+  deps: Pick<PublishingDeps, 'posts' | 'clock'>,
+  postId: string,
+  change: PostChange,
+  held?: HeldPost,
+): Promise<Written> => {
+  let copy: PostRecord | null = held?.post.postId === postId ? held.post : null;
+  for (let attempt = 1; ; attempt++) {
+    const current = copy ?? (await deps.posts.get(postId));
+    const read = copy === null;
+    copy = null;
+    if (!current) throw new PostGoneError(postId);
+    if (held && read) held.post = current;
+    const at = deps.clock.now().toISOString();
+    const result = change(current, at);
+    if (!result) {
+      if (read) return { post: current, extras: undefined };
+      continue;
+    }
+    const next = {
+      ...result.next,
+      version: current.version + 1,
+      updatedAt: at,
+    };
+    try {
+      await deps.posts.replace(current, next, result.extras);
+      if (held) held.post = next;
+      return { post: next, extras: result.extras };
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict' && attempt < 20) {
+        // A held copy that was out of date costs one refused write, no wait.
+        if (!read) continue;
+        await sleep(Math.random() * 10 * attempt);
         continue;
       }
-      const next = {
-        ...result.next,
-        version: current.version + 1,
-        updatedAt: at,
-      };
-      try {
-        await deps.posts.replace(current, next, result.extras);
-        if (held) held.post = next;
-        return { post: next, extras: result.extras };
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'conflict' && attempt < 20) {
-          // A held copy that was out of date costs one refused write, no wait.
-          if (!read) continue;
-          await sleep(Math.random() * 10 * attempt);
-          continue;
-        }
-        throw error;
-      }
+      throw error;
     }
-  });
+  }
+};
 
 /** Marks the post as publishing for a new round: every channel not yet published starts again. */
 export const startRound = (post: PostRecord, now: Date): PostRecord => ({
@@ -249,9 +261,53 @@ export const startRound = (post: PostRecord, now: Date): PostRecord => ({
   ),
 });
 
+/** A claim this worker holds, to settle as `sent` at `remote`. */
+type Settle = { claim: BlockClaim; remote: RemoteBlock };
+
+/** A channel's completion: the post change, and its events once the post as written is known. */
+interface CompletionChange {
+  next: PostRecord;
+  extras?: PostWriteExtras;
+  events: (written: PostRecord) => OutboxEvent[];
+}
+
+interface Completion {
+  /** The job's post, as the job read it (its held copy and its view of the endpoints go with it). */
+  round: PostRecord;
+  gate: OutboxGate | undefined;
+  settle?: Settle;
+  /** null when the channel is done already (nothing to write). */
+  complete: (current: PostRecord, at: string) => CompletionChange | null;
+}
+
+interface WaitingCompletion extends Completion {
+  resolve: (written: Written) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most channel completions in one transaction (each adds about seven items; DynamoDB allows 100). */
+const MAX_COMPLETIONS_PER_WRITE = 8;
+
+const sameGate = (a: OutboxGate | undefined, b: OutboxGate | undefined) =>
+  a === b ||
+  (a !== undefined && b !== undefined && a.workspaceId === b.workspaceId && a.endpoints === b.endpoints);
+
+/** A completion written on its own: its events carry the post as written. */
+const alone =
+  (c: Completion): PostChange =>
+  (current, at) => {
+    const part = c.complete(current, at);
+    if (!part) return null;
+    const written = { ...part.next, version: current.version + 1, updatedAt: at };
+    return {
+      next: part.next,
+      extras: { ...part.extras, events: part.events(written), ...(c.gate ? { outbox: c.gate } : {}) },
+    };
+  };
+
 export class PublishingEngine {
   private readonly worker = `w-${randomUUID().slice(0, 8)}`;
-  private readonly tagNameCache = new Map<string, { at: number; names: Map<string, string> }>();
+  private readonly tagNameCache = new Map<string, { at: number; names: Promise<Map<string, string>> }>();
   /** Per job (keyed by the post as the job read it): the latest version this worker read or wrote. */
   private readonly held = new WeakMap<PostRecord, HeldPost>();
   /**
@@ -259,6 +315,8 @@ export class PublishingEngine {
    * job's writes keep their events (undefined: not read, and the events are kept).
    */
   private readonly gates = new WeakMap<PostRecord, Promise<OutboxGate | undefined>>();
+  /** Channel completions waiting for their post's lock, by post (see `writeCompletion`). */
+  private readonly completions = new Map<string, WaitingCompletion[]>();
 
   constructor(private readonly deps: PublishingDeps) {}
 
@@ -684,12 +742,15 @@ export class PublishingEngine {
     return stop({ kind: 'retry', delaySeconds: delay });
   }
 
-  /** `mutatePost` for the job that read `post`, starting from the latest version the job holds. */
-  private mutate(
-    post: PostRecord,
-    change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
-  ) {
-    return mutatePost(this.deps, post.postId, change, this.held.get(post));
+  /**
+   * `mutatePost` for the job that read `post`, starting from the latest version the job holds;
+   * `locked` when the caller holds the post's lock already.
+   */
+  private mutate(post: PostRecord, change: PostChange, { locked = false } = {}): Promise<Written> {
+    const held = this.held.get(post);
+    return locked
+      ? mutateLocked(this.deps, post.postId, change, held)
+      : mutatePost(this.deps, post.postId, change, held);
   }
 
   /**
@@ -700,16 +761,21 @@ export class PublishingEngine {
    */
   private async writeSettling(
     post: PostRecord,
-    settle: { claim: BlockClaim; remote: RemoteBlock } | undefined,
-    change: (post: PostRecord, at: string) => { next: PostRecord; extras?: PostWriteExtras } | null,
-  ): Promise<{ post: PostRecord; extras: PostWriteExtras | undefined }> {
-    if (!settle) return this.mutate(post, change);
-    let written: { post: PostRecord; extras: PostWriteExtras | undefined };
+    settle: Settle | undefined,
+    change: PostChange,
+    { locked = false } = {},
+  ): Promise<Written> {
+    if (!settle) return this.mutate(post, change, { locked });
+    let written: Written;
     try {
-      written = await this.mutate(post, (current, at) => {
-        const result = change(current, at);
-        return result ? { ...result, extras: { ...result.extras, settleClaim: settle } } : null;
-      });
+      written = await this.mutate(
+        post,
+        (current, at) => {
+          const result = change(current, at);
+          return result ? { ...result, extras: { ...result.extras, settleClaims: [settle] } } : null;
+        },
+        { locked },
+      );
     } catch (error) {
       if (error instanceof PostGoneError) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
       else if (!(error instanceof ClaimTakenError) && !(error instanceof EndpointsAppearedError)) {
@@ -724,8 +790,125 @@ export class PublishingEngine {
       }
       throw error;
     }
-    if (!written.extras?.settleClaim) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
+    if (!written.extras?.settleClaims) await this.deps.claims.settle(settle.claim, 'sent', settle.remote);
     return written;
+  }
+
+  /**
+   * Writes a channel's completion. Completions of one job's channels that are ready at the same
+   * moment (their answers came in together) are written in one transaction: each turn of the
+   * post's lock writes every completion waiting by then.
+   */
+  private writeCompletion(completion: Completion): Promise<Written> {
+    const { postId } = completion.round;
+    return new Promise<Written>((resolve, reject) => {
+      const waiting = this.completions.get(postId) ?? [];
+      waiting.push({ ...completion, resolve, reject });
+      this.completions.set(postId, waiting);
+      // Each completion takes a turn of the lock after joining the line, so one that an earlier
+      // turn did not take is written by its own turn at the latest.
+      withPostLock(postId, () => this.writeWaiting(postId)).catch(reject);
+    });
+  }
+
+  /** One turn of the post's lock: the completions waiting now, together when they can be. */
+  private async writeWaiting(postId: string): Promise<void> {
+    // Answers that arrived at the same moment get to finish their channels' work and join this write.
+    await new Promise((resolve) => setImmediate(resolve));
+    const waiting = this.completions.get(postId) ?? [];
+    const [first] = waiting;
+    if (!first) return;
+    // One job's completions (one held copy, one view of the endpoints), within a transaction's size.
+    const group = waiting
+      .filter((c) => c.round === first.round && sameGate(c.gate, first.gate))
+      .slice(0, MAX_COMPLETIONS_PER_WRITE);
+    const rest = waiting.filter((c) => !group.includes(c));
+    if (rest.length > 0) this.completions.set(postId, rest);
+    else this.completions.delete(postId);
+    if (group.length > 1) {
+      let together: { written: Written; settleAlone: Settle | undefined }[] | undefined;
+      try {
+        together = await this.writeTogether(group);
+      } catch (error) {
+        // The transaction wrote nothing (a claim taken over, an endpoint that appeared, a table
+        // error): each completion is written alone, with its own outcome.
+        logger.info('Channel completions written one by one after their joint write failed', {
+          postId,
+          error: error as Error,
+        });
+      }
+      if (together) {
+        for (const [i, c] of group.entries()) {
+          const { written, settleAlone } = together[i] as (typeof together)[number];
+          try {
+            if (settleAlone) await this.deps.claims.settle(settleAlone.claim, 'sent', settleAlone.remote);
+            c.resolve(written);
+          } catch (error) {
+            c.reject(error);
+          }
+        }
+        return;
+      }
+    }
+    for (const c of group) {
+      try {
+        c.resolve(await this.writeSettling(c.round, c.settle, alone(c), { locked: true }));
+      } catch (error) {
+        c.reject(error);
+      }
+    }
+  }
+
+  /**
+   * Several completions of one job in one transaction, applied in turn to the post; each event's
+   * snapshot is the post as written. A completion with nothing left to write (its channel is done
+   * already) has its claim settled alone, as `writeSettling` does.
+   */
+  private async writeTogether(
+    group: Completion[],
+  ): Promise<{ written: Written; settleAlone: Settle | undefined }[]> {
+    const first = group[0] as Completion;
+    let parts: (CompletionChange | null)[] = [];
+    let events: OutboxEvent[][] = [];
+    const written = await this.mutate(
+      first.round,
+      (current, at) => {
+        let post = current;
+        parts = group.map((c) => {
+          const part = c.complete(post, at);
+          if (part) post = part.next;
+          return part;
+        });
+        if (parts.every((part) => part === null)) return null;
+        const final = { ...post, version: current.version + 1, updatedAt: at };
+        events = parts.map((part) => part?.events(final) ?? []);
+        const countPublished = parts.find((part) => part?.extras?.countPublished)?.extras?.countPublished;
+        const settleClaims = group.flatMap((c, i) => (parts[i] && c.settle ? [c.settle] : []));
+        const startTracking = parts.flatMap((part) => part?.extras?.startTracking ?? []);
+        return {
+          next: post,
+          extras: {
+            events: events.flat(),
+            ...(first.gate ? { outbox: first.gate } : {}),
+            ...(countPublished ? { countPublished } : {}),
+            ...(settleClaims.length > 0 ? { settleClaims } : {}),
+            ...(startTracking.length > 0 ? { startTracking } : {}),
+          },
+        };
+      },
+      { locked: true },
+    );
+    return group.map((c, i) => {
+      const part = written.extras ? parts[i] : null;
+      if (!part) return { written: { post: written.post, extras: undefined }, settleAlone: c.settle };
+      const extras: PostWriteExtras = {
+        ...part.extras,
+        events: events[i] ?? [],
+        ...(c.gate ? { outbox: c.gate } : {}),
+        ...(c.settle ? { settleClaims: [c.settle] } : {}),
+      };
+      return { written: { post: written.post, extras }, settleAlone: undefined };
+    });
   }
 
   /**
@@ -1043,43 +1226,50 @@ export class PublishingEngine {
     settle: { claim: BlockClaim; remote: RemoteBlock } | undefined,
     gate: OutboxGate | undefined,
   ): Promise<ChannelOutcome> {
-    // The event's snapshot carries the same time as the write, so it equals GET /posts/{id} to the letter.
-    const { post: written, extras } = await this.writeSettling(round, settle, (current, now) => {
-      const channel = current.channels.find((c) => c.channelId === channelId);
-      if (channel?.status !== 'publishing') return null;
-      const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;
-      const post = applied?.next ?? current;
-      const channels = post.channels.map((c) =>
-        c.channelId === channelId
-          ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
-          : c,
-      );
-      let next: PostRecord = { ...post, channels };
-      if (channels.every(isTerminal)) {
-        const final = finalStatus(channels);
-        next = { ...next, status: final, publishedAt: final === 'published' ? now : null };
-      }
-      const done = channels.find((c) => c.channelId === channelId) as PostChannel;
-      const published = blocksPublished(done);
-      const type: EventType =
-        status === 'published' ? 'post.published' : published > 0 ? 'post.partially_failed' : 'post.failed';
-      const event = this.event(post, type, {
-        channelId,
-        platform: done.platform,
-        blocksPublished: published,
-        blocksTotal: done.blocks.length,
-        error,
-        post: postView({ ...next, version: current.version + 1, updatedAt: now }, names),
-      });
-      return {
-        next,
-        extras: {
-          ...applied?.extras,
-          events: [...extraEvents, event],
-          ...(gate ? { outbox: gate } : {}),
-          ...(status === 'published' ? this.startTracking(current, next, channelId) : {}),
-        },
-      };
+    // The event's snapshot is the post as written, time and version included, so it equals
+    // GET /posts/{id} to the letter.
+    const { post: written, extras } = await this.writeCompletion({
+      round,
+      gate,
+      ...(settle ? { settle } : {}),
+      complete: (current, now) => {
+        const channel = current.channels.find((c) => c.channelId === channelId);
+        if (channel?.status !== 'publishing') return null;
+        const applied = lastBlock ? this.applyBlock(current, channelId, lastBlock.b, lastBlock.remote) : null;
+        const post = applied?.next ?? current;
+        const channels = post.channels.map((c) =>
+          c.channelId === channelId
+            ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
+            : c,
+        );
+        let next: PostRecord = { ...post, channels };
+        if (channels.every(isTerminal)) {
+          const final = finalStatus(channels);
+          next = { ...next, status: final, publishedAt: final === 'published' ? now : null };
+        }
+        const done = channels.find((c) => c.channelId === channelId) as PostChannel;
+        const published = blocksPublished(done);
+        const type: EventType =
+          status === 'published' ? 'post.published' : published > 0 ? 'post.partially_failed' : 'post.failed';
+        return {
+          next,
+          extras: {
+            ...applied?.extras,
+            ...(status === 'published' ? this.startTracking(current, next, channelId) : {}),
+          },
+          events: (final) => [
+            ...extraEvents,
+            this.event(post, type, {
+              channelId,
+              platform: done.platform,
+              blocksPublished: published,
+              blocksTotal: done.blocks.length,
+              error,
+              post: postView(final, names),
+            }),
+          ],
+        };
+      },
     });
     // Only the events the write kept go to the event queue.
     await this.dispatch(skipsEvents(extras?.outbox) ? [] : (extras?.events ?? []));
@@ -1098,11 +1288,13 @@ export class PublishingEngine {
     if (!tracker) return {};
     const liveBefore = current.channels.filter((c) => c.channelId !== channelId && c.status === 'published');
     return {
-      startTracking: {
-        tracker,
-        countPost: liveBefore.length === 0,
-        countPlatform: !liveBefore.some((c) => c.platform === tracker.platform),
-      },
+      startTracking: [
+        {
+          tracker,
+          countPost: liveBefore.length === 0,
+          countPlatform: !liveBefore.some((c) => c.platform === tracker.platform),
+        },
+      ],
     };
   }
 
@@ -1145,11 +1337,19 @@ export class PublishingEngine {
     }
   }
 
-  private async tagNames(workspaceId: string): Promise<Map<string, string>> {
+  /** The workspace's tag names, read once for every completion of the next ten seconds (one read for concurrent callers). */
+  private tagNames(workspaceId: string): Promise<Map<string, string>> {
     const cached = this.tagNameCache.get(workspaceId);
     if (cached && Date.now() - cached.at < 10_000) return cached.names;
-    const names = new Map((await this.deps.accounts.listTags(workspaceId)).map((t) => [t.tagId, t.name]));
-    this.tagNameCache.set(workspaceId, { at: Date.now(), names });
+    const names = this.deps.accounts
+      .listTags(workspaceId)
+      .then((tags) => new Map(tags.map((t) => [t.tagId, t.name])));
+    const entry = { at: Date.now(), names };
+    this.tagNameCache.set(workspaceId, entry);
+    // A failed read is not kept: the next caller reads again.
+    names.catch(() => {
+      if (this.tagNameCache.get(workspaceId) === entry) this.tagNameCache.delete(workspaceId);
+    });
     return names;
   }
 }

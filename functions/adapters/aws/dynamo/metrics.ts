@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StatsCounters, StoredReading } from '../../../ports/metrics.ts';
+import type { TrackingStart } from '../../../ports/posts.ts';
 import {
   isConditionFailure,
   queryByPrefix,
@@ -17,7 +18,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { keys, TABLE_KEYS } from './keys.ts';
+import { type Key, keys, TABLE_KEYS } from './keys.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -90,13 +91,16 @@ const addExpression = (deltas: StatsCounters) => {
 
 const day = (iso: string): string => iso.slice(0, 10);
 
-/** The stats updates of one post's counters: its day bucket and its own item. */
+/** The stats items of one post's counters: its day bucket and its own item. */
+const statsKeys = (t: MetricsTracker): Key[] => [
+  keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
+  keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
+];
+
+/** The stats updates of one post's counters. */
 const statsUpdates = (tableName: string, t: MetricsTracker, deltas: StatsCounters): TransactItem[] => {
   if (Object.keys(deltas).length === 0) return [];
-  return [
-    keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
-    keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
-  ].map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
+  return statsKeys(t).map((Key) => ({ Update: { TableName: tableName, Key, ...addExpression(deltas) } }));
 };
 
 const countedMarker = (tableName: string, postId: string, platform: string | null): TransactItem => ({
@@ -112,34 +116,47 @@ const newTracker = (tableName: string, tracker: MetricsTracker): TransactItem =>
 });
 
 /**
- * The start of a channel's tracking as items of the write that makes the channel live, for the
- * common case that write knows: the post is counted when no other channel of it was live (else its
- * marker must exist), the platform when no other channel of the post on it was. Any refused
+ * The start of channels' tracking as items of the write that makes them live (all of one post),
+ * for the common case that write knows: the post is counted when no other channel of it was live
+ * (else its marker must exist), a platform when no other channel of the post on it was. Any refused
  * condition means the case was not the common one: the write goes again without these items and
  * `track` settles it (the same parts, each on its own condition).
  */
-export const trackingItems = (
-  tableName: string,
-  tracker: MetricsTracker,
-  { countPost, countPlatform }: { countPost: boolean; countPlatform: boolean },
-): TransactItem[] => {
-  const deltas: StatsCounters = {
-    ...(countPost ? { posts: 1 } : {}),
-    ...(countPlatform ? { [`${tracker.platform}:posts`]: 1 } : {}),
+export const trackingItems = (tableName: string, starts: TrackingStart[]): TransactItem[] => {
+  const first = starts[0];
+  if (!first) return [];
+  // One item per key: the post's marker once (written if any start counts the post, else checked),
+  // each platform's marker once, and one update per stats item with every start's counts.
+  const counting = starts.find((start) => start.countPost);
+  const platforms = [...new Set(starts.filter((s) => s.countPlatform).map((s) => s.tracker.platform))];
+  const stats = new Map<string, { Key: Key; deltas: StatsCounters }>();
+  const add = (tracker: MetricsTracker, name: string) => {
+    for (const Key of statsKeys(tracker)) {
+      const entry = stats.get(`${Key.PK}\n${Key.SK}`) ?? { Key, deltas: {} };
+      entry.deltas[name] = (entry.deltas[name] ?? 0) + 1;
+      stats.set(`${Key.PK}\n${Key.SK}`, entry);
+    }
   };
+  if (counting) add(counting.tracker, 'posts');
+  for (const platform of platforms) {
+    const start = starts.find((s) => s.countPlatform && s.tracker.platform === platform) as TrackingStart;
+    add(start.tracker, `${platform}:posts`);
+  }
   return [
-    countPost
-      ? countedMarker(tableName, tracker.postId, null)
+    counting
+      ? countedMarker(tableName, first.tracker.postId, null)
       : {
           ConditionCheck: {
             TableName: tableName,
-            Key: keys.metricsCounted(tracker.postId, null),
+            Key: keys.metricsCounted(first.tracker.postId, null),
             ConditionExpression: 'attribute_exists(PK)',
           },
         },
-    ...(countPlatform ? [countedMarker(tableName, tracker.postId, tracker.platform)] : []),
-    newTracker(tableName, tracker),
-    ...statsUpdates(tableName, tracker, deltas),
+    ...platforms.map((platform) => countedMarker(tableName, first.tracker.postId, platform)),
+    ...starts.map((start) => newTracker(tableName, start.tracker)),
+    ...[...stats.values()].map(({ Key, deltas }) => ({
+      Update: { TableName: tableName, Key, ...addExpression(deltas) },
+    })),
   ];
 };
 

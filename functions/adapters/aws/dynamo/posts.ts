@@ -269,14 +269,14 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     const oldEntries = entryKeys(previous);
     const newEntries = entryKeys(next);
     const oldChunks = chunkKeys(previous, previous.textChunks ?? 0);
-    const { settleClaim } = extras;
+    const settles = extras.settleClaims ?? [];
     const outbox = outboxItems(tableName, extras.events ?? [], extras.outbox);
     const items: TransactItem[] = [
       versionCondition(tableName, previous, 'put', main),
-      // Second, where `write` looks for its refusal.
-      ...(settleClaim
-        ? [{ Update: settleUpdate(tableName, settleClaim.claim, 'sent', settleClaim.remote) } as TransactItem]
-        : []),
+      // Right after the post, where `write` looks for their refusal.
+      ...settles.map(
+        ({ claim, remote }) => ({ Update: settleUpdate(tableName, claim, 'sent', remote) }) as TransactItem,
+      ),
       ...chunks.map((chunk) => put(tableName, chunk)),
       ...oldChunks.slice(chunks.length).map((key) => del(tableName, key)),
       ...oldEntries
@@ -291,30 +291,32 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       // Last, where `write` looks for the refusal of its check.
       ...outbox.items,
     ];
-    const claimAt = settleClaim ? 1 : undefined;
+    const claims = settles.length;
     const checkAt = outbox.checks ? items.length - 1 : undefined;
-    if (!extras.startTracking) {
-      await this.write(items, { claimAt, checkAt });
+    const starts = extras.startTracking ?? [];
+    if (starts.length === 0) {
+      await this.write(items, { claims, checkAt });
       return;
     }
-    const { tracker, countPost, countPlatform } = extras.startTracking;
-    const tracking = trackingItems(tableName, tracker, { countPost, countPlatform });
+    const tracking = trackingItems(tableName, starts);
     try {
-      await this.write([...items, ...tracking], { claimAt, checkAt, trackingFrom: items.length });
+      await this.write([...items, ...tracking], { claims, checkAt, trackingFrom: items.length });
       return;
     } catch (error) {
       if (!(error instanceof TrackingRefusedError)) throw error;
     }
-    // Not the common case after all: the change goes alone, then the tracking on its own.
-    await this.write(items, { claimAt, checkAt });
-    try {
-      await new DynamoMetricsStore(this.table).track(tracker);
-    } catch (error) {
-      logger.error('Could not start metrics readings', {
-        postId: tracker.postId,
-        channelId: tracker.channelId,
-        error: error as Error,
-      });
+    // Not the common case after all: the change goes alone, then each tracking on its own.
+    await this.write(items, { claims, checkAt });
+    for (const { tracker } of starts) {
+      try {
+        await new DynamoMetricsStore(this.table).track(tracker);
+      } catch (error) {
+        logger.error('Could not start metrics readings', {
+          postId: tracker.postId,
+          channelId: tracker.channelId,
+          error: error as Error,
+        });
+      }
     }
   }
 
@@ -330,14 +332,14 @@ export class DynamoPostStore implements PostStore, OverduePosts {
   }
 
   /**
-   * `claimAt`: the index of a claim's settle among `items` (its refusal means the claim was taken
-   * over). `checkAt`: the index of the outbox's check that the workspace has no webhook endpoint
+   * `claims`: how many claims' settles follow the post's item (the first), whose refusal means a
+   * claim was taken over. `checkAt`: the index of the outbox's check that the workspace has no webhook endpoint
    * (its refusal throws `EndpointsAppearedError`). `trackingFrom`: where a tracking start's items
    * begin (a refusal among them alone throws `TrackingRefusedError`).
    */
   private async write(
     items: TransactItem[],
-    { claimAt, checkAt, trackingFrom }: { claimAt?: number; checkAt?: number; trackingFrom?: number } = {},
+    { claims = 0, checkAt, trackingFrom }: { claims?: number; checkAt?: number; trackingFrom?: number } = {},
   ): Promise<void> {
     try {
       await retryOnTransactionConflict(() =>
@@ -345,8 +347,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       );
     } catch (error) {
       const reasons = transactionCancellation(error)?.reasons;
-      if (claimAt !== undefined && reasons?.[claimAt] === 'ConditionalCheckFailed')
-        throw new ClaimTakenError();
+      if (reasons?.slice(1, 1 + claims).includes('ConditionalCheckFailed')) throw new ClaimTakenError();
       if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new ApiError('conflict', 'The post was changed by another request; read it again and retry.');
       }
