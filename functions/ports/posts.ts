@@ -1,8 +1,8 @@
 import type { PostRecord } from '../core/posts/model.ts';
-import type { KeyMode } from './accounts.ts';
+import type { ChannelRecord, KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
-import type { BlockClaim, OutboxEvent, OutboxGate } from './publishing.ts';
+import type { BlockClaim, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';
 import type { KeyCount } from './rate-limiter.ts';
 
 /** Written in the same transaction as a post change. */
@@ -89,6 +89,15 @@ export interface PostStore {
    * extras in the same transaction.
    */
   replace(previous: PostRecord, next: PostRecord, extras?: PostWriteExtras): Promise<void>;
+  /**
+   * A publish job's first read, one request: the post (null if gone) as `get` reads it and, as
+   * `AccountStore.getChannelsForJob` reads them, the channels `reads` names and the count of the
+   * workspace's webhook endpoints.
+   */
+  getForJob(
+    postId: string,
+    reads: JobReads,
+  ): Promise<{ post: PostRecord | null; channels: Map<string, ChannelRecord>; endpoints: number | null }>;
   /** Removes the post and its index entries if nobody wrote in between (`conflict` otherwise). */
   delete(post: PostRecord): Promise<void>;
   list(query: PostListQuery): Promise<PostPage>;

@@ -11,7 +11,43 @@ export interface PublishJob {
   scheduledAt?: string;
   /** The publication round the job belongs to; jobs of an earlier round are ignored. */
   round?: number;
+  /**
+   * What a `run` job reads besides the post (ids only), so that one request reads them all. Absent,
+   * or not naming every channel left to publish, the channels are read after the post.
+   */
+  reads?: JobReads;
 }
+
+/** The workspace and channels of a post, named by its publish job (see `PublishJob.reads`). */
+export interface JobReads {
+  workspaceId: string;
+  channelIds: string[];
+}
+
+/** The `run` job of a post's current round, naming the channels it has left to publish. */
+export const runJob = (post: {
+  postId: string;
+  workspaceId: string;
+  round?: number;
+  channels: { channelId: string; status: string }[];
+}): PublishJob => ({
+  postId: post.postId,
+  kind: 'run',
+  round: post.round ?? 1,
+  reads: {
+    workspaceId: post.workspaceId,
+    channelIds: post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId),
+  },
+});
+
+/** `reads` when it is well formed (a message may come from anywhere on the queue), else undefined. */
+export const jobReadsOf = (reads: unknown): JobReads | undefined => {
+  if (typeof reads !== 'object' || reads === null) return undefined;
+  const { workspaceId, channelIds } = reads as Record<string, unknown>;
+  if (typeof workspaceId !== 'string' || !Array.isArray(channelIds)) return undefined;
+  if (!channelIds.every((id) => typeof id === 'string')) return undefined;
+  return { workspaceId, channelIds: channelIds as string[] };
+};
 
 /** Queues with optional delay (SQS on AWS, the SQS stand-in locally). */
 export interface JobQueue {

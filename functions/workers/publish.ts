@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sweepTokens } from '../core/channels/sweep-tokens.ts';
 import { sweepPosts } from '../core/publishing/sweep-posts.ts';
-import type { PublishJob } from '../ports/publishing.ts';
+import { jobReadsOf, type PublishJob } from '../ports/publishing.ts';
 import { compose } from '../runtime/compose.ts';
 import { posts } from '../runtime/parts/posts.ts';
 import { publishing } from '../runtime/parts/publishing.ts';
@@ -26,8 +26,12 @@ let invocation: Context | undefined;
 const parseJob = (record: SQSRecord): PublishJob | null => {
   try {
     const job = JSON.parse(record.body) as Partial<PublishJob>;
-    if (typeof job.postId === 'string' && (job.kind === 'scheduled' || job.kind === 'run'))
-      return job as PublishJob;
+    if (typeof job.postId === 'string' && (job.kind === 'scheduled' || job.kind === 'run')) {
+      // A malformed hint of what to read is left out: the job then reads in two steps.
+      const { reads, ...rest } = job as PublishJob;
+      const checked = jobReadsOf(reads);
+      return checked ? { ...rest, reads: checked } : rest;
+    }
   } catch {
     // reported below
   }

@@ -88,6 +88,7 @@ const recording = () => {
   const posts: PostStore = {
     create: (post, quota, keyCount) => real.create(post, quota, keyCount),
     get: (postId) => real.get(postId),
+    getForJob: (postId, reads) => real.getForJob(postId, reads),
     replace: async (previous, next, extras) => {
       await real.replace(previous, next, extras);
       writes.push(extras ?? {});
@@ -198,7 +199,7 @@ describe('channel completions whose answers come in together', () => {
       'linkedin',
       'x',
     ]);
-    const day = (post?.publishedAt as string).slice(0, 10);
+    const day = String(post?.publishedAt).slice(0, 10);
     expect(await deps().metrics.statsDays(ws.workspaceId, 'live', day, day)).toEqual([
       { posts: 1, 'x:posts': 1, 'bluesky:posts': 1, 'linkedin:posts': 1 },
     ]);

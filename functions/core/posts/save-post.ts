@@ -1,4 +1,4 @@
-import type { PublishJob } from '../../ports/publishing.ts';
+import { type PublishJob, runJob } from '../../ports/publishing.ts';
 import type { KeyCount } from '../../ports/rate-limiter.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { derivedId, newId, randomBase62 } from '../../shared/ids.ts';
@@ -146,7 +146,7 @@ const resumeCreated = async (
     );
   }
   if (existing.status === 'publishing' && (existing.round ?? 1) === 1) {
-    await deps.queue().sendPublish({ postId: existing.postId, kind: 'run', round: 1 });
+    await deps.queue().sendPublish(runJob(existing));
   }
   // The names read are those of this request's tags; an earlier attempt's post may name others.
   const named = existing.tagIds.every((id) => tagNames.has(id));
@@ -212,7 +212,7 @@ export const createPost = async (
     if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
     throw error;
   }
-  if (status === 'publishing') await deps.queue().sendPublish({ postId, kind: 'run', round: 1 });
+  if (status === 'publishing') await deps.queue().sendPublish(runJob(post));
   return { post, tagNames: context.tagNames };
 };
 

@@ -22,9 +22,11 @@ import {
   EndpointsAppearedError,
   type EventType,
   type JobQueue,
+  type JobReads,
   type OutboxEvent,
   type OutboxGate,
   type PublishJob,
+  runJob,
   skipsEvents,
 } from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
@@ -327,7 +329,10 @@ export class PublishingEngine {
    */
   async handle(job: PublishJob, { deadline }: { deadline?: Date } = {}): Promise<void> {
     const { deps } = this;
-    let post = await deps.posts.get(job.postId);
+    // A run job that names its channels reads them with the post, in one request.
+    const withReads = job.kind === 'run' && job.reads ? job.reads : undefined;
+    const first = withReads ? await deps.posts.getForJob(job.postId, withReads) : undefined;
+    let post = first ? first.post : await deps.posts.get(job.postId);
     if (!post) return;
     if (job.kind === 'scheduled') {
       if (post.status !== 'scheduled' || post.scheduledAt !== job.scheduledAt || !post.scheduledAt) return;
@@ -363,18 +368,36 @@ export class PublishingEngine {
     }
     if (post.status !== 'publishing') return;
     if (job.round !== undefined && job.round !== (post.round ?? 1)) return;
-    await this.runRound(post, deadline);
+    await this.runRound(post, deadline, first && withReads ? { ...first, reads: withReads } : undefined);
   }
 
-  private async runRound(post: PostRecord, deadline?: Date): Promise<void> {
+  private async runRound(
+    post: PostRecord,
+    deadline?: Date,
+    /** What the job read with the post, when its message named the channels. */
+    readWithPost?: {
+      reads: JobReads;
+      channels: Map<string, ChannelRecord>;
+      endpoints: number | null;
+    },
+  ): Promise<void> {
     const round = post.round ?? 1;
     // The channels' writes start from what this job holds rather than reading the post again.
     this.held.set(post, { post });
     const pending = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
     // The channels' records in one read for the job (each channel used to read its own), with the
-    // count of the workspace's webhook endpoints.
+    // count of the workspace's webhook endpoints: read with the post when the message named every
+    // channel left (and the post's workspace), else now.
+    const named =
+      readWithPost &&
+      readWithPost.reads.workspaceId === post.workspaceId &&
+      pending.every((id) => readWithPost.reads.channelIds.includes(id));
     const read =
-      pending.length > 0 ? this.deps.accounts.getChannelsForJob(post.workspaceId, pending) : undefined;
+      pending.length === 0
+        ? undefined
+        : named
+          ? Promise.resolve({ channels: readWithPost.channels, endpoints: readWithPost.endpoints })
+          : this.deps.accounts.getChannelsForJob(post.workspaceId, pending);
     const records = read?.then((found) => found.channels);
     // A failed read fails each channel that waits for it (the job comes back); not unhandled
     // when none does (every channel waiting for a rate limit).
@@ -399,7 +422,8 @@ export class PublishingEngine {
         }
       }),
     );
-    const job = { postId: post.postId, kind: 'run' as const, round };
+    // The next run names the channels left now (fewer, if any, by then).
+    const job = runJob({ ...post, round });
     const retries = outcomes.filter(
       (o): o is Extract<ChannelOutcome, { kind: 'retry' }> => o.kind === 'retry',
     );

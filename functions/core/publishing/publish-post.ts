@@ -1,6 +1,6 @@
 import type { Clock } from '../../ports/clock.ts';
 import type { PostStore } from '../../ports/posts.ts';
-import type { JobQueue } from '../../ports/publishing.ts';
+import { type JobQueue, runJob } from '../../ports/publishing.ts';
 import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostRecord } from '../posts/model.ts';
@@ -37,6 +37,6 @@ export const publishPost = async (
     updatedAt: now.toISOString(),
   };
   await deps.posts.replace(post, next);
-  await deps.queue().sendPublish({ postId, kind: 'run', round: next.round ?? 1 });
+  await deps.queue().sendPublish(runJob(next));
   return next;
 };

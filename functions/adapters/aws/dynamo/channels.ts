@@ -12,7 +12,7 @@ import {
   transactionCancellation,
 } from './client.ts';
 import { endpointCountOf, outboxItems, readEndpointCount } from './events.ts';
-import { keys, TABLE_KEYS } from './keys.ts';
+import { type Key, keys, TABLE_KEYS } from './keys.ts';
 
 const refreshIndex = (c: Pick<ChannelRecord, 'refreshDueAt' | 'workspaceId' | 'channelId'>) =>
   c.refreshDueAt ? keys.channelRefreshIndex(c.refreshDueAt, c.workspaceId, c.channelId) : {};
@@ -101,6 +101,28 @@ export const getChannel = async (
   return out.Item ? channelFromItem(out.Item) : null;
 };
 
+/** The keys a publish job reads besides its post: its channels, then the workspace's endpoint count. */
+export const jobChannelKeys = (workspaceId: string, channelIds: string[]): Key[] => [
+  ...[...new Set(channelIds)].map((channelId) => keys.channel(workspaceId, channelId)),
+  keys.webhookCount(workspaceId),
+];
+
+/** The channels (absent ids left out) and endpoint count among items read with `jobChannelKeys`. */
+export const jobChannelsOf = (
+  workspaceId: string,
+  items: Record<string, unknown>[],
+): { channels: Map<string, ChannelRecord>; endpoints: number | null } => {
+  const countKey = keys.webhookCount(workspaceId);
+  const channels = new Map<string, ChannelRecord>();
+  let endpoints: number | null = null;
+  for (const item of items) {
+    if (item.PK !== countKey.PK) continue;
+    if (item.SK === countKey.SK) endpoints = endpointCountOf(item);
+    else channels.set(item.channelId as string, channelFromItem(item));
+  }
+  return { channels, endpoints };
+};
+
 /**
  * A publish job's read, one request: its channels by id (absent ids left out) and the workspace's
  * count of webhook endpoints (null: never counted).
@@ -109,21 +131,8 @@ export const getChannelsForJob = async (
   table: TableRef,
   workspaceId: string,
   channelIds: string[],
-): Promise<{ channels: Map<string, ChannelRecord>; endpoints: number | null }> => {
-  const unique = [...new Set(channelIds)];
-  const countKey = keys.webhookCount(workspaceId);
-  const items = await batchGetAll(table, [
-    ...unique.map((channelId) => keys.channel(workspaceId, channelId)),
-    countKey,
-  ]);
-  const channels = new Map<string, ChannelRecord>();
-  let endpoints: number | null = null;
-  for (const item of items) {
-    if (item.SK === countKey.SK) endpoints = endpointCountOf(item);
-    else channels.set(item.channelId as string, channelFromItem(item));
-  }
-  return { channels, endpoints };
-};
+): Promise<{ channels: Map<string, ChannelRecord>; endpoints: number | null }> =>
+  jobChannelsOf(workspaceId, await batchGetAll(table, jobChannelKeys(workspaceId, channelIds)));
 
 export const listChannels = async (table: TableRef, workspaceId: string): Promise<ChannelRecord[]> => {
   const { PK, SKPrefix } = keys.channelPrefix(workspaceId);

@@ -9,10 +9,11 @@ import type {
   PostWriteExtras,
   QuotaClaim,
 } from '../../../ports/posts.ts';
-import { ClaimTakenError, EndpointsAppearedError } from '../../../ports/publishing.ts';
+import { ClaimTakenError, EndpointsAppearedError, type JobReads } from '../../../ports/publishing.ts';
 import { type KeyCount, KeyCountRefusedError } from '../../../ports/rate-limiter.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/powertools.ts';
+import { jobChannelKeys, jobChannelsOf } from './channels.ts';
 import { settleUpdate } from './claims.ts';
 import {
   batchGetAll,
@@ -261,6 +262,23 @@ export class DynamoPostStore implements PostStore, OverduePosts {
       chunks = await queryByPrefix(this.table, PK, SKPrefix);
     }
     return postFromItems(main, chunks);
+  }
+
+  async getForJob(postId: string, reads: JobReads) {
+    const postKey = keys.post(postId);
+    const items = await batchGetAll(
+      this.table,
+      [postKey, ...jobChannelKeys(reads.workspaceId, reads.channelIds)],
+      true,
+    );
+    const main = items.find((item) => item.PK === postKey.PK && item.SK === postKey.SK);
+    // A post whose texts overflowed into chunks is read whole, as `get` reads it.
+    const post = !main
+      ? null
+      : Number(main.textChunks ?? 0) > 0
+        ? await this.get(postId)
+        : postFromItems(main, []);
+    return { post, ...jobChannelsOf(reads.workspaceId, items) };
   }
 
   async replace(previous: PostRecord, next: PostRecord, extras: PostWriteExtras = {}): Promise<void> {
