@@ -19,6 +19,7 @@ import {
   createWorkspace,
 } from '../functions/core/admin/admin.ts';
 import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
+import { type PublishJob, runJob } from '../functions/ports/publishing.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { awsCapacity, batchedSizeOf } from './capacity.ts';
 import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
@@ -277,18 +278,18 @@ export const runPublishing = async () => {
     await measure(ENGINE_POSTS, 8, async (i) => {
       drafts.push((await api('/posts', { intent: 'draft', channels: channels(`engine ${i}`) })).id);
     });
-    const jobs: { postId: string; round: number }[] = [];
+    // Each job's message as POST /posts/{id}/publish sends it (naming the channels left).
+    const jobs: PublishJob[] = [];
     await measure(drafts.length, 8, async (i) => {
       const postId = drafts[i] as string;
       const { post } = await mutatePost(deps, postId, (current) => ({
         next: startRound(current, new Date()),
       }));
-      jobs.push({ postId, round: post.round ?? 1 });
+      jobs.push(runJob(post));
     });
     const engineStarted = performance.now();
     await measure(jobs.length, 8, async (i) => {
-      const job = jobs[i] as { postId: string; round: number };
-      await deps.queue().sendPublish({ postId: job.postId, kind: 'run', round: job.round });
+      await deps.queue().sendPublish(jobs[i] as PublishJob);
     });
     for (const { postId } of jobs) {
       for (;;) {
@@ -427,8 +428,10 @@ block (UpdateItem) and, in one transaction, records the block, settles its claim
 the channel (and the post, for its last channel), starts the channel's metrics tracking (the post's
 and the platform's counts with the tracker) and writes the outbox event, or, as here, where the
 workspace has no webhook endpoint, checks that its count of endpoints is still 0 instead (no event
-kept, no event message, no dispatcher); per job, one Query reads the post for all its channels (the
-writes start from that copy) and one BatchGetItem its channels with that count. In a workspace with
+kept, no event message, no dispatcher). The channels of one job whose answers come in at the same
+moment (as the simulators' do) are completed in one transaction between them. Per job, one
+BatchGetItem reads the post, the channels its message names and the workspace's endpoint count (the
+writes start from that copy of the post). In a workspace with
 an endpoint, the webhook dispatcher reads the workspace's endpoints (once per queue batch) per event,
 takes the event out of the outbox (UpdateItem), and reads the event itself only when there is
 something to deliver (\`npm run bench -- webhooks\`).
