@@ -287,6 +287,12 @@ interface WaitingCompletion extends Completion {
   reject: (error: unknown) => void;
 }
 
+/**
+ * How long a channel's completion waits at most for the post's other sends in flight, so that
+ * answers that come in close together are written together: small beside a network's answer time.
+ */
+const COMPLETION_GROUP_WAIT_MS = 10;
+
 /** Most channel completions in one transaction (each adds about seven items; DynamoDB allows 100). */
 const MAX_COMPLETIONS_PER_WRITE = 8;
 
@@ -317,6 +323,8 @@ export class PublishingEngine {
    * job's writes keep their events (undefined: not read, and the events are kept).
    */
   private readonly gates = new WeakMap<PostRecord, Promise<OutboxGate | undefined>>();
+  /** Sends of each post's blocks in flight, and who waits for none to be (see `sendStarted`). */
+  private readonly sending = new Map<string, { count: number; settled: (() => void)[] }>();
   /** Channel completions waiting for their post's lock, by post (see `writeCompletion`). */
   private readonly completions = new Map<string, WaitingCompletion[]>();
 
@@ -583,8 +591,15 @@ export class PublishingEngine {
       firstSentAt: now.toISOString(),
       lastSentAt: now.toISOString(),
     };
-    const acquired = await deps.claims.acquire(fresh);
-    if (acquired.acquired) return this.send(block, acquired.claim);
+    // From its claim to the network's answer (never while it writes the post), the block's send
+    // keeps the post's completions waiting a moment (see `writeWaiting`).
+    const ended = this.sendStarted(post.postId);
+    const acquired = await deps.claims.acquire(fresh).catch((error: unknown) => {
+      ended();
+      throw error;
+    });
+    if (acquired.acquired) return this.send(block, acquired.claim, ended);
+    ended();
 
     const current = acquired.current;
     if (current.state === 'sent' && current.remote) {
@@ -614,7 +629,11 @@ export class PublishingEngine {
   }
 
   /** Sends the block under `held` (a claim this worker holds) and settles the claim by the answer. */
-  private async send(block: BlockContext, held: BlockClaim): Promise<BlockStep> {
+  private async send(
+    block: BlockContext,
+    held: BlockClaim,
+    ended: () => void = () => {},
+  ): Promise<BlockStep> {
     const { deps } = this;
     const { post, channel, b } = block;
     const label = channel.blocks.length > 1 ? `block ${b + 1}: ` : '';
@@ -630,7 +649,7 @@ export class PublishingEngine {
     try {
       remote = await this.withFreshToken(block, (credentials) =>
         block.client.publish({ ...block.input, credentials, progress }),
-      );
+      ).finally(ended);
     } catch (error) {
       if (error instanceof ClaimLostError) {
         // Another worker took the block over (this one looked dead): it carries on from the saved progress.
@@ -835,9 +854,43 @@ export class PublishingEngine {
     });
   }
 
+  /**
+   * A block's send (from its claim) starts; the returned function (idempotent) says it ended.
+   * Completions wait a moment for the post's other sends in flight (see `writeWaiting`).
+   */
+  private sendStarted(postId: string): () => void {
+    const sends = this.sending.get(postId) ?? { count: 0, settled: [] };
+    sends.count++;
+    this.sending.set(postId, sends);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--sends.count > 0) return;
+      if (this.sending.get(postId) === sends) this.sending.delete(postId);
+      for (const settled of sends.settled.splice(0)) settled();
+    };
+  }
+
+  /** Resolves once no send of the post is in flight, or after `ms` at most. */
+  private sendsSettled(postId: string, ms: number): Promise<void> {
+    const sends = this.sending.get(postId);
+    if (!sends || sends.count === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      sends.settled.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** One turn of the post's lock: the completions waiting now, together when they can be. */
   private async writeWaiting(postId: string): Promise<void> {
-    // Answers that arrived at the same moment get to finish their channels' work and join this write.
+    // The post's other sends still in flight get a moment to answer (a group commit's short
+    // delay: their completions then join this write instead of making writes of their own), and
+    // answers that arrived meanwhile get to finish their channels' work.
+    await this.sendsSettled(postId, COMPLETION_GROUP_WAIT_MS);
     await new Promise((resolve) => setImmediate(resolve));
     const waiting = this.completions.get(postId) ?? [];
     const [first] = waiting;
