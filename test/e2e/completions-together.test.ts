@@ -53,14 +53,14 @@ const barrier = (count: number) => {
   };
 };
 
-/** A scripted network per platform: publishes wait at `held`; lookups find what was published. */
-const scripted = (held?: ReturnType<typeof barrier>) => {
+/** A scripted network per platform: publishes wait for `hold`; lookups find what was published. */
+const scripted = (hold?: (platform: PlatformId) => Promise<void>) => {
   const published = new Map<string, RemoteBlock[]>();
   const client = (platform: PlatformId): NetworkClient => ({
     platform,
     consistencyWindowSeconds: 0,
     async publish() {
-      await held?.wait();
+      await hold?.(platform);
       const list = published.get(platform) ?? [];
       const remote = {
         remoteId: `${platform}${list.length + 1}`,
@@ -154,7 +154,7 @@ const until = async (check: () => Promise<boolean>, what: string) => {
 describe('channel completions whose answers come in together', () => {
   it('are written in one transaction, with every record, claim, event, tracking start and count of one write per channel', async () => {
     const held = barrier(PLATFORMS.length);
-    const network = scripted(held);
+    const network = scripted(() => held.wait());
     const { posts, writes } = recording();
     const { ws, postId, version } = await publishingDraft();
     const job = engineWith(network.clients, posts).handle({ postId, kind: 'run', round: 1 });
@@ -208,7 +208,7 @@ describe('channel completions whose answers come in together', () => {
 
   it('when one claim was taken over meanwhile, the joint write is refused; the others are written alone and that channel stops', async () => {
     const held = barrier(PLATFORMS.length);
-    const network = scripted(held);
+    const network = scripted(() => held.wait());
     const { posts, writes } = recording();
     const { ws, postId } = await publishingDraft();
     const job = engineWith(network.clients, posts).handle({ postId, kind: 'run', round: 1 });
@@ -248,7 +248,7 @@ describe('channel completions whose answers come in together', () => {
 
   it('when an endpoint appeared since the job read the count, the events are kept', async () => {
     const held = barrier(PLATFORMS.length);
-    const network = scripted(held);
+    const network = scripted(() => held.wait());
     const { posts, writes } = recording();
     const { ws, postId } = await publishingDraft({ keepEvents: false });
     const job = engineWith(network.clients, posts).handle({ postId, kind: 'run', round: 1 });
@@ -265,5 +265,28 @@ describe('channel completions whose answers come in together', () => {
     expect(writes.every((w) => (w.events?.length ?? 0) > 0 && w.outbox?.endpoints !== 0)).toBe(true);
     const view = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(events.at(-1)?.data.post).toEqual(view.body);
+  });
+
+  it('does not wait for a send slower than its short delay: the quick ones are written together, the slow one alone', async () => {
+    // X and Bluesky answer together; LinkedIn only once the test lets it.
+    const quick = barrier(2);
+    const linkedin = barrier(1);
+    const network = scripted((platform) => (platform === 'linkedin' ? linkedin.wait() : quick.wait()));
+    const { posts, writes } = recording();
+    const { postId } = await publishingDraft();
+    const job = engineWith(network.clients, posts).handle({ postId, kind: 'run', round: 1 });
+    await quick.there;
+    await linkedin.there;
+    quick.open();
+    // Written while LinkedIn's send is still in flight.
+    await until(async () => writes.length === 1, 'the two quick channels written');
+    expect(writes[0]?.settleClaims).toHaveLength(2);
+    linkedin.open();
+    await job;
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.settleClaims).toHaveLength(1);
+    const post = await deps().posts.get(postId);
+    expect(post?.status).toBe('published');
+    expect(new Set(post?.channels.map((c) => c.publishedAt)).size).toBe(2);
   });
 });
