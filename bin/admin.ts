@@ -21,6 +21,8 @@ import {
   listWorkspaces,
   listWorkspacesInput,
   parseInput,
+  recountWebhookEndpoints,
+  recountWebhookEndpointsInput,
   setPlan,
   setPlanInput,
 } from '../functions/core/admin/admin.ts';
@@ -47,6 +49,10 @@ Commands:
                    (access token from HERALD_CHANNEL_TOKEN or standard input, never a flag)
   create-tag       --account <acct_...> --workspace <ws_...> --name <name> [--color #rrggbb]
   seed             a demo account like the one npm start creates
+  recount-webhook-endpoints [--workspace <ws_...>]
+                   sets each workspace's count of webhook endpoints to the endpoints it has (every
+                   workspace with an endpoint unless --workspace); run once after deploying over a
+                   version without the count (see README, Events and endpoints)
 
 Input is checked as the API checks it: a refused command prints the API's error envelope
 ({"error":{"code","message","field"}}) on standard error, changes nothing and exits with 1.
@@ -202,6 +208,15 @@ const main = async () => {
       );
     case 'seed':
       return print(await seedDemoAccount(deps));
+    case 'recount-webhook-endpoints':
+      return print(
+        await recountWebhookEndpoints(
+          deps,
+          parseInput(recountWebhookEndpointsInput, {
+            ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),
+          }),
+        ),
+      );
     default:
       fail(`Unknown command ${command}`);
   }

@@ -103,6 +103,14 @@ export interface WebhookStore {
    * becomes 0 unless it exists (an endpoint created since then made it). True when it did now.
    */
   countNoEndpoints(workspaceId: string): Promise<boolean>;
+  /**
+   * Sets the workspace's count to the endpoints it has (an operator's repair: an endpoint created
+   * by a version before the count was never counted). Exact under concurrent creates and deletes:
+   * the count is written only if it has not changed since it was read, else read again.
+   */
+  recountEndpoints(workspaceId: string): Promise<{ before: number | null; after: number }>;
+  /** Every workspace with at least one endpoint (an operator's Scan of the table). */
+  workspacesWithEndpoints(): Promise<string[]>;
   /** Creates the delivery unless it exists, only while the endpoint exists and is enabled. */
   createDelivery(delivery: Delivery): Promise<'created' | 'exists' | 'endpoint_unavailable'>;
   getDelivery(deliveryId: string): Promise<Delivery | null>;

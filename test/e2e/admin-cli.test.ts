@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointToItem } from '../../functions/adapters/aws/dynamo/webhooks.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import { freshWorkspace } from '../support/accounts.ts';
+import { offEndpoint } from '../support/outbox.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -154,5 +158,26 @@ describe('npm run admin refuses what the API refuses', () => {
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ name: 'Ops', color: '#1d9bf0' });
     expect(await tagNames()).toContain('Ops');
+  }, 180_000);
+});
+
+describe('npm run admin recount-webhook-endpoints', () => {
+  it('sets a workspace’s count to the endpoints it has (one written without the count, as the previous version did)', async () => {
+    const ws = await freshWorkspace(['x']);
+    const { table, webhooks } = getDeps();
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: endpointToItem(offEndpoint(ws.accountId, ws.workspaceId)),
+      }),
+    );
+    const fixed = await admin(['recount-webhook-endpoints', '--workspace', ws.workspaceId]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(JSON.parse(fixed.stdout)).toEqual([{ workspaceId: ws.workspaceId, before: 0, after: 1 }]);
+    expect((await webhooks.recountEndpoints(ws.workspaceId)).before).toBe(1);
+
+    const refused = await admin(['recount-webhook-endpoints', '--workspace', 'not-a-workspace']);
+    expect(refused.code).toBe(1);
+    expect(refused.error).toMatchObject({ code: 'validation_failed', field: 'workspaceId' });
   }, 180_000);
 });

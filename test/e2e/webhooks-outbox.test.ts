@@ -1,6 +1,8 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
+import { DynamoWebhookStore, endpointToItem } from '../../functions/adapters/aws/dynamo/webhooks.ts';
+import { recountWebhookEndpoints } from '../../functions/core/admin/admin.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
@@ -272,5 +274,92 @@ describe('events and endpoints', () => {
       .toBe(false);
     expect(receiver.received.filter((r) => r.path === '/race-delete')).toEqual([]);
     expect(await countOf(ws.workspaceId)).toBe(0);
+  });
+});
+
+describe('recounting a workspace’s endpoints (the operator’s repair)', () => {
+  /** An endpoint written as the version before the count wrote it: without the count. */
+  const uncounted = async (accountId: string, workspaceId: string) => {
+    const { table } = deps();
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: endpointToItem(offEndpoint(accountId, workspaceId)),
+      }),
+    );
+  };
+
+  it('sets the count to the endpoints: one never counted, one too low, one too high, and every workspace with an endpoint', async () => {
+    const { webhooks } = deps();
+    const never = await freshWorkspace(['x']);
+    await forgetCount(never.workspaceId);
+    await uncounted(never.accountId, never.workspaceId);
+    await uncounted(never.accountId, never.workspaceId);
+    const low = await freshWorkspace(['x']);
+    await uncounted(low.accountId, low.workspaceId);
+    const high = await freshWorkspace(['x']);
+    await forgetCount(high.workspaceId);
+    // A create whose list of existing endpoints raced a delete: the count starts one too high.
+    await webhooks.createEndpoint(offEndpoint(high.accountId, high.workspaceId), 2);
+    expect([
+      await countOf(never.workspaceId),
+      await countOf(low.workspaceId),
+      await countOf(high.workspaceId),
+    ]).toEqual([null, 0, 3]);
+
+    const all = await recountWebhookEndpoints(deps(), {});
+    const ours = all.filter((r) => [never, low, high].some((w) => w.workspaceId === r.workspaceId));
+    expect(ours.sort((a, b) => a.workspaceId.localeCompare(b.workspaceId))).toEqual(
+      [
+        { workspaceId: never.workspaceId, before: null, after: 2 },
+        { workspaceId: low.workspaceId, before: 0, after: 1 },
+        { workspaceId: high.workspaceId, before: 3, after: 1 },
+      ].sort((a, b) => a.workspaceId.localeCompare(b.workspaceId)),
+    );
+    expect([
+      await countOf(never.workspaceId),
+      await countOf(low.workspaceId),
+      await countOf(high.workspaceId),
+    ]).toEqual([2, 1, 1]);
+    // Counted right now: the routes keep it so, and a recount changes nothing.
+    const id = await createEndpoint(low.key, '/recounted');
+    expect(await countOf(low.workspaceId)).toBe(2);
+    expect((await deleteEndpoint(low.key, id)).status).toBe(200);
+    expect(await webhooks.recountEndpoints(low.workspaceId)).toEqual({ before: 1, after: 1 });
+  });
+
+  it('reads again when an endpoint is deleted before its list and another created before its write (the count then looks unchanged)', async () => {
+    const { table, webhooks } = deps();
+    const ws = await freshWorkspace(['x']);
+    await uncounted(ws.accountId, ws.workspaceId);
+    const doomed = offEndpoint(ws.accountId, ws.workspaceId);
+    await webhooks.createEndpoint(doomed, 1);
+    expect(await countOf(ws.workspaceId)).toBe(1);
+    // The recount reads the count (1), then the routes delete an endpoint (0) before it lists the
+    // endpoints, and create another (1 again) before it writes: the count it read is back.
+    let lists = 0;
+    let writes = 0;
+    const doc = new Proxy(table.doc, {
+      get(target, prop, receiver) {
+        if (prop !== 'send') return Reflect.get(target, prop, receiver);
+        return async (command: { input: { Item?: { SK?: string }; TableName?: string } }) => {
+          if (command instanceof QueryCommand && ++lists === 1) {
+            expect(await webhooks.deleteEndpoint(ws.workspaceId, doomed.webhookId)).toBe(true);
+          }
+          if (command instanceof PutCommand && command.input.Item?.SK === 'WEBHOOKCOUNT' && ++writes === 1) {
+            await webhooks.createEndpoint(offEndpoint(ws.accountId, ws.workspaceId), 0);
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+    const recount = await new DynamoWebhookStore({ ...table, doc }).recountEndpoints(ws.workspaceId);
+    // The first write was refused (the count had changed twice, though it read the same) and the
+    // recount read everything again.
+    expect(writes).toBe(2);
+    const endpoints = await endpointsOf(ws.workspaceId);
+    expect(endpoints).toBe(2);
+    expect(recount).toEqual({ before: 1, after: 2 });
+    expect(await countOf(ws.workspaceId)).toBe(2);
   });
 });

@@ -17,6 +17,7 @@ import type {
 } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
+import type { WebhookStore } from '../../ports/webhooks.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { zodErrorToApiError } from '../../shared/validation.ts';
@@ -53,6 +54,7 @@ export const createAccountInput = z.strictObject({ name: label('name'), plan });
 export const setPlanInput = z.strictObject({ accountId: id('acct'), plan });
 export const createWorkspaceInput = z.strictObject({ accountId: id('acct'), name: label('name') });
 export const listWorkspacesInput = z.strictObject({ accountId: id('acct') });
+export const recountWebhookEndpointsInput = z.strictObject({ workspaceId: id('ws').optional() });
 export const createApiKeyInput = z.strictObject({
   accountId: id('acct'),
   workspaceId: id('ws'),
@@ -197,4 +199,22 @@ export const addTag = async (
 ): Promise<Tag> => {
   await existingWorkspace(deps, input.accountId, input.workspaceId);
   return createTag(deps, { workspaceId: input.workspaceId, name: input.name, color: input.color ?? null });
+};
+
+/**
+ * Sets each workspace's count of webhook endpoints to the endpoints it has: one workspace, or
+ * every workspace with an endpoint (a Scan). The repair after deploying the count over a version
+ * without it, once no instance of that version serves requests: an endpoint that version created
+ * was never counted. Safe while the API serves (see `WebhookStore.recountEndpoints`).
+ */
+export const recountWebhookEndpoints = async (
+  deps: { webhooks: WebhookStore },
+  input: { workspaceId?: string },
+): Promise<{ workspaceId: string; before: number | null; after: number }[]> => {
+  const workspaces = input.workspaceId ? [input.workspaceId] : await deps.webhooks.workspacesWithEndpoints();
+  const results: { workspaceId: string; before: number | null; after: number }[] = [];
+  for (const workspaceId of workspaces) {
+    results.push({ workspaceId, ...(await deps.webhooks.recountEndpoints(workspaceId)) });
+  }
+  return results;
 };

@@ -12,6 +12,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -29,6 +30,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
+import { endpointCountOf } from './events.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 
 /** The `type` of a workspace's count of webhook endpoints (`keys.webhookCount`). */
@@ -54,9 +56,12 @@ const strip = (item: Record<string, unknown>) => {
   return rest;
 };
 
+/** The `type` of a webhook endpoint's item. */
+const ENDPOINT_TYPE = 'Webhook';
+
 export const endpointToItem = (endpoint: WebhookEndpoint) => ({
   ...keys.webhook(endpoint.workspaceId, endpoint.webhookId),
-  type: 'Webhook',
+  type: ENDPOINT_TYPE,
   ...endpoint,
 });
 export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint =>
@@ -137,7 +142,9 @@ export class DynamoWebhookStore implements WebhookStore {
               Update: {
                 TableName: tableName,
                 Key: keys.webhookCount(endpoint.workspaceId),
-                UpdateExpression: 'SET endpoints = if_not_exists(endpoints, :existing) + :one, #type = :type',
+                // `changes` counts every create and delete, so a recount can tell the count moved.
+                UpdateExpression:
+                  'SET endpoints = if_not_exists(endpoints, :existing) + :one, #type = :type ADD changes :one',
                 ExpressionAttributeNames: { '#type': 'type' },
                 ExpressionAttributeValues: { ':existing': existing, ':one': 1, ':type': COUNT_TYPE },
               },
@@ -273,7 +280,7 @@ export class DynamoWebhookStore implements WebhookStore {
                       Update: {
                         TableName: tableName,
                         Key: countKey,
-                        UpdateExpression: 'SET endpoints = endpoints - :one',
+                        UpdateExpression: 'SET endpoints = endpoints - :one ADD changes :one',
                         ConditionExpression: 'attribute_exists(endpoints)',
                         ExpressionAttributeValues: { ':one': 1 },
                       },
@@ -319,6 +326,70 @@ export class DynamoWebhookStore implements WebhookStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  async recountEndpoints(workspaceId: string): Promise<{ before: number | null; after: number }> {
+    const { doc, tableName } = this.table;
+    const Key = keys.webhookCount(workspaceId);
+    for (let attempt = 1; ; attempt++) {
+      const stored = await doc.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+      const before = endpointCountOf(stored.Item);
+      const changes = stored.Item?.changes as number | undefined;
+      const after = (await this.listEndpoints(workspaceId)).length;
+      try {
+        // Written (even when it looks right) only if no create or delete came since the count was
+        // read: each adds to `changes`, and the list may have missed its endpoint, or seen the
+        // count as it was before a delete and a create. Else everything is read again.
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...Key,
+              type: COUNT_TYPE,
+              endpoints: after,
+              ...(changes === undefined ? {} : { changes }),
+            },
+            ConditionExpression:
+              before === null
+                ? 'attribute_not_exists(endpoints)'
+                : changes === undefined
+                  ? 'endpoints = :before AND attribute_not_exists(changes)'
+                  : 'endpoints = :before AND changes = :changes',
+            ...(before === null
+              ? {}
+              : {
+                  ExpressionAttributeValues: {
+                    ':before': before,
+                    ...(changes === undefined ? {} : { ':changes': changes }),
+                  },
+                }),
+          }),
+        );
+        return { before, after };
+      } catch (error) {
+        if (!isConditionFailure(error) || attempt >= 10) throw error;
+      }
+    }
+  }
+
+  async workspacesWithEndpoints(): Promise<string[]> {
+    const found = new Set<string>();
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.doc.send(
+        new ScanCommand({
+          TableName: this.table.tableName,
+          FilterExpression: '#type = :endpoint',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':endpoint': ENDPOINT_TYPE },
+          ProjectionExpression: 'workspaceId',
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) found.add(item.workspaceId as string);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return [...found].sort();
   }
 
   async createDelivery(delivery: Delivery): Promise<'created' | 'exists' | 'endpoint_unavailable'> {
