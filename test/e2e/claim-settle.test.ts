@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { LookupBlockInput, NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
-import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
 import { eventsOfPost } from '../support/outbox.ts';
+import { storedClaim } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
@@ -69,21 +69,6 @@ const publishingDraft = async () => {
   const postId = created.body.id as string;
   await mutatePost(deps(), postId, (post) => ({ next: startRound(post, new Date()) }));
   return { postId, channelId: ws.channels.x as string };
-};
-
-/** The block's claim as stored (read by a probe that cannot take it: the claim exists). */
-const storedClaim = async (postId: string, channelId: string): Promise<BlockClaim> => {
-  const probe = await deps().claims.acquire({
-    postId,
-    channelId,
-    block: 0,
-    state: 'sending',
-    owner: 'probe',
-    leaseUntil: new Date().toISOString(),
-    since: new Date().toISOString(),
-  });
-  if (probe.acquired) throw new Error('the claim did not exist');
-  return probe.current;
 };
 
 describe('a block recorded with its claim settled in the same write', () => {

@@ -4,10 +4,10 @@ import { mutatePost, PublishingEngine, startRound } from '../../functions/core/p
 import type { PlatformId } from '../../functions/platforms/types.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../functions/ports/posts.ts';
-import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
+import { storedClaim } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
@@ -126,21 +126,6 @@ const publishingDraft = async ({ keepEvents = true } = {}) => {
   const postId = created.body.id as string;
   const { post } = await mutatePost(deps(), postId, (current) => ({ next: startRound(current, new Date()) }));
   return { ws, postId, version: post.version };
-};
-
-/** The block's claim as stored (read by a probe that cannot take it: the claim exists). */
-const storedClaim = async (postId: string, channelId: string): Promise<BlockClaim> => {
-  const probe = await deps().claims.acquire({
-    postId,
-    channelId,
-    block: 0,
-    state: 'sending',
-    owner: 'probe',
-    leaseUntil: new Date().toISOString(),
-    since: new Date().toISOString(),
-  });
-  if (probe.acquired) throw new Error('the claim did not exist');
-  return probe.current;
 };
 
 const until = async (check: () => Promise<boolean>, what: string) => {

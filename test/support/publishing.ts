@@ -1,3 +1,5 @@
+import type { BlockClaim } from '../../functions/ports/publishing.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
 
 const TERMINAL = new Set(['published', 'partially_published', 'failed']);
@@ -12,4 +14,19 @@ export const waitForPost = async (rt: TestRuntime, postId: string, key?: string,
       throw new Error(`Post ${postId} still ${res.body.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+};
+
+/** A block's claim as stored (read by a probe that cannot take it: the claim exists). */
+export const storedClaim = async (postId: string, channelId: string, block = 0): Promise<BlockClaim> => {
+  const probe = await getDeps().claims.acquire({
+    postId,
+    channelId,
+    block,
+    state: 'sending',
+    owner: 'probe',
+    leaseUntil: new Date().toISOString(),
+    since: new Date().toISOString(),
+  });
+  if (probe.acquired) throw new Error('the claim did not exist');
+  return probe.current;
 };
