@@ -838,9 +838,9 @@ export class PublishingEngine {
   }
 
   /**
-   * Writes a channel's completion. Completions of one job's channels that are ready at the same
-   * moment (their answers came in together) are written in one transaction: each turn of the
-   * post's lock writes every completion waiting by then.
+   * Writes a channel's completion. Completions of one job's channels whose answers came in close
+   * together are written in one transaction: each turn of the post's lock writes every completion
+   * waiting by then.
    */
   private writeCompletion(completion: Completion): Promise<Written> {
     const { postId } = completion.round;
@@ -877,11 +877,17 @@ export class PublishingEngine {
     const sends = this.sending.get(postId);
     if (!sends || sends.count === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      sends.settled.push(() => {
+      const settled = () => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      // Given up on after `ms`: no longer called when the sends end.
+      const timer = setTimeout(() => {
+        const at = sends.settled.indexOf(settled);
+        if (at >= 0) sends.settled.splice(at, 1);
+        resolve();
+      }, ms);
+      sends.settled.push(settled);
     });
   }
 
