@@ -208,6 +208,13 @@ type PostChange = (post: PostRecord, at: string) => { next: PostRecord; extras?:
 /** The post as written (or as read, when the change wrote nothing) and what committed with it. */
 type Written = { post: PostRecord; extras: PostWriteExtras | undefined };
 
+/** `next` as the write that replaces `current` at `at` stores it (what its events must show). */
+const writtenAs = (next: PostRecord, current: PostRecord, at: string): PostRecord => ({
+  ...next,
+  version: current.version + 1,
+  updatedAt: at,
+});
+
 /** `mutatePost` for a caller that holds the post's lock. */
 const mutateLocked = async (
   deps: Pick<PublishingDeps, 'posts' | 'clock'>,
@@ -228,11 +235,7 @@ const mutateLocked = async (
       if (read) return { post: current, extras: undefined };
       continue;
     }
-    const next = {
-      ...result.next,
-      version: current.version + 1,
-      updatedAt: at,
-    };
+    const next = writtenAs(result.next, current, at);
     try {
       await deps.posts.replace(current, next, result.extras);
       if (held) held.post = next;
@@ -306,10 +309,13 @@ const alone =
   (current, at) => {
     const part = c.complete(current, at);
     if (!part) return null;
-    const written = { ...part.next, version: current.version + 1, updatedAt: at };
     return {
       next: part.next,
-      extras: { ...part.extras, events: part.events(written), ...(c.gate ? { outbox: c.gate } : {}) },
+      extras: {
+        ...part.extras,
+        events: part.events(writtenAs(part.next, current, at)),
+        ...(c.gate ? { outbox: c.gate } : {}),
+      },
     };
   };
 
@@ -963,7 +969,7 @@ export class PublishingEngine {
           return part;
         });
         if (parts.every((part) => part === null)) return null;
-        const final = { ...post, version: current.version + 1, updatedAt: at };
+        const final = writtenAs(post, current, at);
         events = parts.map((part) => part?.events(final) ?? []);
         const countPublished = parts.find((part) => part?.extras?.countPublished)?.extras?.countPublished;
         const settleClaims = group.flatMap((c, i) => (parts[i] && c.settle ? [c.settle] : []));
