@@ -161,6 +161,20 @@ describe('revise refreshes a token whose refresh needs the app’s client secret
   });
 });
 
+/** A LinkedIn channel's entry when its token refresh was refused: left as it was, and why. */
+const refusedRefresh = (channelId: string) => ({
+  channelId,
+  platform: 'linkedin',
+  reason: expect.stringMatching(/refused to refresh the access token.*reconnect the channel/),
+});
+
+/** The post's one `channel.needs_reconnect` event, about its LinkedIn channel. */
+const expectOneReconnectEvent = async (workspaceId: string, channelId: string, postId: string) => {
+  const events = await needsReconnectEvents(postId);
+  expect(events).toHaveLength(1);
+  expect(events[0]).toMatchObject({ workspaceId, data: { channelId, platform: 'linkedin', postId } });
+};
+
 describe('a refused refresh during revise and retract', () => {
   it('revise: 200 with the channel unchanged and why, the text kept, the channel needs_reconnect with one event', async () => {
     const { ws, channelId, postId, content } = await postWithDeadRefresh();
@@ -168,24 +182,13 @@ describe('a refused refresh during revise and retract', () => {
     const revise = await rt.api(`/posts/${postId}/revise`, { method: 'POST', key: ws.key, body });
     expect(revise.status, JSON.stringify(revise.body)).toBe(200);
     expect(revise.body.revised).toEqual([]);
-    expect(revise.body.unchanged).toEqual([
-      {
-        channelId,
-        platform: 'linkedin',
-        reason: expect.stringMatching(/refused to refresh the access token.*reconnect the channel/),
-      },
-    ]);
+    expect(revise.body.unchanged).toEqual([refusedRefresh(channelId)]);
     const post = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(post.body.status).toBe('published');
     expect(post.body.channels[0].blocks[0].content).toBe(content);
     expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('needs_reconnect');
 
-    const events = await needsReconnectEvents(postId);
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({
-      workspaceId: ws.workspaceId,
-      data: { channelId, platform: 'linkedin', postId },
-    });
+    await expectOneReconnectEvent(ws.workspaceId, channelId, postId);
 
     // Once marked, the channel is not tried again: the reason says so, and no second event.
     const again = await rt.api(`/posts/${postId}/revise`, { method: 'POST', key: ws.key, body });
@@ -201,13 +204,7 @@ describe('a refused refresh during revise and retract', () => {
     const retract = await rt.api(`/posts/${postId}/retract`, { method: 'POST', key: ws.key });
     expect(retract.status, JSON.stringify(retract.body)).toBe(200);
     expect(retract.body.removed).toEqual([]);
-    expect(retract.body.remaining).toEqual([
-      {
-        channelId,
-        platform: 'linkedin',
-        reason: expect.stringMatching(/refused to refresh the access token.*reconnect the channel/),
-      },
-    ]);
+    expect(retract.body.remaining).toEqual([refusedRefresh(channelId)]);
     const post = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(post.status).toBe(200);
     expect(post.body.status).toBe('published');
@@ -215,11 +212,6 @@ describe('a refused refresh during revise and retract', () => {
     expect(post.body.channels[0].blocks[0].remoteUrl).toMatch(/^https:\/\//);
     expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('needs_reconnect');
 
-    const events = await needsReconnectEvents(postId);
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({
-      workspaceId: ws.workspaceId,
-      data: { channelId, platform: 'linkedin', postId },
-    });
+    await expectOneReconnectEvent(ws.workspaceId, channelId, postId);
   });
 });

@@ -6,6 +6,7 @@ import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-c
 import type { PostStore, PostWriteExtras } from '../../functions/ports/posts.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { barrier } from '../support/interleave.ts';
 import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
 import { storedClaim } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -30,28 +31,6 @@ afterAll(async () => {
 
 const deps = () => getDeps();
 const PLATFORMS = ['x', 'bluesky', 'linkedin'] as const satisfies PlatformId[];
-
-/** Holds every publish until `count` of them wait, then lets them all answer at once. */
-const barrier = (count: number) => {
-  let waiting = 0;
-  let open = () => {};
-  let allThere = () => {};
-  const opened = new Promise<void>((r) => {
-    open = r;
-  });
-  const there = new Promise<void>((r) => {
-    allThere = r;
-  });
-  return {
-    there,
-    open,
-    wait: async () => {
-      waiting++;
-      if (waiting === count) allThere();
-      await opened;
-    },
-  };
-};
 
 /** A scripted network per platform: publishes wait for `hold`; lookups find what was published. */
 const scripted = (hold?: (platform: PlatformId) => Promise<void>) => {

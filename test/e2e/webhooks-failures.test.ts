@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
-import { waitForPost } from '../support/publishing.ts';
+import { publishNow } from '../support/publishing.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
 import type { TestRuntime } from '../support/runtime.ts';
 
@@ -24,16 +24,6 @@ afterAll(async () => {
   await stop?.();
 });
 
-const publish = async (key: string, channelId: string, content: string) => {
-  const res = await rt.api('/posts', {
-    method: 'POST',
-    key,
-    body: { intent: 'now', channels: [{ channelId, blocks: [{ content }] }] },
-  });
-  expect(res.status, res.text).toBe(201);
-  return waitForPost(rt, res.body.id, key);
-};
-
 const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number, what: string) => {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -51,7 +41,7 @@ describe('failing receivers', () => {
       body: { url: receiver.url('/down'), events: ['post.published'] },
     });
     const id = created.body.endpoint.id;
-    await Promise.all([0, 1, 2, 3, 4].map((i) => publish(ws.key, ws.channels.x, `doomed ${i}`)));
+    await Promise.all([0, 1, 2, 3, 4].map((i) => publishNow(rt, ws.key, ws.channels.x, `doomed ${i}`)));
     await waitUntil(
       async () => (await rt.api(`/webhooks/${id}`, { key: ws.key })).body.status === 'disabled',
       20_000,
@@ -97,7 +87,7 @@ describe('failing receivers', () => {
 
     // Disabled: a new event is not delivered.
     const before = receiver.received.length;
-    await publish(ws.key, ws.channels.x, 'while disabled');
+    await publishNow(rt, ws.key, ws.channels.x, 'while disabled');
     await new Promise((r) => setTimeout(r, 800));
     expect(receiver.received.length).toBe(before);
 
@@ -114,7 +104,7 @@ describe('failing receivers', () => {
       consecutiveFailures: 0,
       disabledReason: null,
     });
-    const back = await publish(ws.key, ws.channels.x, 'after re-enabling');
+    const back = await publishNow(rt, ws.key, ws.channels.x, 'after re-enabling');
     await receiver.waitFor((all) => all.some((r) => r.path === '/up' && r.body.data.post.id === back.id));
   }, 40_000);
 
@@ -126,7 +116,7 @@ describe('failing receivers', () => {
       body: { url: receiver.url('/silent'), events: ['post.published'] },
     });
     const id = created.body.endpoint.id;
-    await publish(ws.key, ws.channels.x, 'to a silent receiver');
+    await publishNow(rt, ws.key, ws.channels.x, 'to a silent receiver');
     await waitUntil(
       async () => (await rt.api(`/webhooks/${id}/deliveries`, { key: ws.key })).body.data.length >= 2,
       10_000,

@@ -10,7 +10,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
 import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
-import { waitForPost } from '../support/publishing.ts';
+import { publishNow } from '../support/publishing.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
 import type { TestRuntime } from '../support/runtime.ts';
 
@@ -71,16 +71,6 @@ const createEndpoint = async (key: string, path: string) => {
 const deleteEndpoint = (key: string, id: string) => rt.api(`/webhooks/${id}`, { method: 'DELETE', key });
 
 const endpointsOf = async (workspaceId: string) => (await deps().webhooks.listEndpoints(workspaceId)).length;
-
-const publishNow = async (key: string, channelId: string, content: string) => {
-  const res = await rt.api('/posts', {
-    method: 'POST',
-    key,
-    body: { intent: 'now', channels: [{ channelId, blocks: [{ content }] }] },
-  });
-  expect(res.status, res.text).toBe(201);
-  return waitForPost(rt, res.body.id, key);
-};
 
 describe('the count of a workspace’s webhook endpoints', () => {
   it('is 0 for a new workspace and follows the routes; failed creates and deletes change nothing', async () => {
@@ -161,26 +151,26 @@ describe('the count of a workspace’s webhook endpoints', () => {
 describe('events and endpoints', () => {
   it('a workspace with no endpoint keeps no event; one from before the count keeps them until the dispatcher counts it', async () => {
     const ws = await freshWorkspace(['x']);
-    const none = await publishNow(ws.key, ws.channels.x, `no endpoint ${Date.now()}`);
+    const none = await publishNow(rt, ws.key, ws.channels.x, `no endpoint ${Date.now()}`);
     expect(none.status).toBe('published');
     expect(await eventsOfPost(none.id)).toEqual([]);
 
     await forgetCount(ws.workspaceId);
-    const old = await publishNow(ws.key, ws.channels.x, `before the count ${Date.now()}`);
+    const old = await publishNow(rt, ws.key, ws.channels.x, `before the count ${Date.now()}`);
     expect((await eventsOfPost(old.id)).map((e) => e.type)).toEqual(['post.published']);
     // The dispatcher finds no endpoint for it: the workspace is counted (0) and the event leaves the outbox.
     await expect.poll(() => countOf(ws.workspaceId), { timeout: 10_000 }).toBe(0);
     await expect
       .poll(async () => (await eventsOfPost(old.id)).some((e) => e.pending), { timeout: 10_000 })
       .toBe(false);
-    const later = await publishNow(ws.key, ws.channels.x, `counted ${Date.now()}`);
+    const later = await publishNow(rt, ws.key, ws.channels.x, `counted ${Date.now()}`);
     expect(later.status).toBe('published');
     expect(await eventsOfPost(later.id)).toEqual([]);
   });
 
   it('a channel that needs reconnecting in a workspace with no endpoint is marked; neither event is kept', async () => {
     const ws = await freshWorkspace(['bluesky']);
-    const post = await publishNow(ws.key, ws.channels.bluesky, `reconnect ${Date.now()} sim:reconnect`);
+    const post = await publishNow(rt, ws.key, ws.channels.bluesky, `reconnect ${Date.now()} sim:reconnect`);
     expect(post.status).toBe('failed');
     const channel = await rt.api(`/channels/${ws.channels.bluesky}`, { key: ws.key });
     expect(channel.body.status).toBe('needs_reconnect');
@@ -189,9 +179,9 @@ describe('events and endpoints', () => {
 
   it('an endpoint created after an event happened does not receive it', async () => {
     const ws = await freshWorkspace(['x']);
-    const before = await publishNow(ws.key, ws.channels.x, `before the endpoint ${Date.now()}`);
+    const before = await publishNow(rt, ws.key, ws.channels.x, `before the endpoint ${Date.now()}`);
     await createEndpoint(ws.key, '/after');
-    const after = await publishNow(ws.key, ws.channels.x, `after the endpoint ${Date.now()}`);
+    const after = await publishNow(rt, ws.key, ws.channels.x, `after the endpoint ${Date.now()}`);
     await receiver.waitFor(
       (all) => all.some((r) => r.path === '/after' && r.body?.data?.post?.id === after.id),
       15_000,

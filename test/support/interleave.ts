@@ -15,23 +15,35 @@ export interface Gate {
   hold(): Promise<void>;
 }
 
-export const gate = (): Gate => {
-  let reach = () => {};
-  let release = () => {};
-  const reached = new Promise<void>((r) => {
-    reach = r;
+/**
+ * Holds whoever calls `wait` until `count` of them wait (`there` then settles) and `open()` lets
+ * them all go on at once.
+ */
+export const barrier = (count: number) => {
+  let waiting = 0;
+  let open = () => {};
+  let allThere = () => {};
+  const opened = new Promise<void>((r) => {
+    open = r;
   });
-  const released = new Promise<void>((r) => {
-    release = r;
+  const there = new Promise<void>((r) => {
+    allThere = r;
   });
   return {
-    reached,
-    release,
-    hold: async () => {
-      reach();
-      await released;
+    there,
+    open,
+    wait: async () => {
+      waiting++;
+      if (waiting === count) allThere();
+      await opened;
     },
   };
+};
+
+/** A barrier for one request. */
+export const gate = (): Gate => {
+  const one = barrier(1);
+  return { reached: one.there, release: one.open, hold: one.wait };
 };
 
 /**

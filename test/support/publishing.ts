@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
@@ -14,6 +15,17 @@ export const waitForPost = async (rt: TestRuntime, postId: string, key?: string,
       throw new Error(`Post ${postId} still ${res.body.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+};
+
+/** A one-block post on `channelId` with intent `now`, created over HTTP (201) and polled until it is done. */
+export const publishNow = async (rt: TestRuntime, key: string, channelId: string, content: string) => {
+  const res = await rt.api('/posts', {
+    method: 'POST',
+    key,
+    body: { intent: 'now', channels: [{ channelId, blocks: [{ content }] }] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return waitForPost(rt, res.body.id, key);
 };
 
 /** A block's claim as stored (read by a probe that cannot take it: the claim exists). */
