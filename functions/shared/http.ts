@@ -11,6 +11,7 @@ import {
   authenticateFromRead,
   authorize,
   isScopeOf,
+  type KeyModes,
   type KeyScope,
   keyFromHeaders,
   keyHashOf,
@@ -227,6 +228,7 @@ const authenticateUsually = async (
   secret: string | null,
   mode: AuthMode,
   state: State,
+  modes: KeyModes = 'any',
 ): Promise<AuthContext | undefined> => {
   let auth: AuthContext;
   try {
@@ -240,7 +242,7 @@ const authenticateUsually = async (
   state.auth = auth;
   logger.appendKeys({ keyId: auth.keyId });
   if (!state.rate.allowed) throw tooManyRequests(state.rate);
-  authorize(auth, event.requestContext.http.method);
+  authorize(auth, event.requestContext.http.method, modes);
   return auth;
 };
 
@@ -257,6 +259,7 @@ const foldedAuth = async (
   secret: string | null,
   early: { scope: KeyScope; reads: Promise<unknown> },
   keyRead: (prefetched: unknown) => KeyWindowRead | null | undefined,
+  modes: KeyModes,
 ) => {
   let read: KeyWindowRead | null | undefined;
   try {
@@ -267,7 +270,7 @@ const foldedAuth = async (
   const found = authenticateFromRead(deps.rateLimiter, secret, read, deps.clock.now());
   if (!found || !isScopeOf(early.scope, found.auth)) return null;
   try {
-    authorize(found.auth, event.requestContext.http.method);
+    authorize(found.auth, event.requestContext.http.method, modes);
   } catch {
     return null;
   }
@@ -277,6 +280,7 @@ const foldedAuth = async (
 /** Request id, authentication, rate limit, permission, JSON body and the error envelope, in that order. */
 const heraldHttp = (options: {
   auth: AuthMode;
+  keys: KeyModes;
   body?: z.ZodType;
   prefetch?: Prefetch;
   keyRead?: (prefetched: unknown) => KeyWindowRead | null | undefined;
@@ -311,6 +315,7 @@ const heraldHttp = (options: {
         secret,
         { scope: early.scope, reads: early.reads },
         options.keyRead,
+        options.keys,
       );
       if (folded) {
         state.auth = folded.auth;
@@ -323,7 +328,7 @@ const heraldHttp = (options: {
         return;
       }
     }
-    const auth = await authenticateUsually(deps, request.event, secret, options.auth, state);
+    const auth = await authenticateUsually(deps, request.event, secret, options.auth, state, options.keys);
     if (!auth) return;
     if (early) {
       if ('error' in early) throw early.error;
@@ -388,6 +393,8 @@ export const httpHandler = <
 >(
   options: {
     auth?: AuthMode;
+    /** `live`: test keys are refused with 403 before anything else (see `authorize`). */
+    keys?: KeyModes;
     body?: S;
     uses?: Ps;
     /**
@@ -420,6 +427,7 @@ export const httpHandler = <
     .use(
       heraldHttp({
         auth,
+        keys: options.keys ?? 'any',
         deps,
         ...(options.body ? { body: options.body } : {}),
         ...(options.prefetch ? { prefetch: options.prefetch as Prefetch } : {}),
@@ -453,7 +461,7 @@ export const httpHandler = <
       const countUsually = async () => {
         state.keyCount = undefined;
         const secret = keyFromHeaders(event.headers ?? {});
-        const confirmed = await authenticateUsually(deps, event, secret, auth, state);
+        const confirmed = await authenticateUsually(deps, event, secret, auth, state, options.keys);
         if (!confirmed || !state.prefetchedScope || !isScopeOf(state.prefetchedScope, confirmed)) {
           state.prefetched = undefined;
         }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { liveOnNetwork, schedulesOf } from '../support/interleave.ts';
+import { liveOnNetwork, schedulesOf, wrapDeps } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -142,6 +142,69 @@ describe('GET /posts', () => {
         const ids = await listed(mode, query);
         expect(ids.some((id) => own[other(mode)].includes(id))).toBe(false);
       }
+    }
+  });
+});
+
+describe('channels with a test key (the sandbox rule)', () => {
+  it('reads them, but cannot connect, choose targets, complete or disconnect, and no network is called', async () => {
+    const calls: string[] = [];
+    const real = getDeps().auths;
+    const restore = wrapDeps({
+      auths: (platform) => {
+        const auth = real(platform);
+        if (!auth) return auth;
+        return new Proxy(auth, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              calls.push(`${platform}.${String(prop)}`);
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        });
+      },
+    });
+    try {
+      const refused = [
+        await rt.api('/channels/connect', {
+          method: 'POST',
+          key: ws.test,
+          body: { platform: 'x', redirectUrl: 'https://app.example/connected' },
+        }),
+        await rt.api('/channels', {
+          method: 'POST',
+          key: ws.test,
+          body: {
+            platform: 'bluesky',
+            identifier: 'someone.bsky.social',
+            appPassword: 'abcd-efgh-ijkl-mnop',
+          },
+        }),
+        await rt.api('/channels/connect/st_unknown/targets', {
+          method: 'POST',
+          key: ws.test,
+          body: { targetIds: ['page_1'] },
+        }),
+        await rt.api(`/channels/${ws.channels.linkedin}`, { method: 'DELETE', key: ws.test }),
+      ];
+      for (const res of refused) {
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe('forbidden');
+        expect(res.body.error.message).toMatch(/^Test keys cannot connect/);
+      }
+      expect(calls).toEqual([]);
+      // The live channel is untouched and both modes still see it.
+      for (const mode of ['live', 'test'] as const) {
+        const got = await rt.api(`/channels/${ws.channels.linkedin}`, { key: ws[mode] });
+        expect(got.status).toBe(200);
+        expect(got.body.status).toBe('connected');
+        const list = await rt.api('/channels', { key: ws[mode] });
+        expect(list.body.data.map((c: { id: string }) => c.id)).toContain(ws.channels.linkedin);
+      }
+    } finally {
+      restore();
     }
   });
 });

@@ -150,9 +150,22 @@ export const authenticateAndCount = async (
   return { auth, rate: found.rate };
 };
 
-/** Read keys may only read: anything but GET (and HEAD) needs write permission. */
-export const authorize = (auth: AuthContext, method: string): void => {
+/** Who may call a route: any valid key, or live keys only (routes that change channels). */
+export type KeyModes = 'any' | 'live';
+
+/**
+ * Read keys may only read: anything but GET (and HEAD) needs write permission. A route for live
+ * keys only refuses test keys before it does anything: channels are shared by both modes and
+ * connecting, choosing targets or disconnecting calls the network (a test key never does).
+ */
+export const authorize = (auth: AuthContext, method: string, modes: KeyModes = 'any'): void => {
   if (auth.permission === 'read' && method !== 'GET' && method !== 'HEAD') {
     throw new ApiError('forbidden', 'This API key is read-only; use a key with write permission.');
+  }
+  if (modes === 'live' && auth.mode !== 'live') {
+    throw new ApiError(
+      'forbidden',
+      'Test keys cannot connect, complete or disconnect channels: channels are shared by live and test keys, and a test key makes no network call. Use a live key; a test key can post to any channel of its workspace in the sandbox.',
+    );
   }
 };

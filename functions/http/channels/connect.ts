@@ -7,7 +7,7 @@ import { callbackUri } from './callback-uri.ts';
 
 /** POST /v1/channels/connect: the network's consent screen URL and a single-use state (10 minutes). */
 export const handler = httpHandler(
-  { body: connectChannelBody, uses: [networkAuth, connectStates] },
+  { keys: 'live', body: connectChannelBody, uses: [networkAuth, connectStates] },
   async ({ deps, auth, body, event }) => ({
     status: 201,
     body: await startConnect(deps, auth, body, callbackUri(event)),

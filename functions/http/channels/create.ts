@@ -11,7 +11,7 @@ const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social
 
 /** POST /v1/channels: connects a Bluesky account with an app password (201 new, 200 reconnected). */
 export const handler = httpHandler(
-  { body: createChannelBody, uses: [networkAuth, cipher, outbound] },
+  { keys: 'live', body: createChannelBody, uses: [networkAuth, cipher, outbound] },
   async ({ deps, auth, body }) => {
     const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
     return { status: created ? 201 : 200, body: channel };

@@ -4,7 +4,10 @@ import { networkAuth } from '../../runtime/parts/network-auth.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** DELETE /v1/channels/{id}: revokes at the network where possible and removes the channel; posts keep their history. */
-export const handler = httpHandler({ uses: [networkAuth, cipher] }, async ({ deps, auth, params }) => ({
-  status: 200,
-  body: await disconnectChannel(deps, auth, params.id as string),
-}));
+export const handler = httpHandler(
+  { keys: 'live', uses: [networkAuth, cipher] },
+  async ({ deps, auth, params }) => ({
+    status: 200,
+    body: await disconnectChannel(deps, auth, params.id as string),
+  }),
+);

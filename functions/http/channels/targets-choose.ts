@@ -7,7 +7,7 @@ import { httpHandler } from '../../shared/http.ts';
 
 /** POST /v1/channels/connect/{state}/targets: the chosen targets become channels. */
 export const handler = httpHandler(
-  { body: chooseTargetsBody, uses: [networkAuth, connectStates, cipher] },
+  { keys: 'live', body: chooseTargetsBody, uses: [networkAuth, connectStates, cipher] },
   async ({ deps, auth, params, body }) => ({
     status: 201,
     body: await chooseTargets(deps, auth, params.state as string, body),
