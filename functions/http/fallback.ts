@@ -14,6 +14,15 @@ export const allowedMethods = (path: string): string[] =>
 /** Every request no route matched: 405 with Allow where the path exists, else 404. */
 export const handler = httpHandler({ auth: 'optional' }, async ({ event }) => {
   const allowed = allowedMethods(event.rawPath);
+  const method = event.requestContext.http.method;
+  if (allowed.includes(method)) {
+    // Routes are matched exactly: the same path with a trailing slash reaches no route.
+    const bare = event.rawPath.replace(/\/+$/, '');
+    throw new ApiError(
+      'not_found',
+      `No route matches ${method} ${event.rawPath}; did you mean ${bare} (without the trailing slash)?`,
+    );
+  }
   if (allowed.length > 0) {
     throw new ApiError(
       'method_not_allowed',
@@ -22,5 +31,5 @@ export const handler = httpHandler({ auth: 'optional' }, async ({ event }) => {
       { Allow: allowed.join(', ') },
     );
   }
-  throw new ApiError('not_found', `No route matches ${event.requestContext.http.method} ${event.rawPath}.`);
+  throw new ApiError('not_found', `No route matches ${method} ${event.rawPath}.`);
 });

@@ -43,10 +43,35 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(script.text.length).toBeGreaterThan(100_000);
     const css = await rt.api(`${rt.url}/docs/swagger-ui.css`, { key: null });
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-    for (const name of ['package.json', '..%2Fpackage.json', 'index.html']) {
+    const names = ['package.json', '..%2Fpackage.json', 'index.html'];
+    // Names every object inherits: once a 500 without X-Request-Id (an Object.prototype lookup).
+    names.push('constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__');
+    // /docs/ reaches no route (routes match exactly): once a 405 saying "use GET" to a GET.
+    names.push('');
+    for (const name of names) {
       const missing = await rt.api(`${rt.url}/docs/${name}`, { key: null });
-      expect(missing.status).toBe(404);
+      expect(missing.status, name).toBe(404);
       expect(missing.body.error.code).toBe('not_found');
+      expect(missing.headers.get('x-request-id')).toBe(missing.body.error.requestId);
+    }
+  });
+
+  it('sends a Content-Security-Policy and anti-framing headers with the page, its assets and its 404s', async () => {
+    for (const path of ['/docs', '/docs/init.js', '/docs/swagger-ui.css', '/docs/constructor']) {
+      const res = await rt.api(`${rt.url}${path}`, { key: null });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const directives = new Map(
+        csp.split(';').map((d) => {
+          const [name = '', ...values] = d.trim().split(/\s+/);
+          return [name, values] as const;
+        }),
+      );
+      expect(directives.get('script-src'), path).toEqual(["'self'"]);
+      expect(directives.get('frame-ancestors'), path).toEqual(["'none'"]);
+      expect(directives.get('object-src'), path).toEqual(["'none'"]);
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
   });
 });
@@ -89,6 +114,11 @@ describe('/docs in headless Chromium', () => {
       }
       return route.continue();
     });
+    // The page works under its own Content-Security-Policy: no violation is reported.
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
     await page.goto(`${rt.url}/docs`);
     const create = page.locator('#operations-Posts-postPosts');
     await create.waitFor({ timeout: 60_000 });
@@ -118,5 +148,6 @@ describe('/docs in headless Chromium', () => {
     await page.screenshot({ path: shot, fullPage: false });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
     expect(foreign).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });

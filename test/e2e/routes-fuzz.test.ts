@@ -775,6 +775,50 @@ describe('every route under random requests', () => {
     expect(new Set(all.filter((s) => s >= 400)).size).toBeGreaterThanOrEqual(5);
   });
 
+  it('the public reference page: any asset name answers 200 with its file or 404 in the envelope, never 5xx', async () => {
+    const served = new Set(['swagger-ui-bundle.js', 'swagger-ui.css', 'init.js']);
+    const asset = fc.oneof(
+      fc.constantFrom(
+        ...served,
+        'constructor',
+        '__proto__',
+        'toString',
+        'valueOf',
+        'hasOwnProperty',
+        'isPrototypeOf',
+        '__lookupGetter__',
+        'prototype',
+        '..%2Fpackage.json',
+        '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+        'swagger-ui-bundle.js%00.css',
+        'SWAGGER-UI.CSS',
+        'index.html',
+      ),
+      text.map(encodeURIComponent),
+    );
+    baseline = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(asset, async (name) => {
+        const res = await rt.api(`${rt.url}/docs/${name}`, { method: 'GET', key: null });
+        const label = `GET /docs/${name.slice(0, 100)} -> ${res.status} ${res.text.slice(0, 200)}`;
+        expect(res.headers.get('x-request-id'), label).toMatch(REQUEST_ID);
+        // The docs function's own answers carry its headers; an empty name reaches no route.
+        if (name !== '') {
+          expect(res.headers.get('content-security-policy'), label).toContain("frame-ancestors 'none'");
+        }
+        if (served.has(decodeURIComponent(name))) {
+          expect(res.status, label).toBe(200);
+          return;
+        }
+        expect(res.status, label).toBe(404);
+        expect(res.body?.error?.code, label).toBe('not_found');
+        expect(res.body.error.requestId, label).toBe(res.headers.get('x-request-id'));
+      }),
+      { numRuns: RUNS * 4, endOnFailure: true },
+    );
+    expect(differences(baseline, await snapshot())).toEqual([]);
+  }, 120_000);
+
   it('unmatched paths and methods: 404 or 405 in the envelope, with the headers', async () => {
     const path = fc.oneof(
       fc

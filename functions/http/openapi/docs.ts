@@ -13,10 +13,25 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
  * well under Lambda's 6 MB response limit.
  */
 
-const CONTENT_TYPES: Record<string, string> = {
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'init.js': 'text/javascript; charset=utf-8',
+// A Map, not an object literal: a path such as /docs/constructor or /docs/__proto__ must find
+// nothing, not a property every object inherits.
+const CONTENT_TYPES = new Map<string, string>([
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['init.js', 'text/javascript; charset=utf-8'],
+]);
+
+/**
+ * People type API keys into this page: no script but Herald's own files (Swagger UI's bundle and
+ * init.js; no inline script, no eval), no framing (clickjacking), no referrer carried to other
+ * sites. Swagger UI sets inline styles and data: images, hence those two allowances.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
 };
 
 const INIT = `window.addEventListener('load', function () {
@@ -73,7 +88,7 @@ const answer = (
   headers: {
     'Content-Type': contentType,
     'X-Request-Id': `req_${randomUUID()}`,
-    'X-Content-Type-Options': 'nosniff',
+    ...SECURITY_HEADERS,
     ...extra,
   },
   body,
@@ -84,12 +99,16 @@ export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGateway
   if (asset === undefined) {
     return answer(200, 'text/html; charset=utf-8', PAGE, { 'Cache-Control': 'no-cache' });
   }
-  const type = CONTENT_TYPES[asset];
+  const type = CONTENT_TYPES.get(asset);
   if (!type) {
     const requestId = `req_${randomUUID()}`;
     return {
       statusCode: 404,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId },
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'X-Request-Id': requestId,
+        ...SECURITY_HEADERS,
+      },
       body: JSON.stringify({
         error: { code: 'not_found', message: 'Nothing was found at this address.', requestId },
       }),
