@@ -129,6 +129,7 @@ const statsReads = async (
       before: () => metered.statsDays(workspaceId, 'live', '2026-03-12', '2026-04-10'),
     },
   ];
+  const items = (n: number) => `${n} ${n === 1 ? 'item' : 'items'}`;
   const rows: string[] = [];
   for (const c of cases) {
     const before = await measure(c.before);
@@ -139,7 +140,7 @@ const statsReads = async (
       }),
     );
     rows.push(
-      `| ${c.name} | ${before.items} items, ${before.read.toFixed(1)} RRU | ${after.items} items, ${after.read.toFixed(1)} RRU |`,
+      `| ${c.name} | ${items(before.items)}, ${before.read.toFixed(1)} RRU | ${items(after.items)}, ${after.read.toFixed(1)} RRU |`,
     );
   }
   return `GET /stats over a day on which ${STATS_POSTS.toLocaleString('en-US')} posts went live (issue 25; items read and read units, eventually consistent Queries):
