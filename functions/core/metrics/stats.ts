@@ -71,6 +71,8 @@ const cutDay = async (
     deps.metrics.statsDays(workspaceId, mode, day, day),
     deps.metrics.statsHours(workspaceId, mode, `${day}T00`, `${day}T23`),
   ]);
+  // The day's item and its hours get every count in the same transactions, so they agree on every
+  // day counted since hour buckets exist; each post counted before adds one to the difference.
   const counted = days[0]?.posts ?? 0;
   const inHours = hours.reduce((sum, h) => sum + (h.counters.posts ?? 0), 0);
   if (counted !== inHours) return deps.metrics.statsPosts(workspaceId, mode, iso(span[0]), iso(span[1]));
