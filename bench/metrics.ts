@@ -10,17 +10,20 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoMetricsStore } from '../functions/adapters/aws/dynamo/metrics.ts';
 import { localClientConfig } from '../functions/adapters/local/aws-services.ts';
 import { createTable, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local.ts';
+import type { AuthContext } from '../functions/core/auth/api-keys.ts';
 import { READING_OFFSETS_SECONDS, READINGS_PER_CHANNEL } from '../functions/core/metrics/cadence.ts';
 import {
   type MetricsDeps,
   startTracking,
+  statsDeltas,
   sweepDueReadings,
   takeReading,
 } from '../functions/core/metrics/collect.ts';
+import { getStats } from '../functions/core/metrics/stats.ts';
 import type { PostRecord } from '../functions/core/posts/model.ts';
 import { SandboxNetworkClient } from '../functions/platforms/sandbox/client.ts';
 import type { AccountStore, ChannelRecord } from '../functions/ports/accounts.ts';
-import type { MetricsJob } from '../functions/ports/metrics.ts';
+import type { MetricsJob, MetricsStore, MetricsTracker } from '../functions/ports/metrics.ts';
 import type { PostStore } from '../functions/ports/posts.ts';
 import { createMeter } from './capacity.ts';
 import { machineLine, PRICES, usd, writeSection } from './lib.ts';
@@ -34,15 +37,136 @@ const BATCH_SECONDS = 0.4;
 /** Reads the worker makes outside the metrics store per reading: the post and the channel (GetItem, strongly consistent, < 4 KB: 1 RRU each). */
 const OTHER_READ_UNITS_PER_READING = 2;
 
+const STATS_POSTS = Number(process.env.BENCH_STATS_POSTS ?? 1000);
+
+/**
+ * What GET /stats reads (items and read units) for ranges over a day on which STATS_POSTS posts
+ * went live (one X channel each, one reading), against what it read before hour aggregates: the
+ * whole days' aggregates plus every post of the days the range cut.
+ */
+const statsReads = async (
+  metered: MetricsStore,
+  seeding: MetricsStore,
+  consumed: () => { read: number; items: number },
+): Promise<string> => {
+  const workspaceId = 'ws_stats';
+  const day = Date.parse('2026-04-10T00:00:00.000Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const at = (hours: number) => day + hours * 3_600_000;
+  for (let i = 0; i < STATS_POSTS; i += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, STATS_POSTS - i) }, async (_, j) => {
+        const liveAt = iso(day + Math.floor(((i + j) * 86_400_000) / STATS_POSTS));
+        const tracker: MetricsTracker = {
+          postId: `post_stats${String(i + j).padStart(16, '0')}`,
+          channelId: 'ch_stats',
+          workspaceId,
+          mode: 'live',
+          platform: 'x',
+          liveAt,
+          postLiveAt: liveAt,
+          step: 0,
+          nextAt: liveAt,
+          known: {},
+          latest: null,
+          readings: 0,
+          missed: 0,
+          skipped: 0,
+        };
+        await seeding.track(tracker);
+        const metrics = { likes: 12, comments: 3, reposts: 2, quotes: 1, bookmarks: 4, views: 480 };
+        await seeding.record(
+          tracker,
+          {
+            postId: tracker.postId,
+            channelId: 'ch_stats',
+            step: 0,
+            at: liveAt,
+            dueAt: liveAt,
+            outcome: 'ok',
+            metrics,
+          },
+          { ...tracker, step: 1, known: metrics },
+          statsDeltas('x', {}, metrics),
+        );
+      }),
+    );
+  }
+  const auth: AuthContext = {
+    keyId: 'key_stats',
+    accountId: 'acc_stats',
+    workspaceId,
+    mode: 'live',
+    permission: 'read',
+  };
+  const measure = async (read: () => Promise<unknown>) => {
+    const start = consumed();
+    await read();
+    const end = consumed();
+    return { items: end.items - start.items, read: end.read - start.read };
+  };
+  const cases: { name: string; from: number; to: number; before: () => Promise<unknown> }[] = [
+    {
+      name: 'noon on the busy day to the end of the next (cuts a day)',
+      from: at(12),
+      to: at(48) - 1,
+      before: () =>
+        Promise.all([
+          metered.statsDays(workspaceId, 'live', '2026-04-11', '2026-04-11'),
+          metered.statsPosts(workspaceId, 'live', iso(at(12)), iso(at(24) - 1)),
+        ]),
+    },
+    {
+      name: '09:30 to 15:45 on the busy day (cuts a day and two hours)',
+      from: at(9.5),
+      to: at(15.75),
+      before: () => metered.statsPosts(workspaceId, 'live', iso(at(9.5)), iso(at(15.75))),
+    },
+    {
+      name: '30 whole days (dates)',
+      from: at(-24 * 29),
+      to: at(24) - 1,
+      before: () => metered.statsDays(workspaceId, 'live', '2026-03-12', '2026-04-10'),
+    },
+  ];
+  const items = (n: number) => `${n} ${n === 1 ? 'item' : 'items'}`;
+  const rows: string[] = [];
+  for (const c of cases) {
+    const before = await measure(c.before);
+    const after = await measure(() =>
+      getStats({ metrics: metered, clock: { now: () => new Date(c.to) } }, auth, {
+        from: iso(c.from),
+        to: iso(c.to),
+      }),
+    );
+    rows.push(
+      `| ${c.name} | ${items(before.items)}, ${before.read.toFixed(1)} RRU | ${items(after.items)}, ${after.read.toFixed(1)} RRU |`,
+    );
+  }
+  return `GET /stats over a day on which ${STATS_POSTS.toLocaleString('en-US')} posts went live (issue 25; items read and read units, eventually consistent Queries):
+
+| range | before hour aggregates | with hour aggregates |
+|---|---|---|
+${rows.join('\n')}
+
+With hour aggregates a call reads at most 367 day, 48 hour and 402 post items whatever the number of posts (README, Metrics and stats); before, a range that cut a day read every post of the cut part of it.`;
+};
+
 export const runMetrics = async () => {
   const db = await startDynamoDbLocal();
   const client = new DynamoDBClient(localClientConfig.dynamodb(db.endpoint));
+  // Seeding the stats part's posts is not what is measured: a second client, unmetered (a document
+  // client shares its base client's middleware).
+  const plainClient = new DynamoDBClient(localClientConfig.dynamodb(db.endpoint));
   try {
     await createTable(client, 'bench-metrics');
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const plainDoc = DynamoDBDocumentClient.from(plainClient, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     // Every call is priced by AWS's on-demand rules (bench/capacity.ts: items looked up before and
     // after each write with the meter's own client, which is not counted).
-    const consumed = { read: 0, write: 0, largestItem: 0 };
+    const consumed = { read: 0, write: 0, largestItem: 0, items: 0 };
     const meter = createMeter(new DynamoDBClient(localClientConfig.dynamodb(db.endpoint)));
     doc.middlewareStack.add(
       (next, context) => async (args) => {
@@ -59,6 +183,7 @@ export const runMetrics = async () => {
           consumed.read += rcu;
           consumed.write += wcu;
           consumed.largestItem = Math.max(consumed.largestItem, largestItem);
+          if (command === 'Query') consumed.items += (output?.Items as unknown[] | undefined)?.length ?? 0;
         }
       },
       { step: 'initialize', name: 'capacityModel' },
@@ -188,6 +313,12 @@ export const runMetrics = async () => {
     await sweepDueReadings(deps);
     const emptySweepRead = consumed.read - emptyStart.read;
 
+    const stats = await statsReads(
+      deps.metrics,
+      new DynamoMetricsStore({ doc: plainDoc, tableName: 'bench-metrics' }),
+      () => ({ ...consumed }),
+    );
+
     // Per 1,000 posts of one channel over 30 days.
     const k = 1000;
     const r = k * perPost;
@@ -227,7 +358,7 @@ ${machineLine()}
 | readings per post channel (cadence) | ${READINGS_PER_CHANNEL} = 24 hourly + 6 daily + 3 weekly (the last on day ${(READING_OFFSETS_SECONDS.at(-1) ?? 0) / 86_400}) |
 | readings taken per post in the run | ${perPost} |
 | DynamoDB write units when a channel goes live (post and platform counted once, tracker) | ${trackWrite.toFixed(1)} |
-| DynamoDB write units per reading (reading + tracker + day and post aggregates, one transaction) | ${writePerReading.toFixed(1)} |
+| DynamoDB write units per reading (reading + tracker + day, hour and post aggregates, one transaction) | ${writePerReading.toFixed(1)} |
 | DynamoDB read units per reading (sweep query share, tracker; plus post and channel: ${OTHER_READ_UNITS_PER_READING}) | ${readPerReading.toFixed(1)} |
 | read units of a sweep that finds nothing (${4} shard queries) | ${emptySweepRead.toFixed(1)} |
 | sweeps that handed out work; queue messages; worker batches (in the run) | ${sweeps}; ${sent}; ${batches} |
@@ -253,12 +384,16 @@ nothing to catch up with after an outage. The sweep costs a fixed ${usd(fixed)} 
 index is a sparse GSI entry updated in the reading's own transaction, a deleted post just drops its
 tracker, and overdue readings are found by the next sweep; readings land at most a minute late.
 Storage: ${READINGS_PER_CHANNEL} reading items per channel (the largest item written: ${consumed.largestItem} bytes): about ${((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e6).toFixed(0)} MB per 1,000 posts at most, ${usd(((READINGS_PER_CHANNEL * k * consumed.largestItem) / 1e9) * PRICES.dynamoStoragePerGbMonth)} a month.
+
+${stats}
+
 DynamoDB Local does not price requests as AWS does: the units above apply DynamoDB's on-demand rules (\`bench/capacity.ts\`: item sizes by DynamoDB's rules, each write priced by the item before and after it, index entries written, moved or removed) to every call the run made.
 `;
     writeSection('metrics', md);
     console.log(md);
   } finally {
     client.destroy();
+    plainClient.destroy();
     await db.stop();
   }
 };

@@ -64,7 +64,8 @@ export interface MetricsStore {
   lease(tracker: MetricsTracker, until: string): Promise<boolean>;
   /**
    * Stores reading `reading.step` and moves the tracker to `next`, adding `deltas` to the stats of the
-   * post's day and of the post, in one transaction; false (nothing written) if the reading was already stored.
+   * post's day, of its hour and of the post, in one transaction; false (nothing written) if the
+   * reading was already stored.
    */
   record(
     tracker: MetricsTracker,
@@ -74,8 +75,21 @@ export interface MetricsStore {
   ): Promise<boolean>;
   /** Day buckets (`YYYY-MM-DD`, inclusive) of a workspace and key mode. */
   statsDays(workspaceId: string, mode: KeyMode, fromDay: string, toDay: string): Promise<StatsCounters[]>;
-  /** Per-post totals of posts that went live between `from` and `to` (ISO, inclusive). */
-  statsPosts(workspaceId: string, mode: KeyMode, from: string, to: string): Promise<StatsCounters[]>;
+  /** Hour buckets (`YYYY-MM-DDTHH`, inclusive) of a workspace and key mode, each with its hour. */
+  statsHours(
+    workspaceId: string,
+    mode: KeyMode,
+    fromHour: string,
+    toHour: string,
+  ): Promise<{ hour: string; counters: StatsCounters }[]>;
+  /** Per-post totals of posts that went live between `from` and `to` (ISO, inclusive); at most `limit` of them when given. */
+  statsPosts(
+    workspaceId: string,
+    mode: KeyMode,
+    from: string,
+    to: string,
+    limit?: number,
+  ): Promise<StatsCounters[]>;
   /** Takes a deleted post out of the stats and drops its metrics. */
   forgetPost(postId: string): Promise<void>;
 }

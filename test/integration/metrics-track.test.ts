@@ -56,7 +56,9 @@ const fresh = () => {
 const counts = async (workspaceId: string) => {
   const [day] = await store.statsDays(workspaceId, 'live', '2026-03-02', '2026-03-02');
   const [post] = await store.statsPosts(workspaceId, 'live', FIRST, FIRST);
+  const [hour] = await store.statsHours(workspaceId, 'live', '2026-03-02T10', '2026-03-02T10');
   expect(post).toEqual(day);
+  expect(hour).toEqual({ hour: '2026-03-02T10', counters: day });
   return day ?? {};
 };
 

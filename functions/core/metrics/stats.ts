@@ -5,27 +5,111 @@ import type { AuthContext } from '../auth/api-keys.ts';
 import { parseBound } from '../posts/list-posts.ts';
 import type { StatsResponse } from './schema.ts';
 
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 /** Without `from` (or `to`), the range is the 30 days before `to` (or until now). */
 export const DEFAULT_STATS_DAYS = 30;
 /** The longest range one call may cover (it reads one aggregate per day). */
 export const MAX_STATS_DAYS = 366;
+/** The most posts one call reads from an hour the range cuts (a range on whole hours reads none). */
+export const MAX_CUT_HOUR_POSTS = 200;
 
-const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-const startOfDay = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** Adds counters into `total`. */
 const add = (total: StatsCounters, counters: StatsCounters): void => {
   for (const [name, value] of Object.entries(counters)) total[name] = (total[name] ?? 0) + value;
 };
 
+/** An inclusive range of milliseconds. */
+type Span = [number, number];
+
+/**
+ * Splits `span` into the whole units (days, hours) it covers and the cut pieces at its ends, each
+ * inside one unit.
+ */
+const split = ([from, to]: Span, unit: number): { whole: Span | null; cut: Span[] } => {
+  const low = Math.ceil(from / unit) * unit;
+  const high = Math.floor((to + 1) / unit) * unit;
+  if (low >= high) {
+    // No whole unit: the span is inside one unit or crosses one boundary.
+    const boundary = Math.floor(to / unit) * unit;
+    return {
+      whole: null,
+      cut:
+        boundary > from
+          ? [
+              [from, boundary - 1],
+              [boundary, to],
+            ]
+          : [[from, to]],
+    };
+  }
+  const cut: Span[] = [];
+  if (from < low) cut.push([from, low - 1]);
+  if (to >= high) cut.push([high, to]);
+  return { whole: [low, high - 1], cut };
+};
+
+type StatsDeps = { metrics: MetricsStore; clock: { now(): Date } };
+
+/**
+ * The totals of the posts that went live in `span`, a piece of the range inside one day: the
+ * day's hour buckets for the whole hours, per-post totals (at most MAX_CUT_HOUR_POSTS) for the
+ * hours it cuts. A day whose hours do not count all of its posts was (partly) counted before hour
+ * buckets existed: its piece is read per post, as it always was.
+ */
+const cutDay = async (
+  deps: StatsDeps,
+  auth: AuthContext,
+  span: Span,
+  rangeFrom: number,
+): Promise<StatsCounters[]> => {
+  const { workspaceId, mode } = auth;
+  const day = iso(span[0]).slice(0, 10);
+  const [days, hours] = await Promise.all([
+    deps.metrics.statsDays(workspaceId, mode, day, day),
+    deps.metrics.statsHours(workspaceId, mode, `${day}T00`, `${day}T23`),
+  ]);
+  // The day's item and its hours get every count in the same transactions, so they agree on every
+  // day counted since hour buckets exist; each post counted before adds one to the difference.
+  const counted = days[0]?.posts ?? 0;
+  const inHours = hours.reduce((sum, h) => sum + (h.counters.posts ?? 0), 0);
+  if (counted !== inHours) return deps.metrics.statsPosts(workspaceId, mode, iso(span[0]), iso(span[1]));
+
+  const { whole, cut } = split(span, HOUR_MS);
+  const found: StatsCounters[] = [];
+  if (whole) {
+    const [low, high] = [iso(whole[0]).slice(0, 13), iso(whole[1]).slice(0, 13)];
+    for (const h of hours) if (h.hour >= low && h.hour <= high) found.push(h.counters);
+  }
+  const posts = await Promise.all(
+    cut.map((piece) =>
+      deps.metrics.statsPosts(workspaceId, mode, iso(piece[0]), iso(piece[1]), MAX_CUT_HOUR_POSTS + 1),
+    ),
+  );
+  for (const [i, counters] of posts.entries()) {
+    if (counters.length > MAX_CUT_HOUR_POSTS) {
+      throw new ApiError(
+        'validation_failed',
+        `More than ${MAX_CUT_HOUR_POSTS} posts went live in an hour this range cuts; give from and to on whole hours (hh:00:00 to hh:59:59.999, or dates).`,
+        cut[i]?.[0] === rangeFrom ? 'from' : 'to',
+      );
+    }
+    found.push(...counters);
+  }
+  return found;
+};
+
 /**
  * GET /stats: totals of the workspace's posts (of the key's mode) that went live in the range,
- * per platform and overall. Cost is bounded by the range, never by the number of readings: whole
- * days come from one aggregate per day, and only the cut days at the two ends read per-post totals.
+ * per platform and overall. What a call reads is bounded by the range, never by the number of
+ * posts: one aggregate per whole day, the day and hour aggregates of the (at most two) days the
+ * range cuts, and per-post totals only inside the (at most two) hours it cuts, at most
+ * MAX_CUT_HOUR_POSTS each.
  */
 export const getStats = async (
-  deps: { metrics: MetricsStore; clock: { now(): Date } },
+  deps: StatsDeps,
   auth: AuthContext,
   input: { from?: string | undefined; to?: string | undefined },
 ): Promise<StatsResponse> => {
@@ -43,43 +127,16 @@ export const getStats = async (
   }
 
   const { workspaceId, mode } = auth;
-  const firstDay = startOfDay(from);
-  const lastDay = startOfDay(to);
-  const wholeFirst = from === firstDay;
-  const wholeLast = to === lastDay + DAY_MS - 1;
+  const { whole, cut } = split([from, to], DAY_MS);
   const reads: Promise<StatsCounters[]>[] = [];
-  if (firstDay === lastDay && !(wholeFirst && wholeLast)) {
-    reads.push(
-      deps.metrics.statsPosts(workspaceId, mode, new Date(from).toISOString(), new Date(to).toISOString()),
-    );
-  } else {
-    const low = wholeFirst ? firstDay : firstDay + DAY_MS;
-    const high = wholeLast ? lastDay : lastDay - DAY_MS;
-    if (low <= high) reads.push(deps.metrics.statsDays(workspaceId, mode, dayOf(low), dayOf(high)));
-    if (!wholeFirst) {
-      reads.push(
-        deps.metrics.statsPosts(
-          workspaceId,
-          mode,
-          new Date(from).toISOString(),
-          new Date(firstDay + DAY_MS - 1).toISOString(),
-        ),
-      );
-    }
-    if (!wholeLast) {
-      reads.push(
-        deps.metrics.statsPosts(
-          workspaceId,
-          mode,
-          new Date(lastDay).toISOString(),
-          new Date(to).toISOString(),
-        ),
-      );
-    }
+  if (whole) {
+    const [low, high] = [iso(whole[0]).slice(0, 10), iso(whole[1]).slice(0, 10)];
+    reads.push(deps.metrics.statsDays(workspaceId, mode, low, high));
   }
+  for (const piece of cut) reads.push(cutDay(deps, auth, piece, from));
   const total: StatsCounters = {};
   for (const counters of (await Promise.all(reads)).flat()) add(total, counters);
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...statsView(total) };
+  return { from: iso(from), to: iso(to), ...statsView(total) };
 };
 
 /** Counters (`posts`, `<platform>:posts`, `<platform>:<metric>`, `<platform>:<metric>:reporting`) as the response shows them. */

@@ -175,7 +175,7 @@ export const keys = {
     GSI1SK: `${dueAt}#${postId}#${channelId}`,
   }),
   metricsDuePartition: (shard: number): string => `METRICS_DUE#${shard}`,
-  /** The stats aggregates of a workspace and key mode: day buckets and one item per post. */
+  /** The stats aggregates of a workspace and key mode: day and hour buckets and one item per post. */
   statsPartition: (workspaceId: string, mode: string): string => `WORKSPACE#${workspaceId}#STATS#${mode}`,
   /** Totals of the posts that went live on one UTC day (`YYYY-MM-DD`). */
   statsDay: (workspaceId: string, mode: string, day: string): Key => ({
@@ -183,6 +183,12 @@ export const keys = {
     SK: `DAY#${day}`,
   }),
   statsDaySortKey: (day: string): string => `DAY#${day}`,
+  /** Totals of the posts that went live in one UTC hour (`YYYY-MM-DDTHH`), beside the day's. */
+  statsHour: (workspaceId: string, mode: string, hour: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}#STATS#${mode}`,
+    SK: `HOUR#${hour}`,
+  }),
+  statsHourSortKey: (hour: string): string => `HOUR#${hour}`,
   /** Totals of one post, sorted by when it went live (for ranges that cut a day). */
   statsPost: (workspaceId: string, mode: string, liveAt: string, postId: string): Key => ({
     PK: `WORKSPACE#${workspaceId}#STATS#${mode}`,

@@ -90,10 +90,15 @@ const addExpression = (deltas: StatsCounters) => {
 };
 
 const day = (iso: string): string => iso.slice(0, 10);
+const hour = (iso: string): string => iso.slice(0, 13);
 
-/** The stats items of one post's counters: its day bucket and its own item. */
-const statsKeys = (t: MetricsTracker): Key[] => [
+/**
+ * The stats items of one post's counters: its day and hour buckets and its own item. Every change
+ * of a post's counters goes to all three in one write, so they never disagree.
+ */
+const statsKeys = (t: Pick<MetricsTracker, 'workspaceId' | 'mode' | 'postLiveAt' | 'postId'>): Key[] => [
   keys.statsDay(t.workspaceId, t.mode, day(t.postLiveAt)),
+  keys.statsHour(t.workspaceId, t.mode, hour(t.postLiveAt)),
   keys.statsPost(t.workspaceId, t.mode, t.postLiveAt, t.postId),
 ];
 
@@ -334,23 +339,41 @@ export class DynamoMetricsStore implements MetricsStore {
   }
 
   async statsDays(workspaceId: string, mode: KeyMode, fromDay: string, toDay: string) {
-    return this.queryStats(
+    const items = await this.queryStats(
       keys.statsPartition(workspaceId, mode),
       keys.statsDaySortKey(fromDay),
       keys.statsDaySortKey(toDay),
     );
+    return items.map(countersOf);
   }
 
-  async statsPosts(workspaceId: string, mode: KeyMode, from: string, to: string) {
-    return this.queryStats(
+  async statsHours(workspaceId: string, mode: KeyMode, fromHour: string, toHour: string) {
+    const items = await this.queryStats(
+      keys.statsPartition(workspaceId, mode),
+      keys.statsHourSortKey(fromHour),
+      keys.statsHourSortKey(toHour),
+    );
+    const prefix = keys.statsHourSortKey('').length;
+    return items.map((item) => ({ hour: String(item.SK).slice(prefix), counters: countersOf(item) }));
+  }
+
+  async statsPosts(workspaceId: string, mode: KeyMode, from: string, to: string, limit?: number) {
+    const items = await this.queryStats(
       keys.statsPartition(workspaceId, mode),
       keys.statsPostSortKey(from),
       `${keys.statsPostSortKey(to)}#\uffff`,
+      limit,
     );
+    return items.map(countersOf);
   }
 
-  private async queryStats(pk: string, low: string, high: string): Promise<StatsCounters[]> {
-    const found: StatsCounters[] = [];
+  private async queryStats(
+    pk: string,
+    low: string,
+    high: string,
+    limit?: number,
+  ): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const out = await this.table.doc.send(
@@ -359,11 +382,12 @@ export class DynamoMetricsStore implements MetricsStore {
           KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
           ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
           ExclusiveStartKey: start,
+          ...(limit !== undefined ? { Limit: limit - found.length } : {}),
         }),
       );
-      found.push(...(out.Items ?? []).map(countersOf));
+      found.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
-    } while (start);
+    } while (start && (limit === undefined || found.length < limit));
     return found;
   }
 
@@ -389,16 +413,13 @@ export class DynamoMetricsStore implements MetricsStore {
                     ConditionExpression: 'attribute_exists(PK)',
                   },
                 },
+                // Its day and hour buckets (not its own item, deleted above).
                 ...(Object.keys(negated).length
-                  ? [
-                      {
-                        Update: {
-                          TableName: this.table.tableName,
-                          Key: keys.statsDay(first.workspaceId, first.mode, day(first.postLiveAt)),
-                          ...addExpression(negated),
-                        },
-                      },
-                    ]
+                  ? statsKeys(first)
+                      .filter((Key) => Key.SK !== postKey.SK)
+                      .map((Key) => ({
+                        Update: { TableName: this.table.tableName, Key, ...addExpression(negated) },
+                      }))
                   : []),
               ],
             }),
