@@ -79,7 +79,10 @@ const secureContextOf = (policy: OutboundPolicy): SecureContext | undefined => {
   const file = policy.extraCaFile?.();
   if (!file) return undefined;
   if (caCache?.file !== file) {
-    caCache = { file, context: createSecureContext({ ca: [...rootCertificates, readFileSync(file, 'utf8')] }) };
+    caCache = {
+      file,
+      context: createSecureContext({ ca: [...rootCertificates, readFileSync(file, 'utf8')] }),
+    };
   }
   return caCache.context;
 };

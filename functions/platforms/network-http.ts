@@ -159,12 +159,12 @@ export const transportError = (
   GUARD_REFUSALS.has(failure.code)
     ? guardRefusal(network, failure.message ?? failure.code)
     : failure.sent
-    ? new NetworkError(
-        'transient',
-        `${network} did not answer (${failure.code}); the request may have been accepted`,
-        { outcomeUnknown: true },
-      )
-    : new NetworkError('transient', `${network} could not be reached (${failure.code})`, {});
+      ? new NetworkError(
+          'transient',
+          `${network} did not answer (${failure.code}); the request may have been accepted`,
+          { outcomeUnknown: true },
+        )
+      : new NetworkError('transient', `${network} could not be reached (${failure.code})`, {});
 
 /**
  * The guarded path's refusals (guarded-http.ts): an address the policy refuses (nothing was sent)

@@ -77,7 +77,9 @@ beforeAll(async () => {
           refreshJwt: jwt(90 * 86400),
           didDoc: {
             id: DID,
-            service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: pdsEndpoint }],
+            service: [
+              { id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: pdsEndpoint },
+            ],
           },
           active: true,
         },
@@ -168,7 +170,9 @@ describe('a Bluesky PDS is called only through the guarded path', () => {
     const seenBefore = pds.seen.length;
     const second = await publishNow(rt, ws.key, res.body.id, 'After localhost moved');
     expect(second.status).toBe('failed');
-    expect(second.channels[0].error).toMatch(/localhost resolves to 10\.1\.2\.3, which is a private network address/);
+    expect(second.channels[0].error).toMatch(
+      /localhost resolves to 10\.1\.2\.3, which is a private network address/,
+    );
     expect(pds.seen.length).toBe(seenBefore);
     localhostIs = '127.0.0.1';
   });

@@ -27,7 +27,10 @@ interface Seen {
 
 /** A listener on 127.0.0.1 that records every request and answers with `answer` (default 404). */
 const listener = async (
-  answer: (req: IncomingMessage, body: string) => { status: number; headers?: Record<string, string>; body?: unknown } = () => ({
+  answer: (
+    req: IncomingMessage,
+    body: string,
+  ) => { status: number; headers?: Record<string, string>; body?: unknown } = () => ({
     status: 404,
   }),
 ) => {
@@ -91,14 +94,17 @@ const inputAt = (serviceUrl: string) => blockInput({ accessToken: TOKEN, remoteA
 
 describe('a channel’s own PDS goes through the guarded path', () => {
   it('a stored PDS the policy refuses (http://0.0.0.0:<port>, as a DID document made the old code store it) fails every call permanently, and nothing reaches it', async () => {
-    const named = await started(() => ({ status: 200, body: { uri: `at://${DID}/app.bsky.feed.post/x`, cid: 'c' } }));
+    const named = await started(() => ({
+      status: 200,
+      body: { uri: `at://${DID}/app.bsky.feed.post/x`, cid: 'c' },
+    }));
     const policy = localPolicy(() => '127.0.0.1');
     const client = clientFor(policy);
     const input = inputAt(`http://0.0.0.0:${named.port}`);
-    const block = { remoteId: `at://${DID}/app.bsky.feed.post/x`, remoteUrl: null, meta: {} };
+    const block = { remoteId: `at://${DID}/app.bsky.feed.post/x`, remoteUrl: 'https://bsky.app/x', meta: {} };
     const failures = [
       await failureOf(client.publish(input('Hello'))),
-      await failureOf(client.lookup(input('Hello'))),
+      await failureOf(client.lookup({ ...input('Hello'), since: new Date() })),
       await failureOf(client.metrics({ credentials: input('x').credentials, block })),
       await failureOf(client.delete({ credentials: input('x').credentials, block } as never)),
     ];
@@ -116,7 +122,9 @@ describe('a channel’s own PDS goes through the guarded path', () => {
     const publicHttp = await failureOf(clientFor(policy).publish(inputAt('http://93.184.215.14')('Hi')));
     expect(publicHttp).toMatchObject({ kind: 'permanent', details: { notAllowed: true } });
     const named = await started();
-    const loopback = await failureOf(clientFor(strict).publish(inputAt(`https://localhost:${named.port}`)('Hi')));
+    const loopback = await failureOf(
+      clientFor(strict).publish(inputAt(`https://localhost:${named.port}`)('Hi')),
+    );
     expect(loopback).toMatchObject({ kind: 'permanent', details: { notAllowed: true } });
     expect(loopback.message).toMatch(/localhost resolves to 127\.0\.0\.1, which is a loopback address/);
     expect(named.seen).toEqual([]);
@@ -152,7 +160,9 @@ describe('a channel’s own PDS goes through the guarded path', () => {
         : { status: 500, body: { error: 'Unexpected' } },
     );
     const png = Buffer.from(mediaFiles.png());
-    const storage = createServer((_req, res) => res.writeHead(200, { 'content-length': png.length }).end(png));
+    const storage = createServer((_req, res) =>
+      res.writeHead(200, { 'content-length': png.length }).end(png),
+    );
     await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
     try {
       const policy = localPolicy(() => '127.0.0.1');
@@ -198,7 +208,11 @@ describe('the Bluesky session flow goes through the guarded path', () => {
         didDoc: {
           id: DID,
           service: [
-            { id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: `http://0.0.0.0:${named.port}` },
+            {
+              id: '#atproto_pds',
+              type: 'AtprotoPersonalDataServer',
+              serviceEndpoint: `http://0.0.0.0:${named.port}`,
+            },
           ],
         },
       },
@@ -209,11 +223,16 @@ describe('the Bluesky session flow goes through the guarded path', () => {
       outbound: localPolicy(() => '127.0.0.1'),
     });
     const refused = await failureOf(
-      auth.createSession?.({ identifier: 'alice.test', appPassword: 'x', serviceUrl: 'https://bsky.social' }) ??
-        Promise.resolve(),
+      auth.createSession?.({
+        identifier: 'alice.test',
+        appPassword: 'x',
+        serviceUrl: 'https://bsky.social',
+      }) ?? Promise.resolve(),
     );
     expect(refused).toMatchObject({ kind: 'permanent', details: { notAllowed: true } });
-    expect(refused.message).toMatch(/DID document names its PDS at http:\/\/0\.0\.0\.0:\d+: 0\.0\.0\.0 is an unspecified address/);
+    expect(refused.message).toMatch(
+      /DID document names its PDS at http:\/\/0\.0\.0\.0:\d+: 0\.0\.0\.0 is an unspecified address/,
+    );
 
     const tokens = {
       accessToken: jwt(7200),

@@ -8,13 +8,6 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import {
-  AddressNotAllowed,
-  isAllowedAddress,
-  pinnedLookup,
-  refusalReason,
-  systemResolver,
-} from '../../shared/address-policy.ts';
 import type {
   AttemptErrorCode,
   HostResolver,
@@ -22,6 +15,13 @@ import type {
   WebhookResponse,
   WebhookSender,
 } from '../../ports/webhooks.ts';
+import {
+  AddressNotAllowed,
+  isAllowedAddress,
+  pinnedLookup,
+  refusalReason,
+  systemResolver,
+} from '../../shared/address-policy.ts';
 
 export interface HttpsWebhookSenderOptions {
   allowLoopback: () => boolean;

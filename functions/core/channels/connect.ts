@@ -8,12 +8,12 @@ import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../port
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { HostResolver, WebhookSettings } from '../../ports/webhooks.ts';
+import { hostNameProblem, isAllowedAddress } from '../../shared/address-policy.ts';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { isId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
-import { hostNameProblem, isAllowedAddress } from '../../shared/address-policy.ts';
 import { channelView } from './channel-view.ts';
 import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';

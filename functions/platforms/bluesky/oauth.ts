@@ -139,7 +139,11 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
       // like a refused address; a resolver's failure is temporary.
       if (error.code === 'ENOTFOUND' || error.code === 'ENODATA')
         throw guardRefusal('Bluesky', `${where}, which does not resolve to any address`);
-      throw new NetworkError('transient', `Bluesky: ${where}, which could not be resolved just now (${error.code})`, {});
+      throw new NetworkError(
+        'transient',
+        `Bluesky: ${where}, which could not be resolved just now (${error.code})`,
+        {},
+      );
     }
     return account;
   };
