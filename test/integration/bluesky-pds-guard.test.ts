@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
 import { type BlueskySimulator, startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import { checkGuarded, sendGuarded } from '../../functions/platforms/guarded-http.ts';
+import { TransportError } from '../../functions/platforms/network-http.ts';
 import type { OutboundPolicy } from '../../functions/ports/outbound.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
@@ -248,5 +250,94 @@ describe('the Bluesky session flow goes through the guarded path', () => {
     const revoke = await failureOf(auth.revoke?.({ app, tokens, serviceUrl: stored }) ?? Promise.resolve());
     expect(revoke).toMatchObject({ kind: 'permanent', details: { notAllowed: true } });
     expect(named.seen).toEqual([]);
+  });
+});
+
+describe('the guarded path itself', () => {
+  /** A resolver that fails the test if it is asked: refusals that need no lookup make none. */
+  const noLookup: OutboundPolicy = {
+    resolve: async (host) => {
+      throw new Error(`looked up ${host}`);
+    },
+    allowLoopback: () => false,
+  };
+  const refusedBefore = async (policy: OutboundPolicy, url: string) => {
+    const error = await sendGuarded(policy, { method: 'GET', url, timeoutMs: 1_000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error, url).toBeInstanceOf(TransportError);
+    expect(error, url).toMatchObject({ sent: false, code: 'URL_NOT_ALLOWED' });
+    return (error as TransportError).message;
+  };
+
+  it('refuses, before any lookup or connection, what can never be allowed', async () => {
+    for (const url of [
+      'http://93.184.215.14/xrpc/x', // plain http
+      'ftp://pds.example/x',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://10.0.0.1/xrpc/x',
+      'https://0.0.0.0/xrpc/x',
+      'https://127.0.0.1/xrpc/x', // loopback, not allowed here
+      'https://[::ffff:10.0.0.1]/xrpc/x',
+      'https://[fd00:ec2::254]/xrpc/x',
+      'https://user:pw@pds.example/xrpc/x',
+      'https://bad_label-.example/xrpc/x',
+    ]) {
+      await refusedBefore(noLookup, url);
+    }
+    const local = { ...noLookup, allowLoopback: () => true };
+    expect(await refusedBefore(local, 'http://10.0.0.1:4555/x')).toMatch(/only to loopback addresses/);
+    expect(await refusedBefore(local, 'http://93.184.215.14/x')).toMatch(/only to loopback addresses/);
+  });
+
+  it('refuses a name when any address it resolves to is refused, and plain http to a name that is not loopback', async () => {
+    const mixed = localPolicy((host) => (host === 'pds.test' ? '127.0.0.1' : '93.184.215.14'));
+    const twoAnswers: OutboundPolicy = {
+      ...mixed,
+      resolve: async () => [
+        { address: '93.184.215.14', family: 4 },
+        { address: '192.168.1.9', family: 4 },
+      ],
+    };
+    const split = await sendGuarded(twoAnswers, {
+      method: 'GET',
+      url: 'https://pds.test/x',
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(split).toMatchObject({ sent: false, code: 'URL_NOT_ALLOWED' });
+    expect((split as Error).message).toMatch(
+      /pds\.test resolves to 192\.168\.1\.9, which is a private network address/,
+    );
+    const plainPublic = await sendGuarded(mixed, {
+      method: 'GET',
+      url: 'http://elsewhere.test/x',
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(plainPublic).toMatchObject({ sent: false, code: 'URL_NOT_ALLOWED' });
+  });
+
+  it('never follows a redirect, even to an address it would allow; checkGuarded sends nothing', async () => {
+    const target = await started(() => ({ status: 200, body: {} }));
+    const redirecting = await started(() => ({
+      status: 302,
+      headers: { location: `http://127.0.0.1:${target.port}/x` },
+    }));
+    const policy = localPolicy(() => '127.0.0.1');
+    const error = await sendGuarded(policy, {
+      method: 'GET',
+      url: `http://localhost:${redirecting.port}/x`,
+      headers: { authorization: 'Bearer secret' },
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ sent: true, code: 'REDIRECT_NOT_FOLLOWED' });
+    expect(redirecting.seen).toHaveLength(1);
+    expect(target.seen).toEqual([]);
+
+    await checkGuarded(policy, `http://localhost:${target.port}`);
+    await expect(checkGuarded(policy, `http://0.0.0.0:${target.port}`)).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
+    expect(target.seen).toEqual([]);
   });
 });
