@@ -46,6 +46,14 @@ export const STRICT_OUTBOUND: OutboundPolicy = { resolve: systemResolver, allowL
 
 const refuse = (message: string) => new TransportError(false, 'URL_NOT_ALLOWED', message);
 
+const parse = (address: string): URL => {
+  try {
+    return new URL(address);
+  } catch {
+    throw refuse(`${address.slice(0, 200)} is not a URL.`);
+  }
+};
+
 /**
  * Why `url` may not be called under `policy` before any lookup (its scheme, an IP literal, a name
  * that can never resolve), or null; and the address policy its connection must pass.
@@ -60,12 +68,13 @@ const precheck = (
   const addresses: AddressPolicy = { allowLoopback, loopbackOnly: plain };
   const rule = plain ? HTTP_RULE : RULE;
   const result = (problem: string | null) => ({ problem, host, addresses, rule });
+  const where = `${url.protocol}//${url.host}`;
   if (url.protocol !== 'https:' && !(plain && allowLoopback)) {
-    return result(`${url.origin} is not an https:// address; ${RULE} over https.`);
+    return result(`${where} is not an https:// address; ${RULE}, over https.`);
   }
-  if (url.username || url.password) return result(`${url.origin} carries user info; it is not called.`);
+  if (url.username || url.password) return result(`${where} carries user info; it is not called.`);
   const named = hostNameProblem(host);
-  if (named) return result(`${url.origin}: ${named}`);
+  if (named) return result(`${where}: ${named}`);
   // Node looks nothing up for an IP literal, so the pinned lookup never sees it: checked here.
   if (isIP(host)) {
     if (!isAllowedAddress(host, addresses)) return result(refusalReason(host, host, rule));
@@ -89,7 +98,7 @@ const secureContextOf = (policy: OutboundPolicy): SecureContext | undefined => {
 
 /** Sends `call` through the guarded path; rejects with `TransportError` like `sendHttp`. */
 export const sendGuarded = async (policy: OutboundPolicy, call: HttpCall): Promise<HttpAnswer> => {
-  const url = new URL(call.url);
+  const url = parse(call.url);
   const { problem, addresses, rule } = precheck(url, policy);
   if (problem) throw refuse(problem);
   const secureContext = secureContextOf(policy);
@@ -115,12 +124,7 @@ export const sendGuarded = async (policy: OutboundPolicy, call: HttpCall): Promi
  * the same `TransportError` the call itself would; a host that does not resolve is its own error.
  */
 export const checkGuarded = async (policy: OutboundPolicy, address: string): Promise<void> => {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    throw refuse(`${address.slice(0, 200)} is not a URL.`);
-  }
+  const url = parse(address);
   const { problem, host, addresses, rule } = precheck(url, policy);
   if (problem) throw refuse(problem);
   if (isIP(host)) return;

@@ -80,7 +80,10 @@ export const blueskyAccountOf = (body: unknown, pds: string): NetworkAccount => 
   };
 };
 
-/** `oauthCall` through the guarded path: the same answers and classification, refusals permanent. */
+/**
+ * `oauthCall` through the guarded path: the same answers and classification, refusals permanent.
+ * Bluesky's session calls carry a bearer or JSON only (no form, query or client credentials).
+ */
 const guardedOAuthCall = async (policy: OutboundPolicy, call: OAuthCall): Promise<OAuthAnswer> => {
   const headers: Record<string, string> = {
     accept: 'application/json',
