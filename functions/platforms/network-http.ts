@@ -1,5 +1,6 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { SecureContext } from 'node:tls';
 import { NetworkError } from '../ports/network-client.ts';
 
 /**
@@ -21,7 +22,20 @@ export interface HttpCall {
   json?: unknown;
   /** Sent as `application/x-www-form-urlencoded` when present (and `json` is not). */
   form?: Record<string, string>;
+  /** Raw bytes (when neither `json` nor `form` is present), typed by the caller's `content-type`. */
+  bytes?: Uint8Array;
   timeoutMs: number;
+}
+
+/** Sends one call: `sendHttp`, or the guarded path for hosts a client chose (guarded-http.ts). */
+export type HttpTransport = (call: HttpCall) => Promise<HttpAnswer>;
+
+/** How the socket is made: the guarded path pins the checked addresses through `lookup`. */
+export interface HttpConnection {
+  lookup?: RequestOptions['lookup'];
+  /** false: a fresh connection, never one from the pool. */
+  agent?: false;
+  secureContext?: SecureContext;
 }
 
 export interface HttpAnswer {
@@ -71,7 +85,7 @@ const parseJson = (text: string): unknown => {
 };
 
 /** Sends one request; resolves with any HTTP answer (2xx or not), rejects with `TransportError`. */
-export const sendHttp = (call: HttpCall): Promise<HttpAnswer> =>
+export const sendHttp = (call: HttpCall, connection: HttpConnection = {}): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const url = new URL(call.url);
     const payload =
@@ -79,11 +93,13 @@ export const sendHttp = (call: HttpCall): Promise<HttpAnswer> =>
         ? JSON.stringify(call.json)
         : call.form !== undefined
           ? new URLSearchParams(call.form).toString()
-          : undefined;
+          : call.bytes;
     const headers: Record<string, string> = { accept: 'application/json', ...(call.headers ?? {}) };
     if (payload !== undefined) {
-      headers['content-type'] =
-        call.json !== undefined ? 'application/json' : 'application/x-www-form-urlencoded';
+      if (call.json !== undefined || call.form !== undefined) {
+        headers['content-type'] =
+          call.json !== undefined ? 'application/json' : 'application/x-www-form-urlencoded';
+      }
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -95,7 +111,13 @@ export const sendHttp = (call: HttpCall): Promise<HttpAnswer> =>
       clearTimeout(timer);
       reject(new TransportError(sent, code, message));
     };
-    const req = send(url, { method: call.method, headers });
+    const req = send(url, {
+      method: call.method,
+      headers,
+      ...(connection.lookup ? { lookup: connection.lookup } : {}),
+      ...(connection.agent === false ? { agent: false } : {}),
+      ...(connection.secureContext ? { secureContext: connection.secureContext } : {}),
+    });
     const timer = setTimeout(() => {
       fail('TIMEOUT', `no answer within ${call.timeoutMs} ms`);
       req.destroy();
@@ -134,13 +156,26 @@ export const transportError = (
   network: string,
   failure: { sent: boolean; code: string; message?: string },
 ) =>
-  failure.sent
-    ? new NetworkError(
-        'transient',
-        `${network} did not answer (${failure.code}); the request may have been accepted`,
-        { outcomeUnknown: true },
-      )
-    : new NetworkError('transient', `${network} could not be reached (${failure.code})`, {});
+  GUARD_REFUSALS.has(failure.code)
+    ? guardRefusal(network, failure.message ?? failure.code)
+    : failure.sent
+      ? new NetworkError(
+          'transient',
+          `${network} did not answer (${failure.code}); the request may have been accepted`,
+          { outcomeUnknown: true },
+        )
+      : new NetworkError('transient', `${network} could not be reached (${failure.code})`, {});
+
+/**
+ * The guarded path's refusals (guarded-http.ts): an address the policy refuses (nothing was sent)
+ * and a redirect it does not follow. Neither changes by trying again, and neither leaves an
+ * outcome unknown.
+ */
+export const GUARD_REFUSALS = new Set(['URL_NOT_ALLOWED', 'REDIRECT_NOT_FOLLOWED']);
+
+/** A guarded path's refusal as a permanent `NetworkError` that says why. */
+export const guardRefusal = (network: string, why: string) =>
+  new NetworkError('permanent', `${network}: ${why}`, { notAllowed: true });
 
 /**
  * The shared half for a 5xx answer: the request reached the network, which may have stored the
@@ -187,10 +222,11 @@ export const sendOrClassify = async (
   call: HttpCall,
   classify: (failure: HttpFailure) => NetworkError,
   accept: (answer: HttpAnswer) => boolean = () => false,
+  transport: HttpTransport = sendHttp,
 ): Promise<HttpAnswer> => {
   let answer: HttpAnswer;
   try {
-    answer = await sendHttp(call);
+    answer = await transport(call);
   } catch (error) {
     if (error instanceof TransportError) {
       throw classify({ type: 'transport', sent: error.sent, code: error.code, message: error.message });

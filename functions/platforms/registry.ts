@@ -1,5 +1,6 @@
 import type { KeyMode } from '../ports/accounts.ts';
 import type { NetworkClient } from '../ports/network-client.ts';
+import type { OutboundPolicy } from '../ports/outbound.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
 import type { PlatformId } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface NetworkConfig {
   xConsistencyWindowSeconds?: number;
   /** Reddit's listing lag bound in seconds, replacing the client's default (tests shorten it). */
   redditConsistencyWindowSeconds?: number;
+  /** The guarded path's policy for hosts a client chose or a network named (a Bluesky PDS); default: strict. */
+  outbound?: OutboundPolicy;
 }
 
 /**
@@ -32,7 +35,7 @@ export const loadLiveClient = async (platform: PlatformId, config: NetworkConfig
     }
     case 'bluesky': {
       const { BlueskyClient } = await import('./bluesky/client.ts');
-      return new BlueskyClient(common);
+      return new BlueskyClient({ ...common, ...(config.outbound ? { outbound: config.outbound } : {}) });
     }
     case 'linkedin':
     case 'linkedin_page': {

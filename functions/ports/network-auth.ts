@@ -1,4 +1,5 @@
 import type { PlatformId } from '../platforms/types.ts';
+import type { OutboundPolicy } from './outbound.ts';
 
 /**
  * How Herald obtains, refreshes and revokes a network's tokens (issue 11). One implementation per
@@ -121,4 +122,6 @@ export interface NetworkAuthConfig {
   /** Base URL of the network's API (and OAuth endpoints) per platform, as NETWORK_BASE_URLS gives them; absent: the network's own. */
   baseUrls: Record<string, string>;
   timeoutMs: number;
+  /** The guarded path's policy for hosts a client chose or a network named (a Bluesky PDS); default: strict. */
+  outbound?: OutboundPolicy;
 }

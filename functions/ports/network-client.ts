@@ -154,6 +154,12 @@ export class NetworkError extends Error {
        * spending an attempt.
        */
       continueLater?: boolean;
+      /**
+       * With kind `permanent`: the guarded path refused the call to a host a client chose or a
+       * network named: an address the address policy refuses or plain http (nothing was sent), or
+       * a redirect (not followed). Trying again cannot change that.
+       */
+      notAllowed?: boolean;
     } = {},
   ) {
     super(message);

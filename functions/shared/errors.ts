@@ -82,7 +82,8 @@ export const ERROR_CATALOGUE = {
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
   url_not_allowed: {
     status: 422,
-    message: 'Webhooks are delivered only to https:// URLs whose host resolves to public internet addresses.',
+    message:
+      'Herald calls a host a client chose (a webhook URL, a Bluesky PDS) only over https:// and only at public internet addresses.',
   },
   too_many_webhooks: {
     status: 422,

@@ -8,6 +8,7 @@ import {
   simDidForHandle,
   startBlueskySimulator,
 } from '../../functions/platforms/bluesky/simulator.ts';
+import { systemResolver } from '../../functions/shared/address-policy.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -351,7 +352,13 @@ describe('Bluesky client against the PDS simulator', () => {
   });
 
   it('uses the channel’s own PDS (credentials.serviceUrl) over the configured one', async () => {
-    const elsewhere = new BlueskyClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 300 });
+    // The simulator is on loopback over plain http: the local runtime's allowance lets the guarded
+    // path reach it (bluesky-pds-guard.test.ts shows what it refuses).
+    const elsewhere = new BlueskyClient({
+      baseUrl: 'http://127.0.0.1:9',
+      timeoutMs: 300,
+      outbound: { resolve: systemResolver, allowLoopback: () => true },
+    });
     const block = await elsewhere.publish(
       input('On my own PDS', { credentials: { ...credentials, serviceUrl: `${sim.url}/` } }),
     );

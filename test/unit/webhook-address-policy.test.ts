@@ -4,7 +4,7 @@ import {
   classifyAddress,
   hostNameProblem,
   isAllowedAddress,
-} from '../../functions/core/webhooks/address-policy.ts';
+} from '../../functions/shared/address-policy.ts';
 
 const CASES: [string, AddressClass][] = [
   // IPv4

@@ -4,12 +4,10 @@
  * answer that changes after the endpoint was saved (DNS rebinding) cannot reach a private address.
  * One fresh connection per delivery; redirects are never followed.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { isAllowedAddress, refusalReason } from '../../core/webhooks/address-policy.ts';
 import type {
   AttemptErrorCode,
   HostResolver,
@@ -17,23 +15,19 @@ import type {
   WebhookResponse,
   WebhookSender,
 } from '../../ports/webhooks.ts';
-
-export const systemResolver: HostResolver = (hostname) =>
-  new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses as LookupAddress[]),
-    );
-  });
+import {
+  AddressNotAllowed,
+  isAllowedAddress,
+  pinnedLookup,
+  refusalReason,
+  systemResolver,
+} from '../../shared/address-policy.ts';
 
 export interface HttpsWebhookSenderOptions {
   allowLoopback: () => boolean;
   /** A PEM file of CAs to trust besides the public roots. */
   extraCaFile: () => string | undefined;
   resolve?: HostResolver;
-}
-
-class AddressNotAllowed extends Error {
-  readonly code = 'URL_NOT_ALLOWED';
 }
 
 const TLS_CODES =
@@ -86,28 +80,9 @@ export class HttpsWebhookSender implements WebhookSender {
         durationMs: elapsed(),
       };
     }
-    const resolve = this.resolve;
     // Resolves, refuses the whole host if any of its addresses is not allowed, and hands the
     // checked addresses to the socket: nothing else is connected to.
-    const guardedLookup = (
-      hostname: string,
-      options: { all?: boolean; family?: number },
-      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-    ) => {
-      resolve(hostname).then(
-        (found) => {
-          const addresses = options.family ? found.filter((a) => a.family === options.family) : found;
-          const refused = found.find((a) => !isAllowedAddress(a.address, policy));
-          if (refused) return callback(new AddressNotAllowed(refusalReason(refused.address, hostname)), '');
-          const first = addresses[0];
-          if (!first)
-            return callback(Object.assign(new Error('No address found'), { code: 'ENOTFOUND' }), '');
-          if (options.all) return callback(null, addresses);
-          return callback(null, first.address, first.family);
-        },
-        (error: Error) => callback(error, ''),
-      );
-    };
+    const guardedLookup = pinnedLookup(this.resolve, policy);
     const secureContext = this.secureContext();
 
     return new Promise<WebhookResponse>((done) => {

@@ -8,12 +8,12 @@ import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../port
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { HostResolver, WebhookSettings } from '../../ports/webhooks.ts';
+import { hostNameProblem, isAllowedAddress } from '../../shared/address-policy.ts';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { isId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
-import { hostNameProblem, isAllowedAddress } from '../webhooks/address-policy.ts';
 import { channelView } from './channel-view.ts';
 import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';
@@ -390,6 +390,11 @@ export const connectWithAppPassword = async (
     });
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
+    // The PDS (the service given, or the one the account's DID document names) is not one Herald
+    // may call: refused before any token went there, and nothing is stored.
+    if (error.details.notAllowed) {
+      throw new ApiError('url_not_allowed', error.message, body.service ? 'service' : undefined);
+    }
     if (error.kind === 'transient') {
       const retryAfter: Record<string, string> = error.details.retryAfterSeconds
         ? { 'Retry-After': String(error.details.retryAfterSeconds) }

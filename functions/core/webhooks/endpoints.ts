@@ -8,11 +8,11 @@ import type {
   WebhookSettings,
   WebhookStore,
 } from '../../ports/webhooks.ts';
+import { hostNameProblem, isAllowedAddress, refusalReason } from '../../shared/address-policy.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
 import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import { hostNameProblem, isAllowedAddress, refusalReason } from './address-policy.ts';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schema.ts';
 
 /** What the endpoint use cases depend on. */

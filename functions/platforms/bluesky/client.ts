@@ -12,19 +12,24 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
+import type { OutboundPolicy } from '../../ports/outbound.ts';
+import { STRICT_OUTBOUND, transportFor } from '../guarded-http.ts';
 import { exactly, mediaBytes, mediaChunks, type StreamedAnswer, streamUpload } from '../media-stream.ts';
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
   details,
+  GUARD_REFUSALS,
   type HttpAnswer,
   type HttpCall,
   type HttpFailure,
+  type HttpTransport,
   retryAfterSeconds,
   secondsUntilEpoch,
   sendOrClassify,
   serverError,
   stringField,
+  TransportError,
   transportError,
 } from '../network-http.ts';
 import { imageSize } from './image-header.ts';
@@ -40,7 +45,11 @@ import { BLUESKY_IMAGE_MAX_BYTES } from './rules.ts';
  * and to the previous block, so `meta` keeps both. The record key is derived from the engine's
  * idempotency key, which makes a block whose answer was lost findable with `getRecord`: after a
  * 5xx or a reset connection from `createRecord` the client reads that key before sending again.
- * Requests go to the channel's own PDS (`credentials.serviceUrl`) when it has one.
+ * Requests go to the channel's own PDS (`credentials.serviceUrl`) when it has one. That host was
+ * named by a client or by a DID document, so every call to it (and to anything but the configured
+ * PDS and video service) goes through the guarded path (guarded-http.ts): https only, its
+ * addresses checked and pinned at each connection, redirects not followed. A stored address the
+ * policy refuses fails the call before anything, the token least of all, is sent.
  *
  * Text carries the official client's facets (rich-text.ts: links, mentions resolved to DIDs,
  * hashtags, cashtags).
@@ -71,6 +80,8 @@ export interface BlueskyClientOptions {
   videoPollMs?: number;
   /** How long a video may take to process before the send is given up (transient), default 5 min. */
   videoProcessingTimeoutMs?: number;
+  /** The guarded path's policy for a channel's own PDS; default: public addresses, system DNS. */
+  outbound?: OutboundPolicy;
 }
 
 const NETWORK = 'Bluesky';
@@ -203,6 +214,8 @@ export class BlueskyClient implements NetworkClient {
   private readonly videoServiceUrl: string;
   private readonly videoPollMs: number;
   private readonly videoProcessingTimeoutMs: number;
+  /** Direct to the configured hosts, guarded to every other (a channel's own PDS). */
+  private readonly transport: HttpTransport;
 
   constructor(options: BlueskyClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://bsky.social');
@@ -210,6 +223,7 @@ export class BlueskyClient implements NetworkClient {
     this.videoServiceUrl = baseUrlOf(options.videoServiceUrl ?? options.baseUrl ?? 'https://video.bsky.app');
     this.videoPollMs = options.videoPollMs ?? 2_000;
     this.videoProcessingTimeoutMs = options.videoProcessingTimeoutMs ?? 5 * 60_000;
+    this.transport = transportFor([this.baseUrl, this.videoServiceUrl], options.outbound ?? STRICT_OUTBOUND);
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
@@ -352,7 +366,7 @@ export class BlueskyClient implements NetworkClient {
   /** The post's counts from getPosts (see metrics.ts), on the account's own PDS when it has one. */
   metrics(input: MetricsInput): Promise<MetricsReading> {
     return readBlueskyMetrics(
-      { baseUrl: input.credentials.serviceUrl ?? this.baseUrl, timeoutMs: this.timeoutMs },
+      { baseUrl: this.pdsOf(input.credentials), timeoutMs: this.timeoutMs, transport: this.transport },
       input,
     );
   }
@@ -388,36 +402,33 @@ export class BlueskyClient implements NetworkClient {
    */
   private async uploadImage(credentials: NetworkCredentials, file: MediaForNetwork) {
     const bytes = await mediaBytes(file.url, BLUESKY_IMAGE_MAX_BYTES);
-    let response: Response;
-    let body: unknown;
+    let answer: HttpAnswer;
     try {
-      response = await fetch(`${this.pdsOf(credentials)}/xrpc/com.atproto.repo.uploadBlob`, {
+      answer = await this.transport({
         method: 'POST',
+        url: `${this.pdsOf(credentials)}/xrpc/com.atproto.repo.uploadBlob`,
         headers: {
           authorization: `Bearer ${credentials.accessToken}`,
           'content-type': file.mimeType,
           'user-agent': 'Herald/0.1',
         },
-        body: bytes,
-        signal: AbortSignal.timeout(Math.max(this.timeoutMs, UPLOAD_TIMEOUT_MS)),
+        bytes,
+        timeoutMs: Math.max(this.timeoutMs, UPLOAD_TIMEOUT_MS),
       });
-      const text = await response.text();
-      try {
-        body = text.trim() === '' ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
     } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      if (GUARD_REFUSALS.has(error.code)) throw transportError(NETWORK, error);
       throw new NetworkError(
         'transient',
-        `Bluesky did not take the image ${file.mediaId} (${(error as Error).message})`,
+        `Bluesky did not take the image ${file.mediaId} (${error.message})`,
       );
     }
-    if (!response.ok) {
+    const body = answer.body;
+    if (answer.status < 200 || answer.status >= 300) {
       const failure = classifyBlueskyFailure({
         type: 'answer',
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
+        status: answer.status,
+        headers: answer.headers,
         body,
       });
       const { outcomeUnknown: _, ...rest } = failure.details;
@@ -426,7 +437,7 @@ export class BlueskyClient implements NetworkClient {
     const blob = (body as { blob?: unknown } | undefined)?.blob;
     if (!blob || typeof blob !== 'object') {
       throw new NetworkError('transient', `Bluesky answered uploadBlob for ${file.mediaId} without a blob`, {
-        status: response.status,
+        status: answer.status,
       });
     }
     const size = imageSize(bytes);
@@ -577,12 +588,13 @@ export class BlueskyClient implements NetworkClient {
         const error = classifyBlueskyFailure(failure);
         const lost =
           failure.type === 'transport'
-            ? failure.sent && failure.code !== 'TIMEOUT'
+            ? failure.sent && failure.code !== 'TIMEOUT' && !GUARD_REFUSALS.has(failure.code)
             : failure.status >= 500 && failure.status !== 501;
         if (lost) lostAfterSending.add(error);
         return error;
       },
       alsoFine,
+      this.transport,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { type MetricsInput, type MetricsReading, NetworkError } from '../../ports/network-client.ts';
-import { sendOrClassify } from '../network-http.ts';
+import { type HttpTransport, sendOrClassify } from '../network-http.ts';
 import { classifyBlueskyFailure } from './client.ts';
 
 /** The post view's counts under the stable names (replies are Bluesky's comments). */
@@ -15,7 +15,7 @@ const BLUESKY_METRICS = {
  * the AppView). Bluesky reports no views. A post that is gone is simply absent from `posts`.
  */
 export const readBlueskyMetrics = async (
-  connection: { baseUrl: string; timeoutMs: number },
+  connection: { baseUrl: string; timeoutMs: number; transport: HttpTransport },
   input: MetricsInput,
 ): Promise<MetricsReading> => {
   const uri = input.block.meta.uri ?? input.block.remoteId;
@@ -27,6 +27,8 @@ export const readBlueskyMetrics = async (
       timeoutMs: connection.timeoutMs,
     },
     classifyBlueskyFailure,
+    undefined,
+    connection.transport,
   );
   const post = (answer.body as { posts?: Record<string, unknown>[] } | undefined)?.posts?.find(
     (p) => p.uri === uri,

@@ -1,7 +1,15 @@
 import type { NetworkAccount, NetworkAuth, NetworkAuthConfig, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
-import { baseUrlOf } from '../network-http.ts';
-import { oauthCall, requireString } from '../oauth-http.ts';
+import type { OutboundPolicy } from '../../ports/outbound.ts';
+import { checkGuarded, isTrusted, STRICT_OUTBOUND, sendGuarded } from '../guarded-http.ts';
+import { baseUrlOf, GUARD_REFUSALS, guardRefusal, TransportError } from '../network-http.ts';
+import {
+  classifyOAuthFailure,
+  type OAuthAnswer,
+  type OAuthCall,
+  oauthCall,
+  requireString,
+} from '../oauth-http.ts';
 
 /**
  * Bluesky with an app password (what automation uses): `com.atproto.server.createSession`
@@ -11,6 +19,10 @@ import { oauthCall, requireString } from '../oauth-http.ts';
  * revoke. The access JWT lives about 2 hours, the refresh JWT 90 days; both expiries are read from
  * the JWTs' `exp` claims. The account's PDS is taken from its DID document (`#atproto_pds`), so
  * accounts on other PDSs keep working after the first call.
+ *
+ * A PDS other than the configured one (a client's `service`, a DID document's endpoint) is called
+ * through the guarded path (guarded-http.ts), and a DID document naming one the path refuses is
+ * refused at sign-in, before it can be stored: no token ever goes to an address the policy refuses.
  */
 export const BLUESKY_DEFAULT_SERVICE = 'https://bsky.social';
 
@@ -68,6 +80,39 @@ export const blueskyAccountOf = (body: unknown, pds: string): NetworkAccount => 
   };
 };
 
+/**
+ * `oauthCall` through the guarded path: the same answers and classification, refusals permanent.
+ * Bluesky's session calls carry a bearer or JSON only (no form, query or client credentials).
+ */
+const guardedOAuthCall = async (policy: OutboundPolicy, call: OAuthCall): Promise<OAuthAnswer> => {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'user-agent': 'Herald/0.1 (social publishing API)',
+    ...(call.headers ?? {}),
+    ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),
+  };
+  let answer: Awaited<ReturnType<typeof sendGuarded>>;
+  try {
+    answer = await sendGuarded(policy, {
+      method: call.method,
+      url: call.url,
+      headers,
+      ...(call.json !== undefined ? { json: call.json } : {}),
+      timeoutMs: call.timeoutMs,
+    });
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    if (GUARD_REFUSALS.has(error.code)) throw guardRefusal(call.network, error.message);
+    const reason = error.code === 'TIMEOUT' ? 'no answer in time' : 'could not be reached';
+    throw new NetworkError('transient', `${call.network} ${reason}`, {});
+  }
+  const answerHeaders = new Headers(answer.headers);
+  if (answer.status >= 200 && answer.status < 300) {
+    return { status: answer.status, headers: answerHeaders, body: answer.body };
+  }
+  throw classifyOAuthFailure(call.network, answer.status, answer.body, answerHeaders, call.grant);
+};
+
 export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
   const configured = config.baseUrls.bluesky ? baseUrlOf(config.baseUrls.bluesky) : null;
   /** The PDS to call: the account's own, else the configured base (the simulator locally), else bsky.social. */
@@ -77,6 +122,34 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
     return configured ?? BLUESKY_DEFAULT_SERVICE;
   };
   const common = { network: 'Bluesky', timeoutMs: config.timeoutMs };
+  const policy = config.outbound ?? STRICT_OUTBOUND;
+  /** Herald's own hosts: the configured PDS (the simulator locally) and bsky.social. */
+  const trusted = [configured ?? BLUESKY_DEFAULT_SERVICE, BLUESKY_DEFAULT_SERVICE];
+  const xrpc = (call: OAuthCall) =>
+    isTrusted(trusted, call.url) ? oauthCall(call) : guardedOAuthCall(policy, call);
+  /** The session's account, once the PDS its DID document names passes the guarded path. */
+  const accountOf = async (body: unknown, host: string): Promise<NetworkAccount> => {
+    const account = blueskyAccountOf(body, host);
+    const named = account.serviceUrl;
+    if (!named || isTrusted(trusted, named)) return account;
+    try {
+      await checkGuarded(policy, named);
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      const where = `the account's DID document names its PDS at ${named.slice(0, 200)}`;
+      if (GUARD_REFUSALS.has(error.code)) throw guardRefusal('Bluesky', `${where}: ${error.message}`);
+      // A host that cannot be checked cannot be stored: a name that does not resolve is refused
+      // like a refused address; a resolver's failure is temporary.
+      if (error.code === 'ENOTFOUND' || error.code === 'ENODATA')
+        throw guardRefusal('Bluesky', `${where}, which does not resolve to any address`);
+      throw new NetworkError(
+        'transient',
+        `Bluesky: ${where}, which could not be resolved just now (${error.code})`,
+        {},
+      );
+    }
+    return account;
+  };
   return {
     platform: 'bluesky',
     kind: 'app_password',
@@ -86,7 +159,7 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
     hasTargets: false,
     createSession: async ({ identifier, appPassword, serviceUrl }) => {
       const host = pds(serviceUrl);
-      const answer = await oauthCall({
+      const answer = await xrpc({
         ...common,
         method: 'POST',
         url: `${host}/xrpc/com.atproto.server.createSession`,
@@ -103,18 +176,18 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
         }
         throw error;
       });
-      return { tokens: blueskyTokensOf(answer.body), account: blueskyAccountOf(answer.body, host) };
+      return { tokens: blueskyTokensOf(answer.body), account: await accountOf(answer.body, host) };
     },
     identify: async ({ tokens, serviceUrl }) => {
       const host = pds(serviceUrl);
-      const answer = await oauthCall({
+      const answer = await xrpc({
         ...common,
         method: 'GET',
         url: `${host}/xrpc/com.atproto.server.getSession`,
         bearer: tokens.accessToken,
         grant: false,
       });
-      return blueskyAccountOf(answer.body, host);
+      return accountOf(answer.body, host);
     },
     refresh: async ({ tokens, serviceUrl }) => {
       if (!tokens.refreshToken) {
@@ -124,7 +197,7 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
           {},
         );
       }
-      const answer = await oauthCall({
+      const answer = await xrpc({
         ...common,
         method: 'POST',
         url: `${pds(serviceUrl)}/xrpc/com.atproto.server.refreshSession`,
@@ -135,7 +208,7 @@ export const blueskyAuth = (config: NetworkAuthConfig): NetworkAuth => {
     },
     revoke: async ({ tokens, serviceUrl }) => {
       if (!tokens.refreshToken) return;
-      await oauthCall({
+      await xrpc({
         ...common,
         method: 'POST',
         url: `${pds(serviceUrl)}/xrpc/com.atproto.server.deleteSession`,

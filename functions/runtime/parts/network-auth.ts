@@ -6,6 +6,7 @@ import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';
+import { outbound, outboundPolicyOf } from './outbound.ts';
 
 export interface NetworkAuthDeps {
   /** Each network's OAuth (or app password) flow; null: the network cannot be connected through the API. */
@@ -18,13 +19,18 @@ export interface NetworkAuthDeps {
 export const networkAuth = part({
   name: 'networkAuth',
   keys: ['auths', 'appCredentials'],
-  build: (_deps, { decorators }): NetworkAuthDeps => {
+  needs: [outbound],
+  build: (deps, { decorators }): NetworkAuthDeps => {
     const appCredentials: AppCredentials =
       env.runtime === 'aws'
         ? new SecretsManagerAppCredentials(env.appSecretPrefix)
         : configuredAppCredentials(() => env.networkAppCredentials);
     return {
-      auths: networkAuths({ baseUrls: env.networkBaseUrls, timeoutMs: env.networkTimeoutMs }),
+      auths: networkAuths({
+        baseUrls: env.networkBaseUrls,
+        timeoutMs: env.networkTimeoutMs,
+        outbound: outboundPolicyOf(deps),
+      }),
       appCredentials: decorators.appCredentials?.(appCredentials) ?? appCredentials,
     };
   },

@@ -4,17 +4,20 @@ import type { KeyMode } from '../../ports/accounts.ts';
 import type { NetworkClient } from '../../ports/network-client.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';
+import { outbound, outboundPolicyOf } from './outbound.ts';
 
 /** Every network's API client (and the sandbox's, for test keys). */
 export const networks = part({
   name: 'networks',
   keys: ['networks'],
-  build: (): { networks: (platform: PlatformId, mode: KeyMode) => NetworkClient } => ({
+  needs: [outbound],
+  build: (deps): { networks: (platform: PlatformId, mode: KeyMode) => NetworkClient } => ({
     networks: networkClients({
       baseUrls: env.networkBaseUrls,
       timeoutMs: env.networkTimeoutMs,
       xConsistencyWindowSeconds: env.xConsistencyWindowSeconds,
       redditConsistencyWindowSeconds: env.redditConsistencyWindowSeconds,
+      outbound: outboundPolicyOf(deps),
     }),
   }),
 });

@@ -1,5 +1,6 @@
-import { systemResolver } from '../../adapters/http/webhook-sender.ts';
+import type { OutboundPolicy } from '../../ports/outbound.ts';
 import type { HostResolver, WebhookSettings } from '../../ports/webhooks.ts';
+import { systemResolver } from '../../shared/address-policy.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';
 
@@ -25,4 +26,15 @@ export const outbound = part({
   name: 'outbound',
   keys: ['resolveHost', 'webhookSettings'],
   build: (): OutboundDeps => ({ resolveHost: systemResolver, webhookSettings: webhookSettingsFromEnv }),
+});
+
+/**
+ * The guarded path's policy (platforms/guarded-http.ts) for the network clients and flows: the
+ * outbound part's resolver (read at each call, so a test's override reaches it), the webhooks'
+ * loopback allowance (the local runtime's) and extra CAs.
+ */
+export const outboundPolicyOf = (deps: OutboundDeps): OutboundPolicy => ({
+  resolve: (hostname) => deps.resolveHost(hostname),
+  allowLoopback: () => deps.webhookSettings().allowLoopback,
+  extraCaFile: () => env.webhookExtraCaCerts,
 });

@@ -1,10 +1,12 @@
 /**
- * Which IP addresses a webhook may be delivered to: only public unicast addresses. Everything a
+ * Which IP addresses Herald may connect to for a host a client chose (a webhook URL, a Bluesky PDS)
+ * or a network's answer named: only public unicast addresses. Everything a
  * request from inside our network could abuse (loopback, private ranges, link-local and the cloud
  * metadata service, CGNAT, multicast, IPv6 unique-local and link-local, reserved and documentation
  * ranges, and IPv6 forms that embed such an IPv4 address) is refused. Tables follow the IANA
  * IPv4 and IPv6 special-purpose address registries.
  */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 
 export type AddressClass =
@@ -138,16 +140,24 @@ export const classifyAddress = (ip: string): AddressClass => {
 export interface AddressPolicy {
   /** The local runtime allows loopback, so subscribers can be tested on the same machine. */
   allowLoopback: boolean;
+  /** Only loopback addresses (a plain http:// URL, allowed locally for the runtime's own simulators). */
+  loopbackOnly?: boolean;
 }
 
-/** True when a webhook may be delivered to `ip`. */
+/** True when Herald may connect to `ip` under `policy`. */
 export const isAllowedAddress = (ip: string, policy: AddressPolicy): boolean => {
   const kind = classifyAddress(ip);
+  if (policy.loopbackOnly) return kind === 'loopback' && policy.allowLoopback;
   return kind === 'public' || (kind === 'loopback' && policy.allowLoopback);
 };
 
-/** The human reason an address is refused, for the error message and the deliveries log. */
-export const refusalReason = (ip: string, host: string): string => {
+const WEBHOOK_RULE = 'webhooks are delivered only to public internet addresses';
+
+/**
+ * The human reason an address is refused, for the error message and the deliveries log; `rule`
+ * ends it (the webhooks' by default).
+ */
+export const refusalReason = (ip: string, host: string, rule: string = WEBHOOK_RULE): string => {
   const kind = classifyAddress(ip);
   const what: Record<AddressClass, string> = {
     public: 'a public address',
@@ -166,8 +176,51 @@ export const refusalReason = (ip: string, host: string): string => {
     invalid: 'an invalid address',
   };
   const target = host === ip ? ip : `${host} resolves to ${ip},`;
-  return `${target} ${host === ip ? 'is' : 'which is'} ${what[kind]}; webhooks are delivered only to public internet addresses.`;
+  return `${target} ${host === ip ? 'is' : 'which is'} ${what[kind]}; ${rule}.`;
 };
+
+/** Every address a host name resolves to (the same shape as the webhooks port's `HostResolver`). */
+export type ResolveHost = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+/** DNS as the operating system answers it: every address, in its order. */
+export const systemResolver: ResolveHost = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses as LookupAddress[]),
+    );
+  });
+
+/** A connection refused by the address policy: nothing was sent. */
+export class AddressNotAllowed extends Error {
+  readonly code = 'URL_NOT_ALLOWED';
+}
+
+type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A socket `lookup` (node:net, node:http, node:https) that resolves the host with `resolve`,
+ * refuses the whole host when any of its addresses is not allowed (an `AddressNotAllowed` error on
+ * the request), and hands the socket the very addresses it checked: nothing else is connected to,
+ * and no second lookup can answer differently (DNS rebinding). Node calls no lookup for an IP
+ * literal: check those with `isAllowedAddress` before connecting.
+ */
+export const pinnedLookup =
+  (resolve: ResolveHost, policy: AddressPolicy, rule?: string) =>
+  (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (found) => {
+        const addresses = options.family ? found.filter((a) => a.family === options.family) : found;
+        const refused = found.find((a) => !isAllowedAddress(a.address, policy));
+        if (refused)
+          return callback(new AddressNotAllowed(refusalReason(refused.address, hostname, rule)), '');
+        const first = addresses[0];
+        if (!first) return callback(Object.assign(new Error('No address found'), { code: 'ENOTFOUND' }), '');
+        if (options.all) return callback(null, addresses);
+        return callback(null, first.address, first.family);
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
 
