@@ -198,6 +198,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.metricsQueueUrl]: services.queues.metrics.url,
       [ENV.schedulerTargetArn]: services.queues.publish.arn,
       [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
+      // The runtime's own base URL: the OAuth callback the networks are given (never a request's Host).
+      [ENV.apiUrl]: httpPort.url,
       [ENV.rateLimitPerMinute]: String(
         options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300,
       ),
