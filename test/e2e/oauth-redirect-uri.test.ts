@@ -63,6 +63,13 @@ describe('the OAuth redirect_uri', () => {
     const authorizeUrl = new URL(JSON.parse(started.body).authorizeUrl);
     expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(ownCallback());
 
+    // The runtime registered its own callback with the simulators' preset apps, and only that one.
+    const swapped = new URL(authorizeUrl);
+    swapped.searchParams.set('redirect_uri', `http://${FORGED_HOST}/v1/channels/callback`);
+    const refused = await fetch(swapped, { redirect: 'manual' });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('location')).toBeNull();
+
     // The simulator consents and sends the browser back to the callback it was given.
     authorizeUrl.searchParams.set('sim_user', 'forged-host');
     const atNetwork = await fetch(authorizeUrl, { redirect: 'manual' });

@@ -182,7 +182,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
     const services = await startLocalAwsServices({ dataDir });
     stops.push(services.stop);
-    const simulators = await startNetworkSimulators();
+    // The preset apps register the callback Herald will send them (callback-uri.ts): the runtime's
+    // own, and PUBLIC_BASE_URL's when one is configured (a tunnel to this machine, say).
+    const publicBaseUrl = (options.env?.[ENV.publicBaseUrl] ?? env.publicBaseUrl)?.replace(/\/+$/, '');
+    const simulators = await startNetworkSimulators({
+      redirectUris: [httpPort.url, ...(publicBaseUrl ? [publicBaseUrl] : [])].map(
+        (base) => `${base}/v1/channels/callback`,
+      ),
+    });
     stops.push(simulators.stop);
     log.info(`  S3 (s3rver), SQS (fauxqs) and ${simulators.byPlatform.size} network simulators ready`);
 
