@@ -251,6 +251,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
       ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
     });
+    // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
+    stops.push(() => httpPort.close());
     const baseUrl = `${httpPort.url}/v1`;
     log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
 
