@@ -109,7 +109,8 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Pi
             }),
             (refusal) =>
               refusal.error === 'redirect_uri_mismatch'
-                ? pinError(
+                ? // v5's shape; the message follows the sign-in's (not verified for the token call).
+                  pinError(
                     400,
                     1,
                     'The provided redirect_uri does not match any of the registered redirect URIs.',

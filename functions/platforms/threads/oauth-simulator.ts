@@ -62,6 +62,7 @@ export const threadsOAuthSimulator = (
         'threads_location_tagging',
         'threads_profile_discovery',
       ],
+      // threads.net's sign-in page refuses it (its exact wording is not verified).
       unregisteredRedirect: () =>
         errorPage(
           400,

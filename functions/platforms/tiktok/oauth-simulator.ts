@@ -98,7 +98,8 @@ export const tiktokOAuthSimulator = (
             }),
             (refusal) =>
               refusal.error === 'redirect_uri_mismatch'
-                ? oauthError(
+                ? // TikTok's shape for a bad parameter; the description is not verified.
+                  oauthError(
                     'invalid_request',
                     'The redirect_uri does not match the one the code was issued for.',
                   )

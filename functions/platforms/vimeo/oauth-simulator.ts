@@ -56,6 +56,7 @@ export const vimeoOAuthSimulator = (
         'video_files',
         'stats',
       ],
+      // Vimeo shows an error instead of redirecting (wording and error_code below not verified).
       unregisteredRedirect: () =>
         errorPage(400, 'Invalid redirect URI', 'The redirect_uri is not one of the app’s callback URLs.'),
       path: '/oauth/authorize',

@@ -83,7 +83,8 @@ export const xOAuthSimulator = (
       refusal.error === 'invalid_grant'
         ? oauthError(400, 'invalid_request', `Value passed for the ${what} was invalid.`)
         : refusal.error === 'redirect_uri_mismatch'
-          ? oauthError(400, 'invalid_request', 'Value passed for the redirect uri was invalid.')
+          ? // X's wording for its other bad parameters; this one's exact text is not verified.
+            oauthError(400, 'invalid_request', 'Value passed for the redirect uri was invalid.')
           : oauthError(400, 'invalid_request', refusal.description);
 
   const mount = mountOf(store, [
