@@ -349,7 +349,8 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       cleanups.push(() => dynamo.stop());
       dynamoEndpoint = dynamo.endpoint;
     }
-    const simulators: NetworkSimulators = await startNetworkSimulators();
+    // The drill connects no channel through OAuth: no callback is registered with the preset apps.
+    const simulators: NetworkSimulators = await startNetworkSimulators({ redirectUris: [] });
     cleanups.push(() => simulators.stop());
     const tableName = `herald-drill-${options.seed}-${Date.now()}`;
     runtime = new ChildRuntime(

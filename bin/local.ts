@@ -12,7 +12,7 @@ import { PortInUseError, startLocalRuntime } from '../functions/adapters/local/r
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE = `Usage: npm start [-- --fresh]
-  PORT       HTTP port on 127.0.0.1 (default 3000)
+  PORT       HTTP port on 127.0.0.1 and ::1 (default 3000)
   DATA_DIR   where data persists (default .herald); one running Herald per directory
   LOG_LEVEL  ${LOG_LEVELS.join(' | ')} (default info: start-up progress and one line per request)`;
 

@@ -34,9 +34,23 @@ const positiveInteger = (app: App, key: string, fallback: number): number => {
   return value;
 };
 
+/** Context `publicBaseUrl`: an https origin (a custom domain in front of the API), or nothing. */
+const publicBaseUrl = (app: App): string | undefined => {
+  const raw: unknown = app.node.tryGetContext('publicBaseUrl');
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = String(raw).replace(/\/+$/, '');
+  if (!URL.canParse(text) || new URL(text).protocol !== 'https:' || new URL(text).origin !== text) {
+    throw new Error(
+      `Context publicBaseUrl must be an https origin such as https://api.example.com, got ${raw}`,
+    );
+  }
+  return text;
+};
+
 /**
  * Builds both stacks into `app`. Context: `stage` (default `dev`), `rateLimitPerMinute` (300),
- * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `alarmEmail` (optional).
+ * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `alarmEmail` (optional),
+ * `publicBaseUrl` (optional: the API's custom domain, the base of the OAuth callback).
  */
 export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks {
   // Feature flags this app relies on, unless cdk.json (or -c) already says otherwise:
@@ -58,6 +72,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage))
     throw new Error(`Context stage must be lower-case kebab, got ${stage}`);
   const alarmEmail: unknown = app.node.tryGetContext('alarmEmail');
+  const customDomain = publicBaseUrl(app);
 
   const stateful = new StatefulStack(app, `Herald-Stateful-${stage}`, {
     stackName: `Herald-Stateful-${stage}`,
@@ -77,6 +92,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
       burstLimit: positiveInteger(app, 'apiBurstLimit', 200),
     },
     ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
+    ...(customDomain ? { publicBaseUrl: customDomain } : {}),
   });
   return { stage, stateful, stateless };
 }

@@ -17,6 +17,8 @@ export interface StatelessStackProps extends StackProps {
   readonly rateLimitPerMinute: number;
   readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly alarmEmail?: string;
+  /** The API's custom domain (`https://api.example.com`): the OAuth callback's base instead of the API's URL. */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -68,6 +70,7 @@ export class StatelessStack extends Stack {
       [ENV.tokenKmsKeyId]: stateful.tokenKey.keyArn,
       [ENV.rateLimitPerMinute]: String(props.rateLimitPerMinute),
       [ENV.appSecretPrefix]: stateful.appSecretPrefix,
+      ...(props.publicBaseUrl ? { [ENV.publicBaseUrl]: props.publicBaseUrl } : {}),
     };
 
     this.httpApi = new HeraldHttpApi(this, 'Http', {

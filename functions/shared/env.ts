@@ -51,6 +51,7 @@ export const ENV = {
   postSweepIntervalSeconds: 'POST_SWEEP_INTERVAL_SECONDS',
   grantUsageDir: 'HERALD_GRANT_USAGE_DIR',
   publicBaseUrl: 'PUBLIC_BASE_URL',
+  apiUrl: 'API_URL',
   tokenSweepIntervalSeconds: 'TOKEN_SWEEP_INTERVAL_SECONDS',
   appSecretPrefix: 'APP_SECRET_PREFIX',
   networkAppCredentials: 'NETWORK_APP_CREDENTIALS',
@@ -193,11 +194,18 @@ export const env = {
     return process.env[ENV.grantUsageDir] || undefined;
   },
   /**
-   * The service's public base URL (`https://api.example.com`, no /v1): the OAuth callback
-   * `<base>/v1/channels/callback` is registered with each network app. Absent: taken from the request.
+   * The service's public base URL when it is served on a custom domain (`https://api.example.com`,
+   * no /v1): the OAuth callback `<base>/v1/channels/callback` registered with each network app.
    */
   get publicBaseUrl(): string | undefined {
     return process.env[ENV.publicBaseUrl]?.replace(/\/+$/, '') || undefined;
+  },
+  /**
+   * The API's own URL, without PUBLIC_BASE_URL the base of the OAuth callback: the HTTP API's
+   * endpoint on AWS (set by the stack), the runtime's `http://localhost:<port>` locally.
+   */
+  get apiUrl(): string | undefined {
+    return process.env[ENV.apiUrl]?.replace(/\/+$/, '') || undefined;
   },
   /** Locally: how often the token refresh sweep runs (default 900 s, the AWS schedule's rate). */
   get tokenSweepIntervalSeconds(): number {

@@ -5,6 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Grant, RouteDef } from '../../functions/http/routes.ts';
+import { ENV } from '../../functions/shared/env.ts';
 import { applyGrant, type GrantTargets } from './grants.ts';
 import { HandlerFunction } from './handler-function.ts';
 
@@ -139,6 +140,11 @@ export class HeraldHttpApi extends Construct {
       this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
       this.functionsByRouteKey.set(routeKey, fn);
     }
+
+    // The API's own URL, the base of the OAuth callback the networks are given (unless
+    // PUBLIC_BASE_URL names a custom domain): read from configuration, never from a request's Host.
+    // No cycle: the API resource itself refers to no function, only its routes and integrations do.
+    for (const { fn } of byEntry.values()) fn.addEnvironment(ENV.apiUrl, this.api.apiEndpoint);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.THREE_MONTHS,

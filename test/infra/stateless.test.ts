@@ -119,6 +119,23 @@ describe('functions', () => {
     await expect(module.handler()).resolves.toMatchObject({ body: 'a/b' });
   });
 
+  it('gives every HTTP function the API’s own URL (API_URL), the OAuth callback’s base, and PUBLIC_BASE_URL only from the publicBaseUrl context', () => {
+    const apiId = logicalIdOf(stateless, stateless.httpApi.api);
+    for (const fn of new Set(fns.values())) {
+      const vars = template.toJSON().Resources[logicalIdOf(stateless, fn)].Properties.Environment.Variables;
+      expect(vars[ENV.apiUrl], fn.node.path).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+      expect(vars[ENV.publicBaseUrl], fn.node.path).toBeUndefined();
+    }
+    const custom = buildTestApp({ context: { publicBaseUrl: 'https://api.example.com/' } });
+    const vars = Object.values(
+      Template.fromStack(custom.stateless).findResources('AWS::Lambda::Function'),
+    ).map((fn) => fn.Properties.Environment.Variables[ENV.publicBaseUrl]);
+    expect(new Set(vars)).toEqual(new Set(['https://api.example.com']));
+    for (const nonsense of ['http://api.example.com', 'https://api.example.com/v1', 'api.example.com']) {
+      expect(() => buildTestApp({ context: { publicBaseUrl: nonsense } }), nonsense).toThrow(/publicBaseUrl/);
+    }
+  });
+
   it('sets RATE_LIMIT_PER_MINUTE from the rateLimitPerMinute context and rejects nonsense', () => {
     const custom = buildTestApp({ context: { rateLimitPerMinute: '120' } });
     const vars = Object.values(

@@ -11,6 +11,7 @@ import {
   simPinterestUserFor,
   startPinterestSimulator,
 } from '../../functions/platforms/pinterest/simulator.ts';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
@@ -303,7 +304,7 @@ describe('Pinterest client against the Pinterest simulator', () => {
       const authorize = new URL(`${sim.url}/oauth/`);
       for (const [k, v] of Object.entries({
         client_id: app.clientId,
-        redirect_uri: 'https://herald.example/cb',
+        redirect_uri: SIM_DEFAULT_REDIRECT_URI,
         response_type: 'code',
         scope: 'boards:read,pins:read,pins:write,user_accounts:read',
         sim_user: user,
@@ -321,7 +322,7 @@ describe('Pinterest client against the Pinterest simulator', () => {
         body: new URLSearchParams({
           grant_type: 'authorization_code',
           code,
-          redirect_uri: 'https://herald.example/cb',
+          redirect_uri: SIM_DEFAULT_REDIRECT_URI,
         }),
       });
       return ((await res.json()) as { access_token: string }).access_token;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
 import {
   classifyThreadsFailure,
   DEFAULT_THROTTLE_SECONDS,
@@ -478,7 +479,8 @@ describe('Threads client against the Threads simulator', () => {
 
   it("a token Threads issued acts for its own user only: another user's id in the path is refused", async () => {
     const app = { clientId: 'herald-sim-threads', clientSecret: 'herald-sim-secret-threads' };
-    const redirect = 'https://herald.example/callback';
+    // The preset app's registered callback: the simulator refuses any other, as Threads does.
+    const redirect = SIM_DEFAULT_REDIRECT_URI;
     const consent = await fetch(
       `${sim.url}/oauth/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(redirect)}&scope=threads_basic,threads_content_publish&response_type=code&state=s&sim_user=owner`,
       { redirect: 'manual' },

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -31,11 +30,6 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 export const MAX_LAMBDA_EVENT_BYTES = 6 * 1024 * 1024;
 /** API Gateway (HTTP API): the request line and the header values together, at most (a fixed quota). */
 export const MAX_REQUEST_LINE_AND_HEADERS_BYTES = 10_240;
-/**
- * Node's own cap on what it parses of a request head (above which it answers 431 with no body,
- * before any of our code): well above API Gateway's quota, so the gateway's refusal is ours to give.
- */
-const NODE_MAX_HEADER_BYTES = 64 * 1024;
 
 /** The bytes API Gateway counts against its quota: the request line and every header value. */
 const requestLineAndHeaderBytes = (req: IncomingMessage): number => {
@@ -215,33 +209,19 @@ export const routeKeyOf = (route: Pick<RouteDef, 'method' | 'path'>): string =>
 /** The manifest's name for the fallback function (API Gateway's `$default` route). */
 export const FALLBACK_FUNCTION = '$default';
 
-export interface LocalHttpServer {
-  server: Server;
-  port: number;
-  url: string;
-  close(): Promise<void>;
-}
-
 /**
- * Plays API Gateway on this machine: matches the route manifest, builds the same v2 event and
- * calls the very same handler module; anything unmatched goes to the fallback handler, as `$default`.
+ * Plays API Gateway on this machine: loads every route's handler module and answers each request
+ * as the gateway would, matching the route manifest, building the same v2 event and calling the
+ * very same handler; anything unmatched goes to the fallback handler, as `$default`. The runtime
+ * serves it on its port (`http-port.ts`) once everything is up.
  */
-export const startHttpServer = async (options: {
+export const loadHttpHandlers = async (options: {
   root: string;
-  port: number;
-  host?: string;
-  /** /health answers 503 until this says the whole runtime is up. */
-  isReady?: () => boolean;
   /** Called once per answered request (the local request log). */
   onRequest?: (line: RequestLine) => void;
   /** Grants that replace a function's manifest grants, by route key or `$default` (tests remove one). */
   grantOverrides?: Record<string, Grant[]>;
-  /**
-   * A server already listening on the port to serve on, whose socket this server takes over (the
-   * runtime holds its port while it starts); `port` and `host` then only name it.
-   */
-  listening?: NetServer;
-}): Promise<LocalHttpServer> => {
+}): Promise<RequestListener> => {
   // Each call runs as its own function, with only its manifest grants, as a Lambda of its own would.
   const identity = (id: string, entry: string, grants: Grant[]): FunctionIdentity => ({
     id,
@@ -268,7 +248,7 @@ export const startHttpServer = async (options: {
   const fallback = await load(options.root, fallbackEntry);
   const health = await load(options.root, healthRoute.entry);
 
-  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, async (req, res) => {
+  return async (req, res) => {
     if (options.onRequest) reportWhenSent(req, res, options.onRequest);
     try {
       if (requestLineAndHeaderBytes(req) > MAX_REQUEST_LINE_AND_HEADERS_BYTES) {
@@ -293,14 +273,6 @@ export const startHttpServer = async (options: {
         return;
       }
       if (url.pathname === healthRoute.path && req.method === 'GET') {
-        if (options.isReady && !options.isReady()) {
-          send(res, {
-            statusCode: 503,
-            headers: { 'Content-Type': 'application/json; charset=utf-8' },
-            body: JSON.stringify({ status: 'starting' }),
-          });
-          return;
-        }
         const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
         send(res, await invoke(healthFunction, health, event, 'health'));
         return;
@@ -341,22 +313,5 @@ export const startHttpServer = async (options: {
         });
       }
     }
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((ready, fail) => {
-    server.once('error', fail);
-    if (options.listening) server.listen(options.listening, () => ready());
-    else server.listen(options.port, options.host ?? '127.0.0.1', () => ready());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    server,
-    port,
-    url: `http://localhost:${port}`,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
   };
 };

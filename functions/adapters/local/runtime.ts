@@ -1,6 +1,5 @@
 import './local-env.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -25,7 +24,8 @@ import {
   installGrantGuard,
   runAsFunction,
 } from './grant-guard.ts';
-import { startHttpServer } from './http-server.ts';
+import { bindHttpPort, type HttpPort } from './http-port.ts';
+import { loadHttpHandlers } from './http-server.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
 import { requeueLostJobs } from './recovery.ts';
@@ -107,78 +107,20 @@ export class PortInUseError extends Error {
   }
 }
 
-/** A server listening on `port` at `host`, or the error that refused it. */
-const holdPort = (
-  port: number,
-  host: string,
-): Promise<{ held: Server; error?: undefined } | { held?: undefined; error: NodeJS.ErrnoException }> =>
-  new Promise((done) => {
-    const holder = createServer();
-    holder.once('error', (error: NodeJS.ErrnoException) => done({ error }));
-    holder.listen({ port, host, exclusive: true }, () => done({ held: holder }));
-  });
-
-const closeAll = (servers: Server[]): Promise<void> =>
-  Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done())))).then(
-    () => undefined,
-  );
-
-/** A port held by listening on it on both loopbacks until the HTTP server takes it over. */
-interface PortReservation {
-  /** The 127.0.0.1 listener, whose socket the HTTP server takes over (none if 127.0.0.1 is absent). */
-  listening: Server | undefined;
-  /** Lets go of what the HTTP server did not take over (the ::1 listener), or of all on a failed start. */
-  release(): Promise<void>;
-  /** The HTTP server now owns the 127.0.0.1 socket: release() leaves it alone. */
-  handedOver(): void;
-}
-
-/**
- * Listens on `port` on both loopbacks (`localhost` may resolve to ::1, where another server would
- * answer instead), or answers that the port is taken. Held, the port cannot be handed to anything
- * that asks the kernel for a free one meanwhile (DynamoDB Local, the simulators, another program).
- */
-const reservePort = async (port: number): Promise<PortReservation | 'taken'> => {
-  const held = new Map<string, Server>();
-  for (const host of ['127.0.0.1', '::1']) {
-    const { held: holder, error } = await holdPort(port, host);
-    if (holder) {
-      held.set(host, holder);
-      continue;
-    }
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') continue;
-    await closeAll([...held.values()]);
-    if (error.code === 'EADDRINUSE') return 'taken';
-    if (error.code === 'EACCES') {
-      throw new Error(`port ${port} needs more privileges than this user has; run with PORT=3000 npm start`);
-    }
-    throw error;
-  }
-  const listening = held.get('127.0.0.1');
-  return {
-    listening,
-    release: () => {
-      const servers = [...held.values()];
-      held.clear();
-      return closeAll(servers);
-    },
-    handedOver: () => {
-      held.delete('127.0.0.1');
-    },
-  };
-};
-
 const portTaken = async (port: number): Promise<boolean> => {
-  const reservation = await reservePort(port);
-  if (reservation === 'taken') return true;
-  await reservation.release();
+  const bound = await bindHttpPort(port);
+  if (bound === 'taken') return true;
+  await bound.close();
   return false;
 };
 
-/** Holds `port` for the HTTP server, or throws PortInUseError with a free port to suggest. */
-const reserveHttpPort = async (port: number): Promise<PortReservation> => {
-  const reservation = await reservePort(port);
-  if (reservation !== 'taken') return reservation;
+/**
+ * Binds `port` for the runtime (answering 503 until it is up), or throws PortInUseError with a
+ * free port to suggest.
+ */
+const bindRuntimePort = async (port: number): Promise<HttpPort> => {
+  const bound = await bindHttpPort(port);
+  if (bound !== 'taken') return bound;
   let suggestion: number | undefined;
   for (let candidate = port + 1; candidate <= Math.min(port + 20, 65_535); candidate++) {
     if (!(await portTaken(candidate))) {
@@ -206,7 +148,6 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('Stop failed:', error));
     stops.length = 0;
   };
-  let ready = false;
   try {
     const dbPath = join(dataDir, 'dynamodb');
     if (lock.tookOverFrom) {
@@ -222,9 +163,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       }
       log.info(`  --fresh: emptied ${shown}`);
     }
-    // Held from here, and taken over by the HTTP server, so nothing started meanwhile can take it.
-    const httpPort = options.port !== 0 ? await reserveHttpPort(options.port) : undefined;
-    if (httpPort) stops.push(() => httpPort.release());
+    // Bound from here, so nothing started meanwhile can take it; every request answers 503 until
+    // the runtime is up.
+    const httpPort = await bindRuntimePort(options.port);
+    stops.push(() => httpPort.close());
 
     let dynamoEndpoint = options.dynamoEndpoint;
     let dynamoPid: number | undefined;
@@ -240,7 +182,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
     const services = await startLocalAwsServices({ dataDir });
     stops.push(services.stop);
-    const simulators = await startNetworkSimulators();
+    // The preset apps register the callback Herald will send them (callback-uri.ts): the runtime's
+    // own, and PUBLIC_BASE_URL's when one is configured (a tunnel to this machine, say).
+    const publicBaseUrl = (options.env?.[ENV.publicBaseUrl] ?? env.publicBaseUrl)?.replace(/\/+$/, '');
+    const simulators = await startNetworkSimulators({
+      redirectUris: [httpPort.url, ...(publicBaseUrl ? [publicBaseUrl] : [])].map(
+        (base) => `${base}/v1/channels/callback`,
+      ),
+    });
     stops.push(simulators.stop);
     log.info(`  S3 (s3rver), SQS (fauxqs) and ${simulators.byPlatform.size} network simulators ready`);
 
@@ -256,6 +205,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.metricsQueueUrl]: services.queues.metrics.url,
       [ENV.schedulerTargetArn]: services.queues.publish.arn,
       [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
+      // The runtime's own base URL: the OAuth callback the networks are given (never a request's Host).
+      [ENV.apiUrl]: httpPort.url,
       [ENV.rateLimitPerMinute]: String(
         options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300,
       ),
@@ -295,21 +246,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const since = performance.now();
     const requestLog = log.level === 'debug' || log.level === 'info';
-    const http = await startHttpServer({
+    const handlers = await loadHttpHandlers({
       root: options.root ?? REPO_ROOT,
-      port: options.port,
-      isReady: () => ready,
-      ...(httpPort?.listening ? { listening: httpPort.listening } : {}),
       ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
       ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') throw new PortInUseError(options.port, undefined);
-      throw error;
     });
-    httpPort?.handedOver();
-    await httpPort?.release();
-    stops.push(http.close);
-    const baseUrl = `${http.url}/v1`;
+    // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
+    stops.push(() => httpPort.close());
+    const baseUrl = `${httpPort.url}/v1`;
     log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
 
     const seedPath = join(dataDir, 'seed.json');
@@ -338,7 +282,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       tableName,
       dynamoEndpoint,
       baseUrl,
-      port: http.port,
+      port: httpPort.port,
       ...(dynamoPid ? { dynamoPid } : {}),
     };
     writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
@@ -445,8 +389,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
         ` (started in ${seconds(started)})`,
     );
-    ready = true;
-    return { simulators, url: http.url, baseUrl, port: http.port, seed, seededNow, stop: stopAll };
+    httpPort.serve(handlers);
+    return { simulators, url: httpPort.url, baseUrl, port: httpPort.port, seed, seededNow, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -8,8 +8,8 @@ import type { OAuthApp } from '../../ports/network-auth.ts';
  * `npm start` without any setup. Bluesky uses app passwords and needs none.
  */
 export const SIM_OAUTH_APPS: Record<PlatformId, OAuthApp> = Object.fromEntries(
-  PLATFORM_IDS.map((platform) => [
-    platform,
-    simOAuthApp(platform === 'linkedin_page' ? 'linkedin' : platform),
-  ]),
+  PLATFORM_IDS.map((platform) => {
+    const { clientId, clientSecret } = simOAuthApp(platform === 'linkedin_page' ? 'linkedin' : platform);
+    return [platform, { clientId, clientSecret }];
+  }),
 ) as Record<PlatformId, OAuthApp>;

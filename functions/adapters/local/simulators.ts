@@ -4,6 +4,7 @@ import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts'
 import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
 import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
 import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
+import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
 import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
@@ -33,39 +34,47 @@ export interface NetworkSimulators {
   stop(): Promise<void>;
 }
 
-const start = (platform: PlatformId): Promise<RunningSimulator> => {
+const start = (platform: PlatformId, redirectUris: readonly string[]): Promise<RunningSimulator> => {
+  // The preset app of the network, registered with Herald's callback.
+  const oauth = { app: simOAuthApp(platform === 'linkedin_page' ? 'linkedin' : platform, redirectUris) };
   switch (platform) {
     case 'x':
-      return startXSimulator();
+      return startXSimulator({ oauth });
     case 'bluesky':
       return startBlueskySimulator();
     case 'linkedin':
     case 'linkedin_page':
-      return startLinkedInSimulator();
+      return startLinkedInSimulator({ oauth });
     case 'instagram':
-      return startInstagramSimulator();
+      return startInstagramSimulator({ oauth });
     case 'tiktok':
-      return startTikTokSimulator();
+      return startTikTokSimulator({ oauth });
     case 'pinterest':
-      return startPinterestSimulator();
+      return startPinterestSimulator({ oauth });
     case 'facebook':
-      return startFacebookSimulator();
+      return startFacebookSimulator({ oauth });
     case 'threads':
-      return startThreadsSimulator();
+      return startThreadsSimulator({ oauth });
     case 'reddit':
-      return startRedditSimulator();
+      return startRedditSimulator({ oauth });
     case 'youtube':
-      return startYouTubeSimulator();
+      return startYouTubeSimulator({ oauth });
     case 'vimeo':
-      return startVimeoSimulator();
+      return startVimeoSimulator({ oauth });
   }
 };
 
-/** One local simulator per network, each on its own loopback port: where live keys' channels publish locally. */
-export const startNetworkSimulators = async (): Promise<NetworkSimulators> => {
+/**
+ * One local simulator per network, each on its own loopback port: where live keys' channels
+ * publish locally. Each OAuth network's preset app has `redirectUris` (Herald's callback) registered.
+ */
+export const startNetworkSimulators = async (options: {
+  redirectUris: readonly string[];
+}): Promise<NetworkSimulators> => {
   const byPlatform = new Map<PlatformId, RunningSimulator>();
   try {
-    for (const platform of PLATFORM_IDS) byPlatform.set(platform, await start(platform));
+    for (const platform of PLATFORM_IDS)
+      byPlatform.set(platform, await start(platform, options.redirectUris));
   } catch (error) {
     await Promise.all([...byPlatform.values()].map((s) => s.stop()));
     throw error;

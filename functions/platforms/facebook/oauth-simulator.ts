@@ -2,6 +2,7 @@ import type { SimOAuthMount, SimResponse, UnauthorizedReason } from '../simulato
 import {
   authorizeRoute,
   clientCredentials,
+  errorPage,
   type IssuedTokens,
   mountOf,
   numericIdFor,
@@ -53,6 +54,10 @@ export const GRAPH_ERRORS = {
             458,
           ),
 };
+
+/** Graph's refusal of a code exchanged with another redirect_uri than the dialog's (Facebook, Threads). */
+export const REDIRECT_URI_MISMATCH =
+  'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request';
 
 export const simFacebookPages = (userId: string) =>
   [1, 2].map((n) => ({ id: numericIdFor(`fb-page:${userId}:${n}`, 15), name: `Page ${n} of ${userId}` }));
@@ -110,6 +115,12 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Fac
         'business_management',
         'publish_video',
       ],
+      unregisteredRedirect: () =>
+        errorPage(
+          400,
+          'URL blocked',
+          'This redirect failed because the redirect URI is not whitelisted in the app’s Client OAuth Settings. Make sure Client and Web OAuth Login are on and add all your app domains as Valid OAuth Redirect URIs.',
+        ),
       path: '/:version/dialog/oauth',
       app,
       store,
@@ -141,7 +152,10 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Fac
             redirectUri: params.redirect_uri ?? '',
             verifier: null,
           }),
-          () => GRAPH_ERRORS.error(400, 'This authorization code has been used.', 100, 36009),
+          (refusal) =>
+            refusal.error === 'redirect_uri_mismatch'
+              ? GRAPH_ERRORS.error(400, REDIRECT_URI_MISMATCH, 100, 36008)
+              : GRAPH_ERRORS.error(400, 'This authorization code has been used.', 100, 36009),
         );
         return answer(store.issue(grant));
       },

@@ -1,4 +1,4 @@
-import { GRAPH_ERRORS } from '../facebook/oauth-simulator.ts';
+import { GRAPH_ERRORS, REDIRECT_URI_MISMATCH } from '../facebook/oauth-simulator.ts';
 import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
@@ -59,6 +59,14 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
         'instagram_business_manage_insights',
         'instagram_business_manage_messages',
       ],
+      unregisteredRedirect: () => ({
+        status: 400,
+        body: {
+          error_type: 'OAuthException',
+          code: 400,
+          error_message: 'Redirect URI does not match registered redirect URI',
+        },
+      }),
       path: '/oauth/authorize',
       app,
       store,
@@ -88,9 +96,16 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
             redirectUri: params.redirect_uri ?? '',
             verifier: null,
           }),
-          () => ({
+          (refusal) => ({
             status: 400,
-            body: { error_type: 'OAuthException', code: 400, error_message: 'Invalid authorization code' },
+            body: {
+              error_type: 'OAuthException',
+              code: 400,
+              error_message:
+                refusal.error === 'redirect_uri_mismatch'
+                  ? REDIRECT_URI_MISMATCH
+                  : 'Invalid authorization code',
+            },
           }),
         );
         const issued = store.issue(grant);

@@ -3,6 +3,7 @@ import {
   authorizeRoute,
   bearerOf,
   clientCredentials,
+  errorPage,
   type IssuedTokens,
   mountOf,
   numericIdFor,
@@ -85,6 +86,12 @@ export const linkedInOAuthSimulator = (
         'r_basicprofile',
       ],
       scopeError: 'unauthorized_scope_error',
+      unregisteredRedirect: () =>
+        errorPage(
+          400,
+          'Bummer, something went wrong.',
+          'The redirect_uri does not match the registered value',
+        ),
       path: '/oauth/v2/authorization',
       app,
       store,
@@ -109,11 +116,12 @@ export const linkedInOAuthSimulator = (
               redirectUri: params.redirect_uri ?? '',
               verifier: params.code_verifier ?? null,
             }),
-            () =>
+            (refusal) =>
               oauthError(
                 400,
-                'invalid_request',
-                'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.',
+                // LinkedIn names the redirect URI in the code, with the same description.
+                refusal.error === 'redirect_uri_mismatch' ? 'invalid_redirect_uri' : 'invalid_request',
+                'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired. Or external member binding exists',
               ),
           );
           return answer(store.issue(grant));

@@ -73,6 +73,16 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Pi
         'pins:write_secret',
         'user_accounts:read',
       ],
+      // Pinterest's sign-in answers this in its older API's failure shape.
+      unregisteredRedirect: (redirectUri) => ({
+        status: 400,
+        body: {
+          status: 'failure',
+          message: 'You are not permitted to access that resource.',
+          code: 7,
+          data: `The provided redirect_uri ${redirectUri} does not match any of the registered redirect URIs.`,
+        },
+      }),
       path: '/oauth',
       app,
       store,
@@ -97,7 +107,15 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Pi
               redirectUri: params.redirect_uri ?? '',
               verifier: null,
             }),
-            () => pinError(400, 1, 'Invalid authorization code'),
+            (refusal) =>
+              refusal.error === 'redirect_uri_mismatch'
+                ? // v5's shape; the message follows the sign-in's (not verified for the token call).
+                  pinError(
+                    400,
+                    1,
+                    'The provided redirect_uri does not match any of the registered redirect URIs.',
+                  )
+                : pinError(400, 1, 'Invalid authorization code'),
           );
           return answer(store.issue(grant), 'authorization_code', true);
         }

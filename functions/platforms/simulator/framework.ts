@@ -35,6 +35,8 @@ export interface SimResponse {
   status: number;
   /** Serialized as JSON; absent means an empty body. */
   body?: unknown;
+  /** An HTML page instead of JSON: what a network's sign-in site shows the user's browser. */
+  html?: string;
   headers?: Record<string, string | number>;
   /**
    * The request was accepted (and whatever it did is stored), but its answer is lost: `timeout`
@@ -195,7 +197,11 @@ const readBody = (req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer 
 const send = (res: ServerResponse, response: SimResponse) => {
   const headers: Record<string, string | number> = { ...(response.headers ?? {}) };
   let payload: string | undefined;
-  if (response.body !== undefined) {
+  if (response.html !== undefined) {
+    payload = response.html;
+    headers['content-type'] = 'text/html; charset=utf-8';
+    headers['content-length'] = Buffer.byteLength(payload);
+  } else if (response.body !== undefined) {
     payload = JSON.stringify(response.body);
     headers['content-type'] = 'application/json; charset=utf-8';
     headers['content-length'] = Buffer.byteLength(payload);

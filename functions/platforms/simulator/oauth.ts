@@ -27,6 +27,11 @@ import {
  * - `POST /_sim/oauth/lifetimes` `{ accessSeconds?, refreshSeconds? }` → 204 (null: back to the default);
  * - `POST /_sim/oauth/expire` → 204: every expiring access token the simulator issued is expired now.
  *
+ * Each app has its registered redirect URIs, as on the networks' developer consoles: an authorize
+ * request naming another is refused with the network's own page or answer (and never redirected),
+ * and a code is exchanged only with the very redirect URI it was issued for (the network's own
+ * refusal otherwise). The local runtime registers Herald's configured callback for the preset apps.
+ *
  * The consent screen is skipped: the authorize URL redirects straight back to `redirect_uri` with
  * `code` and `state`. `sim_user=<name>` picks the account that consents (default `sim-user`),
  * `sim_scopes=<space- or comma-separated>` grants fewer scopes than asked, and `sim_deny=1` makes
@@ -36,12 +41,21 @@ import {
 export interface SimOAuthApp {
   clientId: string;
   clientSecret: string;
+  /** The redirect URIs registered with the app: any other is refused, at authorize and at the token exchange. */
+  redirectUris: readonly string[];
 }
 
+/** The callback a preset app has registered unless another is given (a Herald served at herald.example). */
+export const SIM_DEFAULT_REDIRECT_URI = 'https://herald.example/v1/channels/callback';
+
 /** The preset app of a network on its simulator (the local runtime's configuration reads these). */
-export const simOAuthApp = (network: string): SimOAuthApp => ({
+export const simOAuthApp = (
+  network: string,
+  redirectUris: readonly string[] = [SIM_DEFAULT_REDIRECT_URI],
+): SimOAuthApp => ({
   clientId: `herald-sim-${network}`,
   clientSecret: `herald-sim-secret-${network}`,
+  redirectUris,
 });
 
 export interface SimLifetimes {
@@ -98,7 +112,9 @@ interface CodeRecord {
 /** Why a code or refresh token is refused, in OAuth's vocabulary; the network module shapes the answer. */
 export type GrantRefusal =
   | { error: 'invalid_grant'; description: string }
-  | { error: 'invalid_request'; description: string };
+  | { error: 'invalid_request'; description: string }
+  /** The exchange named another redirect URI than the code was issued for (the registered one). */
+  | { error: 'redirect_uri_mismatch'; description: string };
 
 export interface SimTokenStoreOptions {
   /** Prefix of the tokens, for the reader's eye (`x-at-...`). */
@@ -188,7 +204,7 @@ export class SimTokenStore {
     record.used = true;
     if (input.redirectUri !== null && input.redirectUri !== record.redirectUri) {
       return {
-        error: 'invalid_grant',
+        error: 'redirect_uri_mismatch',
         description: 'redirect_uri does not match the authorization request.',
       };
     }
@@ -389,7 +405,18 @@ export interface AuthorizeRouteOptions {
   scopeError?: string;
   /** The network requires PKCE (X): no `code_challenge` is `invalid_request`. */
   requirePkce?: boolean;
+  /**
+   * The network's answer to a `redirect_uri` the app has not registered: its own error page or
+   * JSON, never a redirect (a network sends nothing to an address the app did not register).
+   */
+  unregisteredRedirect(redirectUri: string): SimResponse;
 }
+
+/** An error page of a network's sign-in site (the request's values are not echoed into it). */
+export const errorPage = (status: number, title: string, message: string): SimResponse => ({
+  status,
+  html: `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${message}</p></body></html>`,
+});
 
 /** The consent screen, skipped: a 302 straight back to `redirect_uri` with `code` and `state`. */
 export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
@@ -409,6 +436,7 @@ export const authorizeRoute = (options: AuthorizeRouteOptions): SimRoute => ({
     if (clientId !== options.app.clientId) return invalid('Unknown client_id.');
     if (!redirectUri || !/^https?:\/\//.test(redirectUri))
       return invalid('redirect_uri must be an absolute URL.');
+    if (!options.app.redirectUris.includes(redirectUri)) return options.unregisteredRedirect(redirectUri);
     const target = new URL(redirectUri);
     const state = q.get('state');
     if (state !== null) target.searchParams.set('state', state);

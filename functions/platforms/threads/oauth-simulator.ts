@@ -1,8 +1,9 @@
-import { GRAPH_ERRORS } from '../facebook/oauth-simulator.ts';
+import { GRAPH_ERRORS, REDIRECT_URI_MISMATCH } from '../facebook/oauth-simulator.ts';
 import type { SimOAuthMount } from '../simulator/framework.ts';
 import {
   authorizeRoute,
   clientCredentials,
+  errorPage,
   mountOf,
   numericIdFor,
   orRefuse,
@@ -61,6 +62,13 @@ export const threadsOAuthSimulator = (
         'threads_location_tagging',
         'threads_profile_discovery',
       ],
+      // threads.net's sign-in page refuses it (its exact wording is not verified).
+      unregisteredRedirect: () =>
+        errorPage(
+          400,
+          'Something went wrong',
+          'Invalid redirect_uri: it is not one of the app’s Redirect Callback URLs.',
+        ),
       path: '/oauth/authorize',
       app,
       store,
@@ -87,7 +95,10 @@ export const threadsOAuthSimulator = (
             redirectUri: params.redirect_uri ?? '',
             verifier: null,
           }),
-          () => GRAPH_ERRORS.error(400, 'Invalid verification code format.', 100),
+          (refusal) =>
+            refusal.error === 'redirect_uri_mismatch'
+              ? GRAPH_ERRORS.error(400, REDIRECT_URI_MISMATCH, 100, 36008)
+              : GRAPH_ERRORS.error(400, 'Invalid verification code format.', 100),
         );
         const issued = store.issue(grant);
         return { status: 200, body: { access_token: issued.accessToken, user_id: grant.account.id } };

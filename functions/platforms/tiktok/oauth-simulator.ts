@@ -1,6 +1,7 @@
 import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
+  errorPage,
   type IssuedTokens,
   mountOf,
   numericIdFor,
@@ -67,6 +68,12 @@ export const tiktokOAuthSimulator = (
         'video.publish',
         'video.upload',
       ],
+      unregisteredRedirect: () =>
+        errorPage(
+          400,
+          'Something went wrong',
+          'We couldn’t log in with TikTok. This may be due to specific app settings. If you’re a developer, correct the following and try again: redirect_uri',
+        ),
       path: '/v2/auth/authorize',
       app,
       store,
@@ -89,7 +96,14 @@ export const tiktokOAuthSimulator = (
               redirectUri: params.redirect_uri ?? '',
               verifier: params.code_verifier ?? null,
             }),
-            () => oauthError('invalid_grant', 'Authorization code is expired.'),
+            (refusal) =>
+              refusal.error === 'redirect_uri_mismatch'
+                ? // TikTok's shape for a bad parameter; the description is not verified.
+                  oauthError(
+                    'invalid_request',
+                    'The redirect_uri does not match the one the code was issued for.',
+                  )
+                : oauthError('invalid_grant', 'Authorization code is expired.'),
           );
           return answer(store.issue(grant));
         }

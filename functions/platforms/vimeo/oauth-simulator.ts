@@ -2,6 +2,7 @@ import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
   clientCredentials,
+  errorPage,
   mountOf,
   numericIdFor,
   orRefuse,
@@ -55,6 +56,9 @@ export const vimeoOAuthSimulator = (
         'video_files',
         'stats',
       ],
+      // Vimeo shows an error instead of redirecting (wording and error_code below not verified).
+      unregisteredRedirect: () =>
+        errorPage(400, 'Invalid redirect URI', 'The redirect_uri is not one of the app’s callback URLs.'),
       path: '/oauth/authorize',
       app,
       store,
@@ -80,7 +84,14 @@ export const vimeoOAuthSimulator = (
             redirectUri: params.redirect_uri ?? '',
             verifier: null,
           }),
-          () => vimeoError(400, 'The authorization code provided is invalid.', 2201),
+          (refusal) =>
+            refusal.error === 'redirect_uri_mismatch'
+              ? vimeoError(
+                  400,
+                  'The provided redirect_uri does not match the one the code was issued for.',
+                  2201,
+                )
+              : vimeoError(400, 'The authorization code provided is invalid.', 2201),
         );
         const issued = store.issue(grant);
         return {

@@ -150,6 +150,8 @@ export interface SimVimeoVideo {
 
 export interface VimeoSimulatorOptions {
   port?: number;
+  /** The OAuth app (its credentials and registered redirect URIs). */
+  oauth?: Parameters<typeof vimeoOAuthSimulator>[0];
   holdMs?: number;
   /** How long a complete upload is transcoding (default 300 ms). */
   processingMs?: number;
@@ -190,7 +192,7 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
   const videos = new Map<string, SimVimeoVideo>();
   const hosts = vimeoUploadHosts();
   await hosts.start();
-  const oauth = vimeoOAuthSimulator();
+  const oauth = vimeoOAuthSimulator(options.oauth);
   let processingMs = options.processingMs ?? 300;
   let failTranscode = false;
   /** Free space per account (bytes); null: unlimited. */

@@ -2,6 +2,7 @@ import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
   clientCredentials,
+  errorPage,
   type GrantRefusal,
   type IssuedTokens,
   mountOf,
@@ -81,7 +82,10 @@ export const xOAuthSimulator = (
     (refusal: GrantRefusal): SimResponse =>
       refusal.error === 'invalid_grant'
         ? oauthError(400, 'invalid_request', `Value passed for the ${what} was invalid.`)
-        : oauthError(400, 'invalid_request', refusal.description);
+        : refusal.error === 'redirect_uri_mismatch'
+          ? // X's wording for its other bad parameters; this one's exact text is not verified.
+            oauthError(400, 'invalid_request', 'Value passed for the redirect uri was invalid.')
+          : oauthError(400, 'invalid_request', refusal.description);
 
   const mount = mountOf(store, [
     authorizeRoute({
@@ -110,6 +114,13 @@ export const xOAuthSimulator = (
         'dm.write',
       ],
       requirePkce: true,
+      // x.com shows its sign-in error page and sends nothing back.
+      unregisteredRedirect: () =>
+        errorPage(
+          400,
+          'Something went wrong',
+          'You weren’t able to give access to the App. Go back and try logging in again.',
+        ),
       path: '/i/oauth2/authorize',
       app,
       store,

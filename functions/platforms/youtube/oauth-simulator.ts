@@ -3,6 +3,7 @@ import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
   clientCredentials,
+  errorPage,
   type IssuedTokens,
   mountOf,
   orRefuse,
@@ -67,6 +68,12 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouT
         'youtube.channel-memberships.creator',
       ].map((s) => `https://www.googleapis.com/auth/${s}`),
     ],
+    unregisteredRedirect: () =>
+      errorPage(
+        400,
+        'Error 400: redirect_uri_mismatch',
+        'You can’t sign in to this app because it doesn’t comply with Google’s OAuth 2.0 policy. If you’re the app developer, register the redirect URI in the Google Cloud Console.',
+      ),
     path: '/o/oauth2/v2/auth',
     app,
     store,
@@ -117,7 +124,10 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouT
               redirectUri: params.redirect_uri ?? '',
               verifier: params.code_verifier ?? null,
             }),
-            () => oauthError(400, 'invalid_grant', 'Bad Request'),
+            (refusal) =>
+              refusal.error === 'redirect_uri_mismatch'
+                ? oauthError(400, 'redirect_uri_mismatch', 'Bad Request')
+                : oauthError(400, 'invalid_grant', 'Bad Request'),
           );
           return answer(store.issue(grant), offline.delete(code));
         }

@@ -149,6 +149,8 @@ export interface SimYouTubeVideo {
 }
 
 export interface YouTubeSimulatorOptions extends ResumableOptions {
+  /** The OAuth app (its credentials and registered redirect URIs). */
+  oauth?: Parameters<typeof youtubeOAuthSimulator>[0];
   /** How long a new video is `processing` (default 300 ms). */
   processingMs?: number;
   /** Largest chunk a PUT may carry (default 64 MiB). */
@@ -197,7 +199,7 @@ export const startYouTubeSimulator = async (
 ): Promise<YouTubeSimulator> => {
   const processingMs = options.processingMs ?? 300;
   const videos = new Map<string, SimYouTubeVideo>();
-  const oauth = youtubeOAuthSimulator();
+  const oauth = youtubeOAuthSimulator(options.oauth);
   let quotaExceeded = false;
   let nextOutcome: 'failed' | 'rejected' | null = null;
 
