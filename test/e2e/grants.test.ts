@@ -27,9 +27,9 @@ const overrides = {
   // POST /v1/posts before the fix: it sends to the publish queue without the grant to.
   'POST /v1/posts': ['table:read', 'table:write', 'scheduler:manage'],
   // POST /v1/webhooks before the fix: it could encrypt the new secret, not open it again.
-  'POST /v1/webhooks': ['table:read', 'table:write', 'tokenKey:encrypt'],
+  'POST /v1/webhooks': ['table:read', 'table:write', 'webhookSecret:encrypt'],
   'PUT /v1/posts/{id}': grantsOf('PUT /v1/posts/{id}').filter((g) => g !== 'scheduler:manage'),
-  [publishWorker.entry]: publishWorker.grants.filter((g) => g !== 'tokenKey:decrypt'),
+  [publishWorker.entry]: publishWorker.grants.filter((g) => g !== 'channelToken:decrypt'),
 } as const;
 
 let rt: TestRuntime;
@@ -104,7 +104,7 @@ describe('a function without the grant for a call it makes', () => {
     expect(schedule.Item).toBeUndefined();
   });
 
-  it('the publish worker without tokenKey:decrypt cannot open a live channel’s token: the channel fails', {
+  it('the publish worker without channelToken:decrypt cannot open a live channel’s token: the channel fails', {
     timeout: 120_000,
   }, async () => {
     const ws = await freshWorkspace(['bluesky']);
@@ -124,7 +124,7 @@ describe('a function without the grant for a call it makes', () => {
   });
 });
 
-describe('POST /v1/webhooks with tokenKey:encrypt only (its grants before issue 9)', () => {
+describe('POST /v1/webhooks with webhookSecret:encrypt only (its grants before issue 9)', () => {
   it('creates the endpoint and answers the secret it generated, without decrypting it', async () => {
     const ws = await freshWorkspace(['x']);
     const body = { url: 'https://127.0.0.1:9/hook', events: ['post.published'] };
