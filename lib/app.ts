@@ -36,7 +36,8 @@ const positiveInteger = (app: App, key: string, fallback: number): number => {
 
 /**
  * Builds both stacks into `app`. Context: `stage` (default `dev`), `rateLimitPerMinute` (300),
- * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `alarmEmail` (optional).
+ * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `keylessRateLimit` /
+ * `keylessBurstLimit` (each key-less route's throttling, 10 / 20), `alarmEmail` (optional).
  */
 export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks {
   // Feature flags this app relies on, unless cdk.json (or -c) already says otherwise:
@@ -75,6 +76,10 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
     apiThrottle: {
       rateLimit: positiveInteger(app, 'apiRateLimit', 100),
       burstLimit: positiveInteger(app, 'apiBurstLimit', 200),
+    },
+    keylessThrottle: {
+      rateLimit: positiveInteger(app, 'keylessRateLimit', 10),
+      burstLimit: positiveInteger(app, 'keylessBurstLimit', 20),
     },
     ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
   });

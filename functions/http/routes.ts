@@ -17,6 +17,11 @@ export interface RouteDef {
   entry: string;
   grants: Grant[];
   /**
+   * No API key (the route authenticates otherwise, or not at all): API Gateway gives it a throttle
+   * of its own. The health, public and `$default` routes are key-less by construction.
+   */
+  keyless?: true;
+  /**
    * Files of npm packages the handler reads at run time (`package/file`): the CDK bundle ships
    * them beside the handler; the local runtime reads them from node_modules.
    */
@@ -52,6 +57,7 @@ export const routes: RouteDef[] = [
     method: 'GET',
     path: '/v1/channels/callback',
     entry: 'functions/http/channels/callback.ts',
+    keyless: true,
     grants: [
       'table:countRequests',
       'table:connectStates',
