@@ -147,6 +147,30 @@ describe('POST /v1/webhooks with webhookSecret:encrypt only (its grants before i
   });
 });
 
+describe('the key-less functions, with only the partitions their manifest grants name', () => {
+  it('$default counts a request on the key’s item or, without a key, on the address’s window, and answers 404', async () => {
+    const ws = await freshWorkspace(['x']);
+    const keyed = await rt.api('/v1/nothing-here', { key: ws.key });
+    expect(keyed.status).toBe(404);
+    expect(Number(keyed.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(keyed.headers.get('x-ratelimit-limit')),
+    );
+    const keyless = await rt.api('/v1/nothing-here', { key: null });
+    expect(keyless.status).toBe(404);
+    expect(keyless.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect([...(grantUsage().get('$default') ?? [])]).toEqual(['table:countRequests']);
+  });
+
+  it('the OAuth callback reads the connect state its state names (an unknown one is refused), counted by address', async () => {
+    const res = await rt.api('/v1/channels/callback?state=unknown&code=c', { key: null });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_state');
+    const used = grantUsage().get('GET /v1/channels/callback');
+    expect(used?.has('table:countRequests')).toBe(true);
+    expect(used?.has('table:connectStates')).toBe(true);
+  });
+});
+
 describe('the post sweep (on AWS what the local start-up recovery does)', () => {
   it('fires a scheduled post whose schedule was lost, once it is overdue', { timeout: 120_000 }, async () => {
     const ws = await freshWorkspace(['x'], 'test');

@@ -6,7 +6,6 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/routes.ts';
 import { ENV } from '../../functions/shared/env.ts';
-import { TABLE_WRITE_ACTIONS } from '../../lib/constructs/grants.ts';
 import { ESM_REQUIRE_BANNER } from '../../lib/constructs/handler-function.ts';
 import { DEFAULT_ROUTE_KEY, type RouteManifest } from '../../lib/constructs/http-api.ts';
 import {
@@ -276,9 +275,8 @@ describe('least privilege', () => {
         expect(statement.Condition, key).toEqual({
           StringLike: { 'kms:EncryptionContext:channelId': expect.stringMatching(/^(ch|connect|wh)_\*$/) },
         });
-        const context = (statement.Condition?.StringLike as Record<string, string>)[
-          'kms:EncryptionContext:channelId'
-        ];
+        const like = statement.Condition?.StringLike as Record<string, string> | undefined;
+        const context = like?.['kms:EncryptionContext:channelId'];
         contexts.set(key, [...(contexts.get(key) ?? []), `${kms[0]} ${context}`]);
       }
     }

@@ -120,7 +120,10 @@ const grantPermissions: Record<Grant, string[]> = {
   'appSecrets:read': [
     'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
   ],
-  'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
+  'scheduler:manage': [
+    ...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`),
+    'iam:PassRole schedulerRole when PassedToService scheduler.amazonaws.com',
+  ],
 };
 
 /** Exactly what a worker should be allowed: tracing, consuming its own queue, and its grants. */

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import {
   currentFunction,
   type FunctionIdentity,
@@ -22,7 +23,6 @@ import {
   runAsFunction,
   sdkAccessRequests,
 } from '../../functions/adapters/local/grant-guard.ts';
-import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
 import { fallbackGrants, healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
 import type { MediaRecord } from '../../functions/ports/media.ts';
