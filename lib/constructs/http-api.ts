@@ -182,7 +182,7 @@ export class HeraldHttpApi extends Construct {
     );
     // A route's settings must name a route that exists when the stage is made (or updated).
     for (const route of this.node.findAll().filter((c): c is CfnRoute => c instanceof CfnRoute))
-      cfnStage.addDependency(route);
+      cfnStage.node.addDependency(route);
 
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
