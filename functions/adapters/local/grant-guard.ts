@@ -323,9 +323,7 @@ const kmsRequest = (
   // Decrypt may leave the key to the ciphertext; ours always names it.
   resource: keyId === undefined || keyId === names.tokenKeyId ? 'tokenKey' : null,
   arn: keyArn(names),
-  context: Object.fromEntries(
-    Object.entries(context).map(([k, v]) => [`kms:EncryptionContext:${k}`, v] as const),
-  ),
+  context: Object.fromEntries(Object.entries(context).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),
 });
 
 const kmsRequests = (op: string, input: Input, names: ResourceNames): AccessRequest[] => [
