@@ -611,6 +611,19 @@ describe('the manifest’s grants, scoped by encryption context and partition ke
     }
     expect(itemCall(fallbackGrants, 'GetItemCommand', 'APIKEY#abc')).toBe(false);
     expect(itemCall(fallbackGrants, 'DeleteItemCommand', 'APIKEY#abc')).toBe(false);
+    // ForAllValues alone would hold for a request without partition keys; Null: false refuses it.
+    const arn = 'arn:aws:dynamodb:us-east-1:000000000000:table/herald';
+    expect(grantsAllowing(fallbackGrants, { action: 'dynamodb:UpdateItem', resource: 'table', arn })).toEqual(
+      [],
+    );
+    expect(
+      grantsAllowing(fallbackGrants, {
+        action: 'dynamodb:UpdateItem',
+        resource: 'table',
+        arn,
+        context: { 'dynamodb:LeadingKeys': ['APIKEY#a', 'POST#p'] },
+      }),
+    ).toEqual([]);
     // A call with no partition key (a scan, the table's description) is no call of its.
     expect(
       allowedBy(fallbackGrants, 'DynamoDBClient', 'ScanCommand', { TableName: 'herald' })[0]?.grants,
