@@ -49,7 +49,8 @@ const publicBaseUrl = (app: App): string | undefined => {
 
 /**
  * Builds both stacks into `app`. Context: `stage` (default `dev`), `rateLimitPerMinute` (300),
- * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `alarmEmail` (optional),
+ * `apiRateLimit` / `apiBurstLimit` (stage throttling, 100 / 200), `keylessRateLimit` /
+ * `keylessBurstLimit` (each key-less route's throttling, 10 / 20), `alarmEmail` (optional),
  * `publicBaseUrl` (optional: the API's custom domain, the base of the OAuth callback).
  */
 export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks {
@@ -90,6 +91,10 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
     apiThrottle: {
       rateLimit: positiveInteger(app, 'apiRateLimit', 100),
       burstLimit: positiveInteger(app, 'apiBurstLimit', 200),
+    },
+    keylessThrottle: {
+      rateLimit: positiveInteger(app, 'keylessRateLimit', 10),
+      burstLimit: positiveInteger(app, 'keylessBurstLimit', 20),
     },
     ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
     ...(customDomain ? { publicBaseUrl: customDomain } : {}),

@@ -3,7 +3,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../functions/shared/env.ts';
 import { HeraldAlarms } from './constructs/alarms.ts';
 import type { GrantTargets } from './constructs/grants.ts';
-import { HeraldHttpApi, type RouteManifest } from './constructs/http-api.ts';
+import { HeraldHttpApi, type RouteManifest, type Throttle } from './constructs/http-api.ts';
 import { HeraldWorkers, type WorkerManifest } from './constructs/workers.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
@@ -15,7 +15,10 @@ export interface StatelessStackProps extends StackProps {
   /** Repository root the handler entries are resolved from. */
   readonly sourceRoot: string;
   readonly rateLimitPerMinute: number;
-  readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The stage's default throttle (each route without its own). */
+  readonly apiThrottle: Throttle;
+  /** Each key-less route's throttle. */
+  readonly keylessThrottle: Throttle;
   readonly alarmEmail?: string;
   /** The API's custom domain (`https://api.example.com`): the OAuth callback's base instead of the API's URL. */
   readonly publicBaseUrl?: string;
@@ -79,6 +82,7 @@ export class StatelessStack extends Stack {
       environment,
       grantTargets,
       throttle: props.apiThrottle,
+      keylessThrottle: props.keylessThrottle,
     });
 
     this.workers = new HeraldWorkers(this, 'Workers', {

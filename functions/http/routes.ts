@@ -17,6 +17,11 @@ export interface RouteDef {
   entry: string;
   grants: Grant[];
   /**
+   * No API key (the route authenticates otherwise, or not at all): API Gateway gives it a throttle
+   * of its own. The health, public and `$default` routes are key-less by construction.
+   */
+  keyless?: true;
+  /**
    * Files of npm packages the handler reads at run time (`package/file`): the CDK bundle ships
    * them beside the handler; the local runtime reads them from node_modules.
    */
@@ -30,8 +35,8 @@ const base: Grant[] = ['table:read', 'table:write'];
 const keyOnly: Grant[] = ['table:write'];
 /** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
 export const tokenRefresh: Grant[] = [
-  'tokenKey:decrypt',
-  'tokenKey:encrypt',
+  'channelToken:decrypt',
+  'channelToken:encrypt',
   'appSecrets:read',
   'eventQueue:send',
 ];
@@ -46,11 +51,21 @@ export const routes: RouteDef[] = [
     grants: [...base, 'appSecrets:read'],
   },
   {
-    // No key: the network's redirect. Exchanges the code with the app's credentials and seals the tokens.
+    // No key: the network's redirect. Exchanges the code with the app's credentials and seals the
+    // tokens (a channel's, or an account's grant in the connect state). Key-less, so no tenant-wide
+    // table access: only the partitions it touches.
     method: 'GET',
     path: '/v1/channels/callback',
     entry: 'functions/http/channels/callback.ts',
-    grants: [...base, 'appSecrets:read', 'tokenKey:encrypt'],
+    keyless: true,
+    grants: [
+      'table:countRequests',
+      'table:connectStates',
+      'table:saveChannels',
+      'appSecrets:read',
+      'channelToken:encrypt',
+      'connectGrant:encrypt',
+    ],
   },
   {
     method: 'GET',
@@ -63,13 +78,13 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/channels/connect/{state}/targets',
     entry: 'functions/http/channels/targets-choose.ts',
-    grants: [...base, 'appSecrets:read', 'tokenKey:decrypt', 'tokenKey:encrypt'],
+    grants: [...base, 'appSecrets:read', 'connectGrant:decrypt', 'channelToken:encrypt'],
   },
   {
     method: 'POST',
     path: '/v1/channels',
     entry: 'functions/http/channels/create.ts',
-    grants: [...base, 'appSecrets:read', 'tokenKey:encrypt'],
+    grants: [...base, 'appSecrets:read', 'channelToken:encrypt'],
   },
   { method: 'GET', path: '/v1/channels/{id}', entry: 'functions/http/channels/get.ts', grants: base },
   {
@@ -77,7 +92,7 @@ export const routes: RouteDef[] = [
     method: 'DELETE',
     path: '/v1/channels/{id}',
     entry: 'functions/http/channels/delete.ts',
-    grants: [...base, 'appSecrets:read', 'tokenKey:decrypt'],
+    grants: [...base, 'appSecrets:read', 'channelToken:decrypt'],
   },
   { method: 'GET', path: '/v1/tags', entry: 'functions/http/tags/list.ts', grants: base },
   { method: 'POST', path: '/v1/tags', entry: 'functions/http/tags/create.ts', grants: keyOnly },
@@ -178,7 +193,7 @@ export const routes: RouteDef[] = [
     entry: 'functions/http/webhooks/create.ts',
     // Seals the new secret; an Idempotency-Key replay opens the sealed one again (webhook secrets
     // only: the grant cannot open a channel's token).
-    grants: [...base, 'tokenKey:encrypt', 'webhookSecret:decrypt'],
+    grants: [...base, 'webhookSecret:encrypt', 'webhookSecret:decrypt'],
   },
   { method: 'GET', path: '/v1/webhooks', entry: 'functions/http/webhooks/list.ts', grants: base },
   { method: 'GET', path: '/v1/webhooks/{id}', entry: 'functions/http/webhooks/get.ts', grants: base },
@@ -188,7 +203,7 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/v1/webhooks/{id}/roll-secret',
     entry: 'functions/http/webhooks/roll-secret.ts',
-    grants: [...base, 'tokenKey:encrypt'],
+    grants: [...base, 'webhookSecret:encrypt'],
   },
   {
     method: 'GET',
@@ -222,8 +237,8 @@ export const publicRoutes: RouteDef[] = [
 
 /** Answers every request no route matched (API Gateway's `$default` route): 404 or 405 in our envelope. */
 export const fallbackEntry = 'functions/http/fallback.ts';
-/** The fallback finds an optional key and counts the rate limit too (one UpdateItem). */
-export const fallbackGrants: Grant[] = keyOnly;
+/** The fallback finds an optional key and counts the rate limit too (one UpdateItem of the key's or the address's item). */
+export const fallbackGrants: Grant[] = ['table:countRequests'];
 
 /** Liveness route outside /v1, no authentication. */
 export const healthRoute: RouteDef = {

@@ -7,8 +7,22 @@
 
 /** Resources a function may use; the stack turns each into a least-privilege grant. */
 export type Grant =
+  /** Item reads on the whole table and its indexes (functions that hold a key: any tenant's data). */
   | 'table:read'
+  /** Item writes on the whole table. */
   | 'table:write'
+  /**
+   * Finds an optional key and counts the request: updates of API-key items and of client-address
+   * rate windows only (what a key-less function needs to rate-limit its caller).
+   */
+  | 'table:countRequests'
+  /** Reads, creates and moves connect states (`CONNECT#` items) only. */
+  | 'table:connectStates'
+  /**
+   * Saves a connected channel: reads and writes of account and workspace partitions only (the
+   * channel, its remote-account guard, the account's channel count), no post, event or webhook.
+   */
+  | 'table:saveChannels'
   | 'bucket:read'
   | 'bucket:write'
   /**
@@ -21,10 +35,18 @@ export type Grant =
   | 'deliveryQueue:send'
   | 'metricsQueue:send'
   | 'scheduler:manage'
-  | 'tokenKey:decrypt'
-  | 'tokenKey:encrypt'
-  /** Decrypts with the token key only what was sealed for a webhook endpoint (never a channel token). */
+  /** Opens, with the token key, channel tokens only (encryption context `ch_…`). */
+  | 'channelToken:decrypt'
+  /** Seals, with the token key, channel tokens only. */
+  | 'channelToken:encrypt'
+  /** Opens an account's grant sealed in a connect state (context `connect_…`), nothing else. */
+  | 'connectGrant:decrypt'
+  /** Seals an account's grant for a connect state. */
+  | 'connectGrant:encrypt'
+  /** Opens with the token key only what was sealed for a webhook endpoint (context `wh_…`). */
   | 'webhookSecret:decrypt'
+  /** Seals a webhook endpoint's signing secret. */
+  | 'webhookSecret:encrypt'
   /** Reads the networks' app credentials (one Secrets Manager secret per network). */
   | 'appSecrets:read';
 
@@ -53,6 +75,10 @@ export type GrantResource =
 export interface GrantConditions {
   StringEquals?: Record<string, string>;
   StringLike?: Record<string, string>;
+  /** Every value of a multivalued key matches one of the patterns (true when the key is absent). */
+  'ForAllValues:StringLike'?: Record<string, readonly string[]>;
+  /** `'false'`: the key must be present (what makes a ForAllValues condition refuse a call without it). */
+  Null?: Record<string, 'true' | 'false'>;
 }
 
 export interface GrantStatement {
@@ -91,14 +117,57 @@ export const SCHEDULE_ACTIONS = [
   'scheduler:GetSchedule',
 ];
 
-/** Webhook endpoint ids are the encryption context of their sealed secrets (see core/webhooks/endpoints.ts). */
+/**
+ * What the token key seals, told apart by the encryption context (`channelId`, see
+ * core/channels/tokens.ts and core/webhooks/endpoints.ts): a channel's tokens under its channel id,
+ * an account's grant waiting in a connect state under `connect_<state hash>`, a webhook endpoint's
+ * signing secret under the endpoint id. Each grant of the key is conditioned on one of them, so a
+ * function that opens channel tokens cannot open a webhook secret, nor the other way round.
+ */
+export const CHANNEL_TOKEN_CONTEXT = { 'kms:EncryptionContext:channelId': 'ch_*' };
+export const CONNECT_GRANT_CONTEXT = { 'kms:EncryptionContext:channelId': 'connect_*' };
 export const WEBHOOK_SECRET_CONTEXT = { 'kms:EncryptionContext:channelId': 'wh_*' };
+
+/** The item actions a partition-scoped table grant may name (each carries `dynamodb:LeadingKeys`; Scan does not). */
+const inPartitions = (actions: readonly string[], prefixes: readonly string[]): GrantStatement => ({
+  actions,
+  resources: ['table'],
+  conditions: {
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+    // A call without partition keys would pass ForAllValues: refused instead.
+    Null: { 'dynamodb:LeadingKeys': 'false' },
+  },
+});
+
+/** Partition-key prefixes of the table (functions/adapters/aws/dynamo/keys.ts) the scoped grants name. */
+export const PARTITIONS = {
+  apiKey: 'APIKEY#',
+  /** Rate windows of client addresses (`RATE#ip:<address>`); a key's window is on the key's item. */
+  addressRate: 'RATE#ip:',
+  connectState: 'CONNECT#',
+  account: 'ACCOUNT#',
+  workspace: 'WORKSPACE#',
+} as const;
+
+const kms = (action: string, context: Record<string, string>): GrantStatement[] => [
+  { actions: [action], resources: ['tokenKey'], conditions: { StringLike: context } },
+];
 
 /** Every grant as the statements it adds to a function's policy. */
 export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   // Like grantReadData, but naming our indexes instead of `index/*`: a new index is a deliberate grant change.
   'table:read': [{ actions: TABLE_READ_ACTIONS, resources: ['table', 'tableIndexes'] }],
   'table:write': [{ actions: TABLE_WRITE_ACTIONS, resources: ['table'] }],
+  'table:countRequests': [inPartitions(['dynamodb:UpdateItem'], [PARTITIONS.apiKey, PARTITIONS.addressRate])],
+  'table:connectStates': [
+    inPartitions(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [PARTITIONS.connectState]),
+  ],
+  'table:saveChannels': [
+    inPartitions(
+      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [PARTITIONS.account, PARTITIONS.workspace],
+    ),
+  ],
   // Presigned GETs and HEADs are signed with the function's credentials: object reads only.
   'bucket:read': [{ actions: ['s3:GetObject'], resources: ['mediaObjects'] }],
   'bucket:write': [
@@ -109,11 +178,12 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   'eventQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['eventQueue'] }],
   'deliveryQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['deliveryQueue'] }],
   'metricsQueue:send': [{ actions: QUEUE_SEND_ACTIONS, resources: ['metricsQueue'] }],
-  'tokenKey:encrypt': [{ actions: ['kms:Encrypt'], resources: ['tokenKey'] }],
-  'tokenKey:decrypt': [{ actions: ['kms:Decrypt'], resources: ['tokenKey'] }],
-  'webhookSecret:decrypt': [
-    { actions: ['kms:Decrypt'], resources: ['tokenKey'], conditions: { StringLike: WEBHOOK_SECRET_CONTEXT } },
-  ],
+  'channelToken:decrypt': kms('kms:Decrypt', CHANNEL_TOKEN_CONTEXT),
+  'channelToken:encrypt': kms('kms:Encrypt', CHANNEL_TOKEN_CONTEXT),
+  'connectGrant:decrypt': kms('kms:Decrypt', CONNECT_GRANT_CONTEXT),
+  'connectGrant:encrypt': kms('kms:Encrypt', CONNECT_GRANT_CONTEXT),
+  'webhookSecret:decrypt': kms('kms:Decrypt', WEBHOOK_SECRET_CONTEXT),
+  'webhookSecret:encrypt': kms('kms:Encrypt', WEBHOOK_SECRET_CONTEXT),
   'appSecrets:read': [{ actions: ['secretsmanager:GetSecretValue'], resources: ['appSecrets'] }],
   'scheduler:manage': [
     { actions: SCHEDULE_ACTIONS, resources: ['schedules'] },
@@ -136,8 +206,11 @@ export interface AccessRequest {
   resource: GrantResource | null;
   /** The resource's ARN, for the refusal message. */
   arn: string;
-  /** Condition keys the request carries, e.g. `kms:EncryptionContext:channelId`. */
-  context?: Record<string, string>;
+  /**
+   * Condition keys the request carries, e.g. `kms:EncryptionContext:channelId`, or the multivalued
+   * `dynamodb:LeadingKeys` (the partition keys of the items a table call names).
+   */
+  context?: Record<string, string | readonly string[]>;
 }
 
 const likePattern = (pattern: string) =>
@@ -148,11 +221,30 @@ const likePattern = (pattern: string) =>
       .replaceAll('?', '.')}$`,
   );
 
-/** IAM's rule: every condition must hold, and a key the request does not carry does not match. */
-const conditionsHold = (conditions: GrantConditions | undefined, context: Record<string, string> = {}) =>
-  Object.entries(conditions?.StringEquals ?? {}).every(([key, value]) => context[key] === value) &&
-  Object.entries(conditions?.StringLike ?? {}).every(
-    ([key, pattern]) => context[key] !== undefined && likePattern(pattern).test(context[key]),
+const single = (value: string | readonly string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+/**
+ * IAM's rules: every condition must hold; a single-valued operator does not match a key the request
+ * does not carry; `ForAllValues` holds when every value matches (so also when there is none, which
+ * is why it goes with `Null: false`).
+ */
+const conditionsHold = (
+  conditions: GrantConditions | undefined,
+  context: Record<string, string | readonly string[]> = {},
+) =>
+  Object.entries(conditions?.StringEquals ?? {}).every(([key, value]) => single(context[key]) === value) &&
+  Object.entries(conditions?.StringLike ?? {}).every(([key, pattern]) => {
+    const value = single(context[key]);
+    return value !== undefined && likePattern(pattern).test(value);
+  }) &&
+  Object.entries(conditions?.['ForAllValues:StringLike'] ?? {}).every(([key, patterns]) => {
+    const value = context[key];
+    const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+    return values.every((v) => patterns.some((pattern) => likePattern(pattern).test(v)));
+  }) &&
+  Object.entries(conditions?.Null ?? {}).every(
+    ([key, absent]) => (context[key] === undefined) === (absent === 'true'),
   );
 
 /** Whether one grant allows the request. */

@@ -1,6 +1,13 @@
 import { CfnOutput, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  CfnRoute,
+  type CfnStage,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -20,18 +27,23 @@ export interface RouteManifest {
   readonly publicRoutes?: readonly RouteDef[];
 }
 
-/**
- * The fallback authenticates optionally and rate-limits every caller (by key, or by address),
- * so it reads API keys and writes rate counters: the same table access as an ordinary route.
- */
-
 export interface HeraldHttpApiProps {
   readonly manifest: RouteManifest;
   readonly sourceRoot: string;
   readonly environment: Record<string, string>;
   readonly grantTargets: GrantTargets;
-  /** Stage-wide steady-state requests per second and burst. */
-  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The stage's default: steady-state requests per second and burst, of each route without its own. */
+  readonly throttle: Throttle;
+  /**
+   * Each key-less route's own throttle (health, OpenAPI document and reference page, the OAuth
+   * callback, `$default`): callers without a key cannot spend the limits the routes with a key get.
+   */
+  readonly keylessThrottle: Throttle;
+}
+
+export interface Throttle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
 }
 
 /** Route key of API Gateway's catch-all route. */
@@ -129,12 +141,15 @@ export class HeraldHttpApi extends Construct {
       defaultIntegration: fallback.integration,
     });
 
+    const keyless = [DEFAULT_ROUTE_KEY];
     for (const route of [
       props.manifest.healthRoute,
       ...(props.manifest.publicRoutes ?? []),
       ...props.manifest.routes,
     ]) {
       const routeKey = `${route.method} ${route.path}`;
+      const isPublic = route === props.manifest.healthRoute || props.manifest.publicRoutes?.includes(route);
+      if (isPublic || route.keyless) keyless.push(routeKey);
       if (this.functionsByRouteKey.has(routeKey)) throw new Error(`Route ${routeKey} is listed twice`);
       const { fn, integration } = handlerFor(route.entry, route.grants, `Herald: ${routeKey}`, route.assets);
       this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
@@ -161,6 +176,19 @@ export class HeraldHttpApi extends Construct {
         format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       },
     });
+    const cfnStage = this.stage.node.defaultChild as CfnStage;
+    cfnStage.routeSettings = Object.fromEntries(
+      keyless.map((routeKey) => [
+        routeKey,
+        {
+          ThrottlingRateLimit: props.keylessThrottle.rateLimit,
+          ThrottlingBurstLimit: props.keylessThrottle.burstLimit,
+        },
+      ]),
+    );
+    // A route's settings must name a route that exists when the stage is made (or updated).
+    for (const route of this.node.findAll().filter((c): c is CfnRoute => c instanceof CfnRoute))
+      cfnStage.node.addDependency(route);
 
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',

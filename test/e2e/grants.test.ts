@@ -27,9 +27,9 @@ const overrides = {
   // POST /v1/posts before the fix: it sends to the publish queue without the grant to.
   'POST /v1/posts': ['table:read', 'table:write', 'scheduler:manage'],
   // POST /v1/webhooks before the fix: it could encrypt the new secret, not open it again.
-  'POST /v1/webhooks': ['table:read', 'table:write', 'tokenKey:encrypt'],
+  'POST /v1/webhooks': ['table:read', 'table:write', 'webhookSecret:encrypt'],
   'PUT /v1/posts/{id}': grantsOf('PUT /v1/posts/{id}').filter((g) => g !== 'scheduler:manage'),
-  [publishWorker.entry]: publishWorker.grants.filter((g) => g !== 'tokenKey:decrypt'),
+  [publishWorker.entry]: publishWorker.grants.filter((g) => g !== 'channelToken:decrypt'),
 } as const;
 
 let rt: TestRuntime;
@@ -104,7 +104,7 @@ describe('a function without the grant for a call it makes', () => {
     expect(schedule.Item).toBeUndefined();
   });
 
-  it('the publish worker without tokenKey:decrypt cannot open a live channel’s token: the channel fails', {
+  it('the publish worker without channelToken:decrypt cannot open a live channel’s token: the channel fails', {
     timeout: 120_000,
   }, async () => {
     const ws = await freshWorkspace(['bluesky']);
@@ -124,7 +124,7 @@ describe('a function without the grant for a call it makes', () => {
   });
 });
 
-describe('POST /v1/webhooks with tokenKey:encrypt only (its grants before issue 9)', () => {
+describe('POST /v1/webhooks with webhookSecret:encrypt only (its grants before issue 9)', () => {
   it('creates the endpoint and answers the secret it generated, without decrypting it', async () => {
     const ws = await freshWorkspace(['x']);
     const body = { url: 'https://127.0.0.1:9/hook', events: ['post.published'] };
@@ -144,6 +144,30 @@ describe('POST /v1/webhooks with tokenKey:encrypt only (its grants before issue 
     const replay = await rt.api('/webhooks', { method: 'POST', key: ws.key, body, headers });
     expect(replay.status).toBe(500);
     expect((await rt.api('/webhooks', { key: ws.key })).body.data).toHaveLength(1);
+  });
+});
+
+describe('the key-less functions, with only the partitions their manifest grants name', () => {
+  it('$default counts a request on the key’s item or, without a key, on the address’s window, and answers 404', async () => {
+    const ws = await freshWorkspace(['x']);
+    const keyed = await rt.api('/v1/nothing-here', { key: ws.key });
+    expect(keyed.status).toBe(404);
+    expect(Number(keyed.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(keyed.headers.get('x-ratelimit-limit')),
+    );
+    const keyless = await rt.api('/v1/nothing-here', { key: null });
+    expect(keyless.status).toBe(404);
+    expect(keyless.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect([...(grantUsage().get('$default') ?? [])]).toEqual(['table:countRequests']);
+  });
+
+  it('the OAuth callback reads the connect state its state names (an unknown one is refused), counted by address', async () => {
+    const res = await rt.api('/v1/channels/callback?state=unknown&code=c', { key: null });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_state');
+    const used = grantUsage().get('GET /v1/channels/callback');
+    expect(used?.has('table:countRequests')).toBe(true);
+    expect(used?.has('table:connectStates')).toBe(true);
   });
 });
 

@@ -26,9 +26,15 @@ const everyGrant: Record<Grant, true> = {
   'deliveryQueue:send': true,
   'metricsQueue:send': true,
   'scheduler:manage': true,
-  'tokenKey:decrypt': true,
-  'tokenKey:encrypt': true,
+  'table:countRequests': true,
+  'table:connectStates': true,
+  'table:saveChannels': true,
+  'channelToken:decrypt': true,
+  'channelToken:encrypt': true,
+  'connectGrant:decrypt': true,
+  'connectGrant:encrypt': true,
   'webhookSecret:decrypt': true,
+  'webhookSecret:encrypt': true,
   'appSecrets:read': true,
 };
 

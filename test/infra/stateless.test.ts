@@ -6,7 +6,6 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/routes.ts';
 import { ENV } from '../../functions/shared/env.ts';
-import { TABLE_WRITE_ACTIONS } from '../../lib/constructs/grants.ts';
 import { ESM_REQUIRE_BANNER } from '../../lib/constructs/handler-function.ts';
 import { DEFAULT_ROUTE_KEY, type RouteManifest } from '../../lib/constructs/http-api.ts';
 import {
@@ -185,6 +184,39 @@ describe('HTTP API', () => {
     );
     expect(format).toMatchObject({ status: '$context.status', routeKey: '$context.routeKey' });
   });
+
+  it('gives each key-less route a throttle of its own, below the stage default, and none to the routes with a key', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0];
+    const keyless = [
+      DEFAULT_ROUTE_KEY,
+      'GET /health',
+      'GET /v1/channels/callback',
+      'GET /v1/openapi.json',
+      'GET /docs',
+      'GET /docs/{asset}',
+    ];
+    expect(Object.keys(stage?.Properties.RouteSettings ?? {}).sort()).toEqual([...keyless].sort());
+    for (const key of keyless) {
+      expect(stage?.Properties.RouteSettings[key], key).toEqual({
+        ThrottlingRateLimit: 10,
+        ThrottlingBurstLimit: 20,
+      });
+    }
+    // A route's settings name a route of the API: the stage is made after every route.
+    const routeIds = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect([stage?.DependsOn ?? []].flat()).toEqual(expect.arrayContaining(routeIds));
+    // Context sets them.
+    const custom = Template.fromStack(
+      buildTestApp({ context: { keylessRateLimit: '3', keylessBurstLimit: '6' } }).stateless,
+    );
+    const settings = Object.values(custom.findResources('AWS::ApiGatewayV2::Stage'))[0]?.Properties
+      .RouteSettings;
+    expect(settings['GET /v1/channels/callback']).toEqual({
+      ThrottlingRateLimit: 3,
+      ThrottlingBurstLimit: 6,
+    });
+    expect(() => buildTestApp({ context: { keylessRateLimit: '0' } })).toThrow(/keylessRateLimit/);
+  });
 });
 
 describe('least privilege', () => {
@@ -193,9 +225,92 @@ describe('least privilege', () => {
     expect(actions.filter((a) => !a.startsWith('xray:'))).toEqual([]);
   });
 
-  it('lets the fallback update keys and rate counters (it rate-limits unknown routes too), nothing more', () => {
-    const actions = allActions(statementsFor(DEFAULT_ROUTE_KEY)).filter((a) => !a.startsWith('xray:'));
-    expect(new Set(actions)).toEqual(new Set(TABLE_WRITE_ACTIONS));
+  it('lets the fallback update key items and address rate windows (it rate-limits unknown routes too), nothing more', () => {
+    const statements = statementsFor(DEFAULT_ROUTE_KEY).filter(
+      (s) => !actionsOf(s).some((a) => a.startsWith('xray:')),
+    );
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::ImportValue': expect.stringContaining('Table') },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'RATE#ip:*'] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
+      },
+    ]);
+  });
+
+  it('gives the key-less functions (the OAuth callback, $default) the table only through partition-key conditions', () => {
+    const keyless = [DEFAULT_ROUTE_KEY, 'GET /v1/channels/callback'];
+    for (const key of keyless) {
+      const table = statementsFor(key).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      expect(table.length, key).toBeGreaterThan(0);
+      for (const statement of table) {
+        expect(statement.Condition, key).toMatchObject({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expect.any(Array) },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        });
+        // No scan, no index, no batch, no delete.
+        expect(JSON.stringify(statement.Resource), key).not.toContain('/index/');
+        for (const action of actionsOf(statement))
+          expect(
+            ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            key,
+          ).toContain(action);
+      }
+    }
+    const callbackPartitions = statementsFor('GET /v1/channels/callback')
+      .flatMap(
+        (s) =>
+          (s.Condition?.['ForAllValues:StringLike'] as Record<string, string[]> | undefined)?.[
+            'dynamodb:LeadingKeys'
+          ] ?? [],
+      )
+      .sort();
+    expect([...new Set(callbackPartitions)]).toEqual([
+      'ACCOUNT#*',
+      'APIKEY#*',
+      'CONNECT#*',
+      'RATE#ip:*',
+      'WORKSPACE#*',
+    ]);
+  });
+
+  it('conditions every use of the token key on one kind of encryption context (channel, connect state or webhook)', () => {
+    const everyFunction = [
+      ...[...fns.entries()].map(([key, fn]) => ({ key, fn })),
+      ...stateless.workers.workers.map(({ def, fn }) => ({ key: def.entry, fn })),
+    ];
+    const contexts = new Map<string, string[]>();
+    for (const { key, fn } of everyFunction) {
+      for (const statement of roleStatements(stateless, template, fn)) {
+        const kms = actionsOf(statement).filter((a) => a.startsWith('kms:'));
+        if (kms.length === 0) continue;
+        expect(kms.length, key).toBe(1);
+        expect(statement.Condition, key).toEqual({
+          StringLike: { 'kms:EncryptionContext:channelId': expect.stringMatching(/^(ch|connect|wh)_\*$/) },
+        });
+        const like = statement.Condition?.StringLike as Record<string, string> | undefined;
+        const context = like?.['kms:EncryptionContext:channelId'];
+        contexts.set(key, [...(contexts.get(key) ?? []), `${kms[0]} ${context}`]);
+      }
+    }
+    expect(contexts.get('functions/workers/publish.ts')?.sort()).toEqual([
+      'kms:Decrypt ch_*',
+      'kms:Encrypt ch_*',
+    ]);
+    expect(contexts.get('functions/workers/webhook-delivery.ts')).toEqual(['kms:Decrypt wh_*']);
+    expect(contexts.get('POST /v1/webhooks')?.sort()).toEqual(['kms:Decrypt wh_*', 'kms:Encrypt wh_*']);
+    expect(contexts.get('GET /v1/channels/callback')?.sort()).toEqual([
+      'kms:Encrypt ch_*',
+      'kms:Encrypt connect_*',
+    ]);
+    expect(contexts.get('POST /v1/channels/connect/{state}/targets')?.sort()).toEqual([
+      'kms:Decrypt connect_*',
+      'kms:Encrypt ch_*',
+    ]);
   });
 
   it('allows a wildcard resource to no function, route or worker, except for the X-Ray actions tracing needs', () => {
@@ -253,7 +368,7 @@ describe('least privilege', () => {
           'scheduler:manage',
           'publishQueue:send',
         ]),
-        route('POST', '/v1/channels', 'functions/http/channels/connect.ts', ['tokenKey:encrypt']),
+        route('POST', '/v1/channels', 'functions/http/channels/connect.ts', ['channelToken:encrypt']),
         route('POST', '/v1/secrets', 'functions/http/secrets.ts', ['webhookSecret:decrypt']),
         route('POST', '/v1/media', 'functions/http/media/upload.ts', ['bucket:write']),
         route('GET', '/v1/media/{id}', 'functions/http/media/get.ts', ['bucket:read']),
@@ -286,10 +401,13 @@ describe('least privilege', () => {
       expect(allActions(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
     });
 
-    it('tokenKey:encrypt: kms:Encrypt and nothing else on the key', () => {
-      expect(allActions(of('POST /v1/channels')).filter((a) => !a.startsWith('xray:'))).toEqual([
-        'kms:Encrypt',
-      ]);
+    it('channelToken:encrypt: kms:Encrypt and nothing else on the key, only for channel encryption contexts', () => {
+      const statements = of('POST /v1/channels').filter(
+        (s) => !actionsOf(s).some((a) => a.startsWith('xray:')),
+      );
+      expect(statements).toHaveLength(1);
+      expect(actionsOf(statements[0] as PolicyStatementJson)).toEqual(['kms:Encrypt']);
+      expect(statements[0]?.Condition).toEqual({ StringLike: { 'kms:EncryptionContext:channelId': 'ch_*' } });
     });
 
     it('webhookSecret:decrypt: kms:Decrypt on the key, only for webhook encryption contexts', () => {

@@ -43,6 +43,16 @@ const TRACING = ['xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
  * Every Allow of a function's role as `action resource`, with the stateful stack's imports named
  * (`queue:publish`, `table/index/GSI1`, `media/*`, ...) so expectations read like the grants.
  */
+/** A statement's conditions, briefly: ` when channelId ch_*` (key names without their service prefix). */
+const when = (statement: PolicyStatementJson): string =>
+  Object.values((statement.Condition ?? {}) as Record<string, Record<string, string | string[]>>)
+    .flatMap((keys) =>
+      Object.entries(keys).map(
+        ([key, value]) => ` when ${key.split(':').at(-1)} ${[value].flat().join('|')}`,
+      ),
+    )
+    .join('');
+
 function permissions(s: StatelessStack, t: Template, sf: StatefulStack, entry: string): string[] {
   const names = new Map<string, string>([
     [logicalIdOf(sf, sf.table), 'table'],
@@ -70,7 +80,7 @@ function permissions(s: StatelessStack, t: Template, sf: StatefulStack, entry: s
   const pairs = statements.flatMap((statement) => {
     expect(statement.Effect).toBe('Allow');
     const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
-    return resources.flatMap((r) => actionsOf(statement).map((a) => `${a} ${render(r)}`));
+    return resources.flatMap((r) => actionsOf(statement).map((a) => `${a} ${render(r)}${when(statement)}`));
   });
   return [...new Set(pairs)].sort();
 }
@@ -92,13 +102,28 @@ const grantPermissions: Record<Grant, string[]> = {
   'eventQueue:send': SEND_ACTIONS.map((a) => `${a} queue:event`),
   'deliveryQueue:send': SEND_ACTIONS.map((a) => `${a} queue:delivery`),
   'metricsQueue:send': SEND_ACTIONS.map((a) => `${a} queue:metrics`),
-  'tokenKey:encrypt': ['kms:Encrypt tokenKey'],
-  'tokenKey:decrypt': ['kms:Decrypt tokenKey'],
-  'webhookSecret:decrypt': ['kms:Decrypt tokenKey'],
+  'table:countRequests': [
+    'dynamodb:UpdateItem table when LeadingKeys APIKEY#*|RATE#ip:* when LeadingKeys false',
+  ],
+  'table:connectStates': ['GetItem', 'PutItem', 'UpdateItem'].map(
+    (a) => `dynamodb:${a} table when LeadingKeys CONNECT#* when LeadingKeys false`,
+  ),
+  'table:saveChannels': ['GetItem', 'Query', 'PutItem', 'UpdateItem'].map(
+    (a) => `dynamodb:${a} table when LeadingKeys ACCOUNT#*|WORKSPACE#* when LeadingKeys false`,
+  ),
+  'channelToken:encrypt': ['kms:Encrypt tokenKey when channelId ch_*'],
+  'channelToken:decrypt': ['kms:Decrypt tokenKey when channelId ch_*'],
+  'connectGrant:encrypt': ['kms:Encrypt tokenKey when channelId connect_*'],
+  'connectGrant:decrypt': ['kms:Decrypt tokenKey when channelId connect_*'],
+  'webhookSecret:encrypt': ['kms:Encrypt tokenKey when channelId wh_*'],
+  'webhookSecret:decrypt': ['kms:Decrypt tokenKey when channelId wh_*'],
   'appSecrets:read': [
     'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
   ],
-  'scheduler:manage': [...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`), 'iam:PassRole schedulerRole'],
+  'scheduler:manage': [
+    ...SCHEDULE_ACTIONS.map((a) => `${a} ${scheduleArn}`),
+    'iam:PassRole schedulerRole when PassedToService scheduler.amazonaws.com',
+  ],
 };
 
 /** Exactly what a worker should be allowed: tracing, consuming its own queue, and its grants. */
@@ -187,9 +212,10 @@ describe('queue workers', () => {
         'sqs:DeleteMessage queue:publish',
         'sqs:ChangeMessageVisibility queue:publish',
         'sqs:GetQueueAttributes queue:publish',
-        'kms:Decrypt tokenKey',
+        // Channel tokens only: never a webhook secret or a connect state's grant.
+        'kms:Decrypt tokenKey when channelId ch_*',
         // The token service seals refreshed channel tokens with the app's credentials (issue 11).
-        'kms:Encrypt tokenKey',
+        'kms:Encrypt tokenKey when channelId ch_*',
         'secretsmanager:GetSecretValue arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:herald-dev/network-app/*',
         's3:GetObject media/*',
         'dynamodb:Query table/index/GSI1',

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import { fallbackEntry, healthRoute, routes } from '../../functions/http/routes.ts';
+import { fallbackEntry, fallbackGrants, healthRoute, routes } from '../../functions/http/routes.ts';
 import { compose, override, part, reset } from '../../functions/runtime/compose.ts';
 import { blobs } from '../../functions/runtime/parts/blobs.ts';
 import { posts } from '../../functions/runtime/parts/posts.ts';
@@ -100,7 +100,14 @@ describe('compose', () => {
 /** Each SDK client package, and the grants of which one at least lets a function call that service. */
 const CLIENT_GRANTS: Record<string, Grant[]> = {
   '@aws-sdk/client-s3': ['bucket:read', 'bucket:write', 'bucket:list'],
-  '@aws-sdk/client-kms': ['tokenKey:decrypt', 'tokenKey:encrypt', 'webhookSecret:decrypt'],
+  '@aws-sdk/client-kms': [
+    'channelToken:decrypt',
+    'channelToken:encrypt',
+    'connectGrant:decrypt',
+    'connectGrant:encrypt',
+    'webhookSecret:decrypt',
+    'webhookSecret:encrypt',
+  ],
   '@aws-sdk/client-sqs': ['publishQueue:send', 'eventQueue:send', 'deliveryQueue:send', 'metricsQueue:send'],
   '@aws-sdk/client-scheduler': ['scheduler:manage'],
   '@aws-sdk/client-secrets-manager': ['appSecrets:read'],
@@ -108,7 +115,7 @@ const CLIENT_GRANTS: Record<string, Grant[]> = {
 
 const functions = [
   ...routes.map((r) => ({ name: `${r.method} ${r.path}`, entry: r.entry, grants: r.grants })),
-  { name: 'fallback', entry: fallbackEntry, grants: ['table:read', 'table:write'] as Grant[] },
+  { name: 'fallback', entry: fallbackEntry, grants: fallbackGrants },
   { name: 'health', entry: healthRoute.entry, grants: healthRoute.grants },
   ...workers.map((w) => ({ name: w.entry, entry: w.entry, grants: w.grants })),
 ];

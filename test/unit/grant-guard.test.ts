@@ -7,9 +7,11 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import {
   currentFunction,
   type FunctionIdentity,
@@ -22,11 +24,13 @@ import {
   sdkAccessRequests,
 } from '../../functions/adapters/local/grant-guard.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
+import { fallbackGrants, healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
 import type { MediaRecord } from '../../functions/ports/media.ts';
 import type { Scheduler } from '../../functions/ports/scheduler.ts';
 import type { TokenCipher } from '../../functions/ports/token-cipher.ts';
 import { ENV } from '../../functions/shared/env.ts';
-import { type Grant, grantsAllowing } from '../../functions/shared/grants.ts';
+import { type Grant, grantsAllowing, PARTITIONS } from '../../functions/shared/grants.ts';
+import { workers } from '../../functions/workers/manifest.ts';
 
 const names: ResourceNames = {
   region: 'us-east-1',
@@ -62,8 +66,11 @@ describe('the mapping from SDK commands to IAM actions and grants', () => {
     'eventQueue:send',
     'deliveryQueue:send',
     'scheduler:manage',
-    'tokenKey:encrypt',
-    'tokenKey:decrypt',
+    'channelToken:encrypt',
+    'channelToken:decrypt',
+    'connectGrant:encrypt',
+    'connectGrant:decrypt',
+    'webhookSecret:encrypt',
     'webhookSecret:decrypt',
   ];
 
@@ -181,20 +188,23 @@ describe('the mapping from SDK commands to IAM actions and grants', () => {
     ).toEqual([]);
   });
 
-  it('KMS: webhookSecret:decrypt opens webhook secrets only, never a channel token', () => {
-    const decrypt = (channelId: string) =>
-      allowedBy(all, 'KMSClient', 'DecryptCommand', {
+  it('KMS: each grant of the token key opens or seals its own kind of value only, told by the encryption context', () => {
+    const call = (command: string, channelId?: string) =>
+      allowedBy(all, 'KMSClient', command, {
         KeyId: 'token-key',
-        EncryptionContext: { channelId },
+        ...(channelId === undefined ? {} : { EncryptionContext: { channelId } }),
       })[0]?.grants;
-    expect(decrypt('wh_1')).toEqual(['tokenKey:decrypt', 'webhookSecret:decrypt']);
-    expect(decrypt('ch_1')).toEqual(['tokenKey:decrypt']);
-    expect(
-      allowedBy(['webhookSecret:decrypt'], 'KMSClient', 'DecryptCommand', { KeyId: 'token-key' })[0]?.grants,
-    ).toEqual([]);
-    expect(allowedBy(all, 'KMSClient', 'EncryptCommand', { KeyId: 'token-key' })[0]?.grants).toEqual([
-      'tokenKey:encrypt',
-    ]);
+    expect(call('DecryptCommand', 'wh_1')).toEqual(['webhookSecret:decrypt']);
+    expect(call('DecryptCommand', 'ch_1')).toEqual(['channelToken:decrypt']);
+    expect(call('DecryptCommand', 'connect_ab12')).toEqual(['connectGrant:decrypt']);
+    expect(call('EncryptCommand', 'wh_1')).toEqual(['webhookSecret:encrypt']);
+    expect(call('EncryptCommand', 'ch_1')).toEqual(['channelToken:encrypt']);
+    expect(call('EncryptCommand', 'connect_ab12')).toEqual(['connectGrant:encrypt']);
+    // Without a context, or with one of no kind of ours, nothing opens or seals.
+    expect(call('DecryptCommand')).toEqual([]);
+    expect(call('EncryptCommand')).toEqual([]);
+    expect(call('DecryptCommand', 'post_1')).toEqual([]);
+    expect(call('DecryptCommand', 'xch_1')).toEqual([]);
   });
 
   it('Scheduler: a schedule of our group, and passing the scheduler role, need scheduler:manage', () => {
@@ -417,7 +427,7 @@ describe('the guard on the local stand-ins', () => {
     const guarded = guardTokenCipher(cipher);
     calls.length = 0;
     await expect(
-      runAsFunction(fn(['tokenKey:encrypt']), () => guarded.decrypt('sealed:x', { channelId: 'wh_1' })),
+      runAsFunction(fn(['webhookSecret:encrypt']), () => guarded.decrypt('sealed:x', { channelId: 'wh_1' })),
     ).rejects.toMatchObject({
       name: 'AccessDeniedException',
       message: expect.stringContaining('kms:Decrypt'),
@@ -481,5 +491,312 @@ describe('the guard on the local stand-ins', () => {
       await guarded.cancel('post_1');
     });
     expect(seen).toEqual([null, null]);
+  });
+});
+
+describe('the manifest’s grants, scoped by encryption context and partition key', () => {
+  const routeGrants = (key: string): Grant[] => {
+    const route = [...routes, ...publicRoutes, healthRoute].find((r) => `${r.method} ${r.path}` === key);
+    if (!route) throw new Error(`no route ${key}`);
+    return route.grants;
+  };
+  const workerGrants = (queue: string): Grant[] => {
+    const worker = workers.find((w) => w.queue === queue);
+    if (!worker) throw new Error(`no ${queue} worker`);
+    return worker.grants;
+  };
+  const everyFunction: { id: string; grants: Grant[] }[] = [
+    ...routes.map((r) => ({ id: `${r.method} ${r.path}`, grants: r.grants })),
+    { id: '$default', grants: fallbackGrants },
+    ...workers.map((w) => ({ id: w.entry, grants: w.grants })),
+  ];
+  /** Which kinds of sealed values (channel token, connect grant, webhook secret) `grants` may open or seal. */
+  const sealed = { channel: 'ch_1', connect: 'connect_ab12', webhook: 'wh_1' } as const;
+  const kinds = (grants: Grant[], command: 'DecryptCommand' | 'EncryptCommand') =>
+    Object.entries(sealed)
+      .filter(
+        ([, channelId]) =>
+          (allowedBy(grants, 'KMSClient', command, {
+            KeyId: 'token-key',
+            EncryptionContext: { channelId },
+          })[0]?.grants.length ?? 0) > 0,
+      )
+      .map(([kind]) => kind);
+
+  it('no function opens more than one kind of sealed value with the token key', () => {
+    const opening = everyFunction
+      .map(({ id, grants }) => ({ id, opens: kinds(grants, 'DecryptCommand') }))
+      .filter(({ opens }) => opens.length > 0);
+    expect(opening.length).toBeGreaterThan(4);
+    for (const { id, opens } of opening) expect(opens, id).toHaveLength(1);
+    expect(kinds(workerGrants('publish'), 'DecryptCommand')).toEqual(['channel']);
+    expect(kinds(workerGrants('metrics'), 'DecryptCommand')).toEqual(['channel']);
+    expect(kinds(workerGrants('delivery'), 'DecryptCommand')).toEqual(['webhook']);
+    expect(kinds(routeGrants('POST /v1/webhooks'), 'DecryptCommand')).toEqual(['webhook']);
+    expect(kinds(routeGrants('POST /v1/channels/connect/{state}/targets'), 'DecryptCommand')).toEqual([
+      'connect',
+    ]);
+    // A key-less function opens nothing.
+    expect(kinds(routeGrants('GET /v1/channels/callback'), 'DecryptCommand')).toEqual([]);
+    expect(kinds(fallbackGrants, 'DecryptCommand')).toEqual([]);
+  });
+
+  it('each function seals only the kinds it makes', () => {
+    expect(kinds(routeGrants('POST /v1/webhooks'), 'EncryptCommand')).toEqual(['webhook']);
+    expect(kinds(routeGrants('POST /v1/webhooks/{id}/roll-secret'), 'EncryptCommand')).toEqual(['webhook']);
+    expect(kinds(routeGrants('POST /v1/channels'), 'EncryptCommand')).toEqual(['channel']);
+    expect(kinds(workerGrants('publish'), 'EncryptCommand')).toEqual(['channel']);
+    expect(kinds(routeGrants('POST /v1/channels/connect/{state}/targets'), 'EncryptCommand')).toEqual([
+      'channel',
+    ]);
+    // Without a context the key seals or opens nothing for anyone.
+    for (const { id, grants } of everyFunction) {
+      for (const command of ['DecryptCommand', 'EncryptCommand']) {
+        expect(allowedBy(grants, 'KMSClient', command, { KeyId: 'token-key' })[0]?.grants, id).toEqual([]);
+      }
+    }
+  });
+
+  it('the local token cipher refuses the publish worker a webhook secret and the delivery worker a channel token', async () => {
+    const cipher: TokenCipher = {
+      encrypt: async (plaintext) => `sealed:${plaintext}`,
+      decrypt: async (ciphertext) => ciphertext.replace('sealed:', ''),
+    };
+    const guarded = guardTokenCipher(cipher);
+    const publish = { id: 'publish worker', name: 'worker-publish', grants: workerGrants('publish') };
+    const delivery = { id: 'delivery worker', name: 'worker-delivery', grants: workerGrants('delivery') };
+    expect(await runAsFunction(publish, () => guarded.decrypt('sealed:t', { channelId: 'ch_1' }))).toBe('t');
+    await expect(
+      runAsFunction(publish, () => guarded.decrypt('sealed:s', { channelId: 'wh_1' })),
+    ).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining('kms:Decrypt'),
+    });
+    expect(await runAsFunction(delivery, () => guarded.decrypt('sealed:s', { channelId: 'wh_1' }))).toBe('s');
+    await expect(
+      runAsFunction(delivery, () => guarded.decrypt('sealed:t', { channelId: 'ch_1' })),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    // The callback seals a grant for a connect state, never opens one.
+    const callback = {
+      id: 'callback',
+      name: 'http-channels-callback',
+      grants: routeGrants('GET /v1/channels/callback'),
+    };
+    expect(await runAsFunction(callback, () => guarded.encrypt('g', { channelId: 'connect_ab12' }))).toBe(
+      'sealed:g',
+    );
+    await expect(
+      runAsFunction(callback, () => guarded.decrypt('sealed:g', { channelId: 'connect_ab12' })),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+
+  /** Whether `grants` allow one single-item call on the item of partition key `pk`. */
+  const itemCall = (grants: Grant[], command: string, pk: string) =>
+    allowedBy(grants, 'DynamoDBClient', command, { TableName: 'herald', Key: { PK: pk, SK: 'x' } })[0]?.grants
+      .length !== 0;
+
+  it('the fallback counts requests on key and address-window items, and touches nothing else', () => {
+    expect(itemCall(fallbackGrants, 'UpdateItemCommand', 'APIKEY#abc')).toBe(true);
+    expect(itemCall(fallbackGrants, 'UpdateItemCommand', 'RATE#ip:192.0.2.1')).toBe(true);
+    for (const pk of [
+      'POST#post_1',
+      'WORKSPACE#ws_1',
+      'ACCOUNT#acct_1',
+      'CONNECT#h',
+      'RATE#key:x',
+      'IDEMPOTENCY',
+    ]) {
+      expect(itemCall(fallbackGrants, 'UpdateItemCommand', pk), pk).toBe(false);
+      expect(itemCall(fallbackGrants, 'PutItemCommand', pk), pk).toBe(false);
+    }
+    expect(itemCall(fallbackGrants, 'GetItemCommand', 'APIKEY#abc')).toBe(false);
+    expect(itemCall(fallbackGrants, 'DeleteItemCommand', 'APIKEY#abc')).toBe(false);
+    // ForAllValues alone would hold for a request without partition keys; Null: false refuses it.
+    const arn = 'arn:aws:dynamodb:us-east-1:000000000000:table/herald';
+    expect(grantsAllowing(fallbackGrants, { action: 'dynamodb:UpdateItem', resource: 'table', arn })).toEqual(
+      [],
+    );
+    expect(
+      grantsAllowing(fallbackGrants, {
+        action: 'dynamodb:UpdateItem',
+        resource: 'table',
+        arn,
+        context: { 'dynamodb:LeadingKeys': ['APIKEY#a', 'POST#p'] },
+      }),
+    ).toEqual([]);
+    // A call with no partition key (a scan, the table's description) is no call of its.
+    expect(
+      allowedBy(fallbackGrants, 'DynamoDBClient', 'ScanCommand', { TableName: 'herald' })[0]?.grants,
+    ).toEqual([]);
+    expect(
+      allowedBy(fallbackGrants, 'DynamoDBClient', 'DescribeTableCommand', { TableName: 'herald' })[0]?.grants,
+    ).toEqual([]);
+  });
+
+  it('the OAuth callback reaches its connect state, the key and address counters and the channel it saves, no post, event or webhook', () => {
+    const callback = routeGrants('GET /v1/channels/callback');
+    expect(itemCall(callback, 'GetItemCommand', 'CONNECT#h')).toBe(true);
+    expect(itemCall(callback, 'UpdateItemCommand', 'CONNECT#h')).toBe(true);
+    expect(itemCall(callback, 'UpdateItemCommand', 'APIKEY#abc')).toBe(true);
+    expect(itemCall(callback, 'UpdateItemCommand', 'RATE#ip:192.0.2.1')).toBe(true);
+    for (const pk of ['POST#post_1', 'EVENT#evt_1', 'WEBHOOK#wh_1', 'IDEMPOTENCY', 'SCHEDULE#s']) {
+      for (const command of ['GetItemCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand'])
+        expect(itemCall(callback, command, pk), `${command} ${pk}`).toBe(false);
+    }
+    // A transaction is checked item by item: one item outside its partitions refuses it.
+    const transaction = (...pks: string[]) =>
+      allowedBy(callback, 'DynamoDBClient', 'TransactWriteItemsCommand', {
+        TransactItems: pks.map((PK) => ({ Put: { TableName: 'herald', Item: { PK, SK: 'x' } } })),
+      }).map((request) => request.grants.length > 0);
+    expect(transaction('WORKSPACE#ws_1', 'WORKSPACE#ws_1')).toEqual([true, true]);
+    expect(transaction('WORKSPACE#ws_1', 'EVENT#evt_1')).toEqual([true, false]);
+    // An index is never its to query.
+    expect(
+      allowedBy(callback, 'DynamoDBClient', 'QueryCommand', {
+        TableName: 'herald',
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :p',
+        ExpressionAttributeValues: { ':p': 'OUTBOX' },
+      })[0]?.grants,
+    ).toEqual([]);
+  });
+
+  it('reads the partition keys of every kind of table call, as IAM’s dynamodb:LeadingKeys', () => {
+    const leading = (command: string, input: Record<string, unknown>) =>
+      sdkAccessRequests('DynamoDBClient', command, { TableName: 'herald', ...input }, names).requests.map(
+        (request) => request.context?.['dynamodb:LeadingKeys'],
+      );
+    expect(leading('GetItemCommand', { Key: { PK: 'A#1', SK: 'x' } })).toEqual([['A#1']]);
+    // The SDK's own shape (before the document client's marshalling, or without it).
+    expect(leading('UpdateItemCommand', { Key: { PK: { S: 'A#2' }, SK: { S: 'x' } } })).toEqual([['A#2']]);
+    expect(leading('PutItemCommand', { Item: { PK: 'A#3', SK: 'x', other: 1 } })).toEqual([['A#3']]);
+    expect(
+      leading('QueryCommand', {
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'PK', '#sk': 'SK' },
+        ExpressionAttributeValues: { ':pk': 'WORKSPACE#ws_1', ':prefix': 'CHANNEL#' },
+      }),
+    ).toEqual([['WORKSPACE#ws_1']]);
+    expect(
+      leading('QueryCommand', {
+        KeyConditionExpression: 'SK > :s AND PK = :p',
+        ExpressionAttributeValues: { ':p': { S: 'POST#1' }, ':s': { S: 'A' } },
+      }),
+    ).toEqual([['POST#1']]);
+    expect(
+      sdkAccessRequests(
+        'DynamoDBClient',
+        'BatchGetItemCommand',
+        {
+          RequestItems: {
+            herald: {
+              Keys: [
+                { PK: 'A#1', SK: 'x' },
+                { PK: 'B#2', SK: 'y' },
+              ],
+            },
+          },
+        },
+        names,
+      ).requests.map((request) => request.context?.['dynamodb:LeadingKeys']),
+    ).toEqual([['A#1', 'B#2']]);
+    expect(
+      sdkAccessRequests(
+        'DynamoDBClient',
+        'BatchWriteItemCommand',
+        {
+          RequestItems: {
+            herald: [
+              { PutRequest: { Item: { PK: 'A#1', SK: 'x' } } },
+              { DeleteRequest: { Key: { PK: 'C#3', SK: 'z' } } },
+            ],
+          },
+        },
+        names,
+      ).requests.map((request) => request.context?.['dynamodb:LeadingKeys']),
+    ).toEqual([['A#1', 'C#3']]);
+    expect(
+      sdkAccessRequests(
+        'DynamoDBClient',
+        'TransactWriteItemsCommand',
+        {
+          TransactItems: [
+            { Put: { TableName: 'herald', Item: { PK: 'A#1', SK: 'x' } } },
+            { ConditionCheck: { TableName: 'herald', Key: { PK: 'B#2', SK: 'y' } } },
+          ],
+        },
+        names,
+      ).requests.map((request) => request.context?.['dynamodb:LeadingKeys']),
+    ).toEqual([['A#1'], ['B#2']]);
+    // A scan names no partition: the key is absent.
+    expect(leading('ScanCommand', {})).toEqual([undefined]);
+  });
+
+  it('refuses the fallback, on a real client, a write outside its partitions before it is sent', async () => {
+    const sent: string[] = [];
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      endpoint: 'http://dynamo.invalid',
+      maxAttempts: 1,
+      requestHandler: {
+        handle: async (request: { headers: Record<string, string> }) => {
+          sent.push(request.headers['x-amz-target'] ?? '');
+          return { response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) } };
+        },
+      } as never,
+    });
+    installGrantGuard(client);
+    const doc = DynamoDBDocumentClient.from(client);
+    const saved = process.env[ENV.tableName];
+    process.env[ENV.tableName] = 'herald';
+    try {
+      const fallback = { id: '$default', name: 'http-fallback', grants: fallbackGrants };
+      await runAsFunction(fallback, () =>
+        doc.send(
+          new UpdateCommand({
+            TableName: 'herald',
+            Key: { PK: 'RATE#ip:192.0.2.1', SK: 'WINDOW#60' },
+            UpdateExpression: 'ADD #c :one',
+            ExpressionAttributeNames: { '#c': 'count' },
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        ),
+      );
+      const error = await refusal(
+        runAsFunction(fallback, () =>
+          doc.send(
+            new UpdateCommand({
+              TableName: 'herald',
+              Key: { PK: 'POST#post_1', SK: 'POST' },
+              UpdateExpression: 'SET #s = :s',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':s': 'failed' },
+            }),
+          ),
+        ),
+      );
+      expect(error).toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 400 } });
+      expect(error.message).toContain('dynamodb:UpdateItem on resource: arn:aws:dynamodb:');
+      expect(sent).toEqual(['DynamoDB_20120810.UpdateItem']);
+    } finally {
+      if (saved === undefined) delete process.env[ENV.tableName];
+      else process.env[ENV.tableName] = saved;
+    }
+  });
+});
+
+describe('the partitions the scoped table grants name', () => {
+  it('are the prefixes of the keys keys.ts builds for what the key-less functions touch', () => {
+    expect(keys.apiKey('h').PK.startsWith(PARTITIONS.apiKey)).toBe(true);
+    expect(keys.connectState('h').PK.startsWith(PARTITIONS.connectState)).toBe(true);
+    expect(keys.account('acct_1').PK.startsWith(PARTITIONS.account)).toBe(true);
+    expect(keys.channel('ws_1', 'ch_1').PK.startsWith(PARTITIONS.workspace)).toBe(true);
+    expect(keys.channelRemote('ws_1', 'x', 'r').PK.startsWith(PARTITIONS.workspace)).toBe(true);
+    // The rate limiter counts a request without a valid key by `ip:<address>` (shared/http.ts).
+    expect(keys.rateWindow('ip:192.0.2.1', 0).PK.startsWith(PARTITIONS.addressRate)).toBe(true);
+    // ... and no other partition starts like one of them.
+    expect(keys.post('post_1').PK.startsWith(PARTITIONS.workspace)).toBe(false);
+    expect(keys.event('evt_1').PK.startsWith(PARTITIONS.account)).toBe(false);
   });
 });

@@ -152,23 +152,87 @@ const TRANSACT_ACTIONS: Record<string, string> = {
   Get: 'dynamodb:GetItem',
 };
 
+/** A key attribute's value as a call carries it: plain (document client) or an AttributeValue. */
+const keyValue = (value: unknown): string | undefined => {
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  if (value && typeof value === 'object') {
+    const attribute = value as { S?: unknown; N?: unknown; B?: unknown };
+    if (typeof attribute.S === 'string') return attribute.S;
+    if (typeof attribute.N === 'string') return attribute.N;
+  }
+  return undefined;
+};
+
+const partitionOf = (item: unknown): string =>
+  // A key the guard cannot read matches no pattern (IAM would see one; we refuse rather than guess).
+  keyValue((item as Input | undefined)?.[TABLE_KEYS.partitionKey]) ?? '';
+
+/** The partition key a Query names: its equality on the table's (or the index's) partition key. */
+const queriedPartition = (input: Input): string => {
+  // On an index, the index's partition key.
+  const index = [TABLE_KEYS.gsi1, TABLE_KEYS.gsi2].find((gsi) => gsi.name === input.IndexName);
+  const attribute: string = index?.partitionKey ?? TABLE_KEYS.partitionKey;
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Input;
+  for (const [, name, placeholder] of str(input.KeyConditionExpression).matchAll(
+    /(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)/g,
+  )) {
+    if ((name?.startsWith('#') ? names[name] : name) === attribute)
+      return keyValue(values[placeholder ?? '']) ?? '';
+  }
+  const legacy = (input.KeyConditions as Record<string, { AttributeValueList?: unknown[] }> | undefined)?.[
+    attribute
+  ];
+  return keyValue(legacy?.AttributeValueList?.[0]) ?? '';
+};
+
+/** `dynamodb:LeadingKeys`: the partition keys of the items a call names (none for a scan). */
+const leadingKeys = (keys: string[] | null) =>
+  keys === null ? {} : { context: { 'dynamodb:LeadingKeys': keys } };
+
+const singleItemKeys = (op: string, input: Input): string[] | null => {
+  if (op === 'Query') return [queriedPartition(input)];
+  if (op === 'PutItem' || op === 'Put') return [partitionOf(input.Item)];
+  if (input.Key !== undefined) return [partitionOf(input.Key)];
+  return null;
+};
+
+const batchKeys = (op: string, requests: unknown): string[] => {
+  if (op === 'BatchGetItem')
+    return (((requests as Input | undefined)?.Keys ?? []) as unknown[]).map(partitionOf);
+  return ((requests ?? []) as Input[]).map((request) => {
+    const put = request.PutRequest as Input | undefined;
+    const del = request.DeleteRequest as Input | undefined;
+    return partitionOf(put ? put.Item : del?.Key);
+  });
+};
+
 const dynamoRequests = (op: string, input: Input, names: ResourceNames): AccessRequest[] => {
   if (op === 'TransactWriteItems' || op === 'TransactGetItems') {
     return ((input.TransactItems ?? []) as Record<string, Input>[]).flatMap((item) =>
       Object.entries(item).map(([kind, body]) => ({
         action: TRANSACT_ACTIONS[kind] ?? `dynamodb:${kind}`,
         ...tableResource(names, body.TableName),
+        ...leadingKeys(singleItemKeys(kind, body)),
       })),
     );
   }
   if (op === 'BatchGetItem' || op === 'BatchWriteItem') {
-    return Object.keys((input.RequestItems ?? {}) as Input).map((table) => ({
+    // IAM checks a batch once per table, with the partition keys of all its items there.
+    return Object.entries((input.RequestItems ?? {}) as Input).map(([table, requests]) => ({
       action: `dynamodb:${op}`,
       ...tableResource(names, table),
+      ...leadingKeys(batchKeys(op, requests)),
     }));
   }
   // PartiQL statements and anything else without a TableName name no resource of ours.
-  return [{ action: `dynamodb:${op}`, ...tableResource(names, input.TableName, input.IndexName) }];
+  return [
+    {
+      action: `dynamodb:${op}`,
+      ...tableResource(names, input.TableName, input.IndexName),
+      ...leadingKeys(singleItemKeys(op, input)),
+    },
+  ];
 };
 
 const objectResource = (names: ResourceNames, bucket: unknown, key?: unknown) => {
