@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PlatformId } from '../../platforms/types.ts';
-import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
+import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
 import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
@@ -15,7 +15,14 @@ import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import { channelView } from './channel-view.ts';
-import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
+import {
+  type ChooseTargetsBody,
+  CONNECT_CODE_PATTERN,
+  CONNECTION_ID_PATTERN,
+  type CompleteConnectBody,
+  type ConnectChannelBody,
+  type CreateChannelBody,
+} from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';
 
 /** What connecting channels depends on. */
@@ -33,9 +40,25 @@ export interface ConnectDeps {
 
 /** How long a connect flow's `state` is accepted. */
 export const CONNECT_STATE_SECONDS = 600;
+/** How long the connect code (from the callback) and then the target choice (from the completion) are accepted. */
+export const CONNECT_CODE_SECONDS = 600;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
+
+/** The state's hash as a connect code or connection id carries it (43 base64url characters). */
+const locator = (stateHash: string) => base64url(Buffer.from(stateHash, 'hex'));
+/** The state's hash a connect code or connection id points at (null: not one of ours). */
+const locatedHash = (value: string, pattern: RegExp): string | null => {
+  const text = pattern.exec(value)?.[1];
+  if (!text) return null;
+  const hash = Buffer.from(text, 'base64url').toString('hex');
+  return hash.length === 64 && locator(hash) === text ? hash : null;
+};
+/** The id a connection waiting for its targets is known by (`con_...`): it points at its state, it opens nothing. */
+const connectionIdOf = (stateHash: string) => `con_${locator(stateHash)}`;
+const sameHash = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The connect state's own encryption context (a grant waiting for its targets belongs to no channel yet). */
 const grantSealId = (stateHash: string) => `connect_${stateHash.slice(0, 32)}`;
@@ -81,6 +104,7 @@ export const startConnect = async (
     stateHash: sha256(state),
     accountId: auth.accountId,
     workspaceId: auth.workspaceId,
+    mode: auth.mode,
     platform: body.platform,
     redirectUrl: body.redirectUrl,
     codeVerifier,
@@ -124,42 +148,51 @@ const channelLimit = async (deps: Pick<ConnectDeps, 'accounts'>, accountId: stri
   return planLimits(account.plan).channels;
 };
 
-/** Saves (or reconnects) the channel of one remote account with its tokens. */
-const saveChannel = async (
-  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
-  input: {
-    accountId: string;
-    workspaceId: string;
-    platform: PlatformId;
-    auth: NetworkAuth;
-    account: NetworkAccount;
-    tokens: TokenSet;
-  },
-) => {
+interface ChannelInput {
+  accountId: string;
+  workspaceId: string;
+  platform: PlatformId;
+  auth: NetworkAuth;
+  account: NetworkAccount;
+  tokens: TokenSet;
+}
+
+/** The channel of one remote account with its tokens, as it is saved (or reconnected). */
+const channelToSave = (
+  deps: Pick<ConnectDeps, 'clock' | 'tokenCipher'>,
+  input: ChannelInput,
+): ChannelToSave => {
   const { auth, account, tokens } = input;
   const now = deps.clock.now();
   const capabilities = auth.capabilities(tokens.scopes.length > 0 ? tokens.scopes : auth.scopes);
-  const base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'> = {
-    accountId: input.accountId,
-    workspaceId: input.workspaceId,
-    platform: input.platform,
-    name: account.name,
-    remoteAccountId: account.remoteAccountId,
-    connection: 'connected',
-    threadsPermitted: capabilities.threads,
-    ...tokenFields(auth.policy, tokens, now),
-    scopes: tokens.scopes,
-    capabilities,
-    serviceUrl: account.serviceUrl ?? null,
-    authKind: auth.kind,
-    updatedAt: now.toISOString(),
-    createdAt: now.toISOString(),
+  return {
+    base: {
+      accountId: input.accountId,
+      workspaceId: input.workspaceId,
+      platform: input.platform,
+      name: account.name,
+      remoteAccountId: account.remoteAccountId,
+      connection: 'connected',
+      threadsPermitted: capabilities.threads,
+      ...tokenFields(auth.policy, tokens, now),
+      scopes: tokens.scopes,
+      capabilities,
+      serviceUrl: account.serviceUrl ?? null,
+      authKind: auth.kind,
+      updatedAt: now.toISOString(),
+      createdAt: now.toISOString(),
+    },
+    seal: (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
   };
-  return deps.accounts.upsertChannel(
-    base,
-    (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
-    await channelLimit(deps, input.accountId),
-  );
+};
+
+/** Saves (or reconnects) the channel of one remote account with its tokens. */
+const saveChannel = async (
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
+  input: ChannelInput,
+) => {
+  const { base, seal } = channelToSave(deps, input);
+  return deps.accounts.upsertChannel(base, seal, await channelLimit(deps, input.accountId));
 };
 
 /** Where the callback sends the browser. */
@@ -177,35 +210,45 @@ const safeCode = (value: string | undefined, fallback: string) =>
 
 /**
  * GET /v1/channels/callback: the network's redirect. The state authenticates it (single use,
- * unexpired); the code is exchanged, the account read and the channel stored, then the browser
- * goes back to the client's redirectUrl with `channelId`, `state` + `pending=targets`, or `error`.
+ * unexpired; otherwise `invalid_state`, never a redirect). The code is exchanged and the account
+ * read; the grant is kept sealed in the state, and the browser goes back to the client's
+ * redirectUrl with a single-use `connectCode` (or `error`). No channel exists until the key holder
+ * completes it (completeConnect).
  */
 export const completeCallback = async (
-  deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
+  deps: Pick<ConnectDeps, 'clock' | 'connectStates' | 'tokenCipher' | 'auths' | 'appCredentials'>,
   query: { state?: string; code?: string; error?: string },
   callbackUri: string,
 ): Promise<CallbackOutcome> => {
   if (!query.state || query.state.length > 200) throw new ApiError('invalid_state', undefined, 'state');
-  const stateHash = sha256(query.state);
+  const state = query.state;
+  const stateHash = sha256(state);
   const record = await deps.connectStates.get(stateHash);
   if (!record) throw new ApiError('invalid_state', undefined, 'state');
-  const back = (params: Record<string, string>) => ({ location: withQuery(record.redirectUrl, params) });
+  const used = () =>
+    new ApiError(
+      'invalid_state',
+      'This connection was already used; start again with POST /v1/channels/connect.',
+      'state',
+    );
+  if (record.status !== 'pending') throw used();
+  const now = deps.clock.now();
+  if (now.toISOString() > record.expiresAt) {
+    throw new ApiError(
+      'invalid_state',
+      'This connection took longer than 10 minutes; start again with POST /v1/channels/connect.',
+      'state',
+    );
+  }
+  if (!(await deps.connectStates.transition(stateHash, 'pending', 'exchanging'))) throw used();
+  // From here the state is this request's: its redirectUrl is the one its creator chose.
+  const back = (params: Record<string, string>) => ({
+    location: withQuery(record.redirectUrl, { ...params, state }),
+  });
   const fail = async (error: string, description: string) => {
     await deps.connectStates.transition(stateHash, 'exchanging', 'failed');
     return back({ error, error_description: description });
   };
-  if (deps.clock.now().toISOString() > record.expiresAt) {
-    return back({
-      error: 'state_expired',
-      error_description: 'The connection took longer than 10 minutes; start again.',
-    });
-  }
-  if (!(await deps.connectStates.transition(stateHash, 'pending', 'exchanging'))) {
-    return back({
-      error: 'state_used',
-      error_description: 'This connection was already completed or refused.',
-    });
-  }
   if (query.error || !query.code) {
     return fail(safeCode(query.error, 'invalid_request'), 'The network did not grant access.');
   }
@@ -221,26 +264,21 @@ export const completeCallback = async (
       codeVerifier: record.codeVerifier,
     });
     const account = await auth.identify({ app, tokens });
-    if (auth.hasTargets && auth.targets) {
-      const targets = await auth.targets({ app, tokens });
-      const grantCiphertext = await sealTokens(deps.tokenCipher(), grantSealId(stateHash), tokens);
-      await deps.connectStates.transition(stateHash, 'exchanging', 'targets', {
-        grantCiphertext,
-        targets,
+    const targets = auth.hasTargets && auth.targets ? await auth.targets({ app, tokens }) : null;
+    const connectCode = `cc_${locator(stateHash)}${randomBase62(32)}`;
+    const granted = await deps.connectStates.transition(stateHash, 'exchanging', 'granted', {
+      grantCiphertext: await sealTokens(deps.tokenCipher(), grantSealId(stateHash), tokens),
+      account: {
         remoteAccountId: account.remoteAccountId,
-      });
-      return back({ state: query.state, pending: 'targets' });
-    }
-    const { channel } = await saveChannel(deps, {
-      accountId: record.accountId,
-      workspaceId: record.workspaceId,
-      platform: record.platform,
-      auth,
-      account,
-      tokens,
+        name: account.name,
+        serviceUrl: account.serviceUrl ?? null,
+      },
+      connectCodeHash: sha256(connectCode),
+      expiresAt: new Date(now.getTime() + CONNECT_CODE_SECONDS * 1000).toISOString(),
+      ...(targets ? { targets } : {}),
     });
-    await deps.connectStates.transition(stateHash, 'exchanging', 'done', { channelIds: [channel.channelId] });
-    return back({ channelId: channel.channelId });
+    if (!granted) throw used();
+    return back({ connectCode });
   } catch (error) {
     if (isApiError(error)) return fail(error.code, error.message);
     if (error instanceof NetworkError) {
@@ -254,15 +292,107 @@ export const completeCallback = async (
   }
 };
 
-/** The state of a targets step, for the workspace that started it. */
+const targetView = (target: NonNullable<ConnectState['targets']>[number]) => ({
+  id: target.targetId,
+  name: target.name,
+  platform: target.platform,
+  kind: target.kind,
+});
+
+/** A finished connection's write refused because the state moved meanwhile: the caller's own words for it. */
+const whenUsed = async <T>(write: Promise<T>, refusal: () => ApiError): Promise<T> => {
+  try {
+    return await write;
+  } catch (error) {
+    if (isApiError(error) && error.code === 'invalid_state') throw refusal();
+    throw error;
+  }
+};
+
+/**
+ * POST /v1/channels/connect/complete: the key holder turns the grant behind a connect code into
+ * the channel (201 new, 200 the workspace's channel of that account reconnected), or, on a network
+ * whose account owns targets, into the target choice. Single use; the plan's channel limit is
+ * checked here, and a refusal leaves the code usable until it expires.
+ */
+export const completeConnect = async (
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'connectStates' | 'tokenCipher' | 'auths'>,
+  auth: AuthContext,
+  body: CompleteConnectBody,
+) => {
+  const stateHash = locatedHash(body.connectCode, CONNECT_CODE_PATTERN);
+  const record = stateHash ? await deps.connectStates.get(stateHash) : null;
+  // Another workspace's code (or the other key mode's) is as unknown as a forged one.
+  if (
+    !stateHash ||
+    !record?.connectCodeHash ||
+    record.workspaceId !== auth.workspaceId ||
+    (record.mode ?? 'live') !== auth.mode ||
+    !sameHash(record.connectCodeHash, sha256(body.connectCode))
+  ) {
+    throw new ApiError('not_found', 'No connection with this connect code in this workspace.', 'connectCode');
+  }
+  const used = () =>
+    new ApiError(
+      'connect_code_used',
+      record.channelIds?.length
+        ? `This connect code was already used: it connected ${record.channelIds.join(', ')}.`
+        : undefined,
+      'connectCode',
+    );
+  if (record.status !== 'granted') throw used();
+  const now = deps.clock.now();
+  if (now.toISOString() > record.expiresAt)
+    throw new ApiError('connect_code_expired', undefined, 'connectCode');
+  const network = deps.auths(record.platform);
+  if (!network || !record.grantCiphertext || !record.account) {
+    throw new ApiError('network_not_configured', `${record.platform} cannot be connected here.`);
+  }
+  if (record.targets) {
+    const expiresAt = new Date(now.getTime() + CONNECT_CODE_SECONDS * 1000).toISOString();
+    if (!(await deps.connectStates.transition(stateHash, 'granted', 'targets', { expiresAt }))) throw used();
+    return {
+      status: 200,
+      body: {
+        pending: 'targets' as const,
+        connectionId: connectionIdOf(stateHash),
+        platform: record.platform,
+        expiresAt,
+        data: record.targets.map(targetView),
+      },
+    };
+  }
+  const tokens = await openTokens(deps.tokenCipher(), grantSealId(stateHash), record.grantCiphertext);
+  const channel = channelToSave(deps, {
+    accountId: record.accountId,
+    workspaceId: record.workspaceId,
+    platform: record.platform,
+    auth: network,
+    account: record.account,
+    tokens,
+  });
+  const [saved] = await whenUsed(
+    deps.connectStates.finish(stateHash, 'granted', [channel], await channelLimit(deps, record.accountId)),
+    used,
+  );
+  const result = saved as NonNullable<typeof saved>;
+  return { status: result.created ? 201 : 200, body: channelView(result.channel) };
+};
+
+/** The state of a targets step (by its state or its connection id), for the workspace that started it. */
 const targetsState = async (
   deps: Pick<ConnectDeps, 'clock' | 'connectStates'>,
   auth: AuthContext,
   state: string,
 ) => {
-  const record = state.length <= 200 ? await deps.connectStates.get(sha256(state)) : null;
+  const stateHash = state.startsWith('con_')
+    ? locatedHash(state, CONNECTION_ID_PATTERN)
+    : state.length <= 200
+      ? sha256(state)
+      : null;
+  const record = stateHash ? await deps.connectStates.get(stateHash) : null;
   // Another workspace's state is as unknown as a forged one.
-  if (!record || record.workspaceId !== auth.workspaceId) {
+  if (!record || record.workspaceId !== auth.workspaceId || (record.mode ?? 'live') !== auth.mode) {
     throw new ApiError('not_found', 'No connection with this state in this workspace.');
   }
   if (deps.clock.now().toISOString() > record.expiresAt)
@@ -272,18 +402,13 @@ const targetsState = async (
       'invalid_state',
       record.status === 'done'
         ? 'The targets of this connection were already chosen.'
-        : 'This connection has no targets to choose (the network has not redirected back, or it failed).',
+        : record.status === 'granted'
+          ? 'Complete this connection first: POST /v1/channels/connect/complete with its connect code.'
+          : 'This connection has no targets to choose (the network has not redirected back, or it failed).',
     );
   }
   return record;
 };
-
-const targetView = (target: NonNullable<ConnectState['targets']>[number]) => ({
-  id: target.targetId,
-  name: target.name,
-  platform: target.platform,
-  kind: target.kind,
-});
 
 /** GET /v1/channels/connect/{state}/targets */
 export const listTargets = async (
@@ -299,7 +424,10 @@ export const listTargets = async (
   };
 };
 
-/** POST /v1/channels/connect/{state}/targets: the chosen targets become channels (single use). */
+/**
+ * POST /v1/channels/connect/{state}/targets: the chosen targets become channels, all or none (one
+ * write, counted together against the plan's limit; a refusal leaves the choice open). Single use.
+ */
 export const chooseTargets = async (
   deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
   auth: AuthContext,
@@ -318,36 +446,30 @@ export const chooseTargets = async (
     );
   }
   const network = await networkFor(deps, record.platform);
-  if (!(await deps.connectStates.transition(stateHash, 'targets', 'exchanging'))) {
-    throw new ApiError('invalid_state', 'The targets of this connection were already chosen.');
-  }
-  const created: ChannelRecord[] = [];
+  const grant = await openTokens(
+    deps.tokenCipher(),
+    grantSealId(stateHash),
+    record.grantCiphertext as string,
+  );
+  let channels: ChannelToSave[];
   try {
-    const grant = await openTokens(
-      deps.tokenCipher(),
-      grantSealId(stateHash),
-      record.grantCiphertext as string,
+    channels = await Promise.all(
+      body.targetIds.map(async (id) => {
+        const target = byId.get(id) as NonNullable<ConnectState['targets']>[number];
+        const tokens = network.auth.targetTokens
+          ? await network.auth.targetTokens({ app: network.app, tokens: grant, target })
+          : grant;
+        return channelToSave(deps, {
+          accountId: record.accountId,
+          workspaceId: record.workspaceId,
+          platform: target.platform,
+          auth: deps.auths(target.platform) ?? network.auth,
+          account: { remoteAccountId: target.targetId, name: target.name },
+          tokens,
+        });
+      }),
     );
-    for (const id of body.targetIds) {
-      const target = byId.get(id) as NonNullable<ConnectState['targets']>[number];
-      const targetAuth = deps.auths(target.platform) ?? network.auth;
-      const tokens = network.auth.targetTokens
-        ? await network.auth.targetTokens({ app: network.app, tokens: grant, target })
-        : grant;
-      const { channel } = await saveChannel(deps, {
-        accountId: record.accountId,
-        workspaceId: record.workspaceId,
-        platform: target.platform,
-        auth: targetAuth,
-        account: { remoteAccountId: target.targetId, name: target.name },
-        tokens,
-      });
-      created.push(channel);
-    }
   } catch (error) {
-    await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
-      channelIds: created.map((c) => c.channelId),
-    });
     if (error instanceof NetworkError) {
       throw new ApiError(
         error.kind === 'transient' ? 'service_unavailable' : 'network_refused',
@@ -356,10 +478,11 @@ export const chooseTargets = async (
     }
     throw error;
   }
-  await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
-    channelIds: created.map((c) => c.channelId),
-  });
-  return { data: created.map(channelView) };
+  const saved = await whenUsed(
+    deps.connectStates.finish(stateHash, 'targets', channels, await channelLimit(deps, record.accountId)),
+    () => new ApiError('invalid_state', 'The targets of this connection were already chosen.'),
+  );
+  return { data: saved.map((result) => channelView(result.channel)) };
 };
 
 /**
