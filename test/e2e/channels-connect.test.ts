@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectChannel } from '../../functions/core/admin/admin.ts';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
@@ -531,6 +532,16 @@ describe('completing with the connect code', () => {
 /** A workspace of its own account on the free plan (13 channels) with `count` channels already. */
 const atCount = async (count: number) => {
   const fresh = await freshWorkspace(PLATFORM_IDS.slice(0, count));
+  for (let i = PLATFORM_IDS.length; i < count; i++) {
+    await connectChannel(getDeps(), {
+      accountId: fresh.accountId,
+      workspaceId: fresh.workspaceId,
+      platform: 'x',
+      name: `Extra ${i}`,
+      remoteAccountId: `extra_${fresh.workspaceId}_${i}`,
+      accessToken: 'token',
+    });
+  }
   await getDeps().accounts.setPlan(fresh.accountId, 'free');
   expect((await getDeps().accounts.getAccount(fresh.accountId))?.channelCount).toBe(count);
   return fresh;
