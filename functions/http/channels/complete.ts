@@ -11,7 +11,7 @@ import { idempotent } from '../../shared/idempotency.ts';
  * or 200 reconnected), or the targets to choose (200).
  */
 export const handler = httpHandler(
-  { body: completeConnectBody, uses: [networkAuth, connectStates, cipher] },
+  { keys: 'live', body: completeConnectBody, uses: [networkAuth, connectStates, cipher] },
   idempotent('POST /v1/channels/connect/complete', async ({ deps, auth, body }) =>
     completeConnect(deps, auth, body),
   ),
