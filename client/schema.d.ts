@@ -2761,7 +2761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input breaks a rule. Codes: `idempotency_key_reused`, `network_not_configured`. */
+            /** @description The input breaks a rule. Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
@@ -2778,7 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "network_not_configured";
+                            code?: "idempotency_key_reused";
                         };
                     };
                 };

@@ -256,13 +256,7 @@ export const operations: Record<string, Operation> = {
       },
       201: { description: 'The new channel.', schema: connectedChannelSchema },
     },
-    errors: [
-      'not_found',
-      'connect_code_used',
-      'connect_code_expired',
-      'quota_exceeded',
-      'network_not_configured',
-    ],
+    errors: ['not_found', 'connect_code_used', 'connect_code_expired', 'quota_exceeded'],
   },
   'GET /v1/channels/{id}': {
     summary: 'One channel and its statuses',

@@ -1,6 +1,6 @@
 import type { PlatformId } from '../platforms/types.ts';
 import type { ChannelConnectResult, ChannelRecord, KeyMode } from './accounts.ts';
-import type { NetworkAccount, NetworkTarget } from './network-auth.ts';
+import type { NetworkTarget } from './network-auth.ts';
 
 /**
  * A connect flow from POST /channels/connect to the channels it makes. Found by the SHA-256 of its
@@ -32,9 +32,13 @@ export interface ConnectState {
    * completion. The item's TTL removes it a day after the first.
    */
   expiresAt: string;
-  /** From `granted`: the account's grant (a sealed TokenSet) and who it is. */
+  /** From `granted`: the account's grant (a sealed TokenSet). */
   grantCiphertext?: string;
-  account?: NetworkAccount;
+  /**
+   * From `granted`, on networks without targets: the channel the grant becomes, but for its id and
+   * tokens (the callback reads it from the network; the completion only stores it).
+   */
+  channel?: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'>;
   /** From `granted`: the SHA-256 of the connect code the callback handed to the redirectUrl. */
   connectCodeHash?: string;
   /** From `granted`, on networks whose accounts own targets: what the account may post to. */
@@ -62,7 +66,7 @@ export interface ConnectStateStore {
     extra?: Partial<
       Pick<
         ConnectState,
-        'grantCiphertext' | 'account' | 'connectCodeHash' | 'targets' | 'channelIds' | 'expiresAt'
+        'grantCiphertext' | 'channel' | 'connectCodeHash' | 'targets' | 'channelIds' | 'expiresAt'
       >
     >,
   ): Promise<boolean>;

@@ -268,14 +268,20 @@ export const completeCallback = async (
     const connectCode = `cc_${locator(stateHash)}${randomBase62(32)}`;
     const granted = await deps.connectStates.transition(stateHash, 'exchanging', 'granted', {
       grantCiphertext: await sealTokens(deps.tokenCipher(), grantSealId(stateHash), tokens),
-      account: {
-        remoteAccountId: account.remoteAccountId,
-        name: account.name,
-        serviceUrl: account.serviceUrl ?? null,
-      },
       connectCodeHash: sha256(connectCode),
       expiresAt: new Date(now.getTime() + CONNECT_CODE_SECONDS * 1000).toISOString(),
-      ...(targets ? { targets } : {}),
+      ...(targets
+        ? { targets }
+        : {
+            channel: channelToSave(deps, {
+              accountId: record.accountId,
+              workspaceId: record.workspaceId,
+              platform: record.platform,
+              auth,
+              account,
+              tokens,
+            }).base,
+          }),
     });
     if (!granted) throw used();
     return back({ connectCode });
@@ -316,7 +322,7 @@ const whenUsed = async <T>(write: Promise<T>, refusal: () => ApiError): Promise<
  * checked here, and a refusal leaves the code usable until it expires.
  */
 export const completeConnect = async (
-  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'connectStates' | 'tokenCipher' | 'auths'>,
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'connectStates' | 'tokenCipher'>,
   auth: AuthContext,
   body: CompleteConnectBody,
 ) => {
@@ -344,10 +350,6 @@ export const completeConnect = async (
   const now = deps.clock.now();
   if (now.toISOString() > record.expiresAt)
     throw new ApiError('connect_code_expired', undefined, 'connectCode');
-  const network = deps.auths(record.platform);
-  if (!network || !record.grantCiphertext || !record.account) {
-    throw new ApiError('network_not_configured', `${record.platform} cannot be connected here.`);
-  }
   if (record.targets) {
     const expiresAt = new Date(now.getTime() + CONNECT_CODE_SECONDS * 1000).toISOString();
     if (!(await deps.connectStates.transition(stateHash, 'granted', 'targets', { expiresAt }))) throw used();
@@ -362,15 +364,16 @@ export const completeConnect = async (
       },
     };
   }
-  const tokens = await openTokens(deps.tokenCipher(), grantSealId(stateHash), record.grantCiphertext);
-  const channel = channelToSave(deps, {
-    accountId: record.accountId,
-    workspaceId: record.workspaceId,
-    platform: record.platform,
-    auth: network,
-    account: record.account,
-    tokens,
-  });
+  const tokens = await openTokens(
+    deps.tokenCipher(),
+    grantSealId(stateHash),
+    record.grantCiphertext as string,
+  );
+  const at = now.toISOString();
+  const channel: ChannelToSave = {
+    base: { ...(record.channel as NonNullable<ConnectState['channel']>), createdAt: at, updatedAt: at },
+    seal: (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
+  };
   const [saved] = await whenUsed(
     deps.connectStates.finish(stateHash, 'granted', [channel], await channelLimit(deps, record.accountId)),
     used,

@@ -2,7 +2,6 @@ import { completeConnect } from '../../core/channels/connect.ts';
 import { completeConnectBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
-import { networkAuth } from '../../runtime/parts/network-auth.ts';
 import { httpHandler } from '../../shared/http.ts';
 import { idempotent } from '../../shared/idempotency.ts';
 
@@ -11,7 +10,7 @@ import { idempotent } from '../../shared/idempotency.ts';
  * or 200 reconnected), or the targets to choose (200).
  */
 export const handler = httpHandler(
-  { keys: 'live', body: completeConnectBody, uses: [networkAuth, connectStates, cipher] },
+  { keys: 'live', body: completeConnectBody, uses: [connectStates, cipher] },
   idempotent('POST /v1/channels/connect/complete', async ({ deps, auth, body }) =>
     completeConnect(deps, auth, body),
   ),
