@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { completeCallback } from '../../core/channels/connect.ts';
+import { completeCallback } from '../../core/channels/grant-completion.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';

@@ -1,4 +1,4 @@
-import { completeConnect } from '../../core/channels/connect.ts';
+import { completeConnect } from '../../core/channels/grant-completion.ts';
 import { completeConnectBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
