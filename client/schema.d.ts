@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Start connecting an account through the network's consent screen
-         * @description Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `?channelId=` (or `?state=` and `targets=pending` when the account owns several targets, or `?error=`).
+         * @description Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `connectCode` and `state` (or `error`, `error_description` and `state`). No channel exists until your server completes the code with POST /v1/channels/connect/complete.
          */
         post: operations["postChannelsConnect"];
         delete?: never;
@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * The network's redirect after consent
-         * @description Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, stores the channel (a reconnect of the same remote account updates it) and redirects to the `redirectUrl` given at connect time with `channelId`, or `error` and `error_description`.
+         * @description Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, reads the account and keeps the grant (encrypted) for 10 minutes, then redirects to the `redirectUrl` given at connect time with a single-use `connectCode` and the `state`, or with `error`, `error_description` and `state`. An unknown, used or expired state is answered here (400 `invalid_state`, an HTML page for a browser), never redirected.
          */
         get: operations["getChannelsCallback"];
         put?: never;
@@ -90,12 +90,35 @@ export interface paths {
         };
         /**
          * The targets a connected account may post to
-         * @description For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after the callback.
+         * @description For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after POST /v1/channels/connect/complete.
          */
         get: operations["getChannelsConnectStateTargets"];
         put?: never;
-        /** Choose which targets become channels */
+        /**
+         * Choose which targets become channels
+         * @description All or none, once: the chosen targets become channels in one write (a target the workspace already has a channel of reconnects it and is not counted again). When the new ones would take the account past its plan: 402, nothing is created and the choice stays open.
+         */
         post: operations["postChannelsConnectStateTargets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/connect/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a connection with the connect code from the redirect
+         * @description Your server's step, with a write key of the workspace that started the connection: check first that the user who came back is the one who started it (compare the redirect's `state` with the one you kept in their session). Single use, within 10 minutes of the redirect. 201 with the new channel; 200 with the channel when the workspace already had one of that account (it is reconnected, with the same id, and not counted again); 200 with `pending: "targets"` on networks whose accounts own targets (pages, organizations, boards, channels): choose them with POST /v1/channels/connect/{connectionId}/targets. At the plan's channel limit: 402, and the code stays usable until it expires. Another workspace's code, or an unknown one: 404.
+         */
+        post: operations["postChannelsConnectComplete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -596,7 +619,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "media_too_large" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "connect_code_used" | "connect_code_expired" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "media_too_large" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
                 message: string;
                 /** @description Path of the input at fault, such as `channels[0].blocks[1].content`. */
                 field?: string;
@@ -922,6 +945,19 @@ export interface components {
             metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             createdAt: string;
         };
+        PostChannelsConnectComplete200: components["schemas"]["PostChannels200"] | {
+            /** @constant */
+            pending: "targets";
+            connectionId: string;
+            platform: string;
+            expiresAt: string;
+            data: {
+                id: string;
+                name: string;
+                platform: string;
+                kind: string;
+            }[];
+        };
         DeleteChannelsId200: {
             id: string;
             /** @constant */
@@ -1176,6 +1212,9 @@ export interface components {
             identifier: string;
             appPassword: string;
             service?: string;
+        };
+        PostChannelsConnectCompleteBody: {
+            connectCode: string;
         };
         TagInput: {
             name: string;
@@ -2022,6 +2061,7 @@ export interface operations {
                             code?: "invalid_state" | "validation_failed";
                         };
                     };
+                    "text/html": string;
                 };
             };
             /** @description The request body is too large. Codes: `payload_too_large`. */
@@ -2038,6 +2078,7 @@ export interface operations {
                             code?: "payload_too_large";
                         };
                     };
+                    "text/html": string;
                 };
             };
         };
@@ -2047,7 +2088,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The state of the connection. */
+                /** @description The connection: its `connectionId` (`con_...`) or its `state`. */
                 state: string;
             };
             cookie?: never;
@@ -2212,7 +2253,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The state of the connection. */
+                /** @description The connection: its `connectionId` (`con_...`) or its `state`. */
                 state: string;
             };
             cookie?: never;
@@ -2394,6 +2435,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The input breaks a rule. Codes: `network_not_configured`, `network_refused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "network_not_configured" | "network_refused";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -2436,6 +2499,356 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postChannelsConnectComplete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (for example a UUID). A retry with the same key and body answers the first answer again (with `Idempotent-Replayed: true`); with another body, 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectCompleteBody"];
+            };
+        };
+        responses: {
+            /** @description The channel, reconnected; or the targets to choose. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnectComplete200"];
+                };
+            };
+            /** @description The new channel. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannels200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `connect_code_expired`, `connect_code_used`, `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "connect_code_expired" | "connect_code_used" | "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
                         };
                     };
                 };

@@ -52,20 +52,21 @@ export const routes: RouteDef[] = [
   },
   {
     // No key: the network's redirect. Exchanges the code with the app's credentials and seals the
-    // tokens (a channel's, or an account's grant in the connect state). Key-less, so no tenant-wide
-    // table access: only the partitions it touches.
+    // grant into its connect state: no channel (the key holder completes it). Key-less, so no
+    // tenant-wide table access: only the partitions it touches (its connect state, and the
+    // request count).
     method: 'GET',
     path: '/v1/channels/callback',
     entry: 'functions/http/channels/callback.ts',
     keyless: true,
-    grants: [
-      'table:countRequests',
-      'table:connectStates',
-      'table:saveChannels',
-      'appSecrets:read',
-      'channelToken:encrypt',
-      'connectGrant:encrypt',
-    ],
+    grants: ['table:countRequests', 'table:connectStates', 'appSecrets:read', 'connectGrant:encrypt'],
+  },
+  {
+    // Opens the account's grant and seals it again for the channel (no network call: no app secret).
+    method: 'POST',
+    path: '/v1/channels/connect/complete',
+    entry: 'functions/http/channels/complete.ts',
+    grants: [...base, 'connectGrant:decrypt', 'channelToken:encrypt'],
   },
   {
     method: 'GET',

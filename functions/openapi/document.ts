@@ -180,6 +180,7 @@ const errorResponses = (op: Operation, codes: ErrorCode[]): Record<string, JsonO
             ],
           },
         },
+        ...(op.htmlErrors ? { 'text/html': { schema: { type: 'string' } } } : {}),
       },
     };
   }

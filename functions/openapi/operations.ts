@@ -31,12 +31,14 @@ import * as z from 'zod';
 import {
   chooseTargetsBody,
   chooseTargetsResponse,
+  completeConnectBody,
   connectChannelBody,
   connectChannelResponse,
   channelResponse as connectedChannelSchema,
   createChannelBody,
   disconnectResponse,
   listTargetsResponse,
+  pendingTargetsResponse,
 } from '../core/channels/schema.ts';
 import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
@@ -103,6 +105,8 @@ export interface Operation {
   idempotent?: boolean;
   responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: string }>;
   errors?: ErrorCode[];
+  /** The error answers are also a small HTML page, for a browser that asks for one (Accept: text/html). */
+  htmlErrors?: boolean;
 }
 
 const limit: QueryParam = {
@@ -171,7 +175,7 @@ export const operations: Record<string, Operation> = {
   'POST /v1/channels/connect': {
     summary: "Start connecting an account through the network's consent screen",
     description:
-      'Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `?channelId=` (or `?state=` and `targets=pending` when the account owns several targets, or `?error=`).',
+      'Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `connectCode` and `state` (or `error`, `error_description` and `state`). No channel exists until your server completes the code with POST /v1/channels/connect/complete.',
     tag: 'Channels',
     body: connectChannelBody,
     responses: { 201: { description: 'The consent URL and its state.', schema: connectChannelResponse } },
@@ -180,7 +184,7 @@ export const operations: Record<string, Operation> = {
   'GET /v1/channels/callback': {
     summary: "The network's redirect after consent",
     description:
-      'Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, stores the channel (a reconnect of the same remote account updates it) and redirects to the `redirectUrl` given at connect time with `channelId`, or `error` and `error_description`.',
+      'Not called by API clients: the network redirects the browser here. The `state` authenticates the request (no key). Exchanges the code, reads the account and keeps the grant (encrypted) for 10 minutes, then redirects to the `redirectUrl` given at connect time with a single-use `connectCode` and the `state`, or with `error`, `error_description` and `state`. An unknown, used or expired state is answered here (400 `invalid_state`, an HTML page for a browser), never redirected.',
     tag: 'Channels',
     auth: 'none',
     query: [
@@ -192,23 +196,33 @@ export const operations: Record<string, Operation> = {
       302: { description: 'Redirect to the redirectUrl given at connect time (Location header).' },
     },
     errors: ['invalid_state', 'validation_failed'],
+    htmlErrors: true,
   },
   'GET /v1/channels/connect/{state}/targets': {
     summary: 'The targets a connected account may post to',
     description:
-      'For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after the callback.',
+      'For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after POST /v1/channels/connect/complete.',
     tag: 'Channels',
-    params: { state: 'The state of the connection.' },
+    params: { state: 'The connection: its `connectionId` (`con_...`) or its `state`.' },
     responses: { 200: { description: 'The targets to choose from.', schema: listTargetsResponse } },
     errors: ['invalid_state', 'not_found'],
   },
   'POST /v1/channels/connect/{state}/targets': {
     summary: 'Choose which targets become channels',
+    description:
+      'All or none, once: the chosen targets become channels in one write (a target the workspace already has a channel of reconnects it and is not counted again). When the new ones would take the account past its plan: 402, nothing is created and the choice stays open.',
     tag: 'Channels',
-    params: { state: 'The state of the connection.' },
+    params: { state: 'The connection: its `connectionId` (`con_...`) or its `state`.' },
     body: chooseTargetsBody,
     responses: { 201: { description: 'The channels created or updated.', schema: chooseTargetsResponse } },
-    errors: ['invalid_state', 'not_found', 'quota_exceeded'],
+    errors: [
+      'invalid_state',
+      'not_found',
+      'quota_exceeded',
+      'network_not_configured',
+      'network_refused',
+      'service_unavailable',
+    ],
   },
   'POST /v1/channels': {
     summary: 'Connect a Bluesky account with an app password',
@@ -227,6 +241,22 @@ export const operations: Record<string, Operation> = {
       'quota_exceeded',
       'service_unavailable',
     ],
+  },
+  'POST /v1/channels/connect/complete': {
+    summary: 'Complete a connection with the connect code from the redirect',
+    description:
+      "Your server's step, with a write key of the workspace that started the connection: check first that the user who came back is the one who started it (compare the redirect's `state` with the one you kept in their session). Single use, within 10 minutes of the redirect. 201 with the new channel; 200 with the channel when the workspace already had one of that account (it is reconnected, with the same id, and not counted again); 200 with `pending: \"targets\"` on networks whose accounts own targets (pages, organizations, boards, channels): choose them with POST /v1/channels/connect/{connectionId}/targets. At the plan's channel limit: 402, and the code stays usable until it expires. Another workspace's code, or an unknown one: 404.",
+    tag: 'Channels',
+    body: completeConnectBody,
+    idempotent: true,
+    responses: {
+      200: {
+        description: 'The channel, reconnected; or the targets to choose.',
+        schema: z.union([connectedChannelSchema, pendingTargetsResponse]),
+      },
+      201: { description: 'The new channel.', schema: connectedChannelSchema },
+    },
+    errors: ['not_found', 'connect_code_used', 'connect_code_expired', 'quota_exceeded'],
   },
   'GET /v1/channels/{id}': {
     summary: 'One channel and its statuses',

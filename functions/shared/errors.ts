@@ -45,6 +45,14 @@ export const ERROR_CATALOGUE = {
     message:
       'The state of this connection is unknown, expired or already used; start again with POST /v1/channels/connect.',
   },
+  connect_code_used: {
+    status: 400,
+    message: 'This connect code was already used; every code completes one connection once.',
+  },
+  connect_code_expired: {
+    status: 400,
+    message: 'This connect code expired (10 minutes after the network redirected back); connect again.',
+  },
   network_refused: {
     status: 422,
     message: 'The network refused the credentials.',

@@ -18,11 +18,6 @@ export type Grant =
   | 'table:countRequests'
   /** Reads, creates and moves connect states (`CONNECT#` items) only. */
   | 'table:connectStates'
-  /**
-   * Saves a connected channel: reads and writes of account and workspace partitions only (the
-   * channel, its remote-account guard, the account's channel count), no post, event or webhook.
-   */
-  | 'table:saveChannels'
   | 'bucket:read'
   | 'bucket:write'
   /**
@@ -161,12 +156,6 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
   'table:countRequests': [inPartitions(['dynamodb:UpdateItem'], [PARTITIONS.apiKey, PARTITIONS.addressRate])],
   'table:connectStates': [
     inPartitions(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [PARTITIONS.connectState]),
-  ],
-  'table:saveChannels': [
-    inPartitions(
-      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [PARTITIONS.account, PARTITIONS.workspace],
-    ),
   ],
   // Presigned GETs and HEADs are signed with the function's credentials: object reads only.
   'bucket:read': [{ actions: ['s3:GetObject'], resources: ['mediaObjects'] }],

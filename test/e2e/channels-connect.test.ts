@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectChannel } from '../../functions/core/admin/admin.ts';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
@@ -34,9 +35,14 @@ const oauthNetworks = registered.filter((n) => n.kind === 'oauth2');
 const sim = (platform: PlatformId) => rt.simulators.byPlatform.get(platform)?.url as string;
 
 /** Follows one redirect by hand, as a browser would. */
-const follow = async (url: string) => {
-  const res = await fetch(url, { redirect: 'manual' });
-  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+const follow = async (url: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(url, { redirect: 'manual', headers });
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    contentType: res.headers.get('content-type'),
+    text: await res.text(),
+  };
 };
 
 const startConnect = async (platform: string, key?: string) => {
@@ -71,25 +77,55 @@ const landed = (location: string | null) => {
   return url.searchParams;
 };
 
-/** Connects `user` on an OAuth network end to end; returns the new channel ids. */
-const connectThroughBrowser = async (platform: string, user: string, hasTargets: boolean) => {
-  const { authorizeUrl, state } = await startConnect(platform);
+const channelIds = async (key?: string) =>
+  ((await api('/channels', key ? { key } : {})).body.data as { id: string }[]).map((c) => c.id);
+
+/** The browser's part: consent as `user`; the connect code (and state) the client's page lands with. */
+const codeThroughBrowser = async (platform: string, user: string, key?: string) => {
+  const { authorizeUrl, state } = await startConnect(platform, key);
   const end = await consent(authorizeUrl, user);
   expect(end.status).toBe(302);
   const params = landed(end.location);
   expect(params.get('error'), params.get('error_description') ?? '').toBeNull();
-  if (!hasTargets) return [params.get('channelId') as string];
-  expect(params.get('pending')).toBe('targets');
   expect(params.get('state')).toBe(state);
-  const targets = await api(`/channels/connect/${state}/targets`);
+  expect(params.get('channelId')).toBeNull();
+  expect(params.get('connectCode')).toMatch(/^cc_[A-Za-z0-9_-]{75}$/);
+  return { connectCode: params.get('connectCode') as string, state };
+};
+
+const complete = (connectCode: unknown, call: Parameters<typeof api>[1] = {}) =>
+  api('/channels/connect/complete', { method: 'POST', body: { connectCode }, ...call });
+
+/**
+ * Connects `user` on an OAuth network end to end (consent, then the client's server completes the
+ * code; on networks with targets it chooses the first); returns the channel ids and the status of
+ * the completion.
+ */
+const connectThroughBrowser = async (platform: string, user: string, hasTargets: boolean) => {
+  const before = await channelIds();
+  const { connectCode } = await codeThroughBrowser(platform, user);
+  // The redirect alone makes no channel.
+  expect(await channelIds()).toEqual(before);
+  const done = await complete(connectCode);
+  expect(done.status, done.text).toBeLessThan(300);
+  if (!hasTargets) return { ids: [done.body.id as string], status: done.status };
+  expect(done.status).toBe(200);
+  expect(done.body).toMatchObject({
+    pending: 'targets',
+    platform,
+    connectionId: expect.stringMatching(/^con_/),
+  });
+  expect(await channelIds()).toEqual(before);
+  const targets = await api(`/channels/connect/${done.body.connectionId}/targets`);
   expect(targets.status).toBe(200);
+  expect(targets.body.data).toEqual(done.body.data);
   expect(targets.body.data.length).toBeGreaterThan(0);
-  const chosen = await api(`/channels/connect/${state}/targets`, {
+  const chosen = await api(`/channels/connect/${done.body.connectionId}/targets`, {
     method: 'POST',
     body: { targetIds: [targets.body.data[0].id] },
   });
   expect(chosen.status, JSON.stringify(chosen.body)).toBe(201);
-  return chosen.body.data.map((c: { id: string }) => c.id) as string[];
+  return { ids: chosen.body.data.map((c: { id: string }) => c.id) as string[], status: chosen.status };
 };
 
 describe('connect flow over HTTP, for every network in the auth registry', () => {
@@ -98,10 +134,12 @@ describe('connect flow over HTTP, for every network in the auth registry', () =>
   });
 
   it.each(oauthNetworks)(
-    '$platform: authorize → simulator → callback → redirectUrl with channelId',
+    '$platform: authorize → simulator → callback → redirectUrl with connectCode → complete',
     async (n) => {
       const user = `u${randomBytes(3).toString('hex')}`;
-      const [channelId] = await connectThroughBrowser(n.platform, user, n.hasTargets);
+      const first = await connectThroughBrowser(n.platform, user, n.hasTargets);
+      if (!n.hasTargets) expect(first.status).toBe(201);
+      const [channelId] = first.ids;
       expect(channelId).toMatch(/^ch_/);
       const channel = await api(`/channels/${channelId}`);
       expect(channel.status).toBe(200);
@@ -116,7 +154,8 @@ describe('connect flow over HTTP, for every network in the auth registry', () =>
 
       // Reconnecting the same remote account updates the channel instead of adding one.
       const again = await connectThroughBrowser(n.platform, user, n.hasTargets);
-      expect(again).toEqual([channelId]);
+      expect(again.ids).toEqual([channelId]);
+      if (!n.hasTargets) expect(again.status).toBe(200);
       const after = await api('/channels');
       expect(after.body.data.length).toBe(list.body.data.length);
     },
@@ -142,19 +181,28 @@ describe('connect flow over HTTP, for every network in the auth registry', () =>
     const end = await consent(authorizeUrl, 'refuser', { sim_deny: '1' });
     expect(end.status).toBe(302);
     expect(landed(end.location).get('error')).toBe('access_denied');
+    expect(landed(end.location).get('connectCode')).toBeNull();
   });
 });
 
 describe('state', () => {
   const n = () => oauthNetworks[0] as (typeof oauthNetworks)[number];
 
-  it('a replayed callback is refused: the state is single-use', async () => {
+  it('a replayed callback is refused with 400 and no redirect: the state is single-use', async () => {
     const { authorizeUrl } = await startConnect(n().platform);
     const first = await consent(authorizeUrl, `r${randomBytes(3).toString('hex')}`);
     expect(landed(first.location).get('error')).toBeNull();
     const replay = await follow(first.callback);
-    expect(replay.status).toBe(302);
-    expect(landed(replay.location).get('error')).toBe('state_used');
+    expect(replay.status).toBe(400);
+    expect(replay.location).toBeNull();
+    expect(JSON.parse(replay.text).error).toMatchObject({ code: 'invalid_state', field: 'state' });
+    // A refused consent uses the state up too.
+    const refused = await startConnect(n().platform);
+    const denied = await consent(refused.authorizeUrl, 'refuser', { sim_deny: '1' });
+    expect(landed(denied.location).get('error')).toBe('access_denied');
+    const again = await follow(denied.callback);
+    expect(again.status).toBe(400);
+    expect(again.location).toBeNull();
   });
 
   it('a forged or missing state is refused with 400 and no redirect', async () => {
@@ -162,13 +210,29 @@ describe('state', () => {
       `${rt.url}/v1/channels/callback?code=abc&state=${randomBytes(20).toString('hex')}`,
     );
     expect(forged.status).toBe(400);
+    expect(forged.location).toBeNull();
     expect(JSON.parse(forged.text).error.code).toBe('invalid_state');
     const missing = await follow(`${rt.url}/v1/channels/callback?code=abc`);
     expect(missing.status).toBe(400);
     expect(JSON.parse(missing.text).error.code).toBe('invalid_state');
   });
 
-  it('an expired state is refused (10 minutes)', async () => {
+  it('a browser gets a small page of our own for a refused callback, never a redirect', async () => {
+    const { authorizeUrl } = await startConnect(n().platform);
+    const first = await consent(authorizeUrl, `h${randomBytes(3).toString('hex')}`);
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const url of [first.callback, `${rt.url}/v1/channels/callback?code=abc&state=%3Cscript%3E`]) {
+      const page = await follow(url, browser);
+      expect(page.status).toBe(400);
+      expect(page.location).toBeNull();
+      expect(page.contentType).toMatch(/^text\/html/);
+      expect(page.text).toContain('Connection not completed');
+      expect(page.text).toContain('invalid_state');
+      expect(page.text).not.toContain('<script>');
+    }
+  });
+
+  it('an expired state is refused with 400 and no redirect (10 minutes)', async () => {
     const { authorizeUrl } = await startConnect(n().platform);
     const url = new URL(authorizeUrl);
     url.searchParams.set('sim_user', 'late');
@@ -177,8 +241,10 @@ describe('state', () => {
     const restore = overrideDeps({ clock: { now: () => later } });
     try {
       const end = await follow(atNetwork.location as string);
-      expect(end.status).toBe(302);
-      expect(landed(end.location).get('error')).toBe('state_expired');
+      expect(end.status).toBe(400);
+      expect(end.location).toBeNull();
+      expect(JSON.parse(end.text).error.code).toBe('invalid_state');
+      expect(JSON.parse(end.text).error.message).toMatch(/10 minutes/);
     } finally {
       restore();
     }
@@ -187,15 +253,30 @@ describe('state', () => {
   it("another workspace's state is unknown to the targets routes", async () => {
     const withTargets = oauthNetworks.find((x) => x.hasTargets);
     if (!withTargets) return;
-    const { authorizeUrl, state } = await startConnect(withTargets.platform);
-    const end = await consent(authorizeUrl, `t${randomBytes(3).toString('hex')}`);
-    expect(landed(end.location).get('pending')).toBe('targets');
+    const { connectCode, state } = await codeThroughBrowser(
+      withTargets.platform,
+      `t${randomBytes(3).toString('hex')}`,
+    );
+    // Before the key holder completes the code, there is nothing to choose.
+    const uncompleted = await api(`/channels/connect/${state}/targets`);
+    expect(uncompleted.status).toBe(400);
+    expect(uncompleted.body.error).toMatchObject({ code: 'invalid_state' });
+    expect(uncompleted.body.error.message).toMatch(/complete/i);
+    const done = await complete(connectCode);
+    expect(done.status).toBe(200);
+    const connectionId = done.body.connectionId as string;
     const forged = await api(`/channels/connect/${randomBytes(20).toString('hex')}/targets`);
     expect(forged.status).toBe(404);
+    const forgedId = await api(`/channels/connect/con_${'A'.repeat(43)}/targets`);
+    expect(forgedId.status).toBe(404);
     const pending = await startConnect(withTargets.platform);
     const early = await api(`/channels/connect/${pending.state}/targets`);
     expect(early.status).toBe(400);
     expect(early.body.error.code).toBe('invalid_state');
+    const foreignId = await api(`/channels/connect/${connectionId}/targets`, {
+      key: rt.seed.keys.otherWorkspace,
+    });
+    expect(foreignId.status).toBe(404);
     const foreign = await api(`/channels/connect/${state}/targets`, { key: rt.seed.keys.otherWorkspace });
     expect(foreign.status).toBe(404);
     const foreignChoose = await api(`/channels/connect/${state}/targets`, {
@@ -387,32 +468,160 @@ describe('GET and DELETE /channels/{id}', () => {
   });
 });
 
-describe('channel limit', () => {
-  it('a new channel past the plan limit is refused with 402 (app password and OAuth callback)', async () => {
-    const deps = getDeps();
-    const account = await deps.accounts.getAccount(ws.accountId);
-    await deps.accounts.setPlan(ws.accountId, 'free');
+describe('completing with the connect code', () => {
+  const xUser = () => `c${randomBytes(3).toString('hex')}`;
+
+  it("only the key holder's workspace completes: another workspace's key gets 404, the code stays good", async () => {
+    const other = await freshWorkspace([]);
+    const before = await channelIds(other.key);
+    const { connectCode } = await codeThroughBrowser('x', xUser());
+    const stolen = await complete(connectCode, { key: other.key });
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.error).toMatchObject({ code: 'not_found', field: 'connectCode' });
+    expect(await channelIds(other.key)).toEqual(before);
+    const seeded = await complete(connectCode, { key: rt.seed.keys.otherWorkspace });
+    expect(seeded.status).toBe(404);
+    const readOnly = await complete(connectCode, { key: rt.seed.keys.read });
+    expect(readOnly.status).toBe(403);
+    const own = await complete(connectCode);
+    expect(own.status).toBe(201);
+    expect(await channelIds()).toContain(own.body.id);
+  });
+
+  it('is single use: a used code is 400 connect_code_used; an Idempotency-Key replay answers the first answer', async () => {
+    const { connectCode } = await codeThroughBrowser('x', xUser());
+    const key = randomBytes(8).toString('hex');
+    const first = await complete(connectCode, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    const replay = await complete(connectCode, { headers: { 'Idempotency-Key': key } });
+    expect(replay.status).toBe(201);
+    expect(replay.body).toEqual(first.body);
+    const again = await complete(connectCode);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toMatchObject({ code: 'connect_code_used', field: 'connectCode' });
+    expect(again.body.error.message).toContain(first.body.id);
+  });
+
+  it('expires 10 minutes after the redirect (400 connect_code_expired)', async () => {
+    const { connectCode } = await codeThroughBrowser('x', xUser());
+    const later = new Date(Date.now() + 11 * 60_000);
+    const restore = overrideDeps({ clock: { now: () => later } });
     try {
-      // The free plan allows 13; this workspace's account connected more above.
-      expect(account?.channelCount).toBeGreaterThanOrEqual(13);
-      const res = await api('/channels', {
-        method: 'POST',
-        body: {
-          platform: 'bluesky',
-          identifier: `q${randomBytes(3).toString('hex')}.bsky.social`,
-          appPassword: 'abcd-efgh-ijkl-mnop',
-        },
-      });
-      expect(res.status).toBe(402);
-      expect(res.body.error.code).toBe('quota_exceeded');
-      const n = oauthNetworks.find((x) => !x.hasTargets);
-      if (n) {
-        const { authorizeUrl } = await startConnect(n.platform);
-        const end = await consent(authorizeUrl, `q${randomBytes(3).toString('hex')}`);
-        expect(landed(end.location).get('error')).toBe('quota_exceeded');
-      }
+      const late = await complete(connectCode);
+      expect(late.status).toBe(400);
+      expect(late.body.error).toMatchObject({ code: 'connect_code_expired', field: 'connectCode' });
     } finally {
-      await deps.accounts.setPlan(ws.accountId, account?.plan ?? 'unlimited');
+      restore();
     }
+  });
+
+  it('refuses malformed codes (400, field connectCode) and forged ones (404)', async () => {
+    for (const connectCode of ['', 'ch_abc', 'cc_short', 42, null, `cc_${'a'.repeat(2000)}`]) {
+      const res = await complete(connectCode);
+      expect(res.status, String(connectCode)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'connectCode' });
+    }
+    const { connectCode } = await codeThroughBrowser('x', xUser());
+    const wrongSecret = `${connectCode.slice(0, -1)}${connectCode.endsWith('a') ? 'b' : 'a'}`;
+    expect((await complete(wrongSecret)).status).toBe(404);
+    expect((await complete(`cc_${'A'.repeat(43)}${'a'.repeat(32)}`)).status).toBe(404);
+    expect((await complete(connectCode)).status).toBe(201);
+  });
+});
+
+/** A workspace of its own account on the free plan (13 channels) with `count` channels already. */
+const atCount = async (count: number) => {
+  const fresh = await freshWorkspace(PLATFORM_IDS.slice(0, count));
+  for (let i = PLATFORM_IDS.length; i < count; i++) {
+    await connectChannel(getDeps(), {
+      accountId: fresh.accountId,
+      workspaceId: fresh.workspaceId,
+      platform: 'x',
+      name: `Extra ${i}`,
+      remoteAccountId: `extra_${fresh.workspaceId}_${i}`,
+      accessToken: 'token',
+    });
+  }
+  await getDeps().accounts.setPlan(fresh.accountId, 'free');
+  expect((await getDeps().accounts.getAccount(fresh.accountId))?.channelCount).toBe(count);
+  return fresh;
+};
+const usedChannels = async (accountId: string) =>
+  (await getDeps().accounts.getAccount(accountId))?.channelCount;
+
+describe('channel limit', () => {
+  it('a new channel past the plan limit is refused with 402 (app password, and the completion, which keeps the code)', async () => {
+    const full = await atCount(13);
+    const res = await api('/channels', {
+      key: full.key,
+      method: 'POST',
+      body: {
+        platform: 'bluesky',
+        identifier: `q${randomBytes(3).toString('hex')}.bsky.social`,
+        appPassword: 'abcd-efgh-ijkl-mnop',
+      },
+    });
+    expect(res.status).toBe(402);
+    expect(res.body.error.code).toBe('quota_exceeded');
+    // The plan changes between the start and the completion: the completion checks the limit.
+    await getDeps().accounts.setPlan(full.accountId, 'unlimited');
+    const { connectCode } = await codeThroughBrowser('x', `q${randomBytes(3).toString('hex')}`, full.key);
+    await getDeps().accounts.setPlan(full.accountId, 'free');
+    const refused = await complete(connectCode, { key: full.key });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('quota_exceeded');
+    expect(await usedChannels(full.accountId)).toBe(13);
+    // The refusal did not use the code up: with room again, it completes.
+    const [first] = await channelIds(full.key);
+    expect((await api(`/channels/${first}`, { key: full.key, method: 'DELETE' })).status).toBe(200);
+    const done = await complete(connectCode, { key: full.key });
+    expect(done.status, done.text).toBe(201);
+    expect(await usedChannels(full.accountId)).toBe(13);
+  });
+
+  it('targets are all or nothing: 2 chosen at 12 of 13 is 402, creates nothing and leaves the choice open', async () => {
+    const ws12 = await atCount(12);
+    const { connectCode } = await codeThroughBrowser(
+      'pinterest',
+      `p${randomBytes(3).toString('hex')}`,
+      ws12.key,
+    );
+    const done = await complete(connectCode, { key: ws12.key });
+    expect(done.status).toBe(200);
+    const targets = done.body.data as { id: string }[];
+    expect(targets.length).toBeGreaterThanOrEqual(2);
+    const before = await channelIds(ws12.key);
+    const both = await api(`/channels/connect/${done.body.connectionId}/targets`, {
+      key: ws12.key,
+      method: 'POST',
+      body: { targetIds: targets.slice(0, 2).map((t) => t.id) },
+    });
+    expect(both.status).toBe(402);
+    expect(both.body.error.code).toBe('quota_exceeded');
+    expect(await channelIds(ws12.key)).toEqual(before);
+    expect(await usedChannels(ws12.accountId)).toBe(12);
+    const one = await api(`/channels/connect/${done.body.connectionId}/targets`, {
+      key: ws12.key,
+      method: 'POST',
+      body: { targetIds: [(targets[0] as { id: string }).id] },
+    });
+    expect(one.status, one.text).toBe(201);
+    expect(await usedChannels(ws12.accountId)).toBe(13);
+  });
+
+  it('concurrent connections of one account at 12 of 13: one channel, none refused; reconnects at the limit never are', async () => {
+    const ws12 = await atCount(12);
+    const user = `k${randomBytes(3).toString('hex')}`;
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await codeThroughBrowser('x', user, ws12.key)).connectCode);
+    const answers = await Promise.all(codes.map((code) => complete(code, { key: ws12.key })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(await usedChannels(ws12.accountId)).toBe(13);
+    const again = [];
+    for (let i = 0; i < 5; i++) again.push((await codeThroughBrowser('x', user, ws12.key)).connectCode);
+    const reconnects = await Promise.all(again.map((code) => complete(code, { key: ws12.key })));
+    expect(reconnects.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await usedChannels(ws12.accountId)).toBe(13);
   });
 });

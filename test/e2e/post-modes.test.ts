@@ -182,6 +182,11 @@ describe('channels with a test key (the sandbox rule)', () => {
             appPassword: 'abcd-efgh-ijkl-mnop',
           },
         }),
+        await rt.api('/channels/connect/complete', {
+          method: 'POST',
+          key: ws.test,
+          body: { connectCode: `cc_${'A'.repeat(43)}${'a'.repeat(32)}` },
+        }),
         await rt.api('/channels/connect/st_unknown/targets', {
           method: 'POST',
           key: ws.test,

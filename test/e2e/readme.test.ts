@@ -75,6 +75,14 @@ const EXPECTED: { code: RegExp; output: RegExp[] }[] = [
     code: /Hello, webhooks/,
     output: [/"status":"publishing"/],
   },
+  {
+    // The redirect carries a connect code, never a channel id; the completion answers the channel.
+    code: /channels\/connect\/complete/,
+    output: [
+      /^http:\/\/localhost:5173\/connected\?connectCode=cc_[\w-]{75}&state=\w+$/m,
+      /"id":"ch_\w+","platform":"x"/,
+    ],
+  },
 ];
 /** What the background blocks print once the others ran. */
 const EXPECTED_BACKGROUND: { code: RegExp; output: RegExp }[] = [

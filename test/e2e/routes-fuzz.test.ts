@@ -25,13 +25,19 @@ let rt: TestRuntime;
 type Workspace = Awaited<ReturnType<typeof freshWorkspace>>;
 let ws: Workspace;
 let keys: { live: string; test: string; read: string; other: string };
-const ids: Record<'post' | 'med' | 'wh' | 'tag' | 'ch', string[]> = {
+const ids: Record<'post' | 'med' | 'wh' | 'tag' | 'ch' | 'connection', string[]> = {
   post: [],
   med: [],
   wh: [],
   tag: [],
   ch: [],
+  // States and connection ids of connections (the targets routes' path).
+  connection: [],
 };
+/** Connect codes: fresh ones (a request may complete one), used ones. */
+const connectCodes: string[] = [];
+/** Connect states waiting for the network's redirect, and used ones (the callback's query). */
+const connectStates: string[] = [];
 const cursors: string[] = [];
 
 /** A multipart/form-data body as a client would send it (or a broken one). */
@@ -106,8 +112,58 @@ const addChannel = async () => {
   ids.ch.push(channel.channelId);
 };
 
+/** The consent of a new simulator user through a connection the live key started: where the browser lands. */
+const consented = async (platform: 'x' | 'pinterest') => {
+  const start = await rt.api('/channels/connect', {
+    method: 'POST',
+    key: keys.live,
+    body: { platform, redirectUrl: 'https://client.example/done' },
+  });
+  expect(start.status, start.text).toBe(201);
+  const authorize = new URL(start.body.authorizeUrl);
+  authorize.searchParams.set('sim_user', `f${randomUUID().slice(0, 8)}`);
+  const atNetwork = await fetch(authorize, { redirect: 'manual' });
+  const callback = atNetwork.headers.get('location') as string;
+  const atHerald = await fetch(callback, { redirect: 'manual' });
+  const landed = new URL(atHerald.headers.get('location') as string).searchParams;
+  return { state: start.body.state as string, callback, connectCode: landed.get('connectCode') as string };
+};
+
+/** Connections at every step, for the connect routes: pending, redirected (code), completed, targets open. */
+const addConnections = async () => {
+  const pending = await rt.api('/channels/connect', {
+    method: 'POST',
+    key: keys.live,
+    body: { platform: 'x', redirectUrl: 'https://client.example/done' },
+  });
+  connectStates.push(pending.body.state);
+  const redirected = await consented('x');
+  const used = await consented('x');
+  expect(
+    (
+      await rt.api('/channels/connect/complete', {
+        method: 'POST',
+        key: keys.live,
+        body: { connectCode: used.connectCode },
+      })
+    ).status,
+  ).toBe(201);
+  connectStates.push(redirected.state, new URL(used.callback).searchParams.get('state') as string);
+  connectCodes.push(redirected.connectCode, used.connectCode);
+  const boards = await consented('pinterest');
+  const opened = await rt.api('/channels/connect/complete', {
+    method: 'POST',
+    key: keys.live,
+    body: { connectCode: boards.connectCode },
+  });
+  expect(opened.status, opened.text).toBe(200);
+  ids.connection.push(opened.body.connectionId, boards.state, redirected.state, pending.body.state);
+  connectCodes.push(boards.connectCode);
+};
+
 /** A fresh thing for an id route to act on: an earlier DELETE must not leave later routes only 404s. */
 const addFixtureFor = async (path: string) => {
+  if (path.startsWith('/v1/channels/c')) await addConnections();
   if (path === '/v1/channels/{id}') await addChannel();
   if (path.startsWith('/v1/posts/')) await addPost(ws.channels.x);
   if (path.startsWith('/v1/media/')) ids.med.push(await uploadPng(keys.live));
@@ -143,6 +199,7 @@ beforeAll(async () => {
   await addPost(ws.channels.bluesky, 'Second');
   ids.med.push(await uploadPng(keys.live), await uploadPng(keys.live));
   await addWebhook();
+  await addConnections();
   // Cursors of every list, so the fuzzer can hand one list's cursor to another list or filter.
   for (const path of [
     '/posts?limit=1',
@@ -560,8 +617,62 @@ const jsonBodies: Record<string, () => fc.Arbitrary<unknown>> = {
       { requiredKeys: [] },
     ),
   'POST /v1/channels/connect/{state}/targets': () =>
-    fc.record({ targetIds: fc.oneof(fc.array(text, { maxLength: 3 }), anyJson) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        targetIds: fc.oneof(
+          fc.array(fc.oneof(text, fc.constantFrom('fuzz-board', 'board_0')), { maxLength: 3 }),
+          fc.array(fc.constant('x'), { minLength: 50, maxLength: 60 }),
+          anyJson,
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+  'POST /v1/channels/connect/complete': () =>
+    fc.record(
+      {
+        connectCode: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...connectCodes) },
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom(...connectCodes).map((code) => `${code.slice(0, -4)}AAAA`),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom(
+              `cc_${'A'.repeat(43)}${'a'.repeat(32)}`,
+              `cc_${'_'.repeat(43)}${'0'.repeat(32)}`,
+              'cc_',
+              `con_${'A'.repeat(43)}`,
+              `cc_${'a'.repeat(5000)}`,
+            ),
+          },
+          { weight: 2, arbitrary: fc.oneof(text, anyJson) },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
 };
+
+/** The callback's query: the state, code and error a network (or anybody) may send. */
+const callbackQuery = () =>
+  fc
+    .record(
+      {
+        state: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...connectStates) },
+          { weight: 2, arbitrary: text },
+          { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(201), `con_${'A'.repeat(43)}`) },
+        ),
+        code: fc.oneof(text, fc.constantFrom('abc', '')),
+        error: fc.oneof(fc.constantFrom('access_denied', 'server_error', '<script>', 'a'.repeat(100)), text),
+      },
+      { requiredKeys: [] },
+    )
+    .map((pairs) =>
+      Object.entries(pairs)
+        .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+        .join('&'),
+    );
 
 const webhookUrl = fc.oneof(
   fc.constantFrom(
@@ -652,9 +763,23 @@ const requestFor = (method: string, template: string): fc.Arbitrary<FuzzRequest>
     fc
       .record({
         ids: fc.tuple(...params.map(() => pathId())),
-        query: isList(routeKey) ? queryString(true) : fc.oneof(fc.constant(''), queryString(false)),
+        query: isList(routeKey)
+          ? queryString(true)
+          : routeKey === 'GET /v1/channels/callback'
+            ? fc.oneof(
+                { weight: 3, arbitrary: callbackQuery() },
+                { weight: 1, arbitrary: queryString(false) },
+              )
+            : fc.oneof(fc.constant(''), queryString(false)),
         auth: authHeaders(),
-        other: otherHeaders(routeKey !== 'POST /v1/media'),
+        other: otherHeaders(routeKey !== 'POST /v1/media').chain((headers) =>
+          // A browser asks the callback for HTML.
+          routeKey === 'GET /v1/channels/callback'
+            ? fc
+                .constantFrom(undefined, 'text/html,application/xhtml+xml,*/*;q=0.8', 'application/json')
+                .map((accept) => (accept ? { ...headers, accept } : headers))
+            : fc.constant(headers),
+        ),
         body: bodyFor(routeKey),
       })
       .map(({ ids: values, query, auth, other, body }) => {
@@ -690,6 +815,8 @@ const check = async (request: FuzzRequest, compare: boolean) => {
     method: request.method,
     key: null,
     headers: request.headers,
+    // The callback's redirect goes to the client's page: its answer is the 302 itself.
+    redirect: 'manual',
     ...(request.body !== undefined ? { rawBody: request.body } : {}),
   });
   const label = `${request.method} ${request.path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
@@ -699,7 +826,15 @@ const check = async (request: FuzzRequest, compare: boolean) => {
   expect(requestId, label).toMatch(REQUEST_ID);
   expect(res.headers.get('x-ratelimit-limit'), label).toMatch(/^\d+$/);
   expect(res.headers.get('x-ratelimit-remaining'), label).toMatch(/^\d+$/);
-  if (res.status >= 400) {
+  if (res.status >= 400 && /^text\/html/.test(res.headers.get('content-type') ?? '')) {
+    // The callback's page for a browser: only when asked for, with no redirect, naming the request.
+    expect(
+      request.path.startsWith('/channels/callback') && /text\/html/.test(request.headers.accept ?? ''),
+      label,
+    ).toBe(true);
+    expect(res.headers.get('location'), label).toBeNull();
+    expect(res.text, label).toContain(requestId);
+  } else if (res.status >= 400) {
     expect(typeof res.body?.error?.code, label).toBe('string');
     expect(typeof res.body.error.message, label).toBe('string');
     expect(res.body.error.requestId, label).toBe(requestId);
@@ -716,7 +851,8 @@ const seen = new Map<string, number[]>();
 
 const fuzzRoute = async (method: string, template: string) => {
   const routeKey = `${method} ${template}`;
-  const mutating = method !== 'GET';
+  // The callback is the one GET that changes something: a valid state is used up, even by a refusal.
+  const mutating = method !== 'GET' || template === '/v1/channels/callback';
   baseline = await snapshot();
   const statuses: number[] = [];
   seen.set(routeKey, statuses);

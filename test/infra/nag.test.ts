@@ -28,7 +28,6 @@ const everyGrant: Record<Grant, true> = {
   'scheduler:manage': true,
   'table:countRequests': true,
   'table:connectStates': true,
-  'table:saveChannels': true,
   'channelToken:decrypt': true,
   'channelToken:encrypt': true,
   'connectGrant:decrypt': true,

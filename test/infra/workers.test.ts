@@ -108,9 +108,6 @@ const grantPermissions: Record<Grant, string[]> = {
   'table:connectStates': ['GetItem', 'PutItem', 'UpdateItem'].map(
     (a) => `dynamodb:${a} table when LeadingKeys CONNECT#* when LeadingKeys false`,
   ),
-  'table:saveChannels': ['GetItem', 'Query', 'PutItem', 'UpdateItem'].map(
-    (a) => `dynamodb:${a} table when LeadingKeys ACCOUNT#*|WORKSPACE#* when LeadingKeys false`,
-  ),
   'channelToken:encrypt': ['kms:Encrypt tokenKey when channelId ch_*'],
   'channelToken:decrypt': ['kms:Decrypt tokenKey when channelId ch_*'],
   'connectGrant:encrypt': ['kms:Encrypt tokenKey when channelId connect_*'],

@@ -107,6 +107,63 @@ describe('channel limit', () => {
   });
 });
 
+describe('connections through the API at the limit', () => {
+  const remote = (accountId: string, workspaceId: string, remoteAccountId: string) => ({
+    accountId,
+    workspaceId,
+    platform: 'x' as const,
+    name: remoteAccountId,
+    remoteAccountId,
+    connection: 'connected' as const,
+    threadsPermitted: true,
+    createdAt: new Date().toISOString(),
+  });
+  /** Resolves once `count` callers wait on it: each connection has read the guard (none) before any writes. */
+  const barrier = (count: number) => {
+    let waiting = 0;
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return async () => {
+      waiting += 1;
+      if (waiting === count) open();
+      await opened;
+    };
+  };
+
+  it('connections of one new account that raced at limit - 1 make one channel; the others reconnect it, none is refused', async () => {
+    const account = await createAccount(deps, { name: 'Race', plan: 'free' });
+    const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
+    for (let i = 0; i < 12; i++) {
+      await connectChannel(deps, {
+        accountId: account.accountId,
+        workspaceId: ws.workspaceId,
+        platform: 'x',
+        name: `p${i}`,
+        accessToken: 't',
+      });
+    }
+    const racers = 5;
+    const wait = barrier(racers);
+    const results = await Promise.all(
+      Array.from({ length: racers }, () =>
+        deps.accounts.upsertChannel(
+          remote(account.accountId, ws.workspaceId, 'raced'),
+          async (id) => {
+            await wait();
+            return `sealed-${id}`;
+          },
+          13,
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.channel.channelId)).size).toBe(1);
+    expect((await deps.accounts.getAccount(account.accountId))?.channelCount).toBe(13);
+  });
+});
+
 describe('channels by id', () => {
   it('reads several channels of a workspace at once, only that workspace’s, absent ids left out', async () => {
     const account = await createAccount(deps, { name: 'Many', plan: 'unlimited' });

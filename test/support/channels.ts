@@ -30,21 +30,44 @@ export const setTokenLifetimes = (
   lifetimes: { accessSeconds?: number | null; refreshSeconds?: number | null },
 ) => simOAuthControl(rt, platform, 'lifetimes', lifetimes);
 
-/** A channel of an OAuth network connected through the consent flow (in the workspace of `key`, when given). */
-export const connectOAuth = async (rt: TestRuntime, platform: PlatformId, key?: string): Promise<string> => {
+/**
+ * The consent flow up to the client's redirectUrl (as `user`, a new one when not given): the
+ * query the browser lands with (`connectCode` and `state`, or `error`).
+ */
+export const consentOAuth = async (
+  rt: TestRuntime,
+  platform: PlatformId,
+  options: { key?: string; user?: string } = {},
+): Promise<URLSearchParams> => {
   const start = await rt.api('/channels/connect', {
     method: 'POST',
-    ...(key ? { key } : {}),
+    ...(options.key ? { key: options.key } : {}),
     body: { platform, redirectUrl: 'https://client.example/done' },
   });
-  expect(start.status).toBe(201);
+  expect(start.status, start.text).toBe(201);
   const authorize = new URL(start.body.authorizeUrl);
-  authorize.searchParams.set('sim_user', `${platform[0]}${randomBytes(3).toString('hex')}`);
+  authorize.searchParams.set('sim_user', options.user ?? `${platform[0]}${randomBytes(3).toString('hex')}`);
   const atNetwork = await fetch(authorize, { redirect: 'manual' });
   const atHerald = await fetch(atNetwork.headers.get('location') as string, { redirect: 'manual' });
   const landed = new URL(atHerald.headers.get('location') as string);
-  expect(landed.searchParams.get('error')).toBeNull();
-  return landed.searchParams.get('channelId') as string;
+  expect(landed.searchParams.get('state')).toBe(start.body.state);
+  return landed.searchParams;
+};
+
+/**
+ * A channel of an OAuth network (one without targets) connected through the consent flow and
+ * completed with the connect code (in the workspace of `key`, when given).
+ */
+export const connectOAuth = async (rt: TestRuntime, platform: PlatformId, key?: string): Promise<string> => {
+  const landed = await consentOAuth(rt, platform, key ? { key } : {});
+  expect(landed.get('error')).toBeNull();
+  const complete = await rt.api('/channels/connect/complete', {
+    method: 'POST',
+    ...(key ? { key } : {}),
+    body: { connectCode: landed.get('connectCode') },
+  });
+  expect(complete.status, complete.text).toBe(201);
+  return complete.body.id as string;
 };
 
 /** The channel as stored: its connection, token version and opened tokens. */

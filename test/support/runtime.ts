@@ -12,6 +12,8 @@ export interface ApiCall {
   body?: unknown;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** `manual`: a redirect is the answer (as a browser's first hop sees it), not followed. */
+  redirect?: 'follow' | 'manual';
 }
 
 export interface ApiResponse<T = any> {
@@ -67,7 +69,12 @@ export const startTestRuntime = async (
     const url = path.startsWith('http')
       ? path
       : `${path.startsWith('/v1') || path === '/health' ? runtime.url : runtime.baseUrl}${path}`;
-    const res = await fetch(url, { method: call.method ?? 'GET', headers, body });
+    const res = await fetch(url, {
+      method: call.method ?? 'GET',
+      headers,
+      body,
+      ...(call.redirect ? { redirect: call.redirect } : {}),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -633,13 +633,22 @@ describe('the manifest’s grants, scoped by encryption context and partition ke
     ).toEqual([]);
   });
 
-  it('the OAuth callback reaches its connect state, the key and address counters and the channel it saves, no post, event or webhook', () => {
+  it('the OAuth callback reaches its connect state and the key and address counters, no account, channel, post, event or webhook', () => {
     const callback = routeGrants('GET /v1/channels/callback');
     expect(itemCall(callback, 'GetItemCommand', 'CONNECT#h')).toBe(true);
     expect(itemCall(callback, 'UpdateItemCommand', 'CONNECT#h')).toBe(true);
     expect(itemCall(callback, 'UpdateItemCommand', 'APIKEY#abc')).toBe(true);
     expect(itemCall(callback, 'UpdateItemCommand', 'RATE#ip:192.0.2.1')).toBe(true);
-    for (const pk of ['POST#post_1', 'EVENT#evt_1', 'WEBHOOK#wh_1', 'IDEMPOTENCY', 'SCHEDULE#s']) {
+    // It keeps the grant in its connect state: the key holder's completion saves the channel.
+    for (const pk of [
+      'ACCOUNT#acct_1',
+      'WORKSPACE#ws_1',
+      'POST#post_1',
+      'EVENT#evt_1',
+      'WEBHOOK#wh_1',
+      'IDEMPOTENCY',
+      'SCHEDULE#s',
+    ]) {
       for (const command of ['GetItemCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand'])
         expect(itemCall(callback, command, pk), `${command} ${pk}`).toBe(false);
     }
@@ -648,8 +657,8 @@ describe('the manifest’s grants, scoped by encryption context and partition ke
       allowedBy(callback, 'DynamoDBClient', 'TransactWriteItemsCommand', {
         TransactItems: pks.map((PK) => ({ Put: { TableName: 'herald', Item: { PK, SK: 'x' } } })),
       }).map((request) => request.grants.length > 0);
-    expect(transaction('WORKSPACE#ws_1', 'WORKSPACE#ws_1')).toEqual([true, true]);
-    expect(transaction('WORKSPACE#ws_1', 'EVENT#evt_1')).toEqual([true, false]);
+    expect(transaction('CONNECT#h', 'CONNECT#h')).toEqual([true, true]);
+    expect(transaction('CONNECT#h', 'WORKSPACE#ws_1')).toEqual([true, false]);
     // An index is never its to query.
     expect(
       allowedBy(callback, 'DynamoDBClient', 'QueryCommand', {

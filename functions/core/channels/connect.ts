@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { PlatformId } from '../../platforms/types.ts';
-import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
+import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
 import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { HostResolver, WebhookSettings } from '../../ports/webhooks.ts';
 import { hostNameProblem, isAllowedAddress } from '../../shared/address-policy.ts';
-import { ApiError, isApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../shared/errors.ts';
 import { isId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import { channelView } from './channel-view.ts';
-import type { ChooseTargetsBody, ConnectChannelBody, CreateChannelBody } from './schema.ts';
+import type { ConnectChannelBody, CreateChannelBody } from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';
 
 /** What connecting channels depends on. */
@@ -34,14 +34,15 @@ export interface ConnectDeps {
 /** How long a connect flow's `state` is accepted. */
 export const CONNECT_STATE_SECONDS = 600;
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/** Hex SHA-256: a connect state is found by the hash of its `state`, a connect code kept as its hash. */
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
 /** The connect state's own encryption context (a grant waiting for its targets belongs to no channel yet). */
-const grantSealId = (stateHash: string) => `connect_${stateHash.slice(0, 32)}`;
+export const grantSealId = (stateHash: string) => `connect_${stateHash.slice(0, 32)}`;
 
 /** The network's auth and app, or the clear refusal of a network that cannot be connected. */
-const networkFor = async (
+export const networkFor = async (
   deps: Pick<ConnectDeps, 'auths' | 'appCredentials'>,
   platform: PlatformId,
 ): Promise<{ auth: NetworkAuth; app: OAuthApp }> => {
@@ -81,6 +82,7 @@ export const startConnect = async (
     stateHash: sha256(state),
     accountId: auth.accountId,
     workspaceId: auth.workspaceId,
+    mode: auth.mode,
     platform: body.platform,
     redirectUrl: body.redirectUrl,
     codeVerifier,
@@ -118,248 +120,57 @@ const refuseAtChannelLimit = async (
   );
 };
 
-const channelLimit = async (deps: Pick<ConnectDeps, 'accounts'>, accountId: string) => {
+export const channelLimit = async (deps: Pick<ConnectDeps, 'accounts'>, accountId: string) => {
   const account = await deps.accounts.getAccount(accountId);
   if (!account) throw new ApiError('not_found', 'The account no longer exists.');
   return planLimits(account.plan).channels;
 };
 
-/** Saves (or reconnects) the channel of one remote account with its tokens. */
-const saveChannel = async (
-  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
-  input: {
-    accountId: string;
-    workspaceId: string;
-    platform: PlatformId;
-    auth: NetworkAuth;
-    account: NetworkAccount;
-    tokens: TokenSet;
-  },
-) => {
+interface ChannelInput {
+  accountId: string;
+  workspaceId: string;
+  platform: PlatformId;
+  auth: NetworkAuth;
+  account: NetworkAccount;
+  tokens: TokenSet;
+}
+
+/** The channel of one remote account with its tokens, as it is saved (or reconnected). */
+export const channelToSave = (
+  deps: Pick<ConnectDeps, 'clock' | 'tokenCipher'>,
+  input: ChannelInput,
+): ChannelToSave => {
   const { auth, account, tokens } = input;
   const now = deps.clock.now();
   const capabilities = auth.capabilities(tokens.scopes.length > 0 ? tokens.scopes : auth.scopes);
-  const base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'> = {
-    accountId: input.accountId,
-    workspaceId: input.workspaceId,
-    platform: input.platform,
-    name: account.name,
-    remoteAccountId: account.remoteAccountId,
-    connection: 'connected',
-    threadsPermitted: capabilities.threads,
-    ...tokenFields(auth.policy, tokens, now),
-    scopes: tokens.scopes,
-    capabilities,
-    serviceUrl: account.serviceUrl ?? null,
-    authKind: auth.kind,
-    updatedAt: now.toISOString(),
-    createdAt: now.toISOString(),
-  };
-  return deps.accounts.upsertChannel(
-    base,
-    (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
-    await channelLimit(deps, input.accountId),
-  );
-};
-
-/** Where the callback sends the browser. */
-export type CallbackOutcome = { location: string };
-
-const withQuery = (url: string, params: Record<string, string>) => {
-  const target = new URL(url);
-  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
-  return target.toString();
-};
-
-/** A network's error code as a redirect may carry it (letters, digits and underscores only). */
-const safeCode = (value: string | undefined, fallback: string) =>
-  value && /^[A-Za-z0-9_]{1,64}$/.test(value) ? value : fallback;
-
-/**
- * GET /v1/channels/callback: the network's redirect. The state authenticates it (single use,
- * unexpired); the code is exchanged, the account read and the channel stored, then the browser
- * goes back to the client's redirectUrl with `channelId`, `state` + `pending=targets`, or `error`.
- */
-export const completeCallback = async (
-  deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
-  query: { state?: string; code?: string; error?: string },
-  callbackUri: string,
-): Promise<CallbackOutcome> => {
-  if (!query.state || query.state.length > 200) throw new ApiError('invalid_state', undefined, 'state');
-  const stateHash = sha256(query.state);
-  const record = await deps.connectStates.get(stateHash);
-  if (!record) throw new ApiError('invalid_state', undefined, 'state');
-  const back = (params: Record<string, string>) => ({ location: withQuery(record.redirectUrl, params) });
-  const fail = async (error: string, description: string) => {
-    await deps.connectStates.transition(stateHash, 'exchanging', 'failed');
-    return back({ error, error_description: description });
-  };
-  if (deps.clock.now().toISOString() > record.expiresAt) {
-    return back({
-      error: 'state_expired',
-      error_description: 'The connection took longer than 10 minutes; start again.',
-    });
-  }
-  if (!(await deps.connectStates.transition(stateHash, 'pending', 'exchanging'))) {
-    return back({
-      error: 'state_used',
-      error_description: 'This connection was already completed or refused.',
-    });
-  }
-  if (query.error || !query.code) {
-    return fail(safeCode(query.error, 'invalid_request'), 'The network did not grant access.');
-  }
-  const auth = deps.auths(record.platform);
-  const app = auth ? await appFor(deps.appCredentials, record.platform, auth.kind) : null;
-  if (!auth?.exchangeCode || !app)
-    return fail('network_not_configured', 'The network cannot be connected here.');
-  try {
-    const tokens = await auth.exchangeCode({
-      app,
-      code: query.code,
-      redirectUri: callbackUri,
-      codeVerifier: record.codeVerifier,
-    });
-    const account = await auth.identify({ app, tokens });
-    if (auth.hasTargets && auth.targets) {
-      const targets = await auth.targets({ app, tokens });
-      const grantCiphertext = await sealTokens(deps.tokenCipher(), grantSealId(stateHash), tokens);
-      await deps.connectStates.transition(stateHash, 'exchanging', 'targets', {
-        grantCiphertext,
-        targets,
-        remoteAccountId: account.remoteAccountId,
-      });
-      return back({ state: query.state, pending: 'targets' });
-    }
-    const { channel } = await saveChannel(deps, {
-      accountId: record.accountId,
-      workspaceId: record.workspaceId,
-      platform: record.platform,
-      auth,
-      account,
-      tokens,
-    });
-    await deps.connectStates.transition(stateHash, 'exchanging', 'done', { channelIds: [channel.channelId] });
-    return back({ channelId: channel.channelId });
-  } catch (error) {
-    if (isApiError(error)) return fail(error.code, error.message);
-    if (error instanceof NetworkError) {
-      return fail(
-        error.kind === 'transient' ? 'network_unavailable' : 'network_refused',
-        `The network refused the connection: ${error.message}`,
-      );
-    }
-    logger.error('Connect callback failed', { platform: record.platform, error: error as Error });
-    return fail('internal_error', 'Something went wrong on our side; try again.');
-  }
-};
-
-/** The state of a targets step, for the workspace that started it. */
-const targetsState = async (
-  deps: Pick<ConnectDeps, 'clock' | 'connectStates'>,
-  auth: AuthContext,
-  state: string,
-) => {
-  const record = state.length <= 200 ? await deps.connectStates.get(sha256(state)) : null;
-  // Another workspace's state is as unknown as a forged one.
-  if (!record || record.workspaceId !== auth.workspaceId) {
-    throw new ApiError('not_found', 'No connection with this state in this workspace.');
-  }
-  if (deps.clock.now().toISOString() > record.expiresAt)
-    throw new ApiError('invalid_state', 'This connection expired; start again.');
-  if (record.status !== 'targets') {
-    throw new ApiError(
-      'invalid_state',
-      record.status === 'done'
-        ? 'The targets of this connection were already chosen.'
-        : 'This connection has no targets to choose (the network has not redirected back, or it failed).',
-    );
-  }
-  return record;
-};
-
-const targetView = (target: NonNullable<ConnectState['targets']>[number]) => ({
-  id: target.targetId,
-  name: target.name,
-  platform: target.platform,
-  kind: target.kind,
-});
-
-/** GET /v1/channels/connect/{state}/targets */
-export const listTargets = async (
-  deps: Pick<ConnectDeps, 'clock' | 'connectStates'>,
-  auth: AuthContext,
-  state: string,
-) => {
-  const record = await targetsState(deps, auth, state);
   return {
-    platform: record.platform,
-    expiresAt: record.expiresAt,
-    data: (record.targets ?? []).map(targetView),
+    base: {
+      accountId: input.accountId,
+      workspaceId: input.workspaceId,
+      platform: input.platform,
+      name: account.name,
+      remoteAccountId: account.remoteAccountId,
+      connection: 'connected',
+      threadsPermitted: capabilities.threads,
+      ...tokenFields(auth.policy, tokens, now),
+      scopes: tokens.scopes,
+      capabilities,
+      serviceUrl: account.serviceUrl ?? null,
+      authKind: auth.kind,
+      updatedAt: now.toISOString(),
+      createdAt: now.toISOString(),
+    },
+    seal: (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
   };
 };
 
-/** POST /v1/channels/connect/{state}/targets: the chosen targets become channels (single use). */
-export const chooseTargets = async (
-  deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
-  auth: AuthContext,
-  state: string,
-  body: ChooseTargetsBody,
+/** Saves (or reconnects) the channel of one remote account with its tokens. */
+const saveChannel = async (
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
+  input: ChannelInput,
 ) => {
-  const record = await targetsState(deps, auth, state);
-  const stateHash = record.stateHash;
-  const byId = new Map((record.targets ?? []).map((target) => [target.targetId, target]));
-  const unknown = body.targetIds.find((id) => !byId.has(id));
-  if (unknown !== undefined) {
-    throw new ApiError(
-      'validation_failed',
-      `targetIds: ${unknown} is not one of this account's targets.`,
-      'targetIds',
-    );
-  }
-  const network = await networkFor(deps, record.platform);
-  if (!(await deps.connectStates.transition(stateHash, 'targets', 'exchanging'))) {
-    throw new ApiError('invalid_state', 'The targets of this connection were already chosen.');
-  }
-  const created: ChannelRecord[] = [];
-  try {
-    const grant = await openTokens(
-      deps.tokenCipher(),
-      grantSealId(stateHash),
-      record.grantCiphertext as string,
-    );
-    for (const id of body.targetIds) {
-      const target = byId.get(id) as NonNullable<ConnectState['targets']>[number];
-      const targetAuth = deps.auths(target.platform) ?? network.auth;
-      const tokens = network.auth.targetTokens
-        ? await network.auth.targetTokens({ app: network.app, tokens: grant, target })
-        : grant;
-      const { channel } = await saveChannel(deps, {
-        accountId: record.accountId,
-        workspaceId: record.workspaceId,
-        platform: target.platform,
-        auth: targetAuth,
-        account: { remoteAccountId: target.targetId, name: target.name },
-        tokens,
-      });
-      created.push(channel);
-    }
-  } catch (error) {
-    await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
-      channelIds: created.map((c) => c.channelId),
-    });
-    if (error instanceof NetworkError) {
-      throw new ApiError(
-        error.kind === 'transient' ? 'service_unavailable' : 'network_refused',
-        `The network refused the targets: ${error.message}`,
-      );
-    }
-    throw error;
-  }
-  await deps.connectStates.transition(stateHash, 'exchanging', 'done', {
-    channelIds: created.map((c) => c.channelId),
-  });
-  return { data: created.map(channelView) };
+  const { base, seal } = channelToSave(deps, input);
+  return deps.accounts.upsertChannel(base, seal, await channelLimit(deps, input.accountId));
 };
 
 /**

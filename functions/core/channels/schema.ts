@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PLATFORM_IDS } from '../../platforms/types.ts';
+import { MAX_CHANNELS_PER_CONNECTION } from '../../ports/connect-states.ts';
 
 /**
  * Request and response bodies of the channels routes (issue 11), written once: they validate the
@@ -15,7 +16,7 @@ const isLoopback = (hostname: string) =>
 /**
  * Where the browser lands after the callback: an absolute https URL (http only for localhost and
  * loopback addresses, for development), without credentials or a fragment, at most 2,000 characters.
- * `channelId` or `error` (and `error_description`) are added to its query.
+ * `connectCode` or `error` (and `error_description`), and `state`, are added to its query.
  */
 export const redirectUrlSchema = z
   .string()
@@ -67,12 +68,31 @@ export const createChannelBody = z.strictObject({
 });
 export type CreateChannelBody = z.output<typeof createChannelBody>;
 
+/**
+ * The code the callback adds to the redirectUrl: `cc_`, the connection's locator (43 base64url
+ * characters) and 32 random base62 characters.
+ */
+export const CONNECT_CODE_PATTERN = /^cc_([A-Za-z0-9_-]{43})[A-Za-z0-9]{32}$/;
+/** The id of a connection waiting for its targets: `con_` and the same locator. */
+export const CONNECTION_ID_PATTERN = /^con_([A-Za-z0-9_-]{43})$/;
+
+/** POST /v1/channels/connect/complete */
+export const completeConnectBody = z.strictObject({
+  connectCode: z
+    .string()
+    .regex(
+      CONNECT_CODE_PATTERN,
+      'connectCode must be the code Herald added to your redirectUrl (cc_ and 75 characters).',
+    ),
+});
+export type CompleteConnectBody = z.output<typeof completeConnectBody>;
+
 /** POST /v1/channels/connect/{state}/targets */
 export const chooseTargetsBody = z.strictObject({
   targetIds: z
     .array(z.string().min(1).max(200))
     .min(1, 'Choose at least one target.')
-    .max(100)
+    .max(MAX_CHANNELS_PER_CONNECTION)
     .refine((ids) => new Set(ids).size === ids.length, 'targetIds must not repeat.'),
 });
 export type ChooseTargetsBody = z.output<typeof chooseTargetsBody>;
@@ -100,6 +120,15 @@ export const targetResponse = z.object({
 
 /** GET /v1/channels/connect/{state}/targets */
 export const listTargetsResponse = z.object({
+  platform: z.string(),
+  expiresAt: z.string(),
+  data: z.array(targetResponse),
+});
+
+/** POST /v1/channels/connect/complete on a network whose account owns targets: choose them next. */
+export const pendingTargetsResponse = z.object({
+  pending: z.literal('targets'),
+  connectionId: z.string(),
   platform: z.string(),
   expiresAt: z.string(),
   data: z.array(targetResponse),

@@ -1,4 +1,4 @@
-import { chooseTargets } from '../../core/channels/connect.ts';
+import { chooseTargets } from '../../core/channels/grant-completion.ts';
 import { chooseTargetsBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';

@@ -1,4 +1,4 @@
-import { listTargets } from '../../core/channels/connect.ts';
+import { listTargets } from '../../core/channels/grant-completion.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { httpHandler } from '../../shared/http.ts';
 

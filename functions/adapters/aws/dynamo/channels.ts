@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChannelConnectResult, ChannelRecord, TokenUpdate } from '../../../ports/accounts.ts';
+import { type ChannelToSave, MAX_CHANNELS_PER_CONNECTION } from '../../../ports/connect-states.ts';
 import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
@@ -192,97 +193,58 @@ const pastedChannel = async (
     (c) => c.platform === base.platform && c.remoteAccountId === base.remoteAccountId && !c.authKind,
   ) ?? null;
 
-/**
- * A connection through the API. The remote-account guard item makes "one channel per workspace,
- * platform and remote account" an invariant of the table: a reconnect (or two callbacks racing for
- * the same account) updates the channel the guard names instead of creating a second one.
- */
-export const upsertChannel = async (
-  table: TableRef,
-  base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'>,
-  seal: (channelId: string) => Promise<string>,
-  channelLimit: number | null,
-): Promise<ChannelConnectResult> => {
-  const { doc, tableName } = table;
+/** What one channel's save writes: an update of the workspace's channel of that remote account, or a new channel. */
+interface SavePlan {
+  created: boolean;
+  channel: ChannelRecord;
+  items: Record<string, unknown>[];
+}
+
+/** Reads the remote-account guard and plans the channel's write; null when the channel it names is gone (read again). */
+const planSave = async (table: TableRef, { base, seal }: ChannelToSave): Promise<SavePlan | null> => {
+  const { tableName } = table;
   const guardKey = keys.channelRemote(base.workspaceId, base.platform, base.remoteAccountId);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const guard = await readItem(table, guardKey);
-    // A channel pasted in by the admin CLI has no guard: the same remote account adopts it.
-    const adopted = guard ? null : await pastedChannel(table, base);
-    if (guard || adopted) {
-      const channelId = (guard?.channelId as string | undefined) ?? (adopted as ChannelRecord).channelId;
-      const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
-      if (!existing) continue;
-      const current = channelFromItem(existing);
-      const next: ChannelRecord = {
-        ...current,
-        name: base.name,
-        connection: 'connected',
-        threadsPermitted: base.threadsPermitted,
-        tokenCiphertext: await seal(channelId),
-        tokenVersion: (current.tokenVersion ?? 0) + 1,
-        tokenExpiresAt: base.tokenExpiresAt ?? null,
-        tokenIssuedAt: base.tokenIssuedAt ?? null,
-        refreshDueAt: base.refreshDueAt ?? null,
-        serviceUrl: base.serviceUrl ?? null,
-        ...(base.scopes ? { scopes: base.scopes } : {}),
-        ...(base.capabilities ? { capabilities: base.capabilities } : {}),
-        ...(base.authKind ? { authKind: base.authKind } : {}),
-        ...(base.updatedAt ? { updatedAt: base.updatedAt } : {}),
-      };
-      try {
-        // The whole record is replaced, conditional on the version read (a refresh in between wins, we retry).
-        await doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: channelToItem(next),
-                  ConditionExpression:
-                    'attribute_exists(PK) AND (tokenVersion = :v OR attribute_not_exists(tokenVersion))',
-                  ExpressionAttributeValues: { ':v': current.tokenVersion ?? 0 },
-                },
-              },
-              ...(guard
-                ? []
-                : [
-                    {
-                      Put: {
-                        TableName: tableName,
-                        Item: { ...guardKey, type: 'ChannelRemote', channelId },
-                        ConditionExpression: 'attribute_not_exists(PK)',
-                      },
-                    },
-                  ]),
-            ],
-          }),
-        );
-        return { created: false, channel: next };
-      } catch (error) {
-        if (transactionCancellation(error)?.reasons.includes('ConditionalCheckFailed')) continue;
-        throw error;
-      }
-    }
-    const channelId = newId('ch');
-    const channel: ChannelRecord = {
-      ...base,
-      channelId,
+  const guard = await readItem(table, guardKey);
+  // A channel pasted in by the admin CLI has no guard: the same remote account adopts it.
+  const adopted = guard ? null : await pastedChannel(table, base);
+  if (guard || adopted) {
+    const channelId = (guard?.channelId as string | undefined) ?? (adopted as ChannelRecord).channelId;
+    const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
+    if (!existing) return null;
+    const current = channelFromItem(existing);
+    const next: ChannelRecord = {
+      ...current,
+      name: base.name,
+      connection: 'connected',
+      threadsPermitted: base.threadsPermitted,
       tokenCiphertext: await seal(channelId),
-      tokenVersion: 1,
+      tokenVersion: (current.tokenVersion ?? 0) + 1,
+      tokenExpiresAt: base.tokenExpiresAt ?? null,
+      tokenIssuedAt: base.tokenIssuedAt ?? null,
+      refreshDueAt: base.refreshDueAt ?? null,
+      serviceUrl: base.serviceUrl ?? null,
+      ...(base.scopes ? { scopes: base.scopes } : {}),
+      ...(base.capabilities ? { capabilities: base.capabilities } : {}),
+      ...(base.authKind ? { authKind: base.authKind } : {}),
+      ...(base.updatedAt ? { updatedAt: base.updatedAt } : {}),
     };
-    try {
-      await retryOnTransactionConflict(() =>
-        doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: channelToItem(channel),
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
+    return {
+      created: false,
+      channel: next,
+      items: [
+        // The whole record is replaced, conditional on the version read (a refresh in between wins, we retry).
+        {
+          Put: {
+            TableName: tableName,
+            Item: channelToItem(next),
+            ConditionExpression:
+              'attribute_exists(PK) AND (tokenVersion = :v OR attribute_not_exists(tokenVersion))',
+            ExpressionAttributeValues: { ':v': current.tokenVersion ?? 0 },
+          },
+        },
+        ...(guard
+          ? []
+          : [
               {
                 Put: {
                   TableName: tableName,
@@ -290,29 +252,115 @@ export const upsertChannel = async (
                   ConditionExpression: 'attribute_not_exists(PK)',
                 },
               },
-              accountCountUpdate(tableName, channel.accountId, 1, channelLimit),
-            ],
-          }),
-        ),
+            ]),
+      ],
+    };
+  }
+  const channelId = newId('ch');
+  const channel: ChannelRecord = {
+    ...base,
+    channelId,
+    tokenCiphertext: await seal(channelId),
+    tokenVersion: 1,
+  };
+  return {
+    created: true,
+    channel,
+    items: [
+      {
+        Put: {
+          TableName: tableName,
+          Item: channelToItem(channel),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...guardKey, type: 'ChannelRemote', channelId },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ],
+  };
+};
+
+/** A write that goes with the channels' (in the same transaction), and what its failed condition means. */
+export interface SavedAlongside {
+  item: (channels: ChannelRecord[]) => Record<string, unknown>;
+  refused: () => Error;
+}
+
+/**
+ * Connections through the API, in one transaction: all or nothing. The remote-account guard item
+ * makes "one channel per workspace, platform and remote account" an invariant of the table: a
+ * reconnect (or two connections racing for the same account) updates the channel the guard names
+ * instead of creating a second one, and is never counted, so it never meets the plan's limit. The
+ * new channels are counted together: past the limit, none is saved (`quota_exceeded`).
+ */
+export const saveChannels = async (
+  table: TableRef,
+  channels: ChannelToSave[],
+  channelLimit: number | null,
+  alongside?: SavedAlongside,
+): Promise<ChannelConnectResult[]> => {
+  const { doc, tableName } = table;
+  if (channels.length === 0 || channels.length > MAX_CHANNELS_PER_CONNECTION) {
+    throw new ApiError(
+      'validation_failed',
+      `Between 1 and ${MAX_CHANNELS_PER_CONNECTION} channels are saved at once.`,
+    );
+  }
+  const accountId = (channels[0] as ChannelToSave).base.accountId;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const plans = await Promise.all(channels.map((channel) => planSave(table, channel)));
+    if (plans.some((plan) => plan === null)) continue;
+    const saved = plans as SavePlan[];
+    const added = saved.filter((plan) => plan.created).length;
+    const quota = () =>
+      new ApiError(
+        'quota_exceeded',
+        `The plan allows ${channelLimit} connected channels; ${added === 1 ? 'a new one' : `${added} new ones`} would go past it. Disconnect channels or change plan.`,
       );
-      return { created: true, channel };
+    if (channelLimit !== null && added > channelLimit) throw quota();
+    const channelItems = saved.flatMap((plan) => plan.items);
+    const countAt = added > 0 ? channelItems.length : -1;
+    const items = [
+      ...channelItems,
+      ...(added > 0 ? [accountCountUpdate(tableName, accountId, added, channelLimit)] : []),
+      ...(alongside ? [alongside.item(saved.map((plan) => plan.channel))] : []),
+    ];
+    try {
+      await retryOnTransactionConflict(() => doc.send(new TransactWriteCommand({ TransactItems: items })));
+      return saved.map(({ created, channel }) => ({ created, channel }));
     } catch (error) {
-      const cancelled = transactionCancellation(error);
-      if (cancelled?.reasons[2] === 'ConditionalCheckFailed') {
-        throw new ApiError('quota_exceeded', 'The plan allows no more connected channels.');
-      }
-      // Another connection of the same account won the guard: update its channel instead.
-      if (cancelled?.reasons[1] === 'ConditionalCheckFailed') continue;
+      const reasons = transactionCancellation(error)?.reasons;
+      if (!reasons) throw error;
+      const failed = (index: number) => reasons[index] === 'ConditionalCheckFailed';
+      if (alongside && failed(items.length - 1)) throw alongside.refused();
+      // Another connection of the same account (or a token refresh) came first: read again, so
+      // that account is an update, which is not counted.
+      if (channelItems.some((_, index) => failed(index))) continue;
+      if (countAt >= 0 && failed(countAt)) throw quota();
       throw error;
     }
   }
   throw new ApiError('conflict', 'The channel changed while it was being connected; try again.');
 };
 
+/** One connection through the API (see saveChannels). */
+export const upsertChannel = async (
+  table: TableRef,
+  base: Omit<ChannelRecord, 'channelId' | 'tokenCiphertext'>,
+  seal: (channelId: string) => Promise<string>,
+  channelLimit: number | null,
+): Promise<ChannelConnectResult> =>
+  (await saveChannels(table, [{ base, seal }], channelLimit))[0] as ChannelConnectResult;
+
 const accountCountUpdate = (
   tableName: string,
   accountId: string,
-  by: 1 | -1,
+  by: number,
   channelLimit: number | null,
 ) => ({
   Update: {
@@ -320,11 +368,11 @@ const accountCountUpdate = (
     Key: keys.account(accountId),
     UpdateExpression: 'ADD channelCount :by',
     ConditionExpression:
-      by === 1 && channelLimit !== null
-        ? 'attribute_exists(PK) AND (attribute_not_exists(channelCount) OR channelCount < :limit)'
+      by > 0 && channelLimit !== null
+        ? 'attribute_exists(PK) AND (attribute_not_exists(channelCount) OR channelCount <= :max)'
         : 'attribute_exists(PK)',
     ExpressionAttributeValues:
-      by === 1 && channelLimit !== null ? { ':by': by, ':limit': channelLimit } : { ':by': by },
+      by > 0 && channelLimit !== null ? { ':by': by, ':max': channelLimit - by } : { ':by': by },
   },
 });
 
