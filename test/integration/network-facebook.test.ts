@@ -257,7 +257,7 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.kind).toBe('transient');
     expect(error.details.outcomeUnknown).toBe(true);
     const videoId = sim.media()[0]?.id;
-    expect(saved).toEqual([{ product: 'video', videoId }]);
+    expect(saved).toEqual([{ product: 'video', videoId, key: 'med_thr.mp4' }]);
     const found = await client.lookup({
       credentials,
       idempotencyKey: 'k',
@@ -279,6 +279,101 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
         saved: saved[0] as Record<string, unknown>,
       }),
     ).toBeNull();
+  });
+
+  it('a feed video whose processing takes longer than one attempt is uploaded once and published once', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_500 });
+    const slow = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 300,
+      videoPollMs: 50,
+    });
+    const clip = file('long.mp4', 'video/mp4', mediaFiles.mp4(12_000));
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const attempt = () => slow.publish(input('Long clip', { media: [clip], progress }));
+    const first = await failureOf(attempt());
+    expect(first.kind).toBe('transient');
+    expect(first.details.continueLater).toBe(true);
+    expect(first.details.outcomeUnknown).toBeUndefined();
+    const videoId = sim.media()[0]?.id;
+    expect(saved).toEqual({ product: 'video', videoId, key: 'med_long.mp4' });
+    // The engine's next invocations wait on the same video until Facebook has processed it.
+    let block: RemoteBlock | null = null;
+    while (!block) {
+      block = await attempt().catch((e: unknown) => {
+        if ((e as { details?: { continueLater?: boolean } }).details?.continueLater) return null;
+        throw e;
+      });
+    }
+    expect(block).toMatchObject({ remoteId: `${PAGE}_${videoId}`, meta: { videoId } });
+    expect(sim.media().map((m) => m.id)).toEqual([videoId]);
+    expect((await simPosts()).map((p) => [p.id, p.state, p.deleted])).toEqual([
+      [block.remoteId, 'live', false],
+    ]);
+  });
+
+  it('a feed video whose worker died after the upload resumes from the saved video id: never uploaded twice', async () => {
+    sim.setSwitches({ videoProcessingMs: 200 });
+    const clip = file('crash.mp4', 'video/mp4', mediaFiles.mp4(7_000));
+    let saved: Record<string, unknown> | null = null;
+    let dies = true;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+        // The worker dies right after the save (the claim keeps what was saved).
+        if (dies) throw new Error('worker died');
+      },
+    };
+    await expect(client.publish(input('Crash clip', { media: [clip], progress }))).rejects.toThrow(
+      'worker died',
+    );
+    dies = false;
+    const block = await client.publish(input('Crash clip', { media: [clip], progress }));
+    const videoId = (saved as unknown as { videoId: string }).videoId;
+    expect(block.meta.videoId).toBe(videoId);
+    expect(sim.media().map((m) => m.id)).toEqual([videoId]);
+    expect((await simPosts()).map((p) => [p.state, p.deleted])).toEqual([['live', false]]);
+  });
+
+  it('a feed video that fails processing after a wait across attempts fails for good and is not resumed', async () => {
+    sim.setSwitches({ videoProcessingMs: 600, videoFails: true });
+    const slow = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 200,
+      videoPollMs: 50,
+    });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const clip = file('fails.mp4', 'video/mp4', mediaFiles.mp4(5_000));
+    let error = await failureOf(slow.publish(input('Failing clip', { media: [clip], progress })));
+    while (error.details.continueLater) {
+      error = await failureOf(slow.publish(input('Failing clip', { media: [clip], progress })));
+    }
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/unsupported codec/);
+    expect(sim.media()).toHaveLength(1);
+    // Nothing saved is resumed: a later round uploads afresh.
+    expect(saved).toEqual({});
   });
 
   it('withdraws a video still processing after the wait and answers transient, so the retry posts it once', async () => {

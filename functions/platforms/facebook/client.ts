@@ -35,8 +35,8 @@ import { GRAPH_VERSION } from './oauth.ts';
  *   `POST /{page}/photos {url, caption, alt_text_custom}` (Facebook downloads the presigned URL);
  *   several photos each uploaded `published=false`, then `POST /{page}/feed` with
  *   `attached_media`; one video `POST /{page}/videos {file_url, description}`, then its status
- *   polled until `ready` (bounded: `videoWaitMs`, default 20 s; a video still processing then is
- *   deleted and the call is transient, so the retry uploads afresh and nothing is posted twice).
+ *   polled until `ready` (`videoWaitMs`, default 20 s, per invocation; the video id is kept with
+ *   the block's claim and waited for across invocations, never uploaded twice: see `video`).
  * - Reels and video stories: an upload session (`/{page}/video_reels`, `/video_stories`), finished
  *   once the upload is complete, then followed until Facebook has processed and published it; the
  *   video id is kept with the block's claim across invocations (see `sessionVideo`).
@@ -220,57 +220,83 @@ export class FacebookClient implements NetworkClient {
     return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId } };
   }
 
-  /** A video post: Facebook pulls `file_url`, then processes it; waited for within `videoWaitMs`. */
+  /**
+   * A video post: Facebook pulls `file_url`, then processes it and posts it once processed. The
+   * video id is saved with the block's claim before the wait: processing that outlasts
+   * `videoWaitMs` (or the invocation) continues in the next invocation on the same video
+   * (`continueLater`, no attempt spent), so it is never uploaded or posted twice, and a worker that
+   * died after the upload resumes from the saved id. Without a place to save it (no `progress`),
+   * a video still processing is withdrawn and the retry uploads afresh.
+   */
   private async video(input: PublishBlockInput, page: string, file: MediaForNetwork): Promise<RemoteBlock> {
-    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
-      file_url: file.url,
-      description: input.content,
-      published: true,
-    });
-    const videoId = stringField(answer.body, 'id');
-    if (!videoId) {
-      throw new NetworkError('transient', 'Facebook accepted the video but its answer had no id', {
-        status: answer.status,
-        outcomeUnknown: true,
+    const progress = input.progress;
+    const key = file.mediaId;
+    const saved = progress?.saved;
+    let videoId =
+      saved?.product === 'video' &&
+      typeof saved.videoId === 'string' &&
+      (saved.key === undefined || saved.key === key)
+        ? saved.videoId
+        : null;
+    if (videoId === null) {
+      const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
+        file_url: file.url,
+        description: input.content,
+        published: true,
       });
-    }
-    // The video is posted once processed: from here on a resend could post it twice, so every
-    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
-    await input.progress?.save({ product: 'video', videoId });
-    const deadline = this.waitDeadline(input);
-    for (;;) {
-      let state: HttpAnswer;
-      try {
-        state = await this.call(
-          input.credentials,
-          'GET',
-          `/${encodeURIComponent(videoId)}?fields=status,post_id`,
-        );
-      } catch (error) {
-        if (!(error instanceof NetworkError)) throw error;
-        throw new NetworkError('transient', `${error.message} (reading the status of a posted video)`, {
-          ...(error.details.status === undefined ? {} : { status: error.details.status }),
+      videoId = stringField(answer.body, 'id') ?? null;
+      if (!videoId) {
+        throw new NetworkError('transient', 'Facebook accepted the video but its answer had no id', {
+          status: answer.status,
           outcomeUnknown: true,
         });
       }
-      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
-        ?.status;
-      const videoStatus = status?.video_status;
-      if (videoStatus === 'ready') {
-        const postId = stringField(state.body, 'post_id') ?? `${page}_${videoId}`;
-        return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
+    }
+    const id = videoId;
+    // The video is posted once processed: from here on a resend could post it twice, so every
+    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
+    const keep = () => progress?.save({ product: 'video', videoId: id, key }) ?? Promise.resolve();
+    await keep();
+    const deadline = this.waitDeadline(input);
+    let lastKept = Date.now();
+    for (;;) {
+      let state: VideoState | null;
+      try {
+        state = await this.videoState(input.credentials, id);
+      } catch (error) {
+        throw this.afterPosting(error, 'reading the status of a posted video');
       }
-      if (videoStatus === 'error') {
-        const errors = (status?.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
-        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
-        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
+      if (state === null) {
+        // Deleted on Facebook while it processed: nothing of it is posted; a new round uploads afresh.
+        await progress?.save({});
+        throw new NetworkError('permanent', 'The video was deleted on Facebook while it was processed', {});
+      }
+      if (state.videoStatus === 'ready') {
+        const postId = state.postId ?? `${page}_${id}`;
+        return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: id } };
+      }
+      if (state.videoStatus === 'error') {
+        // A failed video is never waited for again: a new round uploads afresh.
+        await progress?.save({});
+        throw new NetworkError('permanent', `Facebook could not process the video: ${state.reason}`, {});
       }
       if (Date.now() + this.videoPollMs > deadline) break;
+      if (progress && Date.now() - lastKept >= KEEP_ALIVE_MS) {
+        // Extends the claim's lease: a long wait is not taken for a dead worker's.
+        await keep();
+        lastKept = Date.now();
+      }
       await sleep(this.videoPollMs);
     }
-    // Still processing: take it back so the retry's fresh upload is the only one ever posted.
+    if (progress) {
+      throw new NetworkError('transient', 'Facebook is still processing the video; waiting for it.', {
+        continueLater: true,
+      });
+    }
+    // Still processing and nowhere to keep its id: take it back so the retry's fresh upload is the
+    // only one ever posted.
     try {
-      await this.deleteObject(input.credentials, videoId);
+      await this.deleteObject(input.credentials, id);
     } catch {
       throw new NetworkError(
         'transient',
