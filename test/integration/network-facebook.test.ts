@@ -257,7 +257,9 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.kind).toBe('transient');
     expect(error.details.outcomeUnknown).toBe(true);
     const videoId = sim.media()[0]?.id;
-    expect(saved).toEqual([{ product: 'video', videoId, key: 'med_thr.mp4' }]);
+    expect(saved).toEqual([
+      { product: 'video', videoId, key: 'med_thr.mp4', waitingSince: expect.any(String) },
+    ]);
     const found = await client.lookup({
       credentials,
       idempotencyKey: 'k',
@@ -305,7 +307,12 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(first.details.continueLater).toBe(true);
     expect(first.details.outcomeUnknown).toBeUndefined();
     const videoId = sim.media()[0]?.id;
-    expect(saved).toEqual({ product: 'video', videoId, key: 'med_long.mp4' });
+    expect(saved).toEqual({
+      product: 'video',
+      videoId,
+      key: 'med_long.mp4',
+      waitingSince: expect.any(String),
+    });
     // The engine's next invocations wait on the same video until Facebook has processed it.
     let block: RemoteBlock | null = null;
     while (!block) {
@@ -319,6 +326,39 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect((await simPosts()).map((p) => [p.id, p.state, p.deleted])).toEqual([
       [block.remoteId, 'live', false],
     ]);
+  });
+
+  it('a feed video still processing after processingGiveUpMs is left to Facebook, which posts it: never uploaded twice', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const giving = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 100,
+      videoPollMs: 50,
+      processingGiveUpMs: 400,
+    });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const clip = file('endless.mp4', 'video/mp4', mediaFiles.mp4(5_000));
+    const attempt = () => giving.publish(input('Endless clip', { media: [clip], progress }));
+    let block: RemoteBlock | null = null;
+    while (!block) {
+      block = await attempt().catch((e: unknown) => {
+        if ((e as { details?: { continueLater?: boolean } }).details?.continueLater) return null;
+        throw e;
+      });
+    }
+    const [video] = sim.media();
+    expect(sim.media()).toHaveLength(1);
+    expect(block).toMatchObject({ remoteId: `${PAGE}_${video?.id}`, meta: { videoId: video?.id } });
+    expect((await simPosts()).map((p) => [p.state, p.deleted])).toEqual([['processing', false]]);
   });
 
   it('a feed video whose worker died after the upload resumes from the saved video id: never uploaded twice', async () => {
@@ -428,9 +468,10 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
       meta: { postId: `${PAGE}_${videoId}`, videoId, postType: 'reel' },
     });
     // The video is saved before the finish, and marked finished after it.
+    const waitingSince = expect.any(String);
     expect(p.saved).toEqual([
-      { product: 'reel', videoId, key: 'med_reel.mp4', finished: false },
-      { product: 'reel', videoId, key: 'med_reel.mp4', finished: true },
+      { product: 'reel', videoId, key: 'med_reel.mp4', finished: false, waitingSince },
+      { product: 'reel', videoId, key: 'med_reel.mp4', finished: true, waitingSince },
     ]);
     const [post] = await simPosts();
     expect(post).toMatchObject({ id: block.remoteId, message: 'My reel', state: 'live' });

@@ -80,6 +80,11 @@ export interface FacebookClientOptions {
   videoWaitMs?: number;
   /** Between two status reads (default 1 s). */
   videoPollMs?: number;
+  /**
+   * How long a video is waited for across invocations before Herald stops waiting and leaves it to
+   * Facebook, which posts it once processed (default an hour).
+   */
+  processingGiveUpMs?: number;
 }
 
 /** The longest `estimated_time_to_regain_access` (minutes) in the usage headers, as seconds. */
@@ -138,6 +143,8 @@ const postUrl = (postId: string) => `https://www.facebook.com/${postId}`;
 const commentUrl = (postId: string, commentId: string) =>
   `https://www.facebook.com/${postId}?comment_id=${encodeURIComponent(commentId)}`;
 
+const nowIso = () => new Date().toISOString();
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class FacebookClient implements NetworkClient {
@@ -148,12 +155,14 @@ export class FacebookClient implements NetworkClient {
   private readonly timeoutMs: number;
   private readonly videoWaitMs: number;
   private readonly videoPollMs: number;
+  private readonly processingGiveUpMs: number;
 
   constructor(options: FacebookClientOptions = {}) {
     this.baseUrl = `${baseUrlOf(options.baseUrl ?? 'https://graph.facebook.com')}/${GRAPH_VERSION}`;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.videoWaitMs = options.videoWaitMs ?? 20_000;
     this.videoPollMs = options.videoPollMs ?? 1_000;
+    this.processingGiveUpMs = options.processingGiveUpMs ?? 3_600_000;
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
@@ -225,8 +234,9 @@ export class FacebookClient implements NetworkClient {
    * video id is saved with the block's claim before the wait: processing that outlasts
    * `videoWaitMs` (or the invocation) continues in the next invocation on the same video
    * (`continueLater`, no attempt spent), so it is never uploaded or posted twice, and a worker that
-   * died after the upload resumes from the saved id. Without a place to save it (no `progress`),
-   * a video still processing is withdrawn and the retry uploads afresh.
+   * died after the upload resumes from the saved id. After `processingGiveUpMs` the video is left to
+   * Facebook, which posts it once processed. Without a place to save it (no `progress`), a video
+   * still processing is withdrawn and the retry uploads afresh.
    */
   private async video(input: PublishBlockInput, page: string, file: MediaForNetwork): Promise<RemoteBlock> {
     const progress = input.progress;
@@ -238,6 +248,8 @@ export class FacebookClient implements NetworkClient {
       (saved.key === undefined || saved.key === key)
         ? saved.videoId
         : null;
+    const since =
+      (videoId !== null && typeof saved?.waitingSince === 'string' && saved.waitingSince) || nowIso();
     if (videoId === null) {
       const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
         file_url: file.url,
@@ -255,10 +267,12 @@ export class FacebookClient implements NetworkClient {
     const id = videoId;
     // The video is posted once processed: from here on a resend could post it twice, so every
     // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
-    const keep = () => progress?.save({ product: 'video', videoId: id, key }) ?? Promise.resolve();
+    const keep = () =>
+      progress?.save({ product: 'video', videoId: id, key, waitingSince: since }) ?? Promise.resolve();
     await keep();
     const deadline = this.waitDeadline(input);
     let lastKept = Date.now();
+    let postId: string | undefined;
     for (;;) {
       let state: VideoState | null;
       try {
@@ -271,8 +285,8 @@ export class FacebookClient implements NetworkClient {
         await progress?.save({});
         throw new NetworkError('permanent', 'The video was deleted on Facebook while it was processed', {});
       }
+      postId = state.postId ?? `${page}_${id}`;
       if (state.videoStatus === 'ready') {
-        const postId = state.postId ?? `${page}_${id}`;
         return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: id } };
       }
       if (state.videoStatus === 'error') {
@@ -289,9 +303,14 @@ export class FacebookClient implements NetworkClient {
       await sleep(this.videoPollMs);
     }
     if (progress) {
-      throw new NetworkError('transient', 'Facebook is still processing the video; waiting for it.', {
-        continueLater: true,
-      });
+      if (Date.now() - Date.parse(since) < this.processingGiveUpMs) {
+        throw new NetworkError('transient', 'Facebook is still processing the video; waiting for it.', {
+          continueLater: true,
+        });
+      }
+      // Waited long enough: Facebook has the video (published) and posts it once processed.
+      const post = postId ?? `${page}_${id}`;
+      return { remoteId: post, remoteUrl: postUrl(post), meta: { postId: post, videoId: id } };
     }
     // Still processing and nowhere to keep its id: take it back so the retry's fresh upload is the
     // only one ever posted.
@@ -348,6 +367,7 @@ export class FacebookClient implements NetworkClient {
     let videoId: string | null = null;
     let finished = false;
     let postId: string | undefined;
+    let since = nowIso();
     if (
       saved?.product === product &&
       typeof saved.videoId === 'string' &&
@@ -355,6 +375,7 @@ export class FacebookClient implements NetworkClient {
     ) {
       videoId = saved.videoId;
       finished = saved.finished === true;
+      if (typeof saved.waitingSince === 'string') since = saved.waitingSince;
       postId = typeof saved.postId === 'string' ? saved.postId : undefined;
       if (!finished) {
         // Whether the finish landed (a lost answer, or a crash before the save) shows in the status.
@@ -366,10 +387,13 @@ export class FacebookClient implements NetworkClient {
         }
       }
     }
-    if (videoId === null) videoId = await this.uploadSession(input, endpoint, file, product);
+    if (videoId === null) {
+      videoId = await this.uploadSession(input, endpoint, file, product);
+      since = nowIso();
+    }
     const id = videoId;
     const keep = (state: Record<string, unknown>) =>
-      progress?.save({ product, videoId: id, key, ...state }) ?? Promise.resolve();
+      progress?.save({ product, videoId: id, key, ...state, waitingSince: since }) ?? Promise.resolve();
     if (!finished) {
       await keep({ finished: false });
       const answer = await this.call(input.credentials, 'POST', endpoint, {
@@ -386,7 +410,7 @@ export class FacebookClient implements NetworkClient {
       }
       await keep({ finished: true, ...(postId ? { postId } : {}) });
     }
-    await this.followPublishing(input, id, product, () =>
+    await this.followPublishing(input, id, product, since, () =>
       keep({ finished: true, ...(postId ? { postId } : {}) }),
     );
     return { videoId: id, postId };
@@ -449,13 +473,14 @@ export class FacebookClient implements NetworkClient {
   /**
    * After the finish: polls until Facebook has processed and published the video. Processing that
    * outlasts this invocation continues in the next one (`continueLater`, the finished video saved
-   * with the claim); without a place to save it the video is left to Facebook, which publishes it
-   * once processed. A video Facebook cannot process is a permanent failure.
+   * with the claim) until `processingGiveUpMs` after the upload; without a place to save it, or
+   * after that, the video is left to Facebook, which publishes it once processed. A video Facebook cannot process is a permanent failure.
    */
   private async followPublishing(
     input: PublishBlockInput,
     videoId: string,
     product: 'reel' | 'story',
+    since: string,
     keep: () => Promise<void>,
   ): Promise<void> {
     const deadline = this.waitDeadline(input);
@@ -481,7 +506,8 @@ export class FacebookClient implements NetworkClient {
       }
       if (state.publishing === 'complete') return;
       if (Date.now() + this.videoPollMs > deadline) {
-        if (!input.progress) return;
+        // Nowhere to keep the video, or waited long enough: Facebook publishes it once processed.
+        if (!input.progress || Date.now() - Date.parse(since) >= this.processingGiveUpMs) return;
         throw new NetworkError('transient', `Facebook is still processing the ${product}; waiting for it.`, {
           continueLater: true,
         });
