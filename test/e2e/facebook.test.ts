@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
 import type { SimFacebookMedia } from '../../functions/platforms/facebook/simulator.ts';
+import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
+import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -125,6 +128,41 @@ describe('Facebook Pages through the API', { timeout: 90_000 }, () => {
     expect(withVideo?.attachments).toEqual([
       expect.objectContaining({ kind: 'video', status: 'ready', size: video.size }),
     ]);
+  });
+
+  it('a video that processes longer than one attempt is uploaded once and published once (waited for across invocations)', async () => {
+    // The runtime's worker with a Facebook client that waits 0.4 s per invocation (20 s in production).
+    const real = getDeps().networks;
+    const restore = useNetworks((platform, mode) =>
+      platform === 'facebook' && mode === 'live'
+        ? new FacebookClient({ baseUrl: simUrl(), timeoutMs: 1_000, videoWaitMs: 400, videoPollMs: 50 })
+        : real(platform, mode),
+    );
+    const switches = (body: Record<string, unknown>) =>
+      fetch(`${simUrl()}/_sim/facebook/switches`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      await switches({ videoProcessingMs: 2_500 });
+      const marker = `fb-long-${Date.now()}`;
+      const video = await upload(mediaFiles.mp4(60_000), 'long.mp4', 'video/mp4');
+      const post = await publishNow([{ content: `${marker} long video`, mediaIds: [video.id] }]);
+      expect(post.status).toBe('published');
+      const mine = (await simPosts()).filter((p) => p.message === `${marker} long video`);
+      expect(mine.map((p) => [p.state, p.deleted])).toEqual([['live', false]]);
+      expect(postIdOf(post.channels[0].blocks[0].remoteUrl)).toBe(mine[0]?.id);
+      const media = (await (await fetch(`${simUrl()}/_sim/facebook/media`)).json()) as {
+        data: SimFacebookMedia[];
+      };
+      expect(
+        media.data.filter((m) => m.sourceUrl.includes(video.id) || m.postId === mine[0]?.id),
+      ).toHaveLength(1);
+    } finally {
+      await switches({ videoProcessingMs: 300 });
+      restore();
+    }
   });
 
   it('publishes a reel with a comment, and a photo story, through their upload flows', async () => {

@@ -257,7 +257,9 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.kind).toBe('transient');
     expect(error.details.outcomeUnknown).toBe(true);
     const videoId = sim.media()[0]?.id;
-    expect(saved).toEqual([{ product: 'video', videoId }]);
+    expect(saved).toEqual([
+      { product: 'video', videoId, key: 'med_thr.mp4', waitingSince: expect.any(String) },
+    ]);
     const found = await client.lookup({
       credentials,
       idempotencyKey: 'k',
@@ -279,6 +281,139 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
         saved: saved[0] as Record<string, unknown>,
       }),
     ).toBeNull();
+  });
+
+  it('a feed video whose processing takes longer than one attempt is uploaded once and published once', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_500 });
+    const slow = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 300,
+      videoPollMs: 50,
+    });
+    const clip = file('long.mp4', 'video/mp4', mediaFiles.mp4(12_000));
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const attempt = () => slow.publish(input('Long clip', { media: [clip], progress }));
+    const first = await failureOf(attempt());
+    expect(first.kind).toBe('transient');
+    expect(first.details.continueLater).toBe(true);
+    expect(first.details.outcomeUnknown).toBeUndefined();
+    const videoId = sim.media()[0]?.id;
+    expect(saved).toEqual({
+      product: 'video',
+      videoId,
+      key: 'med_long.mp4',
+      waitingSince: expect.any(String),
+    });
+    // The engine's next invocations wait on the same video until Facebook has processed it.
+    let block: RemoteBlock | null = null;
+    while (!block) {
+      block = await attempt().catch((e: unknown) => {
+        if ((e as { details?: { continueLater?: boolean } }).details?.continueLater) return null;
+        throw e;
+      });
+    }
+    expect(block).toMatchObject({ remoteId: `${PAGE}_${videoId}`, meta: { videoId } });
+    expect(sim.media().map((m) => m.id)).toEqual([videoId]);
+    expect((await simPosts()).map((p) => [p.id, p.state, p.deleted])).toEqual([
+      [block.remoteId, 'live', false],
+    ]);
+  });
+
+  it('a feed video still processing after processingGiveUpMs is left to Facebook, which posts it: never uploaded twice', async () => {
+    sim.setSwitches({ videoProcessingMs: 60_000 });
+    const giving = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 100,
+      videoPollMs: 50,
+      processingGiveUpMs: 400,
+    });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const clip = file('endless.mp4', 'video/mp4', mediaFiles.mp4(5_000));
+    const attempt = () => giving.publish(input('Endless clip', { media: [clip], progress }));
+    let block: RemoteBlock | null = null;
+    while (!block) {
+      block = await attempt().catch((e: unknown) => {
+        if ((e as { details?: { continueLater?: boolean } }).details?.continueLater) return null;
+        throw e;
+      });
+    }
+    const [video] = sim.media();
+    expect(sim.media()).toHaveLength(1);
+    expect(block).toMatchObject({ remoteId: `${PAGE}_${video?.id}`, meta: { videoId: video?.id } });
+    expect((await simPosts()).map((p) => [p.state, p.deleted])).toEqual([['processing', false]]);
+  });
+
+  it('a feed video whose worker died after the upload resumes from the saved video id: never uploaded twice', async () => {
+    sim.setSwitches({ videoProcessingMs: 200 });
+    const clip = file('crash.mp4', 'video/mp4', mediaFiles.mp4(7_000));
+    let saved: Record<string, unknown> | null = null;
+    let dies = true;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+        // The worker dies right after the save (the claim keeps what was saved).
+        if (dies) throw new Error('worker died');
+      },
+    };
+    await expect(client.publish(input('Crash clip', { media: [clip], progress }))).rejects.toThrow(
+      'worker died',
+    );
+    dies = false;
+    const block = await client.publish(input('Crash clip', { media: [clip], progress }));
+    const videoId = (saved as unknown as { videoId: string }).videoId;
+    expect(block.meta.videoId).toBe(videoId);
+    expect(sim.media().map((m) => m.id)).toEqual([videoId]);
+    expect((await simPosts()).map((p) => [p.state, p.deleted])).toEqual([['live', false]]);
+  });
+
+  it('a feed video that fails processing after a wait across attempts fails for good and is not resumed', async () => {
+    sim.setSwitches({ videoProcessingMs: 600, videoFails: true });
+    const slow = new FacebookClient({
+      baseUrl: sim.url,
+      timeoutMs: 1_500,
+      videoWaitMs: 200,
+      videoPollMs: 50,
+    });
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const clip = file('fails.mp4', 'video/mp4', mediaFiles.mp4(5_000));
+    let error = await failureOf(slow.publish(input('Failing clip', { media: [clip], progress })));
+    while (error.details.continueLater) {
+      error = await failureOf(slow.publish(input('Failing clip', { media: [clip], progress })));
+    }
+    expect(error.kind).toBe('permanent');
+    expect(error.message).toMatch(/unsupported codec/);
+    expect(sim.media()).toHaveLength(1);
+    // Nothing saved is resumed: a later round uploads afresh.
+    expect(saved).toEqual({});
   });
 
   it('withdraws a video still processing after the wait and answers transient, so the retry posts it once', async () => {
@@ -332,7 +467,12 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
       remoteUrl: `https://www.facebook.com/reel/${videoId}`,
       meta: { postId: `${PAGE}_${videoId}`, videoId, postType: 'reel' },
     });
-    expect(p.saved).toEqual([{ product: 'reel', videoId }]);
+    // The video is saved before the finish, and marked finished after it.
+    const waitingSince = expect.any(String);
+    expect(p.saved).toEqual([
+      { product: 'reel', videoId, key: 'med_reel.mp4', finished: false, waitingSince },
+      { product: 'reel', videoId, key: 'med_reel.mp4', finished: true, waitingSince },
+    ]);
     const [post] = await simPosts();
     expect(post).toMatchObject({ id: block.remoteId, message: 'My reel', state: 'live' });
     expect(post?.attachments).toEqual([
@@ -342,6 +482,39 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     await client.publish(input('on the reel', { parent: { block, root: block } }));
     await client.edit({ credentials, block, content: 'My reel, edited' });
     expect((await simPosts())[0]?.message).toBe('My reel, edited');
+  });
+
+  it('a reel reads upload_complete (processing not_started) until it is finished: Herald finishes it then, once, and it goes live once processed', async () => {
+    // Graph as observed: an uploaded session video is never `ready` before `upload_phase=finish`.
+    const started = (await (
+      await graph(`/${PAGE}/video_reels`, { method: 'POST', body: { upload_phase: 'start' } })
+    ).json()) as { video_id: string; upload_url: string };
+    const pulled = await fetch(started.upload_url, {
+      method: 'POST',
+      headers: {
+        authorization: `OAuth ${credentials.accessToken}`,
+        file_url: file('probe.mp4', 'video/mp4', mediaFiles.mp4()).url,
+      },
+    });
+    expect(pulled.status).toBe(200);
+    const status = async () =>
+      ((await (await graph(`/${started.video_id}?fields=status`)).json()) as { status: unknown }).status;
+    expect(await status()).toEqual({
+      video_status: 'upload_complete',
+      uploading_phase: { status: 'complete' },
+      processing_phase: { status: 'not_started' },
+      publishing_phase: { status: 'not_started' },
+    });
+    // Herald's reel: finished on upload_complete, then followed until Facebook has published it.
+    sim.setSwitches({ videoProcessingMs: 400 });
+    const block = await client.publish(
+      input('Finished reel', { postType: 'reel', media: [file('fin.mp4', 'video/mp4', mediaFiles.mp4())] }),
+    );
+    expect(sim.records().map((r) => [r.kind, r.text])).toEqual([['post', 'Finished reel']]);
+    const reel = (await simPosts()).find((p) => p.id === block.remoteId);
+    expect(reel).toMatchObject({ message: 'Finished reel', state: 'live' });
+    expect(reel?.attachments[0]).toMatchObject({ product: 'reel', status: 'ready' });
+    expect(sim.media().filter((m) => m.kind === 'video' && m.product === 'reel')).toHaveLength(2);
   });
 
   it('the reels cap (30 a day per page; 2 here) is a rate limit until the oldest reel leaves the 24 hours', async () => {
@@ -371,11 +544,14 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     );
     expect(error.kind).toBe('permanent');
     expect(error.message).toMatch(/unsupported codec/);
-    expect(sim.records()).toEqual([]);
+    // Finished, then failed in processing: Facebook never shows it.
+    expect((await simPosts()).map((p) => p.state)).toEqual(['failed']);
+    const listed = await graph(`/${PAGE}/posts?fields=id,message`);
+    expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
   });
 
-  it('a reel still processing after the wait is not published; the retry uploads afresh and publishes once', async () => {
-    sim.setSwitches({ videoProcessingMs: 60_000 });
+  it('a reel still processing after the wait continues later with its saved video: uploaded and finished once, published once', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_500 });
     const slow = new FacebookClient({
       baseUrl: sim.url,
       timeoutMs: 1_500,
@@ -383,13 +559,58 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
       videoPollMs: 50,
     });
     const clip = file('slow-reel.mp4', 'video/mp4', mediaFiles.mp4(8_000));
-    const error = await failureOf(slow.publish(input('Slow reel', { postType: 'reel', media: [clip] })));
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    const attempt = () => slow.publish(input('Slow reel', { postType: 'reel', media: [clip], progress }));
+    const error = await failureOf(attempt());
     expect(error.kind).toBe('transient');
+    expect(error.details.continueLater).toBe(true);
     expect(error.details.outcomeUnknown).toBeUndefined();
-    expect(sim.records()).toEqual([]);
-    sim.setSwitches({ videoProcessingMs: 20 });
-    await slow.publish(input('Slow reel', { postType: 'reel', media: [clip] }));
-    expect(sim.records().map((r) => r.kind)).toEqual(['post']);
+    expect(saved).toMatchObject({ product: 'reel', finished: true });
+    // The engine's next invocations carry on with the saved video until Facebook has published it.
+    let block: RemoteBlock | null = null;
+    while (!block) {
+      block = await attempt().catch((e: unknown) => {
+        if ((e as { details?: { continueLater?: boolean } }).details?.continueLater) return null;
+        throw e;
+      });
+    }
+    expect(block.meta.videoId).toBe((saved as unknown as { videoId: string }).videoId);
+    expect(sim.media().filter((m) => m.kind === 'video')).toHaveLength(1);
+    expect(sim.records().map((r) => [r.kind, r.text])).toEqual([['post', 'Slow reel']]);
+    expect((await simPosts()).map((p) => p.state)).toEqual(['live']);
+  });
+
+  it('a reel whose finish never landed is finished on the next attempt, with the saved video', async () => {
+    const clip = file('unfinished.mp4', 'video/mp4', mediaFiles.mp4(6_000));
+    let saved: Record<string, unknown> | null = null;
+    const progress = {
+      get saved() {
+        return saved;
+      },
+      save: async (state: Record<string, unknown>) => {
+        saved = state;
+      },
+    };
+    // The page's feed limit refuses the finish: the uploaded video waits, saved with the claim.
+    sim.setSwitches({ feedLimitMinutes: 5 });
+    const error = await failureOf(
+      client.publish(input('Capped reel', { postType: 'reel', media: [clip], progress })),
+    );
+    expect(error.details.rateLimited).toBe(true);
+    expect(saved).toMatchObject({ product: 'reel', finished: false });
+    sim.setSwitches({ feedLimitMinutes: 0 });
+    const block = await client.publish(input('Capped reel', { postType: 'reel', media: [clip], progress }));
+    expect(block.meta.videoId).toBe((saved as unknown as { videoId: string }).videoId);
+    expect(sim.media().filter((m) => m.kind === 'video')).toHaveLength(1);
+    expect(sim.records().map((r) => [r.kind, r.text])).toEqual([['post', 'Capped reel']]);
   });
 
   it('stops waiting for processing before the invocation’s deadline', async () => {
@@ -402,17 +623,22 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     });
     const clip = file('deadline.mp4', 'video/mp4', mediaFiles.mp4(4_000));
     const deadline = new Date(Date.now() + 2_500);
-    for (const postType of ['reel', null]) {
-      const error = await failureOf(
-        patient.publish(input(`Deadline ${postType}`, { postType, media: [clip], deadline })),
-      );
-      expect(error.kind).toBe('transient');
-      expect(error.message).toMatch(/stopped waiting/);
-    }
-    expect(sim.records().filter((r) => r.kind === 'post' && !(r.text ?? '').includes('reel'))).toHaveLength(
-      1,
+    const saved: Record<string, unknown>[] = [];
+    const progress = { saved: null, save: async (state: Record<string, unknown>) => void saved.push(state) };
+    const reel = await failureOf(
+      patient.publish(input('Deadline reel', { postType: 'reel', media: [clip], deadline, progress })),
     );
-    expect((await simPosts()).filter((p) => !p.deleted)).toEqual([]);
+    expect(reel.kind).toBe('transient');
+    expect(reel.details.continueLater).toBe(true);
+    expect(saved.at(-1)).toMatchObject({ product: 'reel', finished: true });
+    const error = await failureOf(
+      patient.publish(input('Deadline video', { postType: null, media: [clip], deadline })),
+    );
+    expect(error.kind).toBe('transient');
+    expect(error.message).toMatch(/stopped waiting/);
+    expect((await simPosts()).filter((p) => !p.deleted).map((p) => [p.message, p.state])).toEqual([
+      ['Deadline reel', 'processing'],
+    ]);
   }, 20_000);
 
   it('a reel whose finish answer was lost is found through the video id saved before it', async () => {

@@ -35,8 +35,11 @@ import { GRAPH_VERSION } from './oauth.ts';
  *   `POST /{page}/photos {url, caption, alt_text_custom}` (Facebook downloads the presigned URL);
  *   several photos each uploaded `published=false`, then `POST /{page}/feed` with
  *   `attached_media`; one video `POST /{page}/videos {file_url, description}`, then its status
- *   polled until `ready` (bounded: `videoWaitMs`, default 20 s; a video still processing then is
- *   deleted and the call is transient, so the retry uploads afresh and nothing is posted twice).
+ *   polled until `ready` (`videoWaitMs`, default 20 s, per invocation; the video id is kept with
+ *   the block's claim and waited for across invocations, never uploaded twice: see `video`).
+ * - Reels and video stories: an upload session (`/{page}/video_reels`, `/video_stories`), finished
+ *   once the upload is complete, then followed until Facebook has processed and published it; the
+ *   video id is kept with the block's claim across invocations (see `sessionVideo`).
  * - Later blocks: comments on the first post (`POST /{post}/comments`), text only.
  * - Edit: `POST /{id} {message}` for posts and comments (text); delete: `DELETE /{id}` (an object
  *   already gone counts as deleted).
@@ -55,6 +58,19 @@ import { GRAPH_VERSION } from './oauth.ts';
 const NETWORK = 'Facebook';
 const THROTTLE_CODES = new Set([4, 17, 32, 613, 341]);
 const DEFAULT_THROTTLE_SECONDS = 3600;
+/** While waiting with saved progress, extend the claim's lease this often. */
+const KEEP_ALIVE_MS = 10_000;
+
+/** A video's upload, processing and publishing phases as Graph reports them. */
+interface VideoState {
+  videoStatus: string | undefined;
+  uploading: string | undefined;
+  processing: string | undefined;
+  publishing: string | undefined;
+  /** Facebook's reason when a phase failed. */
+  reason: string;
+  postId: string | undefined;
+}
 
 export interface FacebookClientOptions {
   /** Default `https://graph.facebook.com`. */
@@ -64,6 +80,11 @@ export interface FacebookClientOptions {
   videoWaitMs?: number;
   /** Between two status reads (default 1 s). */
   videoPollMs?: number;
+  /**
+   * How long a video is waited for across invocations before Herald stops waiting and leaves it to
+   * Facebook, which posts it once processed (default an hour).
+   */
+  processingGiveUpMs?: number;
 }
 
 /** The longest `estimated_time_to_regain_access` (minutes) in the usage headers, as seconds. */
@@ -122,6 +143,8 @@ const postUrl = (postId: string) => `https://www.facebook.com/${postId}`;
 const commentUrl = (postId: string, commentId: string) =>
   `https://www.facebook.com/${postId}?comment_id=${encodeURIComponent(commentId)}`;
 
+const nowIso = () => new Date().toISOString();
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class FacebookClient implements NetworkClient {
@@ -132,12 +155,14 @@ export class FacebookClient implements NetworkClient {
   private readonly timeoutMs: number;
   private readonly videoWaitMs: number;
   private readonly videoPollMs: number;
+  private readonly processingGiveUpMs: number;
 
   constructor(options: FacebookClientOptions = {}) {
     this.baseUrl = `${baseUrlOf(options.baseUrl ?? 'https://graph.facebook.com')}/${GRAPH_VERSION}`;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.videoWaitMs = options.videoWaitMs ?? 20_000;
     this.videoPollMs = options.videoPollMs ?? 1_000;
+    this.processingGiveUpMs = options.processingGiveUpMs ?? 3_600_000;
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
@@ -204,57 +229,93 @@ export class FacebookClient implements NetworkClient {
     return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId } };
   }
 
-  /** A video post: Facebook pulls `file_url`, then processes it; waited for within `videoWaitMs`. */
+  /**
+   * A video post: Facebook pulls `file_url`, then processes it and posts it once processed. The
+   * video id is saved with the block's claim before the wait: processing that outlasts
+   * `videoWaitMs` (or the invocation) continues in the next invocation on the same video
+   * (`continueLater`, no attempt spent), so it is never uploaded or posted twice, and a worker that
+   * died after the upload resumes from the saved id. After `processingGiveUpMs` the video is left to
+   * Facebook, which posts it once processed. Without a place to save it (no `progress`), a video
+   * still processing is withdrawn and the retry uploads afresh.
+   */
   private async video(input: PublishBlockInput, page: string, file: MediaForNetwork): Promise<RemoteBlock> {
-    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
-      file_url: file.url,
-      description: input.content,
-      published: true,
-    });
-    const videoId = stringField(answer.body, 'id');
-    if (!videoId) {
-      throw new NetworkError('transient', 'Facebook accepted the video but its answer had no id', {
-        status: answer.status,
-        outcomeUnknown: true,
+    const progress = input.progress;
+    const key = file.mediaId;
+    const saved = progress?.saved;
+    let videoId =
+      saved?.product === 'video' &&
+      typeof saved.videoId === 'string' &&
+      (saved.key === undefined || saved.key === key)
+        ? saved.videoId
+        : null;
+    const since =
+      (videoId !== null && typeof saved?.waitingSince === 'string' && saved.waitingSince) || nowIso();
+    if (videoId === null) {
+      const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/videos`, {
+        file_url: file.url,
+        description: input.content,
+        published: true,
       });
-    }
-    // The video is posted once processed: from here on a resend could post it twice, so every
-    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
-    await input.progress?.save({ product: 'video', videoId });
-    const deadline = this.waitDeadline(input);
-    for (;;) {
-      let state: HttpAnswer;
-      try {
-        state = await this.call(
-          input.credentials,
-          'GET',
-          `/${encodeURIComponent(videoId)}?fields=status,post_id`,
-        );
-      } catch (error) {
-        if (!(error instanceof NetworkError)) throw error;
-        throw new NetworkError('transient', `${error.message} (reading the status of a posted video)`, {
-          ...(error.details.status === undefined ? {} : { status: error.details.status }),
+      videoId = stringField(answer.body, 'id') ?? null;
+      if (!videoId) {
+        throw new NetworkError('transient', 'Facebook accepted the video but its answer had no id', {
+          status: answer.status,
           outcomeUnknown: true,
         });
       }
-      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
-        ?.status;
-      const videoStatus = status?.video_status;
-      if (videoStatus === 'ready') {
-        const postId = stringField(state.body, 'post_id') ?? `${page}_${videoId}`;
-        return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
+    }
+    const id = videoId;
+    // The video is posted once processed: from here on a resend could post it twice, so every
+    // failure leaves the outcome unknown and the block is looked up (by this id) before anything.
+    const keep = () =>
+      progress?.save({ product: 'video', videoId: id, key, waitingSince: since }) ?? Promise.resolve();
+    await keep();
+    const deadline = this.waitDeadline(input);
+    let lastKept = Date.now();
+    let postId: string | undefined;
+    for (;;) {
+      let state: VideoState | null;
+      try {
+        state = await this.videoState(input.credentials, id);
+      } catch (error) {
+        throw this.afterPosting(error, 'reading the status of a posted video');
       }
-      if (videoStatus === 'error') {
-        const errors = (status?.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
-        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
-        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
+      if (state === null) {
+        // Deleted on Facebook while it processed: nothing of it is posted; a new round uploads afresh.
+        await progress?.save({});
+        throw new NetworkError('permanent', 'The video was deleted on Facebook while it was processed', {});
+      }
+      postId = state.postId ?? `${page}_${id}`;
+      if (state.videoStatus === 'ready') {
+        return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: id } };
+      }
+      if (state.videoStatus === 'error') {
+        // A failed video is never waited for again: a new round uploads afresh.
+        await progress?.save({});
+        throw new NetworkError('permanent', `Facebook could not process the video: ${state.reason}`, {});
       }
       if (Date.now() + this.videoPollMs > deadline) break;
+      if (progress && Date.now() - lastKept >= KEEP_ALIVE_MS) {
+        // Extends the claim's lease: a long wait is not taken for a dead worker's.
+        await keep();
+        lastKept = Date.now();
+      }
       await sleep(this.videoPollMs);
     }
-    // Still processing: take it back so the retry's fresh upload is the only one ever posted.
+    if (progress) {
+      if (Date.now() - Date.parse(since) < this.processingGiveUpMs) {
+        throw new NetworkError('transient', 'Facebook is still processing the video; waiting for it.', {
+          continueLater: true,
+        });
+      }
+      // Waited long enough: Facebook has the video (published) and posts it once processed.
+      const post = postId ?? `${page}_${id}`;
+      return { remoteId: post, remoteUrl: postUrl(post), meta: { postId: post, videoId: id } };
+    }
+    // Still processing and nowhere to keep its id: take it back so the retry's fresh upload is the
+    // only one ever posted.
     try {
-      await this.deleteObject(input.credentials, videoId);
+      await this.deleteObject(input.credentials, id);
     } catch {
       throw new NetworkError(
         'transient',
@@ -283,18 +344,85 @@ export class FacebookClient implements NetworkClient {
 
   /**
    * A video through an upload session (`/{page}/video_reels` or `/video_stories`): start, let
-   * Facebook pull the file (`file_url` header on the upload URL), wait until it is processed, and
-   * only then finish (publish). The video id is saved with the block's progress before the finish,
-   * so a lost answer to it is looked up by the video's status. A video still processing after
-   * `videoWaitMs` is never published: the retry starts a fresh session.
+   * Facebook pull the file (`file_url` header on the upload URL), finish (publish) once the upload
+   * is complete, then follow processing and publishing. Until the finish Facebook reports
+   * `video_status: upload_complete` with `processing_phase: not_started`, never `ready`
+   * (integrations observe this; the Reels guide's flow is init, upload, publish with finish:
+   * https://developers.facebook.com/documentation/video-api/guides/reels-publishing), so
+   * processing is waited for only after the finish. The video id is saved with the block's claim
+   * before the finish and marked finished after it: a later invocation carries on with the same
+   * video (finishes it if the finish never landed, else follows it), never uploading or finishing
+   * twice, and a lost finish answer is looked up by the video's status.
    */
   private async sessionVideo(
     input: PublishBlockInput,
     page: string,
     file: MediaForNetwork,
     product: 'reel' | 'story',
-  ): Promise<{ videoId: string; answer: HttpAnswer }> {
+  ): Promise<{ videoId: string; postId: string | undefined }> {
     const endpoint = `/${encodeURIComponent(page)}/${product === 'reel' ? 'video_reels' : 'video_stories'}`;
+    const progress = input.progress;
+    const key = file.mediaId;
+    const saved = progress?.saved;
+    let videoId: string | null = null;
+    let finished = false;
+    let postId: string | undefined;
+    let since = nowIso();
+    if (
+      saved?.product === product &&
+      typeof saved.videoId === 'string' &&
+      (saved.key === undefined || saved.key === key)
+    ) {
+      videoId = saved.videoId;
+      finished = saved.finished === true;
+      if (typeof saved.waitingSince === 'string') since = saved.waitingSince;
+      postId = typeof saved.postId === 'string' ? saved.postId : undefined;
+      if (!finished) {
+        // Whether the finish landed (a lost answer, or a crash before the save) shows in the status.
+        const state = await this.videoState(input.credentials, videoId);
+        if (state === null || state.uploading !== 'complete') videoId = null;
+        else if (state.processing !== 'not_started') {
+          finished = true;
+          postId ??= state.postId;
+        }
+      }
+    }
+    if (videoId === null) {
+      videoId = await this.uploadSession(input, endpoint, file, product);
+      since = nowIso();
+    }
+    const id = videoId;
+    const keep = (state: Record<string, unknown>) =>
+      progress?.save({ product, videoId: id, key, ...state, waitingSince: since }) ?? Promise.resolve();
+    if (!finished) {
+      await keep({ finished: false });
+      const answer = await this.call(input.credentials, 'POST', endpoint, {
+        upload_phase: 'finish',
+        video_id: id,
+        ...(product === 'reel' ? { video_state: 'PUBLISHED', description: input.content } : {}),
+      });
+      postId = stringField(answer.body, 'post_id');
+      if (product === 'story' && !postId) {
+        throw new NetworkError('transient', 'Facebook published the story but its answer had no post id', {
+          status: answer.status,
+          outcomeUnknown: true,
+        });
+      }
+      await keep({ finished: true, ...(postId ? { postId } : {}) });
+    }
+    await this.followPublishing(input, id, product, since, () =>
+      keep({ finished: true, ...(postId ? { postId } : {}) }),
+    );
+    return { videoId: id, postId };
+  }
+
+  /** Opens an upload session and has Facebook pull the file; returns the video id once uploaded. */
+  private async uploadSession(
+    input: PublishBlockInput,
+    endpoint: string,
+    file: MediaForNetwork,
+    product: 'reel' | 'story',
+  ): Promise<string> {
     const started = await this.call(input.credentials, 'POST', endpoint, { upload_phase: 'start' });
     const videoId = stringField(started.body, 'video_id');
     const uploadUrl = stringField(started.body, 'upload_url');
@@ -318,35 +446,117 @@ export class FacebookClient implements NetworkClient {
     );
     const deadline = this.waitDeadline(input);
     for (;;) {
-      const state = await this.call(
-        input.credentials,
-        'GET',
-        `/${encodeURIComponent(videoId)}?fields=status`,
-      );
-      const status = (state.body as { status?: { video_status?: unknown; processing_phase?: unknown } })
-        ?.status;
-      if (status?.video_status === 'ready') break;
-      if (status?.video_status === 'error') {
-        const errors = (status.processing_phase as { errors?: { message?: unknown }[] } | undefined)?.errors;
-        const reason = typeof errors?.[0]?.message === 'string' ? errors[0].message : 'processing failed';
-        throw new NetworkError('permanent', `Facebook could not process the video: ${reason}`, {});
-      }
-      if (Date.now() + this.videoPollMs > deadline) {
+      const state = await this.videoState(input.credentials, videoId);
+      if (state === null) {
         throw new NetworkError(
           'transient',
-          `Facebook was still processing the ${product} when Herald stopped waiting; it was not published and will be uploaded again`,
+          `Facebook lost the ${product} upload; it will be uploaded again`,
+          {},
+        );
+      }
+      if (state.videoStatus === 'error' || state.uploading === 'error') {
+        throw new NetworkError('permanent', `Facebook could not take the video: ${state.reason}`, {});
+      }
+      if (state.uploading === 'complete' || state.videoStatus === 'upload_complete') return videoId;
+      if (Date.now() + this.videoPollMs > deadline) {
+        // Never finished, so never published: the retry opens a new session.
+        throw new NetworkError(
+          'transient',
+          `Facebook was still receiving the ${product} when Herald stopped waiting; it was not published and will be uploaded again`,
           {},
         );
       }
       await sleep(this.videoPollMs);
     }
-    await input.progress?.save({ product, videoId });
-    const answer = await this.call(input.credentials, 'POST', endpoint, {
-      upload_phase: 'finish',
-      video_id: videoId,
-      ...(product === 'reel' ? { video_state: 'PUBLISHED', description: input.content } : {}),
+  }
+
+  /**
+   * After the finish: polls until Facebook has processed and published the video. Processing that
+   * outlasts this invocation continues in the next one (`continueLater`, the finished video saved
+   * with the claim) until `processingGiveUpMs` after the upload; without a place to save it, or
+   * after that, the video is left to Facebook, which publishes it once processed. A video Facebook cannot process is a permanent failure.
+   */
+  private async followPublishing(
+    input: PublishBlockInput,
+    videoId: string,
+    product: 'reel' | 'story',
+    since: string,
+    keep: () => Promise<void>,
+  ): Promise<void> {
+    const deadline = this.waitDeadline(input);
+    let lastKept = Date.now();
+    for (;;) {
+      let state: VideoState | null;
+      try {
+        state = await this.videoState(input.credentials, videoId);
+      } catch (error) {
+        throw this.afterPosting(error, `reading the status of a finished ${product}`);
+      }
+      if (state === null) {
+        throw new NetworkError(
+          'permanent',
+          `The ${product} was deleted on Facebook while it was processed`,
+          {},
+        );
+      }
+      if (state.videoStatus === 'error' || state.processing === 'error' || state.publishing === 'error') {
+        // A failed video is never tried again: a new round uploads afresh.
+        await input.progress?.save({});
+        throw new NetworkError('permanent', `Facebook could not process the video: ${state.reason}`, {});
+      }
+      if (state.publishing === 'complete') return;
+      if (Date.now() + this.videoPollMs > deadline) {
+        // Nowhere to keep the video, or waited long enough: Facebook publishes it once processed.
+        if (!input.progress || Date.now() - Date.parse(since) >= this.processingGiveUpMs) return;
+        throw new NetworkError('transient', `Facebook is still processing the ${product}; waiting for it.`, {
+          continueLater: true,
+        });
+      }
+      if (input.progress && Date.now() - lastKept >= KEEP_ALIVE_MS) {
+        // Extends the claim's lease: a long wait is not taken for a dead worker's.
+        await keep();
+        lastKept = Date.now();
+      }
+      await sleep(this.videoPollMs);
+    }
+  }
+
+  /** A video's phases (`GET /{video}?fields=status,post_id`); null when the video is gone. */
+  private async videoState(credentials: NetworkCredentials, videoId: string): Promise<VideoState | null> {
+    const answer = await this.call(
+      credentials,
+      'GET',
+      `/${encodeURIComponent(videoId)}?fields=status,post_id`,
+      undefined,
+      [400],
+    );
+    if (answer.status !== 200) return null;
+    const status = (answer.body as { status?: Record<string, unknown> } | null)?.status ?? {};
+    const phase = (name: string) => {
+      const value = (status[name] as { status?: unknown } | undefined)?.status;
+      return typeof value === 'string' ? value : undefined;
+    };
+    const errors = [status.uploading_phase, status.processing_phase, status.publishing_phase].flatMap(
+      (p) => (p as { errors?: { message?: unknown }[] } | undefined)?.errors ?? [],
+    );
+    const reason = errors.find((e) => typeof e.message === 'string')?.message;
+    return {
+      videoStatus: typeof status.video_status === 'string' ? status.video_status : undefined,
+      uploading: phase('uploading_phase'),
+      processing: phase('processing_phase'),
+      publishing: phase('publishing_phase'),
+      reason: typeof reason === 'string' ? reason : 'processing failed',
+      postId: stringField(answer.body, 'post_id'),
+    };
+  }
+
+  /** A failed call after Facebook may have posted the block: the outcome is unknown, so it is looked up. */
+  private afterPosting(error: unknown, doing: string): unknown {
+    if (!(error instanceof NetworkError)) return error;
+    return new NetworkError('transient', `${error.message} (${doing})`, {
+      ...(error.details.status === undefined ? {} : { status: error.details.status }),
+      outcomeUnknown: true,
     });
-    return { videoId, answer };
   }
 
   private async reel(input: PublishBlockInput, page: string): Promise<RemoteBlock> {
@@ -372,25 +582,27 @@ export class FacebookClient implements NetworkClient {
       );
     }
     const file = this.soleFile(input, 'story');
-    let answer: HttpAnswer;
-    let mediaId: string;
     if (file.mimeType.startsWith('video/')) {
-      ({ videoId: mediaId, answer } = await this.sessionVideo(input, page, file, 'story'));
-    } else {
-      const photo = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
-        url: file.url,
-        published: false,
-        ...(file.altText ? { alt_text_custom: file.altText } : {}),
-      });
-      const photoId = stringField(photo.body, 'id');
-      if (!photoId)
-        throw new NetworkError('transient', 'Facebook accepted a photo but its answer had no id', {});
-      mediaId = photoId;
-      await input.progress?.save({ product: 'story', photoId });
-      answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photo_stories`, {
-        photo_id: photoId,
-      });
+      const { videoId, postId } = await this.sessionVideo(input, page, file, 'story');
+      if (!postId) {
+        throw new NetworkError('transient', 'Facebook published the story but its answer had no post id', {
+          outcomeUnknown: true,
+        });
+      }
+      return this.storyBlock(postId, videoId);
     }
+    const photo = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photos`, {
+      url: file.url,
+      published: false,
+      ...(file.altText ? { alt_text_custom: file.altText } : {}),
+    });
+    const photoId = stringField(photo.body, 'id');
+    if (!photoId)
+      throw new NetworkError('transient', 'Facebook accepted a photo but its answer had no id', {});
+    await input.progress?.save({ product: 'story', photoId });
+    const answer = await this.call(input.credentials, 'POST', `/${encodeURIComponent(page)}/photo_stories`, {
+      photo_id: photoId,
+    });
     const postId = stringField(answer.body, 'post_id');
     if (!postId) {
       throw new NetworkError('transient', 'Facebook published the story but its answer had no post id', {
@@ -398,7 +610,7 @@ export class FacebookClient implements NetworkClient {
         outcomeUnknown: true,
       });
     }
-    return this.storyBlock(postId, mediaId);
+    return this.storyBlock(postId, photoId);
   }
 
   private storyBlock(postId: string, mediaId: string): RemoteBlock {

@@ -38,6 +38,11 @@ import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
  *   cap spent (`feedLimitMinutes` switch) is `(#341) Feed action request limit reached`.
  * - Sim tokens in a post's, photo's, video's or comment's text, and in edits.
  *
+ * - Reels and video stories: `upload_phase=start` → `{video_id, upload_url}`; the upload URL pulls
+ *   the `file_url` header's file; the video then reads `video_status: upload_complete` with
+ *   `processing_phase` and `publishing_phase` `not_started` until `upload_phase=finish`, which
+ *   publishes it: processing starts then (`processing` → `ready`), and the post goes live (its
+ *   `publishing_phase` `complete`) once the video is ready.
  * - Reels: at most `reelsPerDay` (Facebook's 30) published through the API per page in a moving
  *   24 hours; beyond, the finish answers `(#4)` with `estimated_time_to_regain_access` until the
  *   oldest leaves the window (the code is indicative: Facebook documents the cap, not its answer).
@@ -121,8 +126,12 @@ export interface SimFacebookMedia {
   published: boolean;
   /** The post it is attached to, once attached. */
   postId: string | null;
-  /** Videos: `uploading` until its bytes arrived (reels and stories), then processing state. */
-  status: 'uploading' | 'processing' | 'ready' | 'error' | null;
+  /**
+   * Videos: reels and stories are `uploading` until their bytes arrived, then `uploaded` (Graph's
+   * `upload_complete`, processing `not_started`) until `upload_phase=finish` starts processing;
+   * feed videos process from their download. Then `processing`, `ready` or `error`.
+   */
+  status: 'uploading' | 'uploaded' | 'processing' | 'ready' | 'error' | null;
   error: string | null;
 }
 
@@ -614,12 +623,22 @@ export const startFacebookSimulator = async (
       if (post ? post.deleted : video.product === 'feed') return noObject(id);
       const body: Record<string, unknown> = { id };
       if (fields.has('status')) {
+        // Until `upload_phase=finish`, an uploaded reel or story reads `upload_complete` with its
+        // processing `not_started` (never `ready`): what integrations observe on Graph (see
+        // shared notes, "Reels / video stories"; Reels guide: init, upload, then publish with
+        // finish, https://developers.facebook.com/documentation/video-api/guides/reels-publishing).
         body.status = {
-          video_status: video.status,
+          video_status: video.status === 'uploaded' ? 'upload_complete' : video.status,
           uploading_phase: { status: video.status === 'uploading' ? 'in_progress' : 'complete' },
           processing_phase: {
             status:
-              video.status === 'error' ? 'error' : video.status === 'ready' ? 'complete' : 'in_progress',
+              video.status === 'uploading' || video.status === 'uploaded'
+                ? 'not_started'
+                : video.status === 'error'
+                  ? 'error'
+                  : video.status === 'ready'
+                    ? 'complete'
+                    : 'in_progress',
             ...(video.error ? { errors: [{ code: 1363040, message: video.error }] } : {}),
           },
           publishing_phase: {
@@ -788,6 +807,8 @@ export const startFacebookSimulator = async (
         return graphError(400, 100, '(#100) The video has not been uploaded yet');
       }
       if (video.status === 'error') return graphError(400, 100, `(#100) ${video.error}`);
+      if (video.status !== 'uploaded')
+        return graphError(400, 100, '(#100) This video has already been finished');
       if (product === 'reel' && params.video_state !== 'PUBLISHED') {
         return graphError(400, 100, '(#100) Param video_state must be PUBLISHED, DRAFT or SCHEDULED');
       }
@@ -813,11 +834,13 @@ export const startFacebookSimulator = async (
       const outcome = ctx.screen(description, pageId);
       const post = newPost(pageId, product === 'reel' ? video.id : snowflake(), description, null);
       post.type = product;
-      post.state = video.status === 'ready' ? 'live' : 'processing';
+      // Processing starts with the finish; the post goes live once the video is ready.
+      post.state = 'processing';
       post.attachments = [video.id];
       video.postId = post.id;
       video.published = true;
       storePost(ctx, post);
+      processVideo(video);
       return {
         status: 200,
         body: product === 'story' ? { success: true, post_id: post.id } : { success: true },
@@ -851,7 +874,8 @@ export const startFacebookSimulator = async (
     video.sourceUrl = url;
     video.size = file.size;
     video.contentType = file.contentType;
-    processVideo(video);
+    // Uploaded, not processed: processing waits for `upload_phase=finish`.
+    video.status = 'uploaded';
     return { status: 200, body: { success: true } };
   };
 
