@@ -30,7 +30,10 @@ import {
  */
 export const threadsOAuthSimulator = (
   options: { app?: SimOAuthApp } = {},
-): SimOAuthMount & { userOf(token: string): string | null } => {
+): SimOAuthMount & {
+  userOf(token: string): string | null;
+  scopesOf(token: string): readonly string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('threads');
   const store = new SimTokenStore({
     prefix: 'th',
@@ -131,5 +134,7 @@ export const threadsOAuthSimulator = (
   return {
     ...withGrantFaults(mount, faults),
     userOf: (token: string) => store.grantOf(token)?.account.id ?? null,
+    /** The scopes granted with a token it issued; null for tokens it did not issue. */
+    scopesOf: (token: string) => store.grantOf(token)?.scopes ?? null,
   };
 };
