@@ -401,6 +401,24 @@ describe('Instagram client against the Instagram simulator', () => {
     expect(await simContainers()).toEqual([]);
   });
 
+  it('without the quota in content_publishing_limit, the cap is taken as 50 posts per 24 hours (the documented limit)', async () => {
+    // "An Instagram professional account can only publish 50 posts within a 24 hour moving period"
+    // (IG User Media Publish reference). The wait after a cap refusal is read from the 50th newest post.
+    const quiet = await startInstagramSimulator({ processingMs: 0, listLagMs: 0, reportsQuotaConfig: false });
+    try {
+      const c = new InstagramClient({ baseUrl: quiet.url, timeoutMs: 1_500, pollIntervalMs: 20 });
+      for (let n = 0; n < 50; n++) await c.publish(input(`cap ${n}`, { media: [jpeg()] }));
+      const error = await failureOf(c.publish(input('one too many', { media: [jpeg()] })));
+      expect(error.message).toMatch(/9\/2207042/);
+      expect(error.details.rateLimited).toBe(true);
+      // Until the first of the 50 is a day old, not Instagram's generic hour.
+      expect(error.details.retryAfterSeconds).toBeGreaterThan(86_400 - 120);
+      expect(quiet.records()).toHaveLength(50);
+    } finally {
+      await quiet.stop();
+    }
+  });
+
   it('media_publish’s cap refusal (9/2207042) and the throttle (80002 with X-Business-Use-Case-Usage) are rate limits', async () => {
     const cap = classifyInstagramFailure({
       type: 'answer',

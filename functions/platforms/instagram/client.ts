@@ -155,6 +155,14 @@ const dataOf = (body: unknown): unknown[] => {
   return Array.isArray(data) ? data : [];
 };
 
+/**
+ * The 24-hour cap when `content_publishing_limit` states no `quota_total`: "An Instagram
+ * professional account can only publish 50 posts within a 24 hour moving period" (IG User Media
+ * Publish reference; its `content_publishing_limit` example shows `quota_total: 50`). Peers
+ * reporting 100 are not the documentation.
+ */
+const FALLBACK_PUBLISH_CAP = 50;
+
 /** How long after a send a lookup's "not found" proves nothing (see `consistencyWindowSeconds`). */
 export const INSTAGRAM_CONSISTENCY_WINDOW_SECONDS = 30;
 
@@ -295,7 +303,7 @@ export class InstagramClient implements NetworkClient {
         },
       );
     }
-    return typeof total === 'number' && total > 0 ? total : 50;
+    return typeof total === 'number' && total > 0 ? total : FALLBACK_PUBLISH_CAP;
   }
 
   /**

@@ -183,6 +183,11 @@ export interface InstagramSimulatorOptions {
   /** Container lifetime (Instagram: 24 hours). */
   containerTtlMs?: number;
   /**
+   * Default true: `content_publishing_limit` reports `config` (`quota_total`, `quota_duration`)
+   * when asked for it; false models an answer without it (only `quota_usage`).
+   */
+  reportsQuotaConfig?: boolean;
+  /**
    * How long a new post or comment stays out of the account's `/media`, `/stories` and a post's
    * `/comments` lists (default `DEFAULT_INSTAGRAM_LIST_LAG_MS`; 0: listed at once).
    */
@@ -651,13 +656,16 @@ export const startInstagramSimulator = async (
   const publishingLimit = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
     const account = ctx.params.user as string;
+    // Without `fields`, Graph returns `quota_usage` only (the reference's default field).
+    const fields = fieldsOf(ctx, ['quota_usage']);
+    const config = fields.includes('config') && options.reportsQuotaConfig !== false;
     return {
       status: 200,
       body: {
         data: [
           {
-            quota_usage: quotaUsage(account),
-            config: { quota_total: defaults.publishLimit, quota_duration: 86400 },
+            ...(fields.includes('quota_usage') ? { quota_usage: quotaUsage(account) } : {}),
+            ...(config ? { config: { quota_total: defaults.publishLimit, quota_duration: 86400 } } : {}),
           },
         ],
       },
