@@ -1,5 +1,6 @@
 import type { OAuthApp, TokenSet } from '../ports/network-auth.ts';
 import { NetworkError } from '../ports/network-client.ts';
+import { graphErrorOf, META_USAGE_HEADERS, regainMinutes } from './meta-graph.ts';
 import { baseUrlOf, retryAfterSeconds } from './network-http.ts';
 
 /**
@@ -52,6 +53,29 @@ const APP_ERRORS = new Set([
   'invalid_scope',
   'unsupported_grant_type',
 ]);
+
+/**
+ * Graph's throttling codes (app 4, user 17, page 32, API-specific 613, business use case 80000s)
+ * and its temporary failures (1 "unknown", 2 "service", or any error marked `is_transient`), from
+ * Graph's error-handling guide (developers.facebook.com/docs/graph-api/guides/error-handling).
+ * Graph sends them with HTTP 400, like a dead grant, so they are read before the 400 rule. These
+ * numbers never clash with the other networks' numeric `error.code` (Google's is the HTTP status).
+ */
+const GRAPH_THROTTLE_CODES = new Set([4, 17, 32, 613]);
+const isGraphThrottle = (code: number | undefined) =>
+  code !== undefined && (GRAPH_THROTTLE_CODES.has(code) || (code >= 80_000 && code < 81_000));
+/** Graph's code 1 is also its answer to a wrong app secret ("Error validating client secret"). */
+const GRAPH_APP_REFUSAL = /client secret|application|app id|app secret/i;
+
+/** The longest wait Meta's usage headers state, in seconds. */
+const graphRegainSeconds = (headers: Headers | null): number | undefined => {
+  let minutes: number | undefined;
+  for (const name of META_USAGE_HEADERS) {
+    const stated = regainMinutes(headers?.get(name) ?? undefined);
+    if (stated !== undefined) minutes = Math.max(minutes ?? 0, stated);
+  }
+  return minutes === undefined ? undefined : minutes * 60;
+};
 
 const short = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
@@ -136,8 +160,22 @@ export const classifyOAuthFailure = (
       { status },
     );
   }
-  // Graph API: codes 1 and 101 are the app's own credentials.
-  if (graphCode === 1 || graphCode === 101) {
+  const graph = graphErrorOf(body);
+  if (isGraphThrottle(graphCode)) {
+    const wait =
+      graphRegainSeconds(headers) ?? retryAfterSeconds(headers?.get('retry-after') ?? undefined, new Date());
+    return new NetworkError('transient', `${network} is throttling this app (${said})`, {
+      status,
+      rateLimited: true,
+      ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
+    });
+  }
+  const appRefusal = graphCode === 101 || (graphCode === 1 && GRAPH_APP_REFUSAL.test(description ?? ''));
+  if (!appRefusal && (graphCode === 1 || graphCode === 2 || graph?.transient === true)) {
+    return new NetworkError('transient', `${network} failed for now (${said})`, { status });
+  }
+  // Graph API: code 101 (and code 1 naming the app secret) are the app's own credentials.
+  if (appRefusal) {
     return new NetworkError(
       'permanent',
       `${network} refused Herald's app credentials (${said}): check the app's configuration`,

@@ -94,7 +94,7 @@ export const CONSISTENCY_WINDOW_SECONDS: Readonly<Record<PlatformId, number>> = 
   x: 30,
   linkedin: 0,
   linkedin_page: 0,
-  instagram: 0,
+  instagram: 30,
   facebook: 0,
   threads: 30,
   tiktok: 0,

@@ -8,7 +8,7 @@ import {
   startInstagramSimulator,
 } from '../../functions/platforms/instagram/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import type { LookupBlockInput, MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
@@ -103,6 +103,27 @@ afterAll(async () => {
   await new Promise((resolve) => fileServer?.close(resolve));
 });
 beforeEach(() => sim.reset());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What the engine does after a lost answer: a lookup that finds nothing before the client's
+ * consistency window has passed since the send is looked up again, never sent again. The
+ * simulator's lists lag behind a new post (as Instagram's replicas may): the first lookup finds
+ * nothing, and the block must show up before the window closes.
+ */
+const lookUpLikeTheEngine = async (c: InstagramClient, block: LookupBlockInput) => {
+  const windowEnd = block.since.getTime() + c.consistencyWindowSeconds * 1000;
+  expect(await c.lookup(block)).toBeNull();
+  // Not found, and the window still open: the engine looks again later instead of resending.
+  expect(Date.now()).toBeLessThan(windowEnd);
+  for (;;) {
+    const found = await c.lookup(block);
+    if (found) return found;
+    expect(Date.now(), 'the block shows up within the consistency window').toBeLessThan(windowEnd);
+    await sleep(200);
+  }
+};
 
 const comment = (post: RemoteBlock, content: string) =>
   input(content, { parent: { block: post, root: post } });
@@ -331,7 +352,8 @@ describe('Instagram client against the Instagram simulator', () => {
   });
 
   it('the rolling 24-hour cap: checked before any container, waiting until the oldest post leaves the window', async () => {
-    const capped = await startInstagramSimulator({ publishLimit: 2, processingMs: 20 });
+    // The wait is read from the media list's timestamps: here the list shows posts at once.
+    const capped = await startInstagramSimulator({ publishLimit: 2, processingMs: 20, listLagMs: 0 });
     try {
       const c = new InstagramClient({ baseUrl: capped.url, timeoutMs: 1_500, pollIntervalMs: 20 });
       await c.publish(input('one', { media: [jpeg()] }));
@@ -356,7 +378,7 @@ describe('Instagram client against the Instagram simulator', () => {
     }
     // Two posts racing for the last slot: both pass the check, Instagram refuses the second at
     // media_publish (9/2207042), and the wait runs until the post that took the slot is 24 h old.
-    const racing = await startInstagramSimulator({ publishLimit: 1, processingMs: 300 });
+    const racing = await startInstagramSimulator({ publishLimit: 1, processingMs: 300, listLagMs: 0 });
     try {
       const c = new InstagramClient({ baseUrl: racing.url, timeoutMs: 1_500, pollIntervalMs: 20 });
       const outcomes = await Promise.allSettled([
@@ -377,6 +399,24 @@ describe('Instagram client against the Instagram simulator', () => {
     const spent = await failureOf(client.publish(input('capped', { media: [jpeg()] })));
     expect(spent.details).toMatchObject({ rateLimited: true });
     expect(await simContainers()).toEqual([]);
+  });
+
+  it('without the quota in content_publishing_limit, the cap is taken as 50 posts per 24 hours (the documented limit)', async () => {
+    // "An Instagram professional account can only publish 50 posts within a 24 hour moving period"
+    // (IG User Media Publish reference). The wait after a cap refusal is read from the 50th newest post.
+    const quiet = await startInstagramSimulator({ processingMs: 0, listLagMs: 0, reportsQuotaConfig: false });
+    try {
+      const c = new InstagramClient({ baseUrl: quiet.url, timeoutMs: 1_500, pollIntervalMs: 20 });
+      for (let n = 0; n < 50; n++) await c.publish(input(`cap ${n}`, { media: [jpeg()] }));
+      const error = await failureOf(c.publish(input('one too many', { media: [jpeg()] })));
+      expect(error.message).toMatch(/9\/2207042/);
+      expect(error.details.rateLimited).toBe(true);
+      // Until the first of the 50 is a day old, not Instagram's generic hour.
+      expect(error.details.retryAfterSeconds).toBeGreaterThan(86_400 - 120);
+      expect(quiet.records()).toHaveLength(50);
+    } finally {
+      await quiet.stop();
+    }
   });
 
   it('media_publish’s cap refusal (9/2207042) and the throttle (80002 with X-Business-Use-Case-Usage) are rate limits', async () => {
@@ -432,13 +472,13 @@ describe('Instagram client against the Instagram simulator', () => {
   });
 
   for (const token of ['sim:timeout', 'sim:reset', 'sim:bad-gateway']) {
-    it(`${token}: the post and a comment are stored, the answer lost; lookup finds each`, async () => {
+    it(`${token}: the post and a comment are stored, the answer lost; the lists lag, and lookup finds each within the consistency window (never resent)`, async () => {
       const quick = newClient({ timeoutMs: 700 });
       const block = input(`Lost ${token}`, { media: [jpeg()] });
       const since = new Date();
       const error = await failureOf(quick.publish(block));
       expect(error).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
-      const found = await quick.lookup({ ...block, since });
+      const found = await lookUpLikeTheEngine(quick, { ...block, since });
       const [stored] = sim.records();
       expect(found?.remoteId).toBe(stored?.id);
       expect(found?.remoteUrl).toMatch(/^https:\/\/www\.instagram\.com\/p\//);
@@ -447,7 +487,7 @@ describe('Instagram client against the Instagram simulator', () => {
       const commentBlock = comment(post, `Comment ${token}`);
       const commentSince = new Date();
       expect((await failureOf(quick.publish(commentBlock))).details.outcomeUnknown).toBe(true);
-      const foundComment = await quick.lookup({ ...commentBlock, since: commentSince });
+      const foundComment = await lookUpLikeTheEngine(quick, { ...commentBlock, since: commentSince });
       expect(foundComment?.remoteId).toBe(sim.records()[1]?.id);
       expect(foundComment?.meta.kind).toBe('comment');
       expect(sim.records()).toHaveLength(2);
@@ -471,7 +511,7 @@ describe('Instagram client against the Instagram simulator', () => {
     const block = input('', { media: [jpeg()], postType: 'story' });
     const since = new Date();
     const story = await client.publish(block);
-    const found = await client.lookup({ ...block, since });
+    const found = await lookUpLikeTheEngine(client, { ...block, since });
     expect(found).toMatchObject({ remoteId: story.remoteId, meta: { kind: 'story' } });
     // Another client (another process) cannot tell this story from any other.
     expect(await newClient().lookup({ ...block, since })).toBeNull();

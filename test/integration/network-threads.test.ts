@@ -6,6 +6,7 @@ import {
   parseGraphTime,
   ThreadsClient,
 } from '../../functions/platforms/threads/client.ts';
+import { THREADS_SCOPES, threadsAuth } from '../../functions/platforms/threads/oauth.ts';
 import {
   graphTimestamp,
   type SimThreadsPost,
@@ -413,6 +414,63 @@ describe('Threads client against the Threads simulator', () => {
       }),
     ).toBeNull();
     expect(client.consistencyWindowSeconds).toBeGreaterThan(0);
+  });
+
+  it("a reply whose answer was lost is found with a token from Herald's connect flow (threads_read_replies); without it the lookup asks for a reconnect", async () => {
+    const auth = threadsAuth({ baseUrls: { threads: sim.url }, timeoutMs: 5_000 });
+    const app = { clientId: 'herald-sim-threads', clientSecret: 'herald-sim-secret-threads' };
+    /** A token granted through the simulator's consent: Herald's scopes, or the ones given. */
+    const grant = async (user: string, scopes?: string[]) => {
+      const url = new URL(
+        (auth.authorizeUrl as NonNullable<typeof auth.authorizeUrl>)({
+          app,
+          redirectUri: SIM_DEFAULT_REDIRECT_URI,
+          state: 's',
+          codeChallenge: null,
+        }),
+      );
+      url.searchParams.set('sim_user', user);
+      if (scopes) url.searchParams.set('scope', scopes.join(','));
+      const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location') as string);
+      const tokens = await (auth.exchangeCode as NonNullable<typeof auth.exchangeCode>)({
+        app,
+        code: back.searchParams.get('code') as string,
+        redirectUri: SIM_DEFAULT_REDIRECT_URI,
+        codeVerifier: null,
+      });
+      const { remoteAccountId } = await auth.identify({ app, tokens });
+      return { accessToken: tokens.accessToken, remoteAccountId };
+    };
+    const lostReply = async (creds: { accessToken: string; remoteAccountId: string }, text: string) => {
+      const since = new Date(Date.now() - 1_000);
+      const root = await client.publish(input(`${text} root`, { credentials: creds }));
+      const reply = input(`${text} reply sim:bad-gateway`, { credentials: creds, parent: parentOf(root) });
+      expect((await failureOf(client.publish(reply))).details.outcomeUnknown).toBe(true);
+      return { ...reply, since };
+    };
+
+    const connected = await grant('replies-reader');
+    const reply = await lostReply(connected, 'Connected now');
+    const found = await client.lookup(reply);
+    const stored = (await simPosts()).filter((p) => p.text === reply.content);
+    expect(stored).toHaveLength(1);
+    expect(found?.remoteId).toBe(stored[0]?.id);
+
+    // A channel connected before Herald asked for threads_read_replies: the replies lookup is
+    // refused (Graph's code 10) and the channel must be reconnected, saying why.
+    const older = await grant(
+      'older-channel',
+      THREADS_SCOPES.filter((s) => s !== 'threads_read_replies'),
+    );
+    const olderReply = await lostReply(older, 'Connected before');
+    const refused = await failureOf(client.lookup(olderReply));
+    expect(refused.kind).toBe('reconnect');
+    expect(refused.message).toMatch(/threads_read_replies/);
+    expect(refused.message).toMatch(/reconnect/i);
+    // Its posts are still looked up as before.
+    expect(
+      await client.lookup({ ...olderReply, content: 'Connected before root', parent: null }),
+    ).not.toBeNull();
   });
 
   it('the 24-hour post cap: refused as rateLimited, waiting until the oldest post leaves the window; replies have their own cap', async () => {

@@ -48,7 +48,9 @@ import { INSTAGRAM_GRAPH_VERSION } from './oauth.ts';
  * Login (only accounts connected through Facebook Login can); a comment can be deleted.
  *
  * After a lost answer, `lookup` lists the account's recent media (or the post's comments) and
- * adopts the one with the same text made since the send (Graph timestamps have second precision).
+ * adopts the one with the same text made since the send (Graph timestamps have second precision);
+ * the lists may lag behind a publish, so a block not found is resent only after the consistency
+ * window (30 s).
  * Stories carry no caption: a lost story is found only in the process that sent it.
  */
 
@@ -153,10 +155,26 @@ const dataOf = (body: unknown): unknown[] => {
   return Array.isArray(data) ? data : [];
 };
 
+/**
+ * The 24-hour cap when `content_publishing_limit` states no `quota_total`: "An Instagram
+ * professional account can only publish 50 posts within a 24 hour moving period" (IG User Media
+ * Publish reference; its `content_publishing_limit` example shows `quota_total: 50`). Peers
+ * reporting 100 are not the documentation.
+ */
+const FALLBACK_PUBLISH_CAP = 50;
+
+/** How long after a send a lookup's "not found" proves nothing (see `consistencyWindowSeconds`). */
+export const INSTAGRAM_CONSISTENCY_WINDOW_SECONDS = 30;
+
 export class InstagramClient implements NetworkClient {
   readonly platform = 'instagram' as const;
-  /** The media and comments edges read what was written (the simulator does; not verified on Instagram). */
-  readonly consistencyWindowSeconds = 0;
+  /**
+   * The media, stories and comments edges may lag behind a publish (Graph reads replicas; Instagram
+   * documents no bound, so this is a guess, as Threads' 30 s is): a block not found is sent again
+   * only this long after its send (issue 26). The saved container's PUBLISHED status guards a
+   * first block besides; a comment has no such guard.
+   */
+  readonly consistencyWindowSeconds = INSTAGRAM_CONSISTENCY_WINDOW_SECONDS;
   readonly apiVersion: string;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
@@ -285,7 +303,7 @@ export class InstagramClient implements NetworkClient {
         },
       );
     }
-    return typeof total === 'number' && total > 0 ? total : 50;
+    return typeof total === 'number' && total > 0 ? total : FALLBACK_PUBLISH_CAP;
   }
 
   /**

@@ -1,4 +1,9 @@
-import { GRAPH_ERRORS, REDIRECT_URI_MISMATCH } from '../facebook/oauth-simulator.ts';
+import {
+  GRAPH_ERRORS,
+  graphGrantFaults,
+  REDIRECT_URI_MISMATCH,
+  withGrantFaults,
+} from '../facebook/oauth-simulator.ts';
 import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
 import {
   authorizeRoute,
@@ -21,7 +26,8 @@ import {
  * and `GET /refresh_access_token?grant_type=ig_refresh_token` (graph.instagram.com) → a long-lived
  * token (60 days), and `GET /:version/me?fields=user_id,username`. A bad code is
  * `{ error_type: 'OAuthException', code: 400, error_message }`; a refused token Graph's code 190.
- * Instagram has no revocation call. Not simulated: a long-lived token can only be refreshed once it
+ * Instagram has no revocation call. The grant endpoints have the fault switch of
+ * `graphGrantFaults` (`POST /_sim/oauth/grant-fault`). Not simulated: a long-lived token can only be refreshed once it
  * is 24 hours old.
  */
 export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
@@ -36,8 +42,11 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
     status: 200,
     body: { access_token: issued.accessToken, token_type: 'bearer', expires_in: issued.expiresIn },
   });
+  const faults = graphGrantFaults();
   const exchange =
     (grantType: string) => (ctx: Parameters<SimOAuthMount['routes'][number]['handler']>[0]) => {
+      const fault = faults.take();
+      if (fault) return fault;
       const params = paramsOf(ctx);
       if (params.grant_type !== grantType)
         return GRAPH_ERRORS.error(400, `grant_type must be ${grantType}`, 100);
@@ -50,7 +59,7 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
         ),
       );
     };
-  return mountOf(store, [
+  const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
         'instagram_business_basic',
@@ -81,6 +90,8 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
       path: '/oauth/access_token',
       auth: false,
       handler: (ctx) => {
+        const fault = faults.take();
+        if (fault) return fault;
         const params = paramsOf(ctx);
         const client = clientCredentials({}, params);
         if (client?.clientId !== app.clientId || client.clientSecret !== app.clientSecret) {
@@ -142,4 +153,5 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
       },
     },
   ]);
+  return withGrantFaults(mount, faults);
 };

@@ -41,7 +41,8 @@ import { instagramOAuthSimulator } from './oauth-simulator.ts';
  *
  * Inspection (no auth): `GET /_sim/instagram/posts` (posts with their attachments and comments),
  * `GET /_sim/instagram/containers`, `POST /_sim/instagram/switches` `{ expireContainers?,
- * capFullForSeconds?, processingMs? }`.
+ * capFullForSeconds?, processingMs?, listLagMs? }`. The `/media`, `/stories` and `/comments` lists
+ * show a new post or comment only `listLagMs` after it was made (default 3 s), as a replica would.
  */
 
 const FBTRACE = 'AsimIgTrace0';
@@ -181,7 +182,24 @@ export interface InstagramSimulatorOptions {
   publishLimit?: number;
   /** Container lifetime (Instagram: 24 hours). */
   containerTtlMs?: number;
+  /**
+   * Default true: `content_publishing_limit` reports `config` (`quota_total`, `quota_duration`)
+   * when asked for it; false models an answer without it (only `quota_usage`).
+   */
+  reportsQuotaConfig?: boolean;
+  /**
+   * How long a new post or comment stays out of the account's `/media`, `/stories` and a post's
+   * `/comments` lists (default `DEFAULT_INSTAGRAM_LIST_LAG_MS`; 0: listed at once).
+   */
+  listLagMs?: number;
 }
+
+/**
+ * Graph's edges are read from replicas: a post (or comment) just published may be missing from the
+ * lists for a moment. Instagram documents no bound (a guess, issue 26): the simulator lags 3 s, well
+ * within the client's consistency window, so a lookup right after a lost answer finds nothing.
+ */
+export const DEFAULT_INSTAGRAM_LIST_LAG_MS = 3_000;
 
 /** Graph's timestamp format: `2026-11-25T23:10:42+0000`. */
 export const graphTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+0000`;
@@ -291,8 +309,12 @@ export const startInstagramSimulator = async (
     processingMs: options.processingMs ?? 300,
     publishLimit: options.publishLimit ?? 50,
     containerTtlMs: options.containerTtlMs ?? DAY_MS,
+    listLagMs: options.listLagMs ?? DEFAULT_INSTAGRAM_LIST_LAG_MS,
   };
   let processingMs = defaults.processingMs;
+  let listLagMs = defaults.listLagMs;
+  /** Whether a list read now shows what was made at `createdAt` (the lists lag behind). */
+  const listed = (createdAt: number) => Date.now() - createdAt >= listLagMs;
   /** The cap is spent for every account until then (the `capFullForSeconds` switch). */
   let capFullUntil = 0;
 
@@ -634,13 +656,16 @@ export const startInstagramSimulator = async (
   const publishingLimit = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
     const account = ctx.params.user as string;
+    // Without `fields`, Graph returns `quota_usage` only (the reference's default field).
+    const fields = fieldsOf(ctx, ['quota_usage']);
+    const config = fields.includes('config') && options.reportsQuotaConfig !== false;
     return {
       status: 200,
       body: {
         data: [
           {
-            quota_usage: quotaUsage(account),
-            config: { quota_total: defaults.publishLimit, quota_duration: 86400 },
+            ...(fields.includes('quota_usage') ? { quota_usage: quotaUsage(account) } : {}),
+            ...(config ? { config: { quota_total: defaults.publishLimit, quota_duration: 86400 } } : {}),
           },
         ],
       },
@@ -655,7 +680,7 @@ export const startInstagramSimulator = async (
       const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
       const now = Date.now();
       const data = [...media.values()]
-        .filter((item) => item.account === account)
+        .filter((item) => item.account === account && listed(item.createdAt))
         .filter((item) =>
           stories
             ? item.productType === 'STORY' && now - item.createdAt < DAY_MS
@@ -711,7 +736,7 @@ export const startInstagramSimulator = async (
     if (!item) return missingObject(ctx.params.id as string);
     const fields = fieldsOf(ctx, ['id', 'text', 'timestamp']);
     const data = item.comments
-      .filter((c) => !c.deleted)
+      .filter((c) => !c.deleted && listed(c.createdAt))
       .sort((a, b) => b.createdAt - a.createdAt)
       .map((c) => {
         const all: Record<string, unknown> = {
@@ -807,16 +832,18 @@ export const startInstagramSimulator = async (
 
   const switches = (ctx: SimContext): SimResponse => {
     const body = objectOf(ctx.body) ?? {};
-    const { expireContainers, capFullForSeconds, processingMs: processing } = body;
+    const { expireContainers, capFullForSeconds, processingMs: processing, listLagMs: lag } = body;
     if (
       (expireContainers !== undefined && typeof expireContainers !== 'boolean') ||
       (capFullForSeconds !== undefined && typeof capFullForSeconds !== 'number') ||
-      (processing !== undefined && typeof processing !== 'number')
+      (processing !== undefined && typeof processing !== 'number') ||
+      (lag !== undefined && typeof lag !== 'number')
     ) {
       return instagramErrors.badRequest(
-        'Send { expireContainers?: boolean, capFullForSeconds?: number, processingMs?: number }',
+        'Send { expireContainers?: boolean, capFullForSeconds?: number, processingMs?: number, listLagMs?: number }',
       );
     }
+    if (typeof lag === 'number') listLagMs = Math.max(0, lag);
     if (expireContainers) for (const c of containers.values()) if (!c.publishedAs) c.expired = true;
     if (typeof capFullForSeconds === 'number') {
       capFullUntil = capFullForSeconds > 0 ? Date.now() + capFullForSeconds * 1000 : 0;
@@ -838,6 +865,7 @@ export const startInstagramSimulator = async (
       published.clear();
       capFullUntil = 0;
       processingMs = defaults.processingMs;
+      listLagMs = defaults.listLagMs;
     },
     routes: [
       {

@@ -114,6 +114,12 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
     const expired = error?.subcode === 463 || /session has expired/i.test(error?.message ?? '');
     return new NetworkError('reconnect', message, { status, ...(expired ? { tokenExpired: true } : {}) });
   }
+  // Graph's permission errors: a permission the token was not granted (or was taken back).
+  if (code === 10 || (code !== undefined && code >= 200 && code < 300)) {
+    return new NetworkError('reconnect', `${message}: reconnect the channel to grant the permission`, {
+      status,
+    });
+  }
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code)) || (code ?? 0) >= 80_000) {
     const wait =
       regainAccessSeconds(headers) ??
@@ -132,6 +138,20 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
   }
   return new NetworkError('permanent', message, { status });
 };
+
+/**
+ * A refused permission on the replies edge: channels connected before Herald asked for
+ * `threads_read_replies` cannot read their replies, so a reply whose answer was lost cannot be
+ * found. The channel must be reconnected (the block stays to be looked up then, never resent).
+ */
+const repliesRefusal = (error: unknown) =>
+  error instanceof NetworkError && error.kind === 'reconnect' && !error.details.tokenExpired
+    ? new NetworkError(
+        'reconnect',
+        `Threads refused to read this account's replies (${error.message}). The channel lacks the threads_read_replies permission (channels connected before Herald asked for it): reconnect the channel, and the reply is looked up again.`,
+        error.details,
+      )
+    : error;
 
 /** A 24-hour cap refusal: waits the whole window unless the client times it (see `capWait`). */
 export class ThreadsCapError extends NetworkError {
@@ -521,6 +541,8 @@ export class ThreadsClient implements NetworkClient {
       const answer: HttpAnswer = await this.call(input.credentials, {
         method: 'GET',
         path: `/${user}/${kind}?fields=id,text,timestamp,permalink,replied_to&since=${since}&limit=50${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      }).catch((error: unknown) => {
+        throw parentId ? repliesRefusal(error) : error;
       });
       for (const item of dataOf(answer.body)) {
         const post = item as {

@@ -1,4 +1,9 @@
-import { GRAPH_ERRORS, REDIRECT_URI_MISMATCH } from '../facebook/oauth-simulator.ts';
+import {
+  GRAPH_ERRORS,
+  graphGrantFaults,
+  REDIRECT_URI_MISMATCH,
+  withGrantFaults,
+} from '../facebook/oauth-simulator.ts';
 import type { SimOAuthMount } from '../simulator/framework.ts';
 import {
   authorizeRoute,
@@ -20,11 +25,15 @@ import {
  * `GET /access_token?grant_type=th_exchange_token` and
  * `GET /refresh_access_token?grant_type=th_refresh_token` → `{ access_token, token_type,
  * expires_in }` (60 days), `GET /:version/me?fields=id,username`. Graph's error shapes; no
- * revocation call. Not simulated: refreshing needs a token at least 24 hours old.
+ * revocation call; the grant endpoints have the fault switch of `graphGrantFaults`
+ * (`POST /_sim/oauth/grant-fault`). Not simulated: refreshing needs a token at least 24 hours old.
  */
 export const threadsOAuthSimulator = (
   options: { app?: SimOAuthApp } = {},
-): SimOAuthMount & { userOf(token: string): string | null } => {
+): SimOAuthMount & {
+  userOf(token: string): string | null;
+  scopesOf(token: string): readonly string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('threads');
   const store = new SimTokenStore({
     prefix: 'th',
@@ -32,8 +41,11 @@ export const threadsOAuthSimulator = (
     rotates: false,
     issuesRefresh: false,
   });
+  const faults = graphGrantFaults();
   const exchange =
     (grantType: string) => (ctx: Parameters<SimOAuthMount['routes'][number]['handler']>[0]) => {
+      const fault = faults.take();
+      if (fault) return fault;
       const params = paramsOf(ctx);
       if (params.grant_type !== grantType)
         return GRAPH_ERRORS.error(400, `grant_type must be ${grantType}`, 100);
@@ -83,6 +95,8 @@ export const threadsOAuthSimulator = (
       path: '/oauth/access_token',
       auth: false,
       handler: (ctx) => {
+        const fault = faults.take();
+        if (fault) return fault;
         const params = paramsOf(ctx);
         const client = clientCredentials({}, params);
         if (client?.clientId !== app.clientId || client.clientSecret !== app.clientSecret) {
@@ -117,5 +131,10 @@ export const threadsOAuthSimulator = (
     },
   ]);
   /** The Threads user a token it issued belongs to; null for tokens it did not issue. */
-  return { ...mount, userOf: (token: string) => store.grantOf(token)?.account.id ?? null };
+  return {
+    ...withGrantFaults(mount, faults),
+    userOf: (token: string) => store.grantOf(token)?.account.id ?? null,
+    /** The scopes granted with a token it issued; null for tokens it did not issue. */
+    scopesOf: (token: string) => store.grantOf(token)?.scopes ?? null,
+  };
 };

@@ -13,6 +13,10 @@ export const THREADS_SCOPES = [
   'threads_basic',
   'threads_content_publish',
   'threads_manage_replies',
+  // GET on reply endpoints: the lookup of a reply whose answer was lost, and the reply cap's timing
+  // ("Required for making GET calls to reply endpoints", developers.facebook.com/docs/threads/
+  // retrieve-and-manage-replies).
+  'threads_read_replies',
   'threads_manage_insights',
   'threads_delete',
 ];

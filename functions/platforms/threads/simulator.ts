@@ -32,7 +32,8 @@ import { threadsOAuthSimulator } from './oauth-simulator.ts';
  *   code 9, subcode 2207042; the quotas can be lowered by a switch), and
  *   `GET /{user-id}/threads_publishing_limit` reports the usage.
  * - `GET /{user-id}/threads` and `GET /{user-id}/replies` list the user's posts and replies, newest
- *   first (`since`, `until`, `limit`, `after` cursors), `DELETE /{media-id}` deletes (100 a day),
+ *   first (`since`, `until`, `limit`, `after` cursors; the replies need `threads_read_replies` on a
+ *   token the simulator issued: Graph's code 10 otherwise), `DELETE /{media-id}` deletes (100 a day),
  *   `GET /{media-id}/insights?metric=...` reads metrics that grow with the post's age.
  *
  * Errors are Graph's: `{ error: { message, type, code, error_subcode, fbtrace_id } }`. The sim
@@ -89,6 +90,20 @@ const unsupported = (method: string, id: string) =>
     `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
     100,
     { subcode: 33, type: 'GraphMethodException' },
+  );
+
+/**
+ * Graph's refusal of a call the token's permissions do not cover (code 10, Graph's documented
+ * permission error; Threads' exact wording is not verified).
+ */
+const missingPermission = (permission: string) =>
+  graphError(
+    403,
+    `(#10) Application does not have permission for this action: ${permission} is required`,
+    10,
+    {
+      type: 'OAuthException',
+    },
   );
 
 /** Graph's app rate limit (code 4) with its usage header; Meta sends no Retry-After. */
@@ -299,6 +314,16 @@ export const startThreadsSimulator = async (
       throw new SimHttpError(unsupported(method, userId));
     }
     return userId === 'me' && owner !== null ? owner : userId;
+  };
+  /**
+   * A token the simulator issued must hold the permission the call needs ("threads_read_replies —
+   * Required for making GET calls to reply endpoints", developers.facebook.com/docs/threads/
+   * retrieve-and-manage-replies). Tokens it did not issue are not checked.
+   */
+  const requirePermission = (ctx: SimContext, permission: string) => {
+    const scopes = ctx.token ? oauth.scopesOf(ctx.token) : null;
+    if (scopes !== null && !scopes.includes(permission))
+      throw new SimHttpError(missingPermission(permission));
   };
   const containers = new Map<string, Container>();
   const posts = new Map<string, SimThreadsPost>();
@@ -613,6 +638,7 @@ export const startThreadsSimulator = async (
   /** A user's posts or replies, newest first, with Graph's cursor paging. */
   const list = (ctx: SimContext, replies: boolean): SimResponse => {
     const userId = checkUser(ctx, 'get');
+    if (replies) requirePermission(ctx, 'threads_read_replies');
     const limitRaw = ctx.query.get('limit') ?? '25';
     const limit = Number(limitRaw);
     if (!/^\d+$/.test(limitRaw) || limit < 1 || limit > 100)
