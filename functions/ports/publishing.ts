@@ -16,6 +16,12 @@ export interface PublishJob {
    * or not naming every channel left to publish, the channels are read after the post.
    */
   reads?: JobReads;
+  /**
+   * Sent by the local runtime's start to put back the jobs a restart lost (its SQS stand-in keeps
+   * messages in memory): a rate-limit wait step owned by a lost job is taken over instead of left
+   * to its owner, which will never come.
+   */
+  recovered?: true;
 }
 
 /** The workspace and channels of a post, named by its publish job (see `PublishJob.reads`). */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requeueLostJobs } from '../../functions/adapters/local/recovery.ts';
 import {
   MAX_QUEUE_DELAY_SECONDS,
   mutatePost,
@@ -122,6 +123,54 @@ describe('a rate-limited channel waits for the reset without spending attempts',
       xSim().setSwitches({ dailyLimitSeconds: 0 });
       h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
       await h.engine.handle(job);
+      expect(h.calls.publish).toBe(2);
+      const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(done.body.status).toBe('published');
+    } finally {
+      xSim().setSwitches({ dailyLimitSeconds: 0 });
+    }
+  });
+
+  it('a wait step whose message a restart lost is taken over by the job the restart puts back', async () => {
+    const h = harness();
+    const { ws, postId } = await draft('x', `restart during a wait ${Date.now()}`);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    const resetSeconds = 120;
+    xSim().setSwitches({ dailyLimitSeconds: resetSeconds });
+    try {
+      await h.engine.handle(job);
+      expect(h.queued).toHaveLength(1);
+      const wait = h.queued[0]!.delaySeconds;
+      expect(wait).toBeGreaterThanOrEqual(resetSeconds);
+      expect(wait).toBeLessThanOrEqual(resetSeconds + 2);
+      // The runtime dies: the delayed step's message is gone (the local queue keeps messages in
+      // memory). Restarted 30 s later, it puts back a job for every publishing post.
+      h.queued.length = 0;
+      h.advance(30);
+      const requeued = await requeueLostJobs({
+        posts: h.deps.overduePosts,
+        schedules: { get: async () => null },
+        queue: {
+          sendPublish: async (sent, delaySeconds = 0) => void h.queued.push({ job: sent, delaySeconds }),
+          sendEvent: async () => {},
+        },
+        now: new Date(h.now()),
+      });
+      expect(requeued).toBeGreaterThanOrEqual(1);
+      const putBack = h.queued.find((q) => q.job.postId === postId);
+      expect(putBack?.job.recovered).toBe(true);
+      h.queued.length = 0;
+      // An ordinary delivery of the same step (SQS at least once) would leave it to its owner...
+      await h.engine.handle(job);
+      expect(h.queued).toEqual([]);
+      // ...the put-back job takes it over, for what is left of the wait: the chain goes on.
+      await h.engine.handle(putBack!.job);
+      expect(h.queued.map((q) => q.delaySeconds)).toEqual([wait - 30]);
+      expect(h.calls.publish).toBe(1);
+      xSim().setSwitches({ dailyLimitSeconds: 0 });
+      h.advance(wait - 30);
+      await h.engine.handle(h.queued[0]!.job);
       expect(h.calls.publish).toBe(2);
       const done = await rt.api(`/posts/${postId}`, { key: ws.key });
       expect(done.body.status).toBe('published');

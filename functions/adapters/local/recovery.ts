@@ -23,7 +23,8 @@ export const requeueLostJobs = async (deps: {
   let requeued = 0;
   for (const post of await deps.posts.overdue(END_OF_TIME, PER_START)) {
     if (post.status === 'publishing') {
-      await deps.queue.sendPublish({ postId: post.postId, kind: 'run', round: post.round });
+      // `recovered`: a rate-limit wait step whose job was lost is taken over by this one.
+      await deps.queue.sendPublish({ postId: post.postId, kind: 'run', round: post.round, recovered: true });
       requeued++;
       continue;
     }

@@ -382,7 +382,12 @@ export class PublishingEngine {
     }
     if (post.status !== 'publishing') return;
     if (job.round !== undefined && job.round !== (post.round ?? 1)) return;
-    await this.runRound(post, deadline, first && withReads ? { ...first, reads: withReads } : undefined);
+    await this.runRound(
+      post,
+      deadline,
+      first && withReads ? { ...first, reads: withReads } : undefined,
+      job.recovered === true,
+    );
   }
 
   private async runRound(
@@ -394,6 +399,8 @@ export class PublishingEngine {
       channels: Map<string, ChannelRecord>;
       endpoints: number | null;
     },
+    /** A job put back after a restart: it takes over wait steps whose owner was lost. */
+    recovered = false,
   ): Promise<void> {
     const round = post.round ?? 1;
     // The channels' writes start from what this job holds rather than reading the post again.
@@ -429,7 +436,7 @@ export class PublishingEngine {
     const outcomes = await Promise.all(
       pending.map(async (channelId) => {
         try {
-          return await this.publishChannel(post, channelId, deadline, records);
+          return await this.publishChannel(post, channelId, deadline, records, recovered);
         } catch (error) {
           if (error instanceof PostGoneError) return { kind: 'done' } as ChannelOutcome;
           throw error;
@@ -461,6 +468,7 @@ export class PublishingEngine {
     deadline?: Date,
     /** The job's channel records, read once for all its channels. */
     records?: Promise<Map<string, ChannelRecord>>,
+    recovered = false,
   ): Promise<ChannelOutcome> {
     const { deps } = this;
     const { postId } = post;
@@ -469,7 +477,7 @@ export class PublishingEngine {
     const platform = getPlatform(channel.platform);
     if (!platform) return this.failChannel(post, channelId, `Unknown network ${channel.platform}.`);
     if (channel.rateLimitedUntil && Date.parse(channel.rateLimitedUntil) > deps.clock.now().getTime()) {
-      const waiting = await this.waitStep(post, channelId);
+      const waiting = await this.waitStep(post, channelId, recovered);
       if (waiting) return waiting;
     }
 
@@ -1198,9 +1206,14 @@ export class PublishingEngine {
    * A job visiting a channel that waits for a rate limit's reset. When the current step is due, this
    * job takes the next one (the write decides between concurrent jobs) and queues it: `wait`. When
    * the step is not due, another job owns it: `done` (nothing to queue for this channel). Null once
-   * the reset has passed: the channel publishes.
+   * the reset has passed: the channel publishes. A job put back after a restart (`takeOver`) takes
+   * the step even when it is not due: the job that owned it was lost with the restart.
    */
-  private async waitStep(post: PostRecord, channelId: string): Promise<ChannelOutcome | null> {
+  private async waitStep(
+    post: PostRecord,
+    channelId: string,
+    takeOver = false,
+  ): Promise<ChannelOutcome | null> {
     let outcome: ChannelOutcome | null = null;
     await this.mutate(post, (current) => {
       const now = this.deps.clock.now();
@@ -1209,7 +1222,7 @@ export class PublishingEngine {
       if (c?.status !== 'publishing' || !c.rateLimitedUntil) return null;
       const reset = new Date(c.rateLimitedUntil);
       if (reset.getTime() <= now.getTime()) return null;
-      if (c.rateLimitStepAt && Date.parse(c.rateLimitStepAt) - STEP_EARLY_MS > now.getTime()) {
+      if (!takeOver && c.rateLimitStepAt && Date.parse(c.rateLimitStepAt) - STEP_EARLY_MS > now.getTime()) {
         outcome = { kind: 'done' };
         return null;
       }
