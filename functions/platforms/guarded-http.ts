@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { OutboundPolicy } from '../ports/outbound.ts';
 import {
   type AddressPolicy,
@@ -10,6 +8,7 @@ import {
   refusalReason,
   systemResolver,
 } from '../shared/address-policy.ts';
+import { secureContextWithExtraCa } from '../shared/extra-ca.ts';
 import {
   type HttpAnswer,
   type HttpCall,
@@ -82,26 +81,12 @@ const precheck = (
   return result(null);
 };
 
-let caCache: { file: string; context: SecureContext } | undefined;
-/** The public roots plus the extra CAs, built once per file: parsing ~140 roots per call costs tens of ms. */
-const secureContextOf = (policy: OutboundPolicy): SecureContext | undefined => {
-  const file = policy.extraCaFile?.();
-  if (!file) return undefined;
-  if (caCache?.file !== file) {
-    caCache = {
-      file,
-      context: createSecureContext({ ca: [...rootCertificates, readFileSync(file, 'utf8')] }),
-    };
-  }
-  return caCache.context;
-};
-
 /** Sends `call` through the guarded path; rejects with `TransportError` like `sendHttp`. */
 export const sendGuarded = async (policy: OutboundPolicy, call: HttpCall): Promise<HttpAnswer> => {
   const url = parse(call.url);
   const { problem, addresses, rule } = precheck(url, policy);
   if (problem) throw refuse(problem);
-  const secureContext = secureContextOf(policy);
+  const secureContext = secureContextWithExtraCa(policy.extraCaFile?.());
   const answer = await sendHttp(call, {
     lookup: pinnedLookup(policy.resolve, addresses, rule) as never,
     agent: false,

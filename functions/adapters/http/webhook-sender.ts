@@ -4,10 +4,8 @@
  * answer that changes after the endpoint was saved (DNS rebinding) cannot reach a private address.
  * One fresh connection per delivery; redirects are never followed.
  */
-import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type {
   AttemptErrorCode,
   HostResolver,
@@ -22,6 +20,7 @@ import {
   refusalReason,
   systemResolver,
 } from '../../shared/address-policy.ts';
+import { secureContextWithExtraCa } from '../../shared/extra-ca.ts';
 
 export interface HttpsWebhookSenderOptions {
   allowLoopback: () => boolean;
@@ -48,21 +47,9 @@ const classify = (error: Error & { code?: string }): { errorCode: AttemptErrorCo
 
 export class HttpsWebhookSender implements WebhookSender {
   private readonly resolve: HostResolver;
-  private contextCache: { file: string; context: SecureContext } | undefined;
 
   constructor(private readonly options: HttpsWebhookSenderOptions) {
     this.resolve = options.resolve ?? systemResolver;
-  }
-
-  /** The public roots plus the extra CAs, built once: parsing ~140 roots per request costs tens of ms. */
-  private secureContext(): SecureContext | undefined {
-    const file = this.options.extraCaFile();
-    if (!file) return undefined;
-    if (this.contextCache?.file !== file) {
-      const ca = [...rootCertificates, readFileSync(file, 'utf8')];
-      this.contextCache = { file, context: createSecureContext({ ca }) };
-    }
-    return this.contextCache.context;
   }
 
   async post(req: WebhookRequest): Promise<WebhookResponse> {
@@ -83,7 +70,7 @@ export class HttpsWebhookSender implements WebhookSender {
     // Resolves, refuses the whole host if any of its addresses is not allowed, and hands the
     // checked addresses to the socket: nothing else is connected to.
     const guardedLookup = pinnedLookup(this.resolve, policy);
-    const secureContext = this.secureContext();
+    const secureContext = secureContextWithExtraCa(this.options.extraCaFile());
 
     return new Promise<WebhookResponse>((done) => {
       let settled = false;
