@@ -5,15 +5,15 @@
  * once accepted on the held port and never answered. The runtime runs in a child process, so its
  * start-up work cannot hold up this file's own clock.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../functions/adapters/local/dynamodb-local.ts';
+import { spawnRuntimeChild } from '../support/child-runtime.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-starting-'));
 let child: ChildProcess | undefined;
 
@@ -55,26 +55,13 @@ const probe = (host: string, port: number, path: string): Promise<Outcome> =>
 describe('the local runtime while it starts', () => {
   it('answers every request at once, 503 service_unavailable until it is up and 200 after, on 127.0.0.1 and ::1', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'test/support/runtime-child.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        HERALD_CHILD_RUNTIME: JSON.stringify({
-          dataDir,
-          tableName: `herald-starting-${process.pid}`,
-          dynamoEndpoint: inject('dynamoEndpoint'),
-          port,
-        }),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
+    let output: () => string;
+    ({ child, output } = spawnRuntimeChild({
+      dataDir,
+      tableName: `herald-starting-${process.pid}`,
+      dynamoEndpoint: inject('dynamoEndpoint'),
+      port,
+    }));
 
     const hosts = ['127.0.0.1', '::1'] as const;
     const seen = new Map<string, { path: string; outcome: Outcome }[]>(hosts.map((host) => [host, []]));
@@ -83,7 +70,7 @@ describe('the local runtime while it starts', () => {
     const probeUntilUp = async (host: string) => {
       const log = seen.get(host) ?? [];
       for (let i = 0; Date.now() < deadline; i++) {
-        if (child?.exitCode !== null) throw new Error(`The runtime exited:\n${output}`);
+        if (child?.exitCode !== null) throw new Error(`The runtime exited:\n${output()}`);
         const path = i % 2 === 0 ? '/health' : '/v1/channels';
         const outcome = await probe(host, port, path);
         // Before the port is bound a connection is refused: nothing to answer yet.

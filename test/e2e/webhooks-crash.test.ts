@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { spawnRuntimeChild } from '../support/child-runtime.ts';
 import { makeCertificates, startReceiver } from '../support/https-receiver.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-webhook-crash-'));
 const tableName = `herald-crash-${process.pid}-${Date.now()}`;
 const certs = makeCertificates();
@@ -33,32 +33,19 @@ const webhookEnv = {
 };
 
 const startChild = async (): Promise<string> => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'test/support/runtime-child.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HERALD_CHILD_RUNTIME: JSON.stringify({
-        dataDir,
-        tableName,
-        dynamoEndpoint: inject('dynamoEndpoint'),
-        env: webhookEnv,
-      }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const started = spawnRuntimeChild({
+    dataDir,
+    tableName,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    env: webhookEnv,
   });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
+  child = started.child;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const ready = /READY (\S+)/.exec(output);
+    const ready = /READY (\S+)/.exec(started.output());
     if (ready) return ready[1] as string;
     if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`The child runtime did not start: ${output}`);
+      throw new Error(`The child runtime did not start: ${started.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 };
