@@ -78,6 +78,23 @@ beforeEach(() => {
   sim.reset();
 });
 
+/**
+ * A block's progress as the engine keeps it with its claim: the last state saved, read back by the
+ * next attempt (`kept.saved` is what the claim holds now).
+ */
+const claimProgress = () => {
+  const kept: { saved: Record<string, unknown> | null } = { saved: null };
+  const progress = {
+    get saved() {
+      return kept.saved;
+    },
+    save: async (state: Record<string, unknown>) => {
+      kept.saved = state;
+    },
+  };
+  return { kept, progress };
+};
+
 describe('Facebook client against the Graph API simulator: publishing', () => {
   it('posts the first block to the page feed and the others as comments on it', async () => {
     const post = await client.publish(input('Main post'));
@@ -292,22 +309,14 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
       videoPollMs: 50,
     });
     const clip = file('long.mp4', 'video/mp4', mediaFiles.mp4(12_000));
-    let saved: Record<string, unknown> | null = null;
-    const progress = {
-      get saved() {
-        return saved;
-      },
-      save: async (state: Record<string, unknown>) => {
-        saved = state;
-      },
-    };
+    const { kept, progress } = claimProgress();
     const attempt = () => slow.publish(input('Long clip', { media: [clip], progress }));
     const first = await failureOf(attempt());
     expect(first.kind).toBe('transient');
     expect(first.details.continueLater).toBe(true);
     expect(first.details.outcomeUnknown).toBeUndefined();
     const videoId = sim.media()[0]?.id;
-    expect(saved).toEqual({
+    expect(kept.saved).toEqual({
       product: 'video',
       videoId,
       key: 'med_long.mp4',
@@ -337,15 +346,7 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
       videoPollMs: 50,
       processingGiveUpMs: 400,
     });
-    let saved: Record<string, unknown> | null = null;
-    const progress = {
-      get saved() {
-        return saved;
-      },
-      save: async (state: Record<string, unknown>) => {
-        saved = state;
-      },
-    };
+    const { progress } = claimProgress();
     const clip = file('endless.mp4', 'video/mp4', mediaFiles.mp4(5_000));
     const attempt = () => giving.publish(input('Endless clip', { media: [clip], progress }));
     let block: RemoteBlock | null = null;
@@ -395,15 +396,7 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
       videoWaitMs: 200,
       videoPollMs: 50,
     });
-    let saved: Record<string, unknown> | null = null;
-    const progress = {
-      get saved() {
-        return saved;
-      },
-      save: async (state: Record<string, unknown>) => {
-        saved = state;
-      },
-    };
+    const { kept, progress } = claimProgress();
     const clip = file('fails.mp4', 'video/mp4', mediaFiles.mp4(5_000));
     let error = await failureOf(slow.publish(input('Failing clip', { media: [clip], progress })));
     while (error.details.continueLater) {
@@ -413,7 +406,7 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.message).toMatch(/unsupported codec/);
     expect(sim.media()).toHaveLength(1);
     // Nothing saved is resumed: a later round uploads afresh.
-    expect(saved).toEqual({});
+    expect(kept.saved).toEqual({});
   });
 
   it('withdraws a video still processing after the wait and answers transient, so the retry posts it once', async () => {
@@ -559,21 +552,13 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
       videoPollMs: 50,
     });
     const clip = file('slow-reel.mp4', 'video/mp4', mediaFiles.mp4(8_000));
-    let saved: Record<string, unknown> | null = null;
-    const progress = {
-      get saved() {
-        return saved;
-      },
-      save: async (state: Record<string, unknown>) => {
-        saved = state;
-      },
-    };
+    const { kept, progress } = claimProgress();
     const attempt = () => slow.publish(input('Slow reel', { postType: 'reel', media: [clip], progress }));
     const error = await failureOf(attempt());
     expect(error.kind).toBe('transient');
     expect(error.details.continueLater).toBe(true);
     expect(error.details.outcomeUnknown).toBeUndefined();
-    expect(saved).toMatchObject({ product: 'reel', finished: true });
+    expect(kept.saved).toMatchObject({ product: 'reel', finished: true });
     // The engine's next invocations carry on with the saved video until Facebook has published it.
     let block: RemoteBlock | null = null;
     while (!block) {
@@ -582,7 +567,7 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
         throw e;
       });
     }
-    expect(block.meta.videoId).toBe((saved as unknown as { videoId: string }).videoId);
+    expect(block.meta.videoId).toBe((kept.saved as unknown as { videoId: string }).videoId);
     expect(sim.media().filter((m) => m.kind === 'video')).toHaveLength(1);
     expect(sim.records().map((r) => [r.kind, r.text])).toEqual([['post', 'Slow reel']]);
     expect((await simPosts()).map((p) => p.state)).toEqual(['live']);
@@ -590,25 +575,17 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
 
   it('a reel whose finish never landed is finished on the next attempt, with the saved video', async () => {
     const clip = file('unfinished.mp4', 'video/mp4', mediaFiles.mp4(6_000));
-    let saved: Record<string, unknown> | null = null;
-    const progress = {
-      get saved() {
-        return saved;
-      },
-      save: async (state: Record<string, unknown>) => {
-        saved = state;
-      },
-    };
+    const { kept, progress } = claimProgress();
     // The page's feed limit refuses the finish: the uploaded video waits, saved with the claim.
     sim.setSwitches({ feedLimitMinutes: 5 });
     const error = await failureOf(
       client.publish(input('Capped reel', { postType: 'reel', media: [clip], progress })),
     );
     expect(error.details.rateLimited).toBe(true);
-    expect(saved).toMatchObject({ product: 'reel', finished: false });
+    expect(kept.saved).toMatchObject({ product: 'reel', finished: false });
     sim.setSwitches({ feedLimitMinutes: 0 });
     const block = await client.publish(input('Capped reel', { postType: 'reel', media: [clip], progress }));
-    expect(block.meta.videoId).toBe((saved as unknown as { videoId: string }).videoId);
+    expect(block.meta.videoId).toBe((kept.saved as unknown as { videoId: string }).videoId);
     expect(sim.media().filter((m) => m.kind === 'video')).toHaveLength(1);
     expect(sim.records().map((r) => [r.kind, r.text])).toEqual([['post', 'Capped reel']]);
   });
