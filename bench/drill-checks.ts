@@ -76,6 +76,12 @@ export interface RateLimitPlan {
   afterPosts: number;
   platform: DrillPlatform;
   seconds: number;
+  /**
+   * The simulator's short throttle or its spent daily cap (each network answers them its own way:
+   * announced resets, or none, as LinkedIn and Meta's app limit). Taken from the window's place,
+   * not the random stream, so a seed's plan is the same as before the two kinds existed.
+   */
+  kind: 'short' | 'daily';
 }
 
 export interface DrillPlan {
@@ -179,7 +185,12 @@ export const planDrill = (options: PlanOptions): DrillPlan => {
     afterPosts: random.int(1, Math.max(1, options.posts - 1)),
     platform: random.pick(DRILL_PLATFORMS),
     seconds: random.int(1, 3),
-  })).sort((a, b) => a.afterPosts - b.afterPosts);
+  }))
+    .map((window) => ({
+      ...window,
+      kind: window.afterPosts % 2 === 0 ? ('daily' as const) : ('short' as const),
+    }))
+    .sort((a, b) => a.afterPosts - b.afterPosts);
   return { seed: options.seed, tag, posts, kills, rateLimits, submitSeconds: options.submitSeconds };
 };
 

@@ -102,6 +102,8 @@ const RUNTIME_ENV = {
   NETWORK_TIMEOUT_MS: '5000',
   PUBLISH_LEASE_SECONDS: '12',
   PUBLISH_RETRY_BASE_SECONDS: '0.5',
+  // The growing wait after a rate limit without an announced reset: 1, 2, 4, 8, 15 s instead of minutes.
+  PUBLISH_RATE_LIMIT_PROBE_SECONDS: '1',
   WEBHOOK_TIMEOUT_SECONDS: '5',
   WEBHOOK_RETRY_BASE_SECONDS: '0.5',
   WEBHOOK_SWEEP_AFTER_SECONDS: '2',
@@ -509,7 +511,7 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     const limiter = (async () => {
       for (const window of plan.rateLimits) {
         while (!submissionDone && next < window.afterPosts) await sleep(100);
-        simulators.byPlatform.get(window.platform)?.setRateLimited(window.seconds);
+        simulators.byPlatform.get(window.platform)?.setRateLimited(window.seconds, window.kind);
       }
     })();
 

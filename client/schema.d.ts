@@ -660,6 +660,14 @@ export interface components {
                 options: {
                     [key: string]: string | string[];
                 };
+                /** @description Why a `publishing` channel is not moving now, and until when; null otherwise. `rate_limit`: the network's rate limit (`until`: the next try: the announced reset, or the next step of a wait that grows 1, 2, 4, 8, then 15 minutes when the network announced none); `retry`: a transient failure (`until`: the next try); `confirming`: the answer to a send was lost and Herald looks the block up before any resend (`until`: the next lookup); `processing`: a media upload or the network's processing is under way (`until` null). GET /v1/posts/{id} reads it live; lists and webhook events carry it as of the post's last write (`rate_limit` and `retry` only). */
+                waiting: {
+                    /** @enum {string} */
+                    reason: "rate_limit" | "retry" | "confirming" | "processing";
+                    since: string | null;
+                    until: string | null;
+                    message: string;
+                } | null;
                 blocks: {
                     content: string;
                     mediaIds: string[];

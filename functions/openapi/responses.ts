@@ -61,6 +61,24 @@ export const postSchema = z.strictObject({
         description:
           "The channel's network options; the keys each network takes are data from GET /v1/platforms.",
       }),
+      waiting: z
+        .strictObject({
+          reason: z.enum(['rate_limit', 'retry', 'confirming', 'processing']),
+          since: nullableDateTime(),
+          until: nullableDateTime(),
+          message: z.string(),
+        })
+        .nullable()
+        .meta({
+          description:
+            'Why a `publishing` channel is not moving now, and until when; null otherwise. `rate_limit`: the ' +
+            "network's rate limit (`until`: the next try: the announced reset, or the next step of a wait " +
+            'that grows 1, 2, 4, 8, then 15 minutes when the network announced none); `retry`: a transient ' +
+            'failure (`until`: the next try); `confirming`: the answer to a send was lost and Herald looks the ' +
+            'block up before any resend (`until`: the next lookup); `processing`: a media upload or the ' +
+            "network's processing is under way (`until` null). GET /v1/posts/{id} reads it live; lists and " +
+            "webhook events carry it as of the post's last write (`rate_limit` and `retry` only).",
+        }),
       blocks: z.array(
         z.strictObject({
           content: z.string(),

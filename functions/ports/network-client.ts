@@ -126,6 +126,12 @@ export class NetworkError extends Error {
       /** Seconds the network asked us to wait (429 Retry-After, rate-limit reset). */
       retryAfterSeconds?: number;
       /**
+       * With `rateLimited` and no `retryAfterSeconds`: the latest reset the network is known to
+       * have, in seconds (LinkedIn's daily limits reset at midnight UTC). The engine's growing
+       * steps never wait past it.
+       */
+      resetBySeconds?: number;
+      /**
        * true when the network may have stored the post although it did not confirm it: no answer
        * after the request was sent (timeout, reset), or a 5xx (a gateway or server failing after
        * the request reached it). The engine looks the block up instead of sending it again.
@@ -145,7 +151,8 @@ export class NetworkError extends Error {
       tokenExpired?: boolean;
       /**
        * With kind `transient`: the network's rate limit (not an outage). The engine waits until
-       * `retryAfterSeconds` without spending an attempt.
+       * `retryAfterSeconds` without spending an attempt; without it (a reset not announced), in
+       * growing steps up to `resetBySeconds` (see core/publishing/rate-limit-wait.ts).
        */
       rateLimited?: boolean;
       /**

@@ -2,7 +2,7 @@ import type { PostRecord } from '../core/posts/model.ts';
 import type { ChannelRecord, KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
-import type { BlockClaim, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';
+import type { BlockClaim, ClaimState, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';
 import type { KeyCount } from './rate-limiter.ts';
 
 /** Written in the same transaction as a post change. */
@@ -74,6 +74,19 @@ export interface PostPage {
   next: string | null;
 }
 
+/** What the engine is doing with one block, as its claim says (core/posts/post-view.ts reads it). */
+export interface BlockActivity {
+  channelId: string;
+  block: number;
+  state: ClaimState;
+  /** The block's first send. */
+  firstSentAt?: string;
+  /** `checking`: when the next lookup is due. */
+  nextCheckAt?: string;
+  /** A resumable upload or the network's processing is under way (its place is saved). */
+  inProgress: boolean;
+}
+
 /** Posts and their list indexes. Every write is one transaction. */
 export interface PostStore {
   /**
@@ -84,6 +97,11 @@ export interface PostStore {
    */
   create(post: PostRecord, quota: QuotaClaim, keyCount?: KeyCount): Promise<void>;
   get(postId: string): Promise<PostRecord | null>;
+  /**
+   * `get`, with what the engine is doing with each block that has a claim (in the same request:
+   * the claims live beside the post), for GET /posts/{id}'s `waiting`.
+   */
+  getWithActivity(postId: string): Promise<{ post: PostRecord | null; activity: BlockActivity[] }>;
   /**
    * Replaces `previous` with `next` if nobody wrote in between (`conflict` otherwise), with the
    * extras in the same transaction.

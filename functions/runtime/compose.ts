@@ -223,6 +223,7 @@ export const base: Part<BaseDeps> = part({
       maxTransientAttempts: 5,
       leaseSeconds: env.publishLeaseSeconds,
       retryBaseSeconds: env.publishRetryBaseSeconds,
+      rateLimitProbeSeconds: env.publishRateLimitProbeSeconds,
       scheduleLeadSeconds: env.scheduleLeadSeconds,
       postSweepAfterSeconds: env.postSweepAfterSeconds,
     };

@@ -41,6 +41,7 @@ export const ENV = {
   scheduleLeadSeconds: 'SCHEDULE_LEAD_SECONDS',
   publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
   publishRetryBaseSeconds: 'PUBLISH_RETRY_BASE_SECONDS',
+  publishRateLimitProbeSeconds: 'PUBLISH_RATE_LIMIT_PROBE_SECONDS',
   webhookRetryBaseSeconds: 'WEBHOOK_RETRY_BASE_SECONDS',
   webhookTimeoutSeconds: 'WEBHOOK_TIMEOUT_SECONDS',
   webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
@@ -138,6 +139,13 @@ export const env = {
   /** First retry delay after a transient network error, doubling (default 2 s). */
   get publishRetryBaseSeconds(): number {
     return readNumber(ENV.publishRetryBaseSeconds, 2);
+  },
+  /**
+   * First step of the growing wait after a rate limit that announced no reset: 1×, 2×, 4×, 8×,
+   * then 15× this (default 60 s: 1, 2, 4, 8, 15 minutes).
+   */
+  get publishRateLimitProbeSeconds(): number {
+    return readNumber(ENV.publishRateLimitProbeSeconds, 60);
   },
   /** Webhook retry schedule unit: waits of 1x, 2x, 4x ... this, at most 360x, giving up after 1800x (default 10 s). */
   get webhookRetryBaseSeconds(): number {

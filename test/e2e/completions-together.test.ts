@@ -67,6 +67,7 @@ const recording = () => {
   const posts: PostStore = {
     create: (post, quota, keyCount) => real.create(post, quota, keyCount),
     get: (postId) => real.get(postId),
+    getWithActivity: (postId) => real.getWithActivity(postId),
     getForJob: (postId, reads) => real.getForJob(postId, reads),
     replace: async (previous, next, extras) => {
       await real.replace(previous, next, extras);

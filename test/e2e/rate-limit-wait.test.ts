@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requeueLostJobs } from '../../functions/adapters/local/recovery.ts';
+import { channelWaiting } from '../../functions/core/posts/post-view.ts';
 import {
   MAX_QUEUE_DELAY_SECONDS,
   mutatePost,
@@ -256,25 +257,108 @@ describe('a rate-limited channel waits for the reset without spending attempts',
     expect(h.queued.slice(0, 8).map((q) => q.delaySeconds)).toEqual(Array(8).fill(60));
   });
 
-  it('a LinkedIn rate limit without a reset waits until the next midnight UTC', async () => {
+  it("LinkedIn's bare 429 (a short throttle or the daily limit): tries again after 1, 2, 4, 8, then 15 minutes, shown on GET; published on the first try after the throttle", async () => {
+    const h = harness();
+    const content = `linkedin throttle ${Date.now()}`;
+    const { ws, postId } = await draft('linkedin', content);
+    await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
+    const job: PublishJob = { postId, kind: 'run', round: 1 };
+    const linkedInSim = rt.simulators.byPlatform.get('linkedin')!;
+    linkedInSim.setRateLimited(3600, 'short');
+    try {
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(1);
+      // The first try comes after a minute, not at midnight UTC.
+      expect(h.queued.map((q) => q.delaySeconds)).toEqual([60]);
+      const stored = await h.deps.posts.get(postId);
+      expect(stored?.channels[0]?.rateLimitProbes).toBe(1);
+      const now = new Date(h.now());
+      const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+      expect(Math.abs(Date.parse(stored?.channels[0]?.rateLimitResetBy ?? '') - midnight)).toBeLessThan(
+        120_000,
+      );
+      // GET /posts/{id} says why the channel waits, and until when.
+      const shown = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(shown.body.channels[0].waiting).toMatchObject({
+        reason: 'rate_limit',
+        until: stored?.channels[0]?.rateLimitedUntil,
+      });
+      expect(shown.body.channels[0].waiting.message).toMatch(
+        /^LinkedIn is rate-limiting this channel and announced no reset/,
+      );
+
+      // Each try that is refused again doubles the wait, up to 15 minutes (unless midnight comes first).
+      for (let i = 0; i < 5; i++) {
+        h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+        await h.engine.handle(job);
+      }
+      expect(h.calls.publish).toBe(6);
+      // Computed from the first try's time: each step, unless midnight UTC comes first.
+      const expected: number[] = [];
+      let at = now.getTime();
+      let reset = midnight;
+      for (const step of [60, 120, 240, 480, 900, 900]) {
+        if (at >= reset) reset += 86_400_000;
+        const wait = Math.max(1, Math.min(step, Math.ceil((reset - at) / 1000)));
+        expected.push(wait);
+        at += wait * 1000;
+      }
+      expect(h.queued.map((q) => q.delaySeconds)).toEqual(expected);
+      expect((await h.deps.posts.get(postId))?.channels[0]?.attempts ?? 0).toBe(0);
+
+      // The throttle ends: the next try publishes, once, and the channel no longer waits.
+      linkedInSim.setRateLimited(0);
+      h.advance(h.queued[h.queued.length - 1]!.delaySeconds);
+      await h.engine.handle(job);
+      expect(h.calls.publish).toBe(7);
+      const done = await rt.api(`/posts/${postId}`, { key: ws.key });
+      expect(done.body.status).toBe('published');
+      expect(done.body.channels[0].waiting).toBeNull();
+      expect(linkedInSim.records().filter((r) => r.text === content)).toHaveLength(1);
+      const after = await h.deps.posts.get(postId);
+      expect(after?.channels[0]?.rateLimitProbes).toBeUndefined();
+    } finally {
+      linkedInSim.setRateLimited(0);
+    }
+  });
+});
+
+describe('GET /posts/{id} shows why a publishing channel waits', () => {
+  it('a lost answer being looked up (from the block claim), then a retry after a failure', async () => {
+    let lost = true;
     const h = harness((client) => {
       const wrapped: NetworkClient = Object.create(client);
-      wrapped.publish = async () => {
-        throw new NetworkError('transient', 'LinkedIn daily limit', { status: 429, rateLimited: true });
+      wrapped.publish = async (input) => {
+        if (lost) throw new NetworkError('transient', 'socket hang up', { outcomeUnknown: true });
+        throw new NetworkError('transient', 'X answered HTTP 503', { status: 503 });
       };
+      wrapped.lookup = async () => null;
       return wrapped;
     });
-    const { postId } = await draft('linkedin', `linkedin daily ${Date.now()}`);
+    // X's consistency window (4 s here): a lookup that finds nothing within it looks again later.
+    const { ws, postId } = await draft('x', `waiting shown ${Date.now()}`);
     await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
     await h.engine.handle({ postId, kind: 'run', round: 1 });
+    const confirming = await rt.api(`/posts/${postId}`, { key: ws.key });
+    expect(confirming.body.status).toBe('publishing');
+    expect(confirming.body.channels[0].waiting).toMatchObject({ reason: 'confirming' });
+    expect(Number.isNaN(Date.parse(confirming.body.channels[0].waiting.until))).toBe(false);
+    expect(confirming.body.channels[0].waiting.message).toMatch(/looks it up on X before any resend/);
+    // The list carries the post as written: no claim is read there.
+    const listed = await rt.api('/posts', { key: ws.key });
+    const inList = listed.body.data.find((p: { id: string }) => p.id === postId);
+    expect(inList.channels[0].waiting).toBeNull();
+
+    // Past X's window the send did not go through; the next send fails and is retried.
+    lost = false;
+    h.advance(3600);
+    await h.engine.handle({ postId, kind: 'run', round: 1 });
+    await h.engine.handle({ postId, kind: 'run', round: 1 });
     const stored = await h.deps.posts.get(postId);
-    const now = new Date(h.now());
-    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    expect(stored?.status).toBe('publishing');
-    expect(Date.parse(stored?.channels[0]?.rateLimitedUntil ?? '')).toBe(midnight);
-    expect(h.queued.map((q) => q.delaySeconds)).toEqual([
-      Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil((midnight - h.now()) / 1000)),
-    ]);
+    expect(stored?.channels[0]?.retryAt).toBeDefined();
+    const retrying = channelWaiting(stored!.channels[0]!, new Date(h.now()));
+    expect(retrying).toMatchObject({ reason: 'retry', until: stored?.channels[0]?.retryAt });
+    expect(retrying?.message).toContain('X answered HTTP 503');
   });
 });
 

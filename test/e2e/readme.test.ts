@@ -64,6 +64,11 @@ const EXPECTED: { code: RegExp; output: RegExp[] }[] = [
     output: [/"id":"post_\w+","status":"publish(ing|ed)"/],
   },
   {
+    // A channel, its status and why it waits (`-`: it does not).
+    code: /c\.waiting \? c\.waiting\.reason/,
+    output: [/^x (publishing|published) (-|rate_limit|retry|confirming|processing)$/m],
+  },
+  {
     code: /create-tag/,
     output: [
       /"name": "Spring sale"/,

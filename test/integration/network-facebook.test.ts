@@ -842,9 +842,10 @@ describe('Facebook errors', () => {
         headers,
         body: { error: { message: `m${code}`, type: 'OAuthException', code, fbtrace_id: 'x', ...extra } },
       });
-    expect(answer(400, 4, { 'x-app-usage': '{"call_count":100}' }).details).toMatchObject({
+    // The app's limit states no time: no reset is claimed (the engine's growing wait, not an hour).
+    expect(answer(400, 4, { 'x-app-usage': '{"call_count":100}' }).details).toEqual({
+      status: 400,
       rateLimited: true,
-      retryAfterSeconds: 3600,
     });
     expect(
       answer(400, 32, { 'x-business-use-case-usage': '{"1":[{"estimated_time_to_regain_access":7}]}' })

@@ -62,6 +62,7 @@ export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() =>
   const base: PostStore = {
     create: (post, quota) => real.create(post, quota),
     get: (postId) => real.get(postId),
+    getWithActivity: (postId) => real.getWithActivity(postId),
     getForJob: (postId, reads) => real.getForJob(postId, reads),
     replace: (previous, next, extras) => real.replace(previous, next, extras),
     delete: (post) => real.delete(post),

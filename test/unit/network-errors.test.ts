@@ -337,10 +337,10 @@ const linkedInRows: Row[] = [
     details: { status: 429, retryAfterSeconds: 120, rateLimited: true },
   },
   {
-    name: '429 without Retry-After waits for midnight UTC (daily limits)',
+    name: '429 without Retry-After: no reset announced (a short throttle or the daily limit), midnight UTC at the latest',
     failure: answer(429, { status: 429, code: 'TOO_MANY_REQUESTS', message: 'throttled' }),
     kind: 'transient',
-    details: { status: 429, retryAfterSeconds: 12 * 3600, rateLimited: true },
+    details: { status: 429, resetBySeconds: 12 * 3600, rateLimited: true },
   },
   {
     name: '504',

@@ -23,7 +23,7 @@ export interface RunningSimulator {
     text: string | null;
   }[];
   reset(): void;
-  setRateLimited(seconds: number): void;
+  setRateLimited(seconds: number, kind?: 'short' | 'daily'): void;
   stop(): Promise<void>;
 }
 

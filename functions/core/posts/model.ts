@@ -53,6 +53,16 @@ export interface PostChannel {
   rateLimitedUntil?: string | null;
   /** While waiting: when the current step of the wait ends (steps are at most the queue's 15-minute delay). */
   rateLimitStepAt?: string | null;
+  /**
+   * Consecutive rate limits without an announced reset (the growing wait's step count); gone once
+   * the network accepts a block.
+   */
+  rateLimitProbes?: number;
+  /** With `rateLimitProbes`: the latest reset the network is known to have (LinkedIn's midnight UTC). */
+  rateLimitResetBy?: string;
+  /** After a transient failure: when the channel tries again, and why (gone once a block is accepted). */
+  retryAt?: string;
+  retryReason?: string;
 }
 
 /** A post as stored. */

@@ -1,7 +1,7 @@
 import type { Account, AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
-import type { PostStore } from '../../ports/posts.ts';
+import type { BlockActivity, PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
 import type { KeyWindowRead } from '../../ports/rate-limiter.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
@@ -80,16 +80,30 @@ export const loadValidationContext = async (
  * of the other mode (a sandbox post for a live key, a live post for a test key), is as absent as
  * a missing one. Every request that reads or changes one post finds it here.
  */
-export const findPost = async (
-  deps: Pick<PostDeps, 'posts'>,
-  auth: AuthContext,
-  postId: string,
-): Promise<PostRecord> => {
-  const post = /^post_[0-9A-Za-z]{22}$/.test(postId) ? await deps.posts.get(postId) : null;
+const POST_ID = /^post_[0-9A-Za-z]{22}$/;
+const visible = (post: PostRecord | null, auth: AuthContext, postId: string): PostRecord => {
   if (!post || post.workspaceId !== auth.workspaceId || post.mode !== auth.mode) {
     throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
   }
   return post;
+};
+
+export const findPost = async (
+  deps: Pick<PostDeps, 'posts'>,
+  auth: AuthContext,
+  postId: string,
+): Promise<PostRecord> => visible(POST_ID.test(postId) ? await deps.posts.get(postId) : null, auth, postId);
+
+/** `findPost`, with what the engine is doing with the post's blocks (same request). */
+export const findPostWithActivity = async (
+  deps: Pick<PostDeps, 'posts'>,
+  auth: AuthContext,
+  postId: string,
+): Promise<{ post: PostRecord; activity: BlockActivity[] }> => {
+  const found = POST_ID.test(postId)
+    ? await deps.posts.getWithActivity(postId)
+    : { post: null, activity: [] };
+  return { post: visible(found.post, auth, postId), activity: found.activity };
 };
 
 /** Tag names of the workspace, for the `tags` field of the post view. */

@@ -37,6 +37,7 @@ import { isTokenExpired, type TokenService } from '../channels/token-service.ts'
 import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { usagePeriod } from '../posts/post-context.ts';
 import { postView } from '../posts/post-view.ts';
+import { type RateLimitWait, rateLimitWait } from './rate-limit-wait.ts';
 
 /** What the publishing engine depends on. */
 export interface PublishingDeps {
@@ -70,7 +71,15 @@ export interface PublishingSettings {
   leaseSeconds: number;
   /** First retry delay after a transient failure; doubles each time. */
   retryBaseSeconds: number;
+  /**
+   * First step of the growing wait after a rate limit that announced no reset (then 2×, 4×, 8×,
+   * at most 15×); default 60 s.
+   */
+  rateLimitProbeSeconds?: number;
 }
+
+/** The first step of the growing wait after a rate limit that announced no reset. */
+export const DEFAULT_RATE_LIMIT_PROBE_SECONDS = 60;
 
 export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
   maxTransientAttempts: 5,
@@ -126,17 +135,21 @@ const LOOKUP_SLACK_MS = 60_000;
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 /** A wait step's message may arrive this early (the queue's delays are whole seconds, with jitter). */
 const STEP_EARLY_MS = 2_000;
-/** The wait after a rate limit that announced no reset (one 15-minute window). */
-const DEFAULT_RATE_LIMIT_SECONDS = 900;
-
 /**
- * When a rate limit that announced no reset ends: LinkedIn's daily limits reset at midnight UTC;
- * elsewhere one 15-minute window.
+ * A channel that made progress is no longer waiting: its count of consecutive unannounced rate
+ * limits and its retry note go (only when present, so a block's write carries nothing more).
  */
-export const unannouncedReset = (platform: PlatformId, now: Date): Date =>
-  platform === 'linkedin' || platform === 'linkedin_page'
-    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
-    : new Date(now.getTime() + DEFAULT_RATE_LIMIT_SECONDS * 1000);
+const progressed = (channel: PostChannel): PostChannel => {
+  if (channel.rateLimitProbes === undefined && channel.retryAt === undefined) return channel;
+  const {
+    rateLimitProbes: _probes,
+    rateLimitResetBy: _resetBy,
+    retryAt: _at,
+    retryReason: _why,
+    ...rest
+  } = channel;
+  return rest;
+};
 
 /** Thrown by `UploadProgress.save` when another worker has taken the block's claim over. */
 class ClaimLostError extends Error {
@@ -262,7 +275,7 @@ export const startRound = (post: PostRecord, now: Date): PostRecord => ({
     channel.status === 'published'
       ? channel
       : // A rate limit's reset still holds; the new round's first job takes the next step of the wait.
-        { ...channel, status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
+        { ...progressed(channel), status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
   ),
 });
 
@@ -688,7 +701,7 @@ export class PublishingEngine {
         return stop({ kind: 'retry', delaySeconds: 1 });
       }
       if (error.kind === 'transient' && error.details.rateLimited) {
-        return stop(await this.rateLimited(post, channel, error.details.retryAfterSeconds));
+        return stop(await this.rateLimited(post, channel, error.details));
       }
       if (error.kind === 'permanent')
         return stop(await this.failChannel(post, channel.channelId, `${label}${error.message}`));
@@ -1089,7 +1102,7 @@ export class PublishingEngine {
         : bl,
     );
     const channels = post.channels.map((ch, i) =>
-      i === c ? { ...ch, blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
+      i === c ? { ...progressed(ch), blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
     );
     // The post counts in posts.published once, when its first block reaches a network (live keys only).
     const count = post.mode === 'live' && !post.countedPublished;
@@ -1126,11 +1139,20 @@ export class PublishingEngine {
   ): Promise<ChannelOutcome> {
     const { settings } = this.deps;
     let attempts = 0;
+    let delaySeconds = 0;
     await this.mutate(post, (current) => {
+      const now = this.deps.clock.now().getTime();
       const channels = current.channels.map((ch) => {
         if (ch.channelId !== channelId) return ch;
         attempts = (ch.attempts ?? 0) + 1;
-        return { ...ch, attempts };
+        delaySeconds = Math.max(settings.retryBaseSeconds * 2 ** (attempts - 1), retryAfterSeconds ?? 0);
+        // GET /posts/{id} shows the retry (why, and when) while the channel waits for it.
+        return {
+          ...ch,
+          attempts,
+          retryAt: new Date(now + delaySeconds * 1000).toISOString(),
+          retryReason: message.slice(0, 300),
+        };
       });
       return { next: { ...current, channels } };
     });
@@ -1141,8 +1163,7 @@ export class PublishingEngine {
         `The network was unavailable after ${attempts} attempts: ${message}`,
       );
     }
-    const backoff = settings.retryBaseSeconds * 2 ** (attempts - 1);
-    return { kind: 'retry', delaySeconds: Math.max(backoff, retryAfterSeconds ?? 0) };
+    return { kind: 'retry', delaySeconds };
   }
 
   /**
@@ -1168,38 +1189,49 @@ export class PublishingEngine {
   }
 
   /**
-   * The network's rate limit stopped the channel: it waits until the announced reset (or the
-   * network's known reset when none was announced), still `publishing`, without spending an
-   * attempt, in steps of at most the queue's ceiling. This job owns the first step.
+   * The network's rate limit stopped the channel: it waits, still `publishing`, without spending
+   * an attempt, until the announced reset or, when none was announced, the next step of a growing
+   * schedule (rate-limit-wait.ts), in steps of at most the queue's ceiling. This job owns the first
+   * step.
    */
   private async rateLimited(
     post: PostRecord,
     channel: PostChannel,
-    retryAfterSeconds: number | undefined,
+    answer: { retryAfterSeconds?: number; resetBySeconds?: number },
   ): Promise<ChannelOutcome> {
     const now = this.deps.clock.now();
-    const reset =
-      retryAfterSeconds !== undefined
-        ? new Date(now.getTime() + retryAfterSeconds * 1000)
-        : unannouncedReset(channel.platform, now);
-    const step = this.stepSeconds(reset, now);
-    const stepAt = new Date(now.getTime() + step * 1000).toISOString();
-    let waiting = false;
+    let waiting: RateLimitWait | null = null;
     await this.mutate(post, (current) => {
       const c = current.channels.find((ch) => ch.channelId === channel.channelId);
+      waiting = null;
       if (c?.status !== 'publishing') return null;
-      waiting = true;
-      const channels = current.channels.map((ch) =>
-        ch === c ? { ...ch, rateLimitedUntil: reset.toISOString(), rateLimitStepAt: stepAt } : ch,
-      );
+      const wait = rateLimitWait(answer, {
+        now,
+        previousProbes: c.rateLimitProbes ?? 0,
+        probeSeconds: this.deps.settings.rateLimitProbeSeconds ?? DEFAULT_RATE_LIMIT_PROBE_SECONDS,
+      });
+      waiting = wait;
+      const stepAt = new Date(now.getTime() + this.stepSeconds(wait.until, now) * 1000).toISOString();
+      const { rateLimitProbes: _p, rateLimitResetBy: _r, ...rest } = c;
+      const next: PostChannel = {
+        ...rest,
+        rateLimitedUntil: wait.until.toISOString(),
+        rateLimitStepAt: stepAt,
+        ...(wait.probes > 0 ? { rateLimitProbes: wait.probes } : {}),
+        ...(wait.resetBy ? { rateLimitResetBy: wait.resetBy.toISOString() } : {}),
+      };
+      const channels = current.channels.map((ch) => (ch === c ? next : ch));
       return { next: { ...current, channels } };
     });
-    logger.info('Channel rate-limited by the network; waiting for the reset', {
+    const wait = waiting as RateLimitWait | null;
+    logger.info('Channel rate-limited by the network; waiting', {
       postId: post.postId,
       channelId: channel.channelId,
-      resetAt: reset.toISOString(),
+      until: wait?.until.toISOString(),
+      announced: answer.retryAfterSeconds !== undefined,
+      probes: wait?.probes,
     });
-    return waiting ? { kind: 'wait', delaySeconds: step } : { kind: 'done' };
+    return wait ? { kind: 'wait', delaySeconds: this.stepSeconds(wait.until, now) } : { kind: 'done' };
   }
 
   /**
@@ -1341,7 +1373,7 @@ export class PublishingEngine {
         const post = applied?.next ?? current;
         const channels = post.channels.map((c) =>
           c.channelId === channelId
-            ? { ...c, status, error, publishedAt: status === 'published' ? now : null }
+            ? { ...progressed(c), status, error, publishedAt: status === 'published' ? now : null }
             : c,
         );
         let next: PostRecord = { ...post, channels };

@@ -1,13 +1,13 @@
-import { findPost, tagNames } from '../../core/posts/post-context.ts';
+import { findPostWithActivity, tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../core/posts/post-view.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { httpHandler } from '../../shared/http.ts';
 
 /** GET /v1/posts/{id}: the post with the result of every channel. */
 export const handler = httpHandler({ uses: [posts] }, async ({ deps, auth, params }) => {
-  const [post, names] = await Promise.all([
-    findPost(deps, auth, params.id as string),
+  const [{ post, activity }, names] = await Promise.all([
+    findPostWithActivity(deps, auth, params.id as string),
     tagNames(deps, auth.workspaceId),
   ]);
-  return { status: 200, body: postView(post, names) };
+  return { status: 200, body: postView(post, names, { now: deps.clock.now(), activity }) };
 });

@@ -101,9 +101,10 @@ export const blueskyErrors: SimErrorBodies = {
     xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: rejected by the PDS (sim:fail)'),
   unavailable: () => xrpcError(503, 'InternalServerError', 'Service temporarily unavailable'),
   // The PDS's write limits per account (docs.bsky.app, "Rate Limits"): 5,000 points an hour and
-  // 35,000 a day; the headers name the limit that is spent (the daily one when the wait is over an hour).
-  rateLimited: (resetAt, seconds) => {
-    const [limit, window] = seconds > 3600 ? [35_000, 86_400] : [5_000, 3_600];
+  // 35,000 a day; the headers name the limit that is spent (the daily one for a spent daily cap or
+  // a wait of over an hour). Both announce their reset.
+  rateLimited: (resetAt, seconds, kind) => {
+    const [limit, window] = kind === 'daily' || seconds > 3600 ? [35_000, 86_400] : [5_000, 3_600];
     return xrpcError(429, 'RateLimitExceeded', 'Rate Limit Exceeded', {
       'ratelimit-limit': limit,
       'ratelimit-remaining': 0,

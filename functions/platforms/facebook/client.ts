@@ -15,6 +15,7 @@ import { graphErrorOf, META_USAGE_HEADERS, regainMinutes } from '../meta-graph.t
 import {
   baseUrlOf,
   DEFAULT_TIMEOUT_MS,
+  details,
   type HttpAnswer,
   type HttpCall,
   type HttpFailure,
@@ -50,14 +51,13 @@ import { GRAPH_VERSION } from './oauth.ts';
  * - Errors (Graph's `error.code`): 190 reconnect (subcode 463 expired: `tokenExpired`), 10 and
  *   200–299 (a permission taken back) reconnect; 4, 17, 32, 613, 80001–80014 (throttling) and 341
  *   (feed cap) transient and `rateLimited`, waiting `estimated_time_to_regain_access` from
- *   `X-Business-Use-Case-Usage`/`X-App-Usage`; 1, 2 and any 5xx transient with `outcomeUnknown`;
+ *   `X-Business-Use-Case-Usage`/`X-App-Usage` (none stated: no reset claimed, the engine's growing wait); 1, 2 and any 5xx transient with `outcomeUnknown`;
  *   506 (duplicate status) permanent and `duplicate`; 368 and every other refusal permanent with
  *   Facebook's message.
  */
 
 const NETWORK = 'Facebook';
 const THROTTLE_CODES = new Set([4, 17, 32, 613, 341]);
-const DEFAULT_THROTTLE_SECONDS = 3600;
 /** While waiting with saved progress, extend the claim's lease this often. */
 const KEEP_ALIVE_MS = 10_000;
 
@@ -119,9 +119,10 @@ export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Da
     status === 429 ||
     (code !== undefined && (THROTTLE_CODES.has(code) || (code >= 80001 && code <= 80014)))
   ) {
-    const wait =
-      regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now) ?? DEFAULT_THROTTLE_SECONDS;
-    return new NetworkError('transient', message, { status, retryAfterSeconds: wait, rateLimited: true });
+    // No time stated (the app's limit, a rolling window): no reset is claimed, and the engine tries
+    // again in growing steps rather than holding the post for an hour.
+    const wait = regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now);
+    return new NetworkError('transient', message, { ...details(status, wait), rateLimited: true });
   }
   if (status >= 500 || code === 1 || code === 2 || error?.transient === true) {
     return serverError(message, status, retryAfterSeconds(headers['retry-after'], now));

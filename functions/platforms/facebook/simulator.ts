@@ -99,13 +99,22 @@ export const facebookErrors: SimErrorBodies = {
     graphError(503, 2, 'An unexpected error has occurred. Please retry your request later.', {
       transient: true,
     }),
-  rateLimited: (_resetAt, seconds) =>
-    graphError(
-      400,
-      80001,
-      '(#80001) There have been too many calls to this Page account. Wait a bit and try again.',
-      { headers: { 'x-business-use-case-usage': bucUsage('page', Math.max(1, Math.ceil(seconds / 60))) } },
-    ),
+  // A short throttle: the page's business-use-case limit, which states the minutes until access
+  // returns. A spent cap: the app's limit (code 4), whose `X-App-Usage` states no time at all.
+  rateLimited: (_resetAt, seconds, kind) =>
+    kind === 'daily'
+      ? graphError(400, 4, '(#4) Application request limit reached', {
+          transient: true,
+          headers: { 'x-app-usage': JSON.stringify({ call_count: 100, total_cputime: 12, total_time: 14 }) },
+        })
+      : graphError(
+          400,
+          80001,
+          '(#80001) There have been too many calls to this Page account. Wait a bit and try again.',
+          {
+            headers: { 'x-business-use-case-usage': bucUsage('page', Math.max(1, Math.ceil(seconds / 60))) },
+          },
+        ),
   badRequest: (message) => graphError(400, 100, `(#100) ${message}`),
   notFound: (message) =>
     graphError(400, 100, `(#100) ${message}`, { subcode: 33, type: 'GraphMethodException' }),

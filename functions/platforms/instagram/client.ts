@@ -123,7 +123,8 @@ export const classifyInstagramFailure = (failure: HttpFailure, now: Date = new D
     });
   }
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code) && subcode !== 2207051)) {
-    const wait = regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now) ?? 600;
+    // No time stated: no reset is claimed; the engine tries again in growing steps.
+    const wait = regainSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now);
     return new NetworkError('transient', described, { ...details(status, wait), rateLimited: true });
   }
   if (status >= 500) return serverError(described, status, retryAfterSeconds(headers['retry-after'], now));

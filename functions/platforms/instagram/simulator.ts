@@ -93,15 +93,26 @@ export const instagramErrors: SimErrorBodies = {
     }),
   unavailable: () =>
     instagramError(503, 'Service temporarily unavailable', 2, undefined, { is_transient: true }),
-  rateLimited: (_resetAt, seconds) =>
-    instagramError(
-      400,
-      'Application request limit reached',
-      80002,
-      2446079,
-      { is_transient: true },
-      { 'x-business-use-case-usage': bucUsageHeader('0', Math.max(1, Math.ceil(seconds / 60))) },
-    ),
+  // A spent cap: the app's limit (code 4), whose `X-App-Usage` states no time; a short throttle:
+  // the account's business-use-case limit, with the minutes until access returns.
+  rateLimited: (_resetAt, seconds, kind) =>
+    kind === 'daily'
+      ? instagramError(
+          400,
+          'Application request limit reached',
+          4,
+          undefined,
+          { is_transient: true },
+          { 'x-app-usage': JSON.stringify({ call_count: 100, total_cputime: 20, total_time: 25 }) },
+        )
+      : instagramError(
+          400,
+          'Application request limit reached',
+          80002,
+          2446079,
+          { is_transient: true },
+          { 'x-business-use-case-usage': bucUsageHeader('0', Math.max(1, Math.ceil(seconds / 60))) },
+        ),
   badRequest: (message) => instagramError(400, message, 100),
   notFound: (message) => instagramError(400, `Unknown path components: ${message}`, 2500),
 };

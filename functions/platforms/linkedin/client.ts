@@ -111,9 +111,9 @@ export const duplicateOfUrn = (body: unknown): string | undefined => {
 
 /**
  * How the engine handles a failed LinkedIn call: 401 (`EXPIRED_ACCESS_TOKEN`,
- * `REVOKED_ACCESS_TOKEN`, `INVALID_ACCESS_TOKEN`) means reconnect; 429 is transient with
- * `Retry-After` when sent, else until midnight UTC (LinkedIn's limits are daily), marked
- * `rateLimited`; 426 (a missing or sunset `LinkedIn-Version`) permanent, naming the version; 5xx transient
+ * `REVOKED_ACCESS_TOKEN`, `INVALID_ACCESS_TOKEN`) means reconnect; 429 is transient, marked
+ * `rateLimited`, with `Retry-After` when sent, else with the daily reset (midnight UTC) as the
+ * latest the engine's growing wait may reach (a bare 429 is a short throttle or the daily limit); 426 (a missing or sunset `LinkedIn-Version`) permanent, naming the version; 5xx transient
  * with `outcomeUnknown` (LinkedIn may have created the post); other 4xx permanent with LinkedIn's
  * message, `DUPLICATE_POST` marked `duplicate`; failures without an answer are transient, with
  * `outcomeUnknown` once the request was sent.
@@ -128,9 +128,15 @@ export const classifyLinkedInFailure = (
   const message =
     stringField(body, 'message') ?? stringField(body, 'code') ?? `LinkedIn answered HTTP ${status}`;
   if (status === 429) {
-    // A rate limit, not an outage: the engine waits for the reset without spending an attempt.
-    const wait = retryAfterSeconds(headers['retry-after'], now) ?? secondsToUtcMidnight(now);
-    return new NetworkError('transient', message, { ...details(status, wait), rateLimited: true });
+    // A rate limit, not an outage: the engine waits without spending an attempt. LinkedIn answers
+    // a short throttle and a spent daily limit alike, a bare 429: without `Retry-After` the engine
+    // tries again in growing steps, never later than the daily reset at midnight UTC.
+    const wait = retryAfterSeconds(headers['retry-after'], now);
+    return new NetworkError('transient', message, {
+      ...details(status, wait),
+      ...(wait === undefined ? { resetBySeconds: secondsToUtcMidnight(now) } : {}),
+      rateLimited: true,
+    });
   }
   if (status === 426) {
     const version = apiVersion ? `API version ${apiVersion}` : 'the API version Herald sends';

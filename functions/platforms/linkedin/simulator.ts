@@ -54,6 +54,7 @@ export const linkedInErrors: SimErrorBodies = {
     linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /commentary :: content was rejected (sim:fail)'),
   unavailable: () => linkedInError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 0),
   // LinkedIn's limits are daily (reset at midnight UTC) and its 429 carries no Retry-After.
+  // LinkedIn answers a short throttle and a spent daily limit alike: a bare 429, no Retry-After.
   rateLimited: () =>
     linkedInError(
       429,

@@ -156,6 +156,7 @@ export const redditErrors: SimErrorBodies = {
       ],
     ]),
   unavailable: () => redditError(503),
+  // Reddit's limits are per 10-minute window; either kind announces its reset.
   rateLimited: (_resetAt, seconds) => ({
     ...redditError(429),
     headers: { 'x-ratelimit-used': WINDOW_CALLS, 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': seconds },

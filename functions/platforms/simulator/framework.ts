@@ -57,6 +57,9 @@ export class SimHttpError extends Error {
   }
 }
 
+/** The two throttles every simulator models: a short one, and a spent daily cap. */
+export type RateLimitKind = 'short' | 'daily';
+
 /** Why the simulator refuses a token. */
 export type UnauthorizedReason = 'missing' | 'expired' | 'revoked';
 
@@ -67,8 +70,11 @@ export interface SimErrorBodies {
   refused(content: string): SimResponse;
   /** A transient outage (`sim:flaky` the first time): a 503 with the network's body. */
   unavailable(): SimResponse;
-  /** 429 with the network's rate-limit headers. */
-  rateLimited(resetAt: Date, seconds: number): SimResponse;
+  /**
+   * The network's rate-limit answer, with its headers: `short` a throttle of seconds or minutes,
+   * `daily` a spent daily cap (some networks announce its reset, some answer both alike).
+   */
+  rateLimited(resetAt: Date, seconds: number, kind: RateLimitKind): SimResponse;
   badRequest(message: string): SimResponse;
   notFound(message: string): SimResponse;
   /** A gateway's 502 (`sim:bad-gateway`); default: a bare `{ message: 'Bad Gateway' }`. */
@@ -149,8 +155,11 @@ export interface Simulator {
   records(): SimRecord[];
   /** Forgets records, network state, `fail-once`/`flaky` memory and the rate limit. */
   reset(): void;
-  /** Every authenticated request answers 429 for `seconds` (0 or less: off). */
-  setRateLimited(seconds: number): void;
+  /**
+   * Every authenticated request answers the network's rate-limit refusal for `seconds` (0 or less:
+   * off), as a short throttle (default) or a spent daily cap.
+   */
+  setRateLimited(seconds: number, kind?: RateLimitKind): void;
 }
 
 const MAX_HOLD_MS = 30_000;
@@ -247,6 +256,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
   const seenFailOnce = new Set<string>();
   const seenFlaky = new Set<string>();
   let rateLimitedUntil = 0;
+  let rateLimitKind: RateLimitKind = 'short';
   const held = new Map<Socket, NodeJS.Timeout>();
   const { errors } = options;
 
@@ -296,8 +306,9 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     options.onReset?.();
   };
 
-  const setRateLimited = (seconds: number) => {
+  const setRateLimited = (seconds: number, kind: RateLimitKind = 'short') => {
     rateLimitedUntil = seconds > 0 ? Date.now() + seconds * 1000 : 0;
+    rateLimitKind = kind;
   };
 
   const hold = (res: ServerResponse) => {
@@ -375,7 +386,10 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       if (refusal) return send(res, errors.unauthorized(refusal));
       const remainingMs = rateLimitedUntil - Date.now();
       if (remainingMs > 0) {
-        return send(res, errors.rateLimited(new Date(rateLimitedUntil), Math.ceil(remainingMs / 1000)));
+        return send(
+          res,
+          errors.rateLimited(new Date(rateLimitedUntil), Math.ceil(remainingMs / 1000), rateLimitKind),
+        );
       }
     }
     if (text === null) return send(res, errors.badRequest('Request body is too large'));

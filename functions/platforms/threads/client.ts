@@ -68,8 +68,6 @@ const threadsErrorOf = (body: unknown): (GraphError & { message: string }) | nul
 
 /** Graph's throttling codes: app (4), user (17), page (32), API-specific (613) and business use case (80000s). */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
-/** When Threads gives no time to wait for a throttle (its usage is a rolling window). */
-export const DEFAULT_THROTTLE_SECONDS = 600;
 /** A 24-hour cap refusal the client could not time (the whole window at most). */
 const CAP_WINDOW_SECONDS = 86_400;
 
@@ -121,10 +119,8 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
     });
   }
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code)) || (code ?? 0) >= 80_000) {
-    const wait =
-      regainAccessSeconds(headers) ??
-      retryAfterSeconds(headers['retry-after'], now) ??
-      DEFAULT_THROTTLE_SECONDS;
+    // No time stated (a rolling window): no reset is claimed; the engine tries again in growing steps.
+    const wait = regainAccessSeconds(headers) ?? retryAfterSeconds(headers['retry-after'], now);
     return new NetworkError('transient', message, { ...details(status, wait), rateLimited: true });
   }
   if (isCapRefusal(error)) {

@@ -107,7 +107,7 @@ const missingPermission = (permission: string) =>
   );
 
 /** Graph's app rate limit (code 4) with its usage header; Meta sends no Retry-After. */
-const appRateLimited = (minutes: number): SimResponse =>
+const appRateLimited = (minutes: number | null): SimResponse =>
   graphError(
     400,
     'Application request limit reached',
@@ -115,17 +115,21 @@ const appRateLimited = (minutes: number): SimResponse =>
     { transient: true },
     {
       'x-app-usage': JSON.stringify({ call_count: 100, total_cputime: 28, total_time: 41 }),
-      'x-business-use-case-usage': JSON.stringify({
-        threads: [
-          {
-            type: 'threads',
-            call_count: 100,
-            total_cputime: 28,
-            total_time: 41,
-            estimated_time_to_regain_access: minutes,
-          },
-        ],
-      }),
+      ...(minutes === null
+        ? {}
+        : {
+            'x-business-use-case-usage': JSON.stringify({
+              threads: [
+                {
+                  type: 'threads',
+                  call_count: 100,
+                  total_cputime: 28,
+                  total_time: 41,
+                  estimated_time_to_regain_access: minutes,
+                },
+              ],
+            }),
+          }),
     },
   );
 
@@ -139,7 +143,9 @@ export const threadsErrors: SimErrorBodies = {
     }),
   unavailable: () =>
     graphError(503, 'Service temporarily unavailable', 2, { transient: true, type: 'OAuthException' }),
-  rateLimited: (_resetAt, seconds) => appRateLimited(Math.max(1, Math.ceil(seconds / 60))),
+  // A short throttle states the minutes until access returns; a spent cap states none.
+  rateLimited: (_resetAt, seconds, kind) =>
+    kind === 'daily' ? appRateLimited(null) : appRateLimited(Math.max(1, Math.ceil(seconds / 60))),
   badRequest: (message) => invalidParam(message),
   notFound: (message) =>
     graphError(400, `Unknown path components: ${message}`, 2500, { type: 'OAuthException' }),

@@ -88,8 +88,15 @@ export const tiktokErrors: SimErrorBodies = {
   refused: () => tiktokError(403, 'spam_risk_text', 'The post title was flagged as spam (sim:fail).'),
   unavailable: () => tiktokError(503, 'internal_error', 'Service is temporarily unavailable. Please retry.'),
   // TikTok's 429 carries no Retry-After: the limits are per minute.
-  rateLimited: () =>
-    tiktokError(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.'),
+  // A short throttle (per-minute limits), or the creator's spent daily post cap.
+  rateLimited: (_resetAt, _seconds, kind) =>
+    kind === 'daily'
+      ? tiktokError(
+          403,
+          'spam_risk_too_many_posts',
+          'The daily post cap from the API is reached for the current user.',
+        )
+      : tiktokError(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.'),
   badRequest: (message) => tiktokError(400, 'invalid_params', message),
   notFound: (message) => tiktokError(404, 'invalid_params', message),
 };
@@ -284,7 +291,7 @@ export const startTikTokSimulator = async (
     const recent = (initsByToken.get(token) ?? []).filter((at) => at > now - 60_000);
     if (recent.length >= initsPerMinute) {
       initsByToken.set(token, recent);
-      throw new SimHttpError(tiktokErrors.rateLimited(new Date((recent[0] as number) + 60_000), 60));
+      throw new SimHttpError(tiktokErrors.rateLimited(new Date((recent[0] as number) + 60_000), 60, 'short'));
     }
     recent.push(now);
     initsByToken.set(token, recent);

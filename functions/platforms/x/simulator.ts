@@ -87,7 +87,12 @@ export const xErrors: SimErrorBodies = {
   refused: () => problem(403, 'Forbidden', 'You are not permitted to perform this action.'),
   unavailable: () => problem(503, 'Service Unavailable', 'Service Unavailable'),
   // The 15-minute window is spent; the 24-hour one (sent alongside, as X does) is not.
-  rateLimited: (resetAt) => rateLimitedAnswer(resetAt, null),
+  // A short throttle spends the 15-minute window; a spent cap the user's 24-hour limit. Both
+  // announce their reset in headers.
+  rateLimited: (resetAt, _seconds, kind) =>
+    kind === 'daily'
+      ? rateLimitedAnswer(new Date(Date.now() + 900_000), resetAt)
+      : rateLimitedAnswer(resetAt, null),
   badRequest: (message) => invalidRequest(message),
   notFound: () => ({
     status: 404,

@@ -100,12 +100,20 @@ export const youtubeErrors: SimErrorBodies = {
   refused: () =>
     googleError(400, 'invalidDescription', 'The request metadata specifies an invalid video description.'),
   unavailable: () => googleError(503, 'backendError', 'Backend Error'),
-  rateLimited: () =>
-    googleError(
-      403,
-      'rateLimitExceeded',
-      'The request cannot be completed because you have exceeded your quota.',
-    ),
+  // A short throttle (`rateLimitExceeded`), or the project's spent daily quota (`quotaExceeded`,
+  // which resets at midnight Pacific time). Neither announces its reset.
+  rateLimited: (_resetAt, _seconds, kind) =>
+    kind === 'daily'
+      ? googleError(
+          403,
+          'quotaExceeded',
+          'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.',
+        )
+      : googleError(
+          403,
+          'rateLimitExceeded',
+          'The request cannot be completed because you have exceeded your quota.',
+        ),
   badRequest: (message) => googleError(400, 'badRequest', message),
   notFound: (message) => googleError(404, 'notFound', message),
   badGateway: () => ({ status: 502, body: { error: { code: 502, message: 'Bad Gateway' } } }),

@@ -3,6 +3,7 @@ import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
 import type { KeyMode } from '../../../ports/accounts.ts';
 import type { OverduePost, OverduePosts } from '../../../ports/overdue-posts.ts';
 import type {
+  BlockActivity,
   PostListQuery,
   PostPage,
   PostStore,
@@ -245,6 +246,17 @@ export class DynamoPostStore implements PostStore, OverduePosts {
   }
 
   async get(postId: string): Promise<PostRecord | null> {
+    return (await this.readPartition(postId)).post;
+  }
+
+  async getWithActivity(postId: string): Promise<{ post: PostRecord | null; activity: BlockActivity[] }> {
+    return this.readPartition(postId);
+  }
+
+  /** The post's partition in one Query: the post, its text chunks and its blocks' claims. */
+  private async readPartition(
+    postId: string,
+  ): Promise<{ post: PostRecord | null; activity: BlockActivity[] }> {
     const out = await this.table.doc.send(
       new QueryCommand({
         TableName: this.table.tableName,
@@ -255,13 +267,26 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     );
     const items = out.Items ?? [];
     const main = items.find((item) => item.SK === 'POST');
-    if (!main) return null;
+    if (!main) return { post: null, activity: [] };
     let chunks = items.filter((item) => item.type === 'PostText');
     if (out.LastEvaluatedKey && chunks.length < Number(main.textChunks ?? 0)) {
       const { PK, SKPrefix } = keys.postTextChunkPrefix(postId);
       chunks = await queryByPrefix(this.table, PK, SKPrefix);
     }
-    return postFromItems(main, chunks);
+    // The blocks' claims come in the same page (`CLAIM#…` sorts before `POST`).
+    const activity = items
+      .filter((item) => item.type === 'BlockClaim')
+      .map(
+        (item): BlockActivity => ({
+          channelId: String(item.channelId),
+          block: Number(item.block),
+          state: item.state as BlockActivity['state'],
+          ...(typeof item.firstSentAt === 'string' ? { firstSentAt: item.firstSentAt } : {}),
+          ...(typeof item.nextCheckAt === 'string' ? { nextCheckAt: item.nextCheckAt } : {}),
+          inProgress: item.progress !== undefined && item.progress !== null,
+        }),
+      );
+    return { post: postFromItems(main, chunks), activity };
   }
 
   async getForJob(postId: string, reads: JobReads) {
