@@ -171,6 +171,54 @@ describe('X OAuth 2.0 with PKCE against the X simulator', () => {
     expect(used.kind).toBe('reconnect');
   });
 
+  it('a token granted fewer scopes is refused where X refuses it: bare 403, a message naming the scopes', async () => {
+    // Granted without tweet.write: reads work, a post is refused.
+    const reader = await connect(auth, app, {
+      sim_user: 'carol',
+      sim_scopes: 'tweet.read users.read offline.access',
+    });
+    expect(reader.tokens.scopes).not.toContain('tweet.write');
+    expect((await auth.identify({ app, tokens: reader.tokens })).name).toBe('carol');
+    const client = new XClient({ baseUrl: sim.url, timeoutMs: TIMEOUT });
+    const raw = await fetch(`${sim.url}/2/tweets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader.tokens.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'no scope' }),
+    });
+    expect(raw.status).toBe(403);
+    expect(await raw.json()).toEqual({
+      title: 'Forbidden',
+      detail: 'Forbidden',
+      type: 'about:blank',
+      status: 403,
+    });
+    const refused = await failureOf(
+      client.publish(
+        blockInput({ accessToken: reader.tokens.accessToken, remoteAccountId: 'carol' })('no scope'),
+      ),
+    );
+    expect(refused.kind).toBe('permanent');
+    expect(refused.message).toMatch(/tweet\.write.*reconnect/);
+    expect(sim.records().filter((r) => r.text === 'no scope')).toEqual([]);
+    // users.read without tweet.read cannot even read the user (X needs both).
+    const userOnly = await connect(auth, app, { sim_user: 'dan', sim_scopes: 'users.read' });
+    const me = await fetch(`${sim.url}/2/users/me`, {
+      headers: { authorization: `Bearer ${userOnly.tokens.accessToken}` },
+    });
+    expect(me.status).toBe(403);
+    // Without media.write, the media upload is refused.
+    const noMedia = await connect(auth, app, {
+      sim_user: 'erin',
+      sim_scopes: 'tweet.read tweet.write users.read offline.access',
+    });
+    const init = await fetch(`${sim.url}/2/media/upload/initialize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${noMedia.tokens.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ media_type: 'image/png', total_bytes: 10, media_category: 'tweet_image' }),
+    });
+    expect(init.status).toBe(403);
+  });
+
   it('an expired access token is tokenExpired at the client; a refresh brings it back', async () => {
     const { tokens } = await connect(auth, app, { sim_user: 'bob' });
     expect((await post(`${sim.url}/_sim/oauth/expire`, {})).status).toBe(204);

@@ -28,6 +28,7 @@ import {
 } from '../network-http.ts';
 import { XMediaUploader, type XMediaUploadOptions } from './media-upload.ts';
 import { readXMetrics } from './metrics.ts';
+import { X_SCOPES } from './oauth.ts';
 
 /**
  * X API v2 client. Threads: each block replies to the previous one (`reply.in_reply_to_tweet_id`).
@@ -80,7 +81,7 @@ const xMessage = (body: unknown): string | undefined => {
  * How the engine handles a failed X call: 429 is transient with the wait from
  * `x-rate-limit-reset` (epoch seconds); 5xx is transient with `outcomeUnknown` (X may have stored
  * the tweet); 401 means reconnect; other 4xx are permanent with X's own message, a 403 duplicate
- * content refusal marked `duplicate`; failures without an answer are transient, with
+ * content refusal marked `duplicate`, a bare 403 `Forbidden` (a scope missing) naming the scopes; failures without an answer are transient, with
  * `outcomeUnknown` once the request was sent.
  */
 export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
@@ -93,6 +94,13 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
   if (status === 401) return new NetworkError('reconnect', message, { status, tokenExpired: true });
   if (status === 403 && /duplicate content/i.test(message))
     return new NetworkError('permanent', message, { status, duplicate: true });
+  // X's bare 403 (no reason given) is what a user token without the endpoint's scopes gets.
+  if (status === 403 && message === 'Forbidden')
+    return new NetworkError(
+      'permanent',
+      `X refused the call (Forbidden): the channel's grant may lack a scope Herald needs (${X_SCOPES.join(', ')}); reconnect the channel to grant them.`,
+      { status },
+    );
   return new NetworkError('permanent', message, { status });
 };
 

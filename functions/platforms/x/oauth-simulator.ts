@@ -46,6 +46,15 @@ export const xIssuedUser = (token: string): XUser | null => {
   return null;
 };
 
+/** The scopes a simulator-issued token was granted; null for tokens the simulators did not issue. */
+export const xIssuedScopes = (token: string): string[] | null => {
+  for (const store of stores) {
+    const grant = store.grantOf(token);
+    if (grant) return grant.scopes;
+  }
+  return null;
+};
+
 const oauthError = (status: number, error: string, description: string): SimResponse => ({
   status,
   body: { error, error_description: description },

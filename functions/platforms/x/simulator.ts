@@ -5,12 +5,13 @@ import {
   type SimContext,
   type SimErrorBodies,
   type SimResponse,
+  type SimRoute,
   type Simulator,
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
 import { createXMediaSim, type SimMedia, type XMediaSwitches } from './media-simulator.ts';
-import { xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
+import { xIssuedScopes, xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
 import { xPublicMetrics } from './sim-metrics.ts';
 
 /**
@@ -66,6 +67,39 @@ interface StoredTweet {
 const problem = (status: number, title: string, detail: string, type = 'about:blank'): SimResponse => ({
   status,
   body: { title, detail, type, status },
+});
+
+/**
+ * The OAuth 2.0 scopes each endpoint needs (X's authentication mapping: every read of a post or a
+ * user needs `tweet.read` and `users.read` together, a write adds `tweet.write`, and the v2 media
+ * upload needs `media.write`). A token without them gets X's bare 403.
+ */
+const SCOPES_BY_ROUTE: Record<string, string[]> = {
+  'POST /2/tweets': ['tweet.read', 'tweet.write', 'users.read'],
+  'DELETE /2/tweets/:id': ['tweet.read', 'tweet.write', 'users.read'],
+  'GET /2/tweets/:id': ['tweet.read', 'users.read'],
+  'GET /2/users/me': ['tweet.read', 'users.read'],
+  'GET /2/users/:id/tweets': ['tweet.read', 'users.read'],
+};
+const MEDIA_SCOPES = ['media.write'];
+
+const scopesOf = (route: SimRoute): string[] => {
+  const scopes = SCOPES_BY_ROUTE[`${route.method} ${route.path}`];
+  if (!scopes) throw new Error(`No scopes listed for the X simulator's ${route.method} ${route.path}`);
+  return scopes;
+};
+
+/** X's answer to a user token that lacks a scope the endpoint needs. */
+const forbidden = (): SimResponse => problem(403, 'Forbidden', 'Forbidden');
+
+/** `route` refusing tokens the simulators issued without `scopes` (other tokens carry every scope). */
+const scoped = (route: SimRoute, scopes: readonly string[]): SimRoute => ({
+  ...route,
+  handler: (ctx) => {
+    const granted = ctx.token ? xIssuedScopes(ctx.token) : null;
+    if (granted && !scopes.every((scope) => granted.includes(scope))) return forbidden();
+    return route.handler(ctx);
+  },
 });
 
 const invalidRequest = (message: string, parameters?: Record<string, string[]>): SimResponse => ({
@@ -478,7 +512,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       serverErrorAfterStore = false;
     },
     routes: [
-      ...mediaSim.routes(userOf),
+      ...mediaSim.routes(userOf).map((route) => scoped(route, MEDIA_SCOPES)),
       // Inspection and switches, without auth like the framework's own `/_sim/` routes.
       {
         method: 'GET',
@@ -514,15 +548,19 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
           return { status: 204 };
         },
       },
-      { method: 'POST', path: '/2/tweets', handler: createTweet },
-      { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },
-      { method: 'GET', path: '/2/tweets/:id', handler: getTweet },
-      {
-        method: 'GET',
-        path: '/2/users/me',
-        handler: (ctx) => ({ status: 200, body: { data: xUserForToken(ctx.token as string) } }),
-      },
-      { method: 'GET', path: '/2/users/:id/tweets', handler: userTweets },
+      ...(
+        [
+          { method: 'POST', path: '/2/tweets', handler: createTweet },
+          { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },
+          { method: 'GET', path: '/2/tweets/:id', handler: getTweet },
+          {
+            method: 'GET',
+            path: '/2/users/me',
+            handler: (ctx) => ({ status: 200, body: { data: xUserForToken(ctx.token as string) } }),
+          },
+          { method: 'GET', path: '/2/users/:id/tweets', handler: userTweets },
+        ] as SimRoute[]
+      ).map((route) => scoped(route, scopesOf(route))),
     ],
   });
   return { ...simulator, media: () => mediaSim.list(), setSwitches };
