@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { classifyApiErrors, waitInMessage } from '../../functions/platforms/reddit/http.ts';
+import { REDDIT_SCOPES } from '../../functions/platforms/reddit/oauth.ts';
 import { type RedditSimulator, startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { MediaForNetwork, PublishBlockInput } from '../../functions/ports/network-client.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simOAuthToken } from '../support/sim-oauth-token.ts';
 
 const credentials = { accessToken: 'rd-token-alice', remoteAccountId: 'alice' };
 const FLAIR = 'a6b2c1de-0000-4000-8000-00000000f1a1';
@@ -393,6 +395,93 @@ describe('Reddit client against the Reddit simulator', () => {
         since,
       });
     await expect.poll(async () => (await lookup())?.remoteId, { timeout: 10_000 }).toBe(sim.posts()[0]?.name);
+  });
+
+  it("requires each data route's scope from tokens its OAuth half issued (403 insufficient_scope), and Herald asks for them all", async () => {
+    const tokenWith = async (granted: string[]) => {
+      const issued = await simOAuthToken({
+        simUrl: sim.url,
+        network: 'reddit',
+        authorizePath: '/api/v1/authorize',
+        tokenPath: '/api/v1/access_token',
+        scope: REDDIT_SCOPES.join(' '),
+        simScopes: granted.join(' '),
+        user: 'scopetester',
+        extra: { duration: 'permanent' },
+      });
+      expect(issued.scope.split(' ').sort()).toEqual([...granted].sort());
+      return { accessToken: issued.accessToken, remoteAccountId: 'scopetester' };
+    };
+    // With every scope Herald asks for: post, comment, look up, read metrics, edit and delete.
+    const full = await tokenWith(REDDIT_SCOPES);
+    const since = new Date();
+    const post = await client.publish({ ...first('Scoped body'), credentials: full });
+    const reply = await client.publish({
+      ...block('Scoped comment', { parent: { block: post, root: post } }),
+      credentials: full,
+    });
+    expect(
+      await client.lookup({
+        credentials: full,
+        idempotencyKey: 'k',
+        content: 'Scoped body',
+        parent: null,
+        since,
+      }),
+    ).toMatchObject({ remoteId: post.remoteId });
+    await client.metrics({ credentials: full, block: post });
+    await client.edit({ credentials: full, block: reply, content: 'Scoped comment, edited' });
+    const image = await client.publish({
+      ...first('Scoped image', { media: [file('scoped.png', 'image/png', mediaFiles.png(2_000))] }),
+      credentials: full,
+    });
+    expect(image.meta).toEqual({ kind: 'image' });
+
+    // Reddit's refusal: 403 with the www-authenticate header prawcore reads.
+    const noSubmit = await tokenWith(REDDIT_SCOPES.filter((s) => s !== 'submit'));
+    const raw = await fetch(`${sim.url}/api/submit`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${noSubmit.accessToken}`,
+        'user-agent': 'test:herald:1.0 (scopes)',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ api_type: 'json', sr: 'heraldtest', kind: 'self', title: 't', text: 'x' }),
+    });
+    expect(raw.status).toBe(403);
+    expect(raw.headers.get('www-authenticate')).toBe('Bearer realm="reddit", error="insufficient_scope"');
+    const refused = await failureOf(client.publish({ ...first('Not sent'), credentials: noSubmit }));
+    expect(refused).toMatchObject({ kind: 'reconnect', details: { status: 403 } });
+    expect(refused.message).toMatch(/insufficient_scope/);
+    expect(sim.posts().filter((p) => p.selftext === 'Not sent')).toEqual([]);
+    // Each other scope guards its routes.
+    const without = async (scope: string) => tokenWith(REDDIT_SCOPES.filter((s) => s !== scope));
+    const lookupFails = await failureOf(
+      client.lookup({
+        credentials: await without('history'),
+        idempotencyKey: 'k',
+        content: 'x',
+        parent: null,
+        since,
+      }),
+    );
+    expect(lookupFails.kind).toBe('reconnect');
+    const noRead = await without('read');
+    expect((await failureOf(client.metrics({ credentials: noRead, block: post }))).kind).toBe('reconnect');
+    const noEdit = await without('edit');
+    expect((await failureOf(client.delete({ credentials: noEdit, block: reply }))).kind).toBe('reconnect');
+    expect((await failureOf(client.edit({ credentials: noEdit, block: post, content: 'x' }))).kind).toBe(
+      'reconnect',
+    );
+    const noIdentity = await without('identity');
+    const me = await fetch(`${sim.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${noIdentity.accessToken}` },
+    });
+    expect(me.status).toBe(403);
+    expect(sim.posts().find((p) => p.name === post.remoteId)?.comments[0]).toMatchObject({
+      body: 'Scoped comment, edited',
+      deleted: false,
+    });
   });
 
   it('refuses a file that is not the size Herald stored', async () => {

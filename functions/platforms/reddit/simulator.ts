@@ -10,7 +10,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
-import { redditOAuthSimulator } from './oauth-simulator.ts';
+import { redditOAuthSimulator, redditScopeRefusal } from './oauth-simulator.ts';
 
 /**
  * A local Reddit API (oauth.reddit.com), as Herald's Reddit client uses it:
@@ -113,6 +113,15 @@ export interface SimRedditPost {
   captions: Record<string, string>;
   comments: SimRedditComment[];
 }
+
+/**
+ * The OAuth scope each data route takes (https://www.reddit.com/dev/api, per endpoint): `submit`
+ * for /api/submit and /api/comment (and, undocumented, the gallery submit and the media lease:
+ * parts of a submission), `edit` for /api/editusertext and /api/del, `history` for
+ * /user/{name}/submitted, `read` for /comments/{article} and /api/info, `flair` for
+ * /r/{sr}/api/link_flair_v2; /api/v1/me takes `identity` (oauth-simulator.ts).
+ */
+type RedditScope = 'submit' | 'edit' | 'history' | 'read' | 'flair';
 
 const FLAIR_TEMPLATE = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 const WINDOW_SECONDS = 600;
@@ -241,15 +250,24 @@ export const startRedditSimulator = async (
     };
   };
 
-  /** Every API route: a User-Agent is required, and the answer carries the rate-limit headers. */
+  /**
+   * Every API route: a User-Agent is required, the token must hold the route's OAuth scope (as
+   * https://www.reddit.com/dev/api lists them per endpoint; a token the OAuth half did not issue
+   * carries no scope list and passes), and the answer carries the rate-limit headers.
+   */
   const api =
-    (handler: (ctx: SimContext) => SimResponse | Promise<SimResponse>) =>
+    (scope: RedditScope, handler: (ctx: SimContext) => SimResponse | Promise<SimResponse>) =>
     async (ctx: SimContext): Promise<SimResponse> => {
       const agent = headerOf(ctx.headers, 'user-agent') ?? '';
       if (agent.trim() === '' || /^(node|undici|python-requests|curl)/i.test(agent)) {
         return { ...redditError(429), headers: { 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': 600 } };
       }
       const headers = rateHeaders(ctx);
+      const scopes = oauth.scopesOf(ctx.token ?? '');
+      if (scopes && !scopes.includes(scope)) {
+        const refusal = redditScopeRefusal();
+        return { ...refusal, headers: { ...headers, ...(refusal.headers ?? {}) } };
+      }
       const answer = await handler(ctx);
       return { ...answer, headers: { ...headers, ...(answer.headers ?? {}) } };
     };
@@ -852,16 +870,16 @@ export const startRedditSimulator = async (
   });
 
   const routes: SimRoute[] = [
-    { method: 'POST', path: '/api/submit', handler: api(submit) },
-    { method: 'POST', path: '/api/submit_gallery_post.json', handler: api(submitGallery) },
-    { method: 'POST', path: '/api/comment', handler: api(comment) },
-    { method: 'POST', path: '/api/editusertext', handler: api(editUserText) },
-    { method: 'POST', path: '/api/del', handler: api(del) },
-    { method: 'POST', path: '/api/media/asset.json', handler: api(mediaAsset) },
-    { method: 'GET', path: '/user/:name/submitted', handler: api(submitted) },
-    { method: 'GET', path: '/comments/:article', handler: api(article) },
-    { method: 'GET', path: '/api/info', handler: api(info) },
-    { method: 'GET', path: '/r/:sr/api/link_flair_v2', handler: api(flairs) },
+    { method: 'POST', path: '/api/submit', handler: api('submit', submit) },
+    { method: 'POST', path: '/api/submit_gallery_post.json', handler: api('submit', submitGallery) },
+    { method: 'POST', path: '/api/comment', handler: api('submit', comment) },
+    { method: 'POST', path: '/api/editusertext', handler: api('edit', editUserText) },
+    { method: 'POST', path: '/api/del', handler: api('edit', del) },
+    { method: 'POST', path: '/api/media/asset.json', handler: api('submit', mediaAsset) },
+    { method: 'GET', path: '/user/:name/submitted', handler: api('history', submitted) },
+    { method: 'GET', path: '/comments/:article', handler: api('read', article) },
+    { method: 'GET', path: '/api/info', handler: api('read', info) },
+    { method: 'GET', path: '/r/:sr/api/link_flair_v2', handler: api('flair', flairs) },
     {
       method: 'POST',
       path: '/_s3/reddit-uploaded-media',
