@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import type { OutboundPolicy } from '../ports/outbound.ts';
 import {
   type AddressPolicy,
@@ -79,6 +80,27 @@ const precheck = (
     if (!isAllowedAddress(host, addresses)) return result(refusalReason(host, host, rule));
   }
   return result(null);
+};
+
+/**
+ * The connection options under which `address` may be connected to through the guarded path (its
+ * scheme, an IP literal checked now, every resolved address checked by the pinned lookup), or a
+ * rejection with the `URL_NOT_ALLOWED` `TransportError`. `ws:`/`wss:` addresses are checked as
+ * `http:`/`https:` (guarded-websocket.ts): `wss` only, `ws` only to loopback in the local runtime.
+ */
+export const guardedConnectionFor = (
+  policy: OutboundPolicy,
+  address: string,
+): { url: URL; lookup: ReturnType<typeof pinnedLookup>; secureContext?: SecureContext } => {
+  const url = parse(address.replace(/^ws(s?):/i, 'http$1:'));
+  const { problem, addresses, rule } = precheck(url, policy);
+  if (problem) throw refuse(problem);
+  const secureContext = secureContextWithExtraCa(policy.extraCaFile?.());
+  return {
+    url,
+    lookup: pinnedLookup(policy.resolve, addresses, rule),
+    ...(secureContext ? { secureContext } : {}),
+  };
 };
 
 /** Sends `call` through the guarded path; rejects with `TransportError` like `sendHttp`. */

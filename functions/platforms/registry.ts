@@ -12,7 +12,7 @@ export interface NetworkConfig {
   xConsistencyWindowSeconds?: number;
   /** Reddit's listing lag bound in seconds, replacing the client's default (tests shorten it). */
   redditConsistencyWindowSeconds?: number;
-  /** The guarded path's policy for hosts a client chose or a network named (a Bluesky PDS); default: strict. */
+  /** The guarded path's policy for hosts a client chose or a network named (a Bluesky PDS, Reddit's media socket); default: strict. */
   outbound?: OutboundPolicy;
 }
 
@@ -68,6 +68,7 @@ export const loadLiveClient = async (platform: PlatformId, config: NetworkConfig
       return new RedditClient({
         ...common,
         ...(window !== undefined ? { consistencyWindowSeconds: window } : {}),
+        ...(config.outbound ? { outbound: config.outbound } : {}),
       });
     }
     case 'youtube': {

@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedditClient } from '../../functions/platforms/reddit/client.ts';
 import { classifyApiErrors, waitInMessage } from '../../functions/platforms/reddit/http.ts';
+import { REDDIT_SCOPES } from '../../functions/platforms/reddit/oauth.ts';
 import { type RedditSimulator, startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
 import type { MediaForNetwork, PublishBlockInput } from '../../functions/ports/network-client.ts';
+import type { OutboundPolicy } from '../../functions/ports/outbound.ts';
+import { systemResolver } from '../../functions/shared/address-policy.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simOAuthToken } from '../support/sim-oauth-token.ts';
 
 const credentials = { accessToken: 'rd-token-alice', remoteAccountId: 'alice' };
+const LOCAL_OUTBOUND: OutboundPolicy = { resolve: systemResolver, allowLoopback: () => true };
 const FLAIR = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 
 let sim: RedditSimulator;
@@ -30,9 +35,29 @@ const me = async (token = credentials.accessToken) =>
     ).json()) as { name: string }
   ).name;
 
+/** An in-memory place to keep a block's saved progress, as the engine's claim does. */
+const memoryProgress = () => {
+  let saved: Record<string, unknown> | null = null;
+  return {
+    get saved() {
+      return saved;
+    },
+    save: async (state: Record<string, unknown>) => {
+      saved = JSON.parse(JSON.stringify(state));
+    },
+  };
+};
+
 beforeAll(async () => {
   sim = await startRedditSimulator({ holdMs: 2_000, switches: { processingMs: 100 } });
-  client = new RedditClient({ baseUrl: sim.url, timeoutMs: 500, mediaWaitMs: 1_500, pollIntervalMs: 50 });
+  client = new RedditClient({
+    baseUrl: sim.url,
+    timeoutMs: 500,
+    mediaWaitMs: 1_500,
+    pollIntervalMs: 50,
+    // The simulator's media socket is plain ws:// on loopback, as the local runtime allows.
+    outbound: LOCAL_OUTBOUND,
+  });
   files = await startFileServer(servedFrom(stored));
   filesUrl = files.url;
 });
@@ -359,21 +384,30 @@ describe('Reddit client against the Reddit simulator', () => {
     ).toBeNull();
   });
 
-  it('gives up on a media post whose processing fails without posting it, and finds none by lookup', async () => {
+  it("fails for good a media post whose socket says processing failed (Reddit made none); without the socket's word, outcome-unknown", async () => {
     sim.setSwitches({ mediaFails: true });
     const since = new Date();
-    const error = await failureOf(
+    const failed = await failureOf(
       client.publish(first('broken media', { media: [file('f.png', 'image/png', mediaFiles.png(3_000))] })),
     );
-    expect(error).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
-    expect(error.message).toMatch(/has not shown it yet/);
+    expect(failed).toMatchObject({ kind: 'permanent' });
+    expect(failed.details.outcomeUnknown).toBeUndefined();
+    expect(failed.message).toMatch(/could not process the image/);
     expect(
       await client.lookup({ credentials, idempotencyKey: 'k', content: 'broken media', parent: null, since }),
     ).toBeNull();
+    // The socket closes without a word: the listing never shows the post, the outcome stays unknown.
+    sim.setSwitches({ socket: 'close' });
+    const unknown = await failureOf(
+      client.publish(first('broken media', { media: [file('f.png', 'image/png', mediaFiles.png(3_000))] })),
+    );
+    expect(unknown).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
+    expect(unknown.message).toMatch(/has not shown it yet .*closed without a message/);
   });
 
   it('reports a media post whose read-back fails as outcome-unknown (it was sent), and finds it by lookup', async () => {
-    sim.setSwitches({ listingFailures: 1 });
+    // Without the socket's word the listing is read, and that read fails.
+    sim.setSwitches({ listingFailures: 1, socket: 'close' });
     const since = new Date();
     const error = await failureOf(
       client.publish(
@@ -393,6 +427,183 @@ describe('Reddit client against the Reddit simulator', () => {
         since,
       });
     await expect.poll(async () => (await lookup())?.remoteId, { timeout: 10_000 }).toBe(sim.posts()[0]?.name);
+  });
+
+  it("learns a media post's id from its socket, though the listing shows it late and its body re-rendered", async () => {
+    // Reddit re-renders a media post's body: a bare link and a line break come back changed.
+    const body = 'Line one\nsee https://example.com/a_b';
+    sim.setSwitches({ listingLagMs: 600_000 });
+    const progress = memoryProgress();
+    const post = await client.publish(
+      first(body, { media: [file('s.png', 'image/png', mediaFiles.png(3_000))], progress }),
+    );
+    const [stored] = sim.posts();
+    expect(stored?.selftext).toBe('Line one\n\nsee [https://example.com/a_b](https://example.com/a_b)');
+    expect(stored?.sentText).toBe(body);
+    expect(post).toEqual({
+      remoteId: stored?.name,
+      remoteUrl: expect.stringContaining(`/comments/${stored?.id}/`),
+      meta: { kind: 'image' },
+    });
+    expect(sim.socketConnections()).toBe(1);
+    // The socket's address is saved with the claim before waiting on it.
+    expect(progress.saved).toEqual({
+      reddit: {
+        websocketUrl: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/rte_images\//),
+        kind: 'image',
+      },
+    });
+  });
+
+  it('matches the re-rendered body in the listing when the socket closes or is refused without a word', async () => {
+    const body = 'First line\nhttps://example.com/x and more';
+    for (const socket of ['close', 'refuse'] as const) {
+      sim.reset();
+      sim.setSwitches({ socket });
+      const post = await client.publish(
+        first(body, { media: [file('c.png', 'image/png', mediaFiles.png(3_000))] }),
+      );
+      const [stored] = sim.posts();
+      expect(stored?.selftext, socket).not.toBe(body);
+      expect(post.remoteId, socket).toBe(stored?.name);
+    }
+  });
+
+  it('never contacts a socket host the address policy refuses (ws:// outside the local runtime); the listing is the fallback', async () => {
+    const strict = new RedditClient({
+      baseUrl: sim.url,
+      timeoutMs: 500,
+      mediaWaitMs: 1_500,
+      pollIntervalMs: 50,
+    });
+    const post = await strict.publish(
+      first('Strict', { media: [file('p.png', 'image/png', mediaFiles.png(3_000))] }),
+    );
+    expect(post.remoteId).toBe(sim.posts()[0]?.name);
+    expect(sim.socketConnections()).toBe(0);
+  });
+
+  it('a media post still processing after the wait is outcome-unknown; lookups ask the saved socket, never answer "not found" meanwhile, then find it', async () => {
+    const quick = new RedditClient({
+      baseUrl: sim.url,
+      timeoutMs: 500,
+      mediaWaitMs: 700,
+      pollIntervalMs: 50,
+      outbound: LOCAL_OUTBOUND,
+    });
+    sim.setSwitches({ processingMs: 2_500 });
+    const since = new Date();
+    const progress = memoryProgress();
+    const error = await failureOf(
+      quick.publish(
+        first('Slow video', { media: [file('slow.mp4', 'video/mp4', mediaFiles.mp4(5_000))], progress }),
+      ),
+    );
+    expect(error).toMatchObject({ kind: 'transient', details: { outcomeUnknown: true } });
+    expect(error.message).toMatch(/still processing/);
+    const lookup = () =>
+      quick.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Slow video',
+        parent: null,
+        since,
+        saved: progress.saved,
+      });
+    const early = await failureOf(lookup());
+    expect(early.kind).toBe('transient');
+    expect(early.message).toMatch(/still processing/);
+    let found = null;
+    for (let i = 0; i < 10 && !found; i += 1) found = await lookup().catch(() => null);
+    expect(found).toMatchObject({ remoteId: sim.posts()[0]?.name, meta: { kind: 'video' } });
+    expect(sim.posts()).toHaveLength(1);
+  });
+
+  it("requires each data route's scope from tokens its OAuth half issued (403 insufficient_scope), and Herald asks for them all", async () => {
+    const tokenWith = async (granted: string[]) => {
+      const issued = await simOAuthToken({
+        simUrl: sim.url,
+        network: 'reddit',
+        authorizePath: '/api/v1/authorize',
+        tokenPath: '/api/v1/access_token',
+        scope: REDDIT_SCOPES.join(' '),
+        simScopes: granted.join(' '),
+        user: 'scopetester',
+        extra: { duration: 'permanent' },
+      });
+      expect(issued.scope.split(' ').sort()).toEqual([...granted].sort());
+      return { accessToken: issued.accessToken, remoteAccountId: 'scopetester' };
+    };
+    // With every scope Herald asks for: post, comment, look up, read metrics, edit and delete.
+    const full = await tokenWith(REDDIT_SCOPES);
+    const since = new Date();
+    const post = await client.publish({ ...first('Scoped body'), credentials: full });
+    const reply = await client.publish({
+      ...block('Scoped comment', { parent: { block: post, root: post } }),
+      credentials: full,
+    });
+    expect(
+      await client.lookup({
+        credentials: full,
+        idempotencyKey: 'k',
+        content: 'Scoped body',
+        parent: null,
+        since,
+      }),
+    ).toMatchObject({ remoteId: post.remoteId });
+    await client.metrics({ credentials: full, block: post });
+    await client.edit({ credentials: full, block: reply, content: 'Scoped comment, edited' });
+    const image = await client.publish({
+      ...first('Scoped image', { media: [file('scoped.png', 'image/png', mediaFiles.png(2_000))] }),
+      credentials: full,
+    });
+    expect(image.meta).toEqual({ kind: 'image' });
+
+    // Reddit's refusal: 403 with the www-authenticate header prawcore reads.
+    const noSubmit = await tokenWith(REDDIT_SCOPES.filter((s) => s !== 'submit'));
+    const raw = await fetch(`${sim.url}/api/submit`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${noSubmit.accessToken}`,
+        'user-agent': 'test:herald:1.0 (scopes)',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ api_type: 'json', sr: 'heraldtest', kind: 'self', title: 't', text: 'x' }),
+    });
+    expect(raw.status).toBe(403);
+    expect(raw.headers.get('www-authenticate')).toBe('Bearer realm="reddit", error="insufficient_scope"');
+    const refused = await failureOf(client.publish({ ...first('Not sent'), credentials: noSubmit }));
+    expect(refused).toMatchObject({ kind: 'reconnect', details: { status: 403 } });
+    expect(refused.message).toMatch(/insufficient_scope/);
+    expect(sim.posts().filter((p) => p.selftext === 'Not sent')).toEqual([]);
+    // Each other scope guards its routes.
+    const without = async (scope: string) => tokenWith(REDDIT_SCOPES.filter((s) => s !== scope));
+    const lookupFails = await failureOf(
+      client.lookup({
+        credentials: await without('history'),
+        idempotencyKey: 'k',
+        content: 'x',
+        parent: null,
+        since,
+      }),
+    );
+    expect(lookupFails.kind).toBe('reconnect');
+    const noRead = await without('read');
+    expect((await failureOf(client.metrics({ credentials: noRead, block: post }))).kind).toBe('reconnect');
+    const noEdit = await without('edit');
+    expect((await failureOf(client.delete({ credentials: noEdit, block: reply }))).kind).toBe('reconnect');
+    expect((await failureOf(client.edit({ credentials: noEdit, block: post, content: 'x' }))).kind).toBe(
+      'reconnect',
+    );
+    const noIdentity = await without('identity');
+    const me = await fetch(`${sim.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${noIdentity.accessToken}` },
+    });
+    expect(me.status).toBe(403);
+    expect(sim.posts().find((p) => p.name === post.remoteId)?.comments[0]).toMatchObject({
+      body: 'Scoped comment, edited',
+      deleted: false,
+    });
   });
 
   it('refuses a file that is not the size Herald stored', async () => {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyVimeoFailure, trackOf, VimeoClient } from '../../functions/platforms/vimeo/client.ts';
+import { VIMEO_SCOPES } from '../../functions/platforms/vimeo/oauth.ts';
 import {
   type SimVimeoVideo,
   startVimeoSimulator,
@@ -9,6 +10,7 @@ import {
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simOAuthToken } from '../support/sim-oauth-token.ts';
 
 const credentials = { accessToken: 'vimeo-token-integration', remoteAccountId: '4242' };
 const CHUNK = 4_000;
@@ -467,6 +469,99 @@ describe('Vimeo client against the simulator', () => {
     [video] = await simVideos();
     expect(video?.deleted).toBe(true);
     expect(sim.records().map((r) => r.kind)).toEqual(['post', 'edit', 'delete']);
+  });
+
+  it('requires the scope of each data route from tokens its OAuth half issued (403, error code 3200), and Herald asks for them all', async () => {
+    const tokenWith = async (granted: string[]) => {
+      const issued = await simOAuthToken({
+        simUrl: sim.url,
+        network: 'vimeo',
+        authorizePath: '/oauth/authorize',
+        tokenPath: '/oauth/access_token',
+        scope: VIMEO_SCOPES.join(' '),
+        simScopes: granted.join(' '),
+      });
+      // The OAuth half grants only what was asked and consented to.
+      expect(issued.scope.split(' ').sort()).toEqual([...granted].sort());
+      return { accessToken: issued.accessToken, remoteAccountId: 'scope-tester' };
+    };
+    // With every scope Herald asks for: publish, look up, read metrics, edit and delete all work.
+    const full = await tokenWith(VIMEO_SCOPES);
+    const sent = new Date();
+    const block = await client.publish({
+      ...input('Scoped', {
+        title: 'Scoped',
+        options: { privacy: 'nobody' },
+        media: [
+          file('s.mp4', 'video/mp4', randomBytes(1_000)),
+          file('s.vtt', 'text/vtt', Buffer.from('WEBVTT\n'), 'en'),
+        ],
+      }),
+      credentials: full,
+    });
+    expect(
+      await client.lookup({
+        credentials: full,
+        idempotencyKey: 'k',
+        content: 'Scoped',
+        parent: null,
+        since: sent,
+      }),
+    ).toEqual(block);
+    await client.metrics({ credentials: full, block });
+    await client.edit({ credentials: full, block, content: 'Scoped, edited', title: 'Scoped' });
+
+    // Without `upload`: Vimeo's refusal, and the channel must be reconnected; nothing is created.
+    const noUpload = await tokenWith(VIMEO_SCOPES.filter((s) => s !== 'upload'));
+    const raw = await fetch(`${sim.url}/me/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${noUpload.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ upload: { approach: 'tus', size: 10 } }),
+    });
+    expect(raw.status).toBe(403);
+    expect(await raw.json()).toMatchObject({
+      error: 'Your access token does not have the "upload" scope.',
+      error_code: 3200,
+    });
+    const refused = await failureOf(
+      client.publish({
+        ...input('No upload', { media: [file('n.mp4', 'video/mp4', randomBytes(500))] }),
+        credentials: noUpload,
+      }),
+    );
+    expect(refused).toMatchObject({ kind: 'reconnect', details: { status: 403 } });
+    expect(refused.message).toMatch(/"upload" scope/);
+    expect((await simVideos()).filter((v) => !v.deleted)).toHaveLength(1);
+
+    // Without `private`: a private video is neither listed nor read.
+    const noPrivate = await tokenWith(VIMEO_SCOPES.filter((s) => s !== 'private'));
+    expect(
+      await client.lookup({
+        credentials: noPrivate,
+        idempotencyKey: 'k',
+        content: 'Scoped, edited',
+        parent: null,
+        since: sent,
+      }),
+    ).toBeNull();
+    expect((await failureOf(client.metrics({ credentials: noPrivate, block }))).message).toMatch(
+      /"private" scope/,
+    );
+    // Without `edit` or `delete`: refused, the video unchanged.
+    const readOnly = await tokenWith(['public', 'private']);
+    expect((await failureOf(client.edit({ credentials: readOnly, block, content: 'x' }))).kind).toBe(
+      'reconnect',
+    );
+    expect((await failureOf(client.delete({ credentials: readOnly, block }))).kind).toBe('reconnect');
+    expect((await simVideos()).find((v) => v.id === block.remoteId)).toMatchObject({
+      description: 'Scoped, edited',
+      deleted: false,
+    });
+    // Without `public`: not even /me.
+    const none = await tokenWith(['upload']);
+    const me = await fetch(`${sim.url}/me`, { headers: { authorization: `Bearer ${none.accessToken}` } });
+    expect(me.status).toBe(403);
+    await client.delete({ credentials: full, block });
   });
 
   it('refuses what tus refuses: a wrong offset, no Tus-Resumable, another content type', async () => {

@@ -11,7 +11,16 @@ import {
   type PublishBlockInput,
   type RemoteBlock,
 } from '../../ports/network-client.ts';
-import { baseUrlOf, DEFAULT_TIMEOUT_MS, stringField } from '../network-http.ts';
+import type { OutboundPolicy } from '../../ports/outbound.ts';
+import { STRICT_OUTBOUND } from '../guarded-http.ts';
+import { receiveFirstWebSocketMessage, type WebSocketFirst } from '../guarded-websocket.ts';
+import {
+  baseUrlOf,
+  DEFAULT_TIMEOUT_MS,
+  GUARD_REFUSALS,
+  stringField,
+  TransportError,
+} from '../network-http.ts';
 import { type RedditConnection, redditCall, redditUserAgentOf } from './http.ts';
 import { blankPoster, storedFile, uploadRedditMedia } from './media-upload.ts';
 import { readRedditMetrics } from './metrics.ts';
@@ -28,10 +37,23 @@ import { readRedditMetrics } from './metrics.ts';
  * Later blocks are comments on the submission (`POST /api/comment`), text only.
  *
  * Reddit answers refusals inside HTTP 200 (`json.errors`, http.ts). A media submit answers without
- * the post (Reddit reports it on a websocket once the media is processed), so the client finds it
- * in `/user/{name}/submitted`, waiting at most `mediaWaitMs`; a post not there by then is
- * outcome-unknown, and the engine's lookup finds it later. Reddit takes no client key, so `lookup`
- * matches the account's newest submissions (or the post's newest comments) by text and time.
+ * the post: its `json.data.websocket_url` names a socket that sends one message once the media is
+ * processed, `{"type":"success","payload":{"redirect":"<post url>"}}` or `{"type":"failed"}` (as
+ * PRAW reads it: https://github.com/praw-dev/praw `praw/models/reddit/subreddit/subreddit.py`
+ * `_submit_media`). The socket's host is named by the network, so it is connected to through the
+ * guarded path only (guarded-websocket.ts: `wss`, checked addresses). The client saves the socket's
+ * address with the claim (`progress`), then waits on it at most `mediaWaitMs`:
+ * - `success`: the post's id is in the redirect: done, exactly once;
+ * - `failed`: Reddit made no post (its media could not be processed): a permanent failure;
+ * - no message yet (still processing): outcome-unknown; the engine's `lookup` opens the saved socket
+ *   again (and reads the listing) until Reddit answers, and never resends meanwhile (a lookup
+ *   that cannot tell throws, which the engine counts as a check, not as "not sent");
+ * - the socket closed without a message, or could not be opened (refused by the address policy,
+ *   not reachable): the listing `/user/{name}/submitted` is the fallback, matched by title and
+ *   by the body compared loosely (Reddit re-renders a media post's markdown: links, line breaks,
+ *   escapes), then outcome-unknown as before.
+ * Reddit takes no client key, so `lookup` matches the account's newest submissions (or the post's
+ * newest comments) by text and time.
  *
  * Edits: the text of text posts and comments (`POST /api/editusertext`); Reddit lets no title, and
  * no media post's body, be edited: those are refused clearly. Deletes: `POST /api/del`.
@@ -53,7 +75,54 @@ export interface RedditClientOptions {
    * post it twice).
    */
   consistencyWindowSeconds?: number;
+  /** The guarded path's policy for the media-post socket Reddit names; default: strict. */
+  outbound?: OutboundPolicy;
 }
+
+/** What a media send saves with the claim: the socket that will tell which post it made. */
+interface SavedSocket {
+  websocketUrl: string;
+  kind: 'image' | 'video';
+}
+
+const savedSocketOf = (saved: Record<string, unknown> | null | undefined): SavedSocket | null => {
+  const reddit = (saved as { reddit?: { websocketUrl?: unknown; kind?: unknown } } | null | undefined)
+    ?.reddit;
+  if (typeof reddit?.websocketUrl !== 'string') return null;
+  return { websocketUrl: reddit.websocketUrl, kind: reddit.kind === 'video' ? 'video' : 'image' };
+};
+
+/** A post's id from the url Reddit redirects to (`/comments/<id>/`, `/gallery/<id>`, `redd.it/<id>`), as PRAW reads it. */
+export const postIdOfUrl = (url: string): string | null => {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'https://www.reddit.com');
+  } catch {
+    return null;
+  }
+  const path = parsed.pathname;
+  const id =
+    /\/comments\/([0-9a-z]+)(?:\/|$)/i.exec(path)?.[1] ??
+    /^\/gallery\/([0-9a-z]+)\/?$/i.exec(path)?.[1] ??
+    (/(^|\.)redd\.it$/i.test(parsed.hostname) ? /^\/([0-9a-z]+)\/?$/i.exec(path)?.[1] : undefined);
+  return id ? id.toLowerCase() : null;
+};
+
+/** The media socket's message: the post it made, that it failed, or something unreadable (null). */
+const socketVerdict = (text: string): { redirect: string; id: string } | 'failed' | null => {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const type = stringField(message, 'type');
+  if (type === 'failed') return 'failed';
+  const redirect = (message as { payload?: { redirect?: unknown } } | null)?.payload?.redirect;
+  if (type !== 'success' || typeof redirect !== 'string') return null;
+  const id = postIdOfUrl(redirect);
+  return id ? { redirect, id } : null;
+};
 
 export const DEFAULT_REDDIT_CONSISTENCY_WINDOW_SECONDS = 300;
 
@@ -80,9 +149,25 @@ const optionText = (options: PublishBlockInput['options'], key: string): string 
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
-/** Reddit trims trailing whitespace and normalizes line endings of stored text. */
-const sameText = (a: unknown, b: string) =>
-  typeof a === 'string' && a.replace(/\r\n/g, '\n').trim() === b.replace(/\r\n/g, '\n').trim();
+/**
+ * Text compared the way Reddit may have re-rendered it: a media post's body is kept as rich text
+ * and its markdown rendered back (`[url](url)` for a bare link, paragraph breaks for line breaks,
+ * markdown escapes, trimmed lines), so links are unwrapped, escapes dropped and whitespace runs
+ * collapsed on both sides before comparing.
+ */
+export const canonicalText = (text: string): string =>
+  text
+    .replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, label: string, url: string) =>
+      label === url ? url : whole,
+    )
+    .replace(/\\([\\`*_{}[\]()#+\-.!>~|^&])/g, '$1')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+const sameText = (a: unknown, b: string) => typeof a === 'string' && canonicalText(a) === canonicalText(b);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,6 +177,7 @@ export class RedditClient implements NetworkClient {
   private readonly connection: RedditConnection;
   private readonly mediaWaitMs: number;
   private readonly pollIntervalMs: number;
+  private readonly outbound: OutboundPolicy;
   /** Account names by a hash of the access token (`/api/v1/me`), so lookups cost one call per token. */
   private readonly names = new Map<string, string>();
 
@@ -105,6 +191,7 @@ export class RedditClient implements NetworkClient {
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.consistencyWindowSeconds =
       options.consistencyWindowSeconds ?? DEFAULT_REDDIT_CONSISTENCY_WINDOW_SECONDS;
+    this.outbound = options.outbound ?? STRICT_OUTBOUND;
   }
 
   private call(
@@ -207,32 +294,121 @@ export class RedditClient implements NetworkClient {
     }
     const author = await this.nameOf(input.credentials);
     const sentAt = new Date();
-    await this.call(input.credentials, { method: 'POST', path: '/api/submit', form });
-    // Reddit answers a media submit without the post: it appears in the listing once processed.
-    // The post is sent: whatever goes wrong while looking for it, the outcome is unknown (never
-    // "not sent"), so the engine looks it up instead of submitting it again.
+    const what: SavedSocket['kind'] = isVideo ? 'video' : 'image';
+    const answer = await this.call(input.credentials, { method: 'POST', path: '/api/submit', form });
+    // The post is sent: from here on, whatever goes wrong, the outcome is unknown (never "not
+    // sent"), so the engine looks it up instead of submitting it again.
+    const data = (answer.body as { json?: { data?: unknown } } | null)?.json?.data;
+    const websocketUrl = stringField(data, 'websocket_url');
+    if (websocketUrl)
+      await input.progress?.save({ reddit: { websocketUrl, kind: what } satisfies SavedSocket });
+    const heard = websocketUrl ? await this.listen(websocketUrl, this.mediaWaitMs, what) : null;
+    if (heard?.kind === 'post') return heard.block;
+    if (heard?.kind === 'failed') {
+      throw new NetworkError(
+        'permanent',
+        `Reddit could not process the ${what} of this post and made no post (its media socket answered "failed"); check that the file opens.`,
+      );
+    }
+    if (heard?.kind === 'waiting') {
+      // Still processing: the engine's lookup asks the saved socket again; never sent twice.
+      const found = await this.findPostOrUnknown(
+        input.credentials,
+        author,
+        input.content,
+        sentAt,
+        title,
+        what,
+      );
+      if (found) return found;
+      throw new NetworkError(
+        'transient',
+        `Reddit accepted the ${what} post and is still processing it (no word on its socket within ${Math.round(this.mediaWaitMs / 1000)} s)`,
+        { outcomeUnknown: true },
+      );
+    }
+    // No socket, or it closed without a word, or it could not be opened: the listing is the fallback.
     const deadline = Date.now() + this.mediaWaitMs;
     for (;;) {
-      let found: RemoteBlock | null;
-      try {
-        found = await this.findPost(input.credentials, author, input.content, sentAt, title);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new NetworkError(
-          'transient',
-          `Reddit accepted the ${isVideo ? 'video' : 'image'} post, but reading it back failed (${reason})`,
-          { outcomeUnknown: true },
-        );
-      }
+      const found = await this.findPostOrUnknown(
+        input.credentials,
+        author,
+        input.content,
+        sentAt,
+        title,
+        what,
+      );
       if (found) return found;
       if (Date.now() + this.pollIntervalMs > deadline) break;
       await sleep(this.pollIntervalMs);
     }
     throw new NetworkError(
       'transient',
-      `Reddit accepted the ${isVideo ? 'video' : 'image'} post but has not shown it yet (media processing)`,
+      `Reddit accepted the ${what} post but has not shown it yet (media processing${heard ? `; its socket ${heard.why}` : ''})`,
       { outcomeUnknown: true },
     );
+  }
+
+  /** `findPost` after a media send: a failed read is outcome-unknown (the post was sent). */
+  private async findPostOrUnknown(
+    credentials: NetworkCredentials,
+    author: string,
+    content: string,
+    sentAt: Date,
+    title: string,
+    what: string,
+  ): Promise<RemoteBlock | null> {
+    try {
+      return await this.findPost(credentials, author, content, sentAt, title);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new NetworkError(
+        'transient',
+        `Reddit accepted the ${what} post, but reading it back failed (${reason})`,
+        { outcomeUnknown: true },
+      );
+    }
+  }
+
+  /**
+   * Waits at most `waitMs` for the media socket's first message (guarded-websocket.ts): the post
+   * it made, `failed`, `waiting` (open, no word yet), or `silent` (closed without a word, could
+   * not be opened, or said something unreadable), with why.
+   */
+  private async listen(
+    websocketUrl: string,
+    waitMs: number,
+    kind: SavedSocket['kind'],
+  ): Promise<
+    | { kind: 'post'; block: RemoteBlock }
+    | { kind: 'failed' }
+    | { kind: 'waiting' }
+    | { kind: 'silent'; why: string }
+  > {
+    let first: WebSocketFirst;
+    try {
+      first = await receiveFirstWebSocketMessage(this.outbound, websocketUrl, {
+        connectTimeoutMs: this.connection.timeoutMs,
+        waitMs,
+        headers: { 'user-agent': this.connection.userAgent },
+      });
+    } catch (error) {
+      const refused = error instanceof TransportError && GUARD_REFUSALS.has(error.code);
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        kind: 'silent',
+        why: `${refused ? 'was refused by the address policy' : 'could not be opened'} (${reason})`,
+      };
+    }
+    if (first.kind === 'waiting') return { kind: 'waiting' };
+    if (first.kind === 'closed') return { kind: 'silent', why: 'closed without a message' };
+    const verdict = socketVerdict(first.text);
+    if (verdict === 'failed') return { kind: 'failed' };
+    if (!verdict) return { kind: 'silent', why: `sent an unreadable message (${first.text.slice(0, 100)})` };
+    const remoteUrl = verdict.redirect.startsWith('https://')
+      ? verdict.redirect
+      : `${WEB}/comments/${verdict.id}/`;
+    return { kind: 'post', block: { remoteId: `t3_${verdict.id}`, remoteUrl, meta: { kind } } };
   }
 
   /**
@@ -358,7 +534,21 @@ export class RedditClient implements NetworkClient {
   /** Finds a block whose answer was lost: the newest submissions, or the post's newest comments. */
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     const author = await this.nameOf(input.credentials);
-    if (!input.parent) return this.findPost(input.credentials, author, input.content, input.since);
+    if (!input.parent) {
+      // A media send saved its socket: Reddit's own word on which post it made comes first.
+      const saved = savedSocketOf(input.saved);
+      const heard = saved
+        ? await this.listen(saved.websocketUrl, Math.min(this.mediaWaitMs, 10_000), saved.kind)
+        : null;
+      if (heard?.kind === 'post') return heard.block;
+      const found = await this.findPost(input.credentials, author, input.content, input.since);
+      if (found || heard?.kind !== 'waiting') return found;
+      // Still processing: "not found" now could make the engine resend a post Reddit is making.
+      throw new NetworkError(
+        'transient',
+        'Reddit is still processing the media post (its socket has not answered yet); it is looked up again later',
+      );
+    }
     const postName = input.parent.root.remoteId;
     const answer = await this.call(input.credentials, {
       method: 'GET',

@@ -39,7 +39,8 @@ export const waitInMessage = (message: string): number | undefined => {
  * A failed call (an HTTP answer that is not 2xx, or no answer): 401 (Reddit answers expired,
  * revoked and unknown tokens alike with `{ message: 'Unauthorized', error: 401 }`) is `reconnect`
  * marked `tokenExpired`, so the token service tries a refresh first and only a refused refresh
- * makes the channel reconnect; 429 is the rate limit, waiting `x-ratelimit-reset` seconds; 5xx
+ * makes the channel reconnect; 403 `insufficient_scope` is reconnect too (a scope the grant
+ * lacks); 429 is the rate limit, waiting `x-ratelimit-reset` seconds; 5xx
  * and lost answers after sending are outcome-unknown; other 4xx are permanent.
  */
 export const classifyRedditFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
@@ -69,6 +70,15 @@ export const classifyRedditFailure = (failure: HttpFailure, now: Date = new Date
       status,
       tokenExpired: true,
     });
+  }
+  // A token without the scope the call needs: 403 with `www-authenticate: Bearer realm="reddit",
+  // error="insufficient_scope"` (as prawcore reads it). Only a new consent grants the scope.
+  if (status === 403 && /insufficient_scope/.test(headers['www-authenticate'] ?? '')) {
+    return new NetworkError(
+      'reconnect',
+      "Reddit refused the call: the channel's grant lacks the OAuth scope it needs (insufficient_scope); reconnect the channel to grant it.",
+      { status },
+    );
   }
   if (status === 403) {
     return new NetworkError(

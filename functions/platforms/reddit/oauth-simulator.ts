@@ -22,6 +22,18 @@ import {
  * part: a refused code or refresh token is HTTP **200** `{ "error": "invalid_grant" }`; a bad app is
  * 401 `{ "message": "Unauthorized", "error": 401 }`.
  */
+/**
+ * Reddit's refusal of a call outside the token's scopes: 403 with `www-authenticate: Bearer
+ * realm="reddit", error="insufficient_scope"` (what prawcore reads to raise InsufficientScope:
+ * https://github.com/praw-dev/prawcore `prawcore/util.py` and its recorded answer
+ * `tests/integration/cassettes/TestSession.test_request__with_insufficient_scope.json`).
+ */
+export const redditScopeRefusal = (): SimResponse => ({
+  status: 403,
+  headers: { 'www-authenticate': 'Bearer realm="reddit", error="insufficient_scope"' },
+  body: { message: 'Forbidden', error: 403 },
+});
+
 export const redditOAuthSimulator = (
   options: {
     app?: SimOAuthApp;
@@ -31,7 +43,10 @@ export const redditOAuthSimulator = (
      */
     accountOf?: (token: string) => { id: string; name: string } | null;
   } = {},
-): SimOAuthMount & { accountOf(token: string): { id: string; name: string } | null } => {
+): SimOAuthMount & {
+  accountOf(token: string): { id: string; name: string } | null;
+  scopesOf(token: string): string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('reddit');
   const store = new SimTokenStore({
     prefix: 'rd',
@@ -142,6 +157,7 @@ export const redditOAuthSimulator = (
           return { status: 200, body: { id: other.id, name: other.name, created_utc: 1.6e9 } };
         }
         const { grant } = requireGrant(ctx, store, unauthorized);
+        if (!grant.scopes.includes('identity')) return redditScopeRefusal();
         return {
           status: 200,
           body: { id: Number(grant.account.id).toString(36), name: grant.account.name, created_utc: 1.6e9 },
@@ -149,5 +165,7 @@ export const redditOAuthSimulator = (
       },
     },
   ]);
-  return { ...mount, accountOf };
+  /** The scopes a token this mount issued was granted (only those asked); null for a token it did not issue. */
+  const scopesOf = (token: string) => store.grantOf(token)?.scopes ?? null;
+  return { ...mount, accountOf, scopesOf };
 };

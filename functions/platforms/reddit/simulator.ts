@@ -10,7 +10,8 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
-import { redditOAuthSimulator } from './oauth-simulator.ts';
+import { redditOAuthSimulator, redditScopeRefusal } from './oauth-simulator.ts';
+import { redditSocketHost, type SocketOutcome } from './websocket-simulator.ts';
 
 /**
  * A local Reddit API (oauth.reddit.com), as Herald's Reddit client uses it:
@@ -57,6 +58,13 @@ export interface RedditSimSwitches {
   mediaFails: boolean;
   /** The next this many reads of `/user/{name}/submitted` answer 503. */
   listingFailures: number;
+  /** After processing, how much longer a media post takes to show in `/user/{name}/submitted`. */
+  listingLagMs: number;
+  /**
+   * What a media post's socket does: `message` (success or failed once processed), `close`
+   * (closes without a message), `refuse` (answers 503 instead of opening).
+   */
+  socket: 'message' | 'close' | 'refuse';
 }
 
 const DEFAULT_SWITCHES: RedditSimSwitches = {
@@ -64,6 +72,8 @@ const DEFAULT_SWITCHES: RedditSimSwitches = {
   processingMs: 200,
   mediaFails: false,
   listingFailures: 0,
+  listingLagMs: 0,
+  socket: 'message',
 };
 
 export interface SimRedditAsset {
@@ -95,7 +105,10 @@ export interface SimRedditPost {
   subreddit: string;
   kind: 'self' | 'link' | 'image' | 'video' | 'videogif' | 'gallery';
   title: string;
+  /** The body as listings show it: a media post's as Reddit re-renders it (see `storedMarkdown`). */
   selftext: string;
+  /** The body as the submit sent it. */
+  sentText: string;
   url: string;
   flairId: string | null;
   flairText: string | null;
@@ -113,6 +126,33 @@ export interface SimRedditPost {
   captions: Record<string, string>;
   comments: SimRedditComment[];
 }
+
+/**
+ * The OAuth scope each data route takes (https://www.reddit.com/dev/api, per endpoint): `submit`
+ * for /api/submit and /api/comment (and, undocumented, the gallery submit and the media lease:
+ * parts of a submission), `edit` for /api/editusertext and /api/del, `history` for
+ * /user/{name}/submitted, `read` for /comments/{article} and /api/info, `flair` for
+ * /r/{sr}/api/link_flair_v2; /api/v1/me takes `identity` (oauth-simulator.ts).
+ */
+type RedditScope = 'submit' | 'edit' | 'history' | 'read' | 'flair';
+
+/**
+ * A media post's body as Reddit stores it: Reddit keeps an image or video post's body as rich
+ * text and renders `selftext` back from it, so the markdown listings show is not the markdown
+ * sent. Modelled here: bare links become `[url](url)`, a single line break a paragraph break,
+ * trailing spaces are dropped (illustrative of the re-rendering, not a copy of Reddit's renderer).
+ * A client that matches the listing against the sent text byte for byte never finds the post.
+ */
+export const storedMarkdown = (text: string): string =>
+  text
+    .replace(/\r\n?/g, '\n')
+    .replace(
+      /(^|[^\](])(https?:\/\/[^\s<>()[\]]+)/g,
+      (_m, pre: string, url: string) => `${pre}[${url}](${url})`,
+    )
+    .replace(/([^\n])\n(?!\n)/g, '$1\n\n')
+    .replace(/[ \t]+$/gm, '')
+    .trim();
 
 const FLAIR_TEMPLATE = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 const WINDOW_SECONDS = 600;
@@ -188,6 +228,8 @@ export interface RedditSimulatorOptions {
 }
 
 export type RedditSimulator = Simulator & {
+  /** Media-post sockets opened so far. */
+  socketConnections(): number;
   posts(): SimRedditPost[];
   media(): SimRedditAsset[];
   setSwitches(switches: Partial<RedditSimSwitches>): void;
@@ -199,6 +241,8 @@ export const startRedditSimulator = async (
   const posts = new Map<string, SimRedditPost>();
   const comments = new Map<string, SimRedditComment>();
   const assets = new Map<string, SimRedditAsset>();
+  /** Media posts' sockets by the token in their `websocket_url`. */
+  const sockets = new Map<string, { postId: string; processedAt: number; fails: boolean }>();
   const switches: RedditSimSwitches = { ...DEFAULT_SWITCHES, ...(options.switches ?? {}) };
   let postLimitedUntil = 0;
   const setSwitches = (next: Partial<RedditSimSwitches>) => {
@@ -225,6 +269,28 @@ export const startRedditSimulator = async (
   });
   const userOf = (ctx: SimContext): string => oauth.accountOf(ctx.token as string)?.name ?? 'unknown';
 
+  /** A media post's socket: its message once the post is processed (websocket-simulator.ts). */
+  const socketOutcome = (token: string): SocketOutcome | Promise<SocketOutcome> => {
+    const entry = sockets.get(token);
+    if (!entry || switches.socket === 'refuse') return 'refuse';
+    if (switches.socket === 'close') return 'close';
+    const message = (): SocketOutcome => {
+      const post = posts.get(entry.postId);
+      if (entry.fails || !post) {
+        // PRAW reads only `type` of a failure (MediaPostFailed); the payload here is illustrative.
+        return { message: { type: 'failed', payload: { message: 'Media processing failed' } } };
+      }
+      return {
+        message: { type: 'success', payload: { redirect: `https://www.reddit.com${permalinkOf(post)}` } },
+      };
+    };
+    const wait = entry.processedAt - Date.now();
+    if (wait <= 0) return message();
+    return new Promise((resolve) => setTimeout(() => resolve(message()), wait).unref());
+  };
+  const socketHost = redditSocketHost(socketOutcome);
+  await socketHost.start();
+
   const rateHeaders = (ctx: SimContext): Record<string, number> => {
     const now = Date.now();
     const key = ctx.token ?? '';
@@ -241,15 +307,24 @@ export const startRedditSimulator = async (
     };
   };
 
-  /** Every API route: a User-Agent is required, and the answer carries the rate-limit headers. */
+  /**
+   * Every API route: a User-Agent is required, the token must hold the route's OAuth scope (as
+   * https://www.reddit.com/dev/api lists them per endpoint; a token the OAuth half did not issue
+   * carries no scope list and passes), and the answer carries the rate-limit headers.
+   */
   const api =
-    (handler: (ctx: SimContext) => SimResponse | Promise<SimResponse>) =>
+    (scope: RedditScope, handler: (ctx: SimContext) => SimResponse | Promise<SimResponse>) =>
     async (ctx: SimContext): Promise<SimResponse> => {
       const agent = headerOf(ctx.headers, 'user-agent') ?? '';
       if (agent.trim() === '' || /^(node|undici|python-requests|curl)/i.test(agent)) {
         return { ...redditError(429), headers: { 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': 600 } };
       }
       const headers = rateHeaders(ctx);
+      const scopes = oauth.scopesOf(ctx.token ?? '');
+      if (scopes && !scopes.includes(scope)) {
+        const refusal = redditScopeRefusal();
+        return { ...refusal, headers: { ...headers, ...(refusal.headers ?? {}) } };
+      }
       const answer = await handler(ctx);
       return { ...answer, headers: { ...headers, ...(answer.headers ?? {}) } };
     };
@@ -398,7 +473,8 @@ export const startRedditSimulator = async (
       subreddit: sr,
       kind: kind as SimRedditPost['kind'],
       title,
-      selftext: text,
+      selftext: isMedia ? storedMarkdown(text) : text,
+      sentText: text,
       url: kind === 'self' ? '' : url,
       flairId,
       flairText: params.flair_text ?? null,
@@ -406,7 +482,11 @@ export const startRedditSimulator = async (
       spoiler: truthy(params.spoiler),
       sendReplies: params.sendreplies === undefined ? true : truthy(params.sendreplies),
       createdUtc: now / 1000,
-      visibleAt: isMedia ? (switches.mediaFails ? null : now + switches.processingMs) : now,
+      visibleAt: isMedia
+        ? switches.mediaFails
+          ? null
+          : now + switches.processingMs + switches.listingLagMs
+        : now,
       deleted: false,
       assetIds,
       videoPosterUrl: params.video_poster_url ?? null,
@@ -419,6 +499,12 @@ export const startRedditSimulator = async (
       ctx.record({ kind: 'post', id: post.name, parentId: null, rootId: null, text, account: author });
     }
     if (isMedia) {
+      const token = randomBytes(12).toString('hex');
+      sockets.set(token, {
+        postId: id,
+        processedAt: now + switches.processingMs,
+        fails: switches.mediaFails,
+      });
       return {
         status: 200,
         body: {
@@ -426,7 +512,8 @@ export const startRedditSimulator = async (
             errors: [],
             data: {
               user_submitted_page: `https://www.reddit.com/user/${author}/submitted/`,
-              websocket_url: `wss://ws-${randomBytes(8).toString('hex')}.wss.redditmedia.com/rte_images/${id}?m=sim`,
+              // Reddit's is `wss://ws-….wss.redditmedia.com/rte_images/…?m=…`: the simulator's own host.
+              websocket_url: `${socketHost.url}/rte_images/${token}?m=sim`,
             },
           },
         },
@@ -520,6 +607,7 @@ export const startRedditSimulator = async (
       kind: 'gallery',
       title,
       selftext: text,
+      sentText: text,
       url: `https://www.reddit.com/gallery/${id}`,
       flairId,
       flairText: str('flair_text') ?? null,
@@ -852,16 +940,16 @@ export const startRedditSimulator = async (
   });
 
   const routes: SimRoute[] = [
-    { method: 'POST', path: '/api/submit', handler: api(submit) },
-    { method: 'POST', path: '/api/submit_gallery_post.json', handler: api(submitGallery) },
-    { method: 'POST', path: '/api/comment', handler: api(comment) },
-    { method: 'POST', path: '/api/editusertext', handler: api(editUserText) },
-    { method: 'POST', path: '/api/del', handler: api(del) },
-    { method: 'POST', path: '/api/media/asset.json', handler: api(mediaAsset) },
-    { method: 'GET', path: '/user/:name/submitted', handler: api(submitted) },
-    { method: 'GET', path: '/comments/:article', handler: api(article) },
-    { method: 'GET', path: '/api/info', handler: api(info) },
-    { method: 'GET', path: '/r/:sr/api/link_flair_v2', handler: api(flairs) },
+    { method: 'POST', path: '/api/submit', handler: api('submit', submit) },
+    { method: 'POST', path: '/api/submit_gallery_post.json', handler: api('submit', submitGallery) },
+    { method: 'POST', path: '/api/comment', handler: api('submit', comment) },
+    { method: 'POST', path: '/api/editusertext', handler: api('edit', editUserText) },
+    { method: 'POST', path: '/api/del', handler: api('edit', del) },
+    { method: 'POST', path: '/api/media/asset.json', handler: api('submit', mediaAsset) },
+    { method: 'GET', path: '/user/:name/submitted', handler: api('history', submitted) },
+    { method: 'GET', path: '/comments/:article', handler: api('read', article) },
+    { method: 'GET', path: '/api/info', handler: api('read', info) },
+    { method: 'GET', path: '/r/:sr/api/link_flair_v2', handler: api('flair', flairs) },
     {
       method: 'POST',
       path: '/_s3/reddit-uploaded-media',
@@ -894,11 +982,16 @@ export const startRedditSimulator = async (
           processingMs: 'number',
           mediaFails: 'boolean',
           listingFailures: 'number',
+          listingLagMs: 'number',
+          socket: 'string',
         };
         for (const [key, value] of Object.entries(body)) {
           if (known[key] === undefined || typeof value !== known[key]) {
             return { status: 400, body: { message: `Unknown switch or bad value: ${key}` } };
           }
+        }
+        if (body.socket !== undefined && !['message', 'close', 'refuse'].includes(body.socket as string)) {
+          return { status: 400, body: { message: 'socket is one of message, close, refuse' } };
         }
         setSwitches(body as Partial<RedditSimSwitches>);
         return { status: 204 };
@@ -916,6 +1009,8 @@ export const startRedditSimulator = async (
       posts.clear();
       comments.clear();
       assets.clear();
+      sockets.clear();
+      socketHost.reset();
       windows.clear();
       firstRead.clear();
       Object.assign(switches, DEFAULT_SWITCHES, options.switches ?? {});
@@ -925,6 +1020,11 @@ export const startRedditSimulator = async (
   });
   return {
     ...simulator,
+    stop: async () => {
+      await socketHost.stop();
+      await simulator.stop();
+    },
+    socketConnections: () => socketHost.connections(),
     posts: () => [...posts.values()].map((post) => ({ ...post, comments: [...post.comments] })),
     media: () => [...assets.values()].map((asset) => ({ ...asset })),
     setSwitches,

@@ -131,7 +131,8 @@ const secondsUntilDate = (value: string | undefined, now: Date): number | undefi
 /**
  * How the engine handles a failed Vimeo call: 429 is a rate limit until `X-RateLimit-Reset` (an
  * ISO 8601 time; `Retry-After` if sent, else a minute); 401 reconnect (Vimeo tokens do not
- * expire: the token was revoked); 403 with a quota or space error code is permanent, saying so;
+ * expire: the token was revoked); 403 for a scope the grant lacks is reconnect; 403 with a quota
+ * or space error code is permanent, saying so;
  * 5xx transient with `outcomeUnknown`; other 4xx permanent with Vimeo's `developer_message`;
  * failures without an answer transient, `outcomeUnknown` once the request was sent.
  */
@@ -159,6 +160,16 @@ export const classifyVimeoFailure = (failure: HttpFailure, now: Date = new Date(
       {
         status,
       },
+    );
+  }
+  // A token without the scope the call needs (Vimeo: 403 `Your access token does not have the
+  // "upload" scope`): only a new consent grants it, so the channel must be reconnected.
+  const missingScope = /does not have the "?([a-z_]+)"? scope/i.exec(stringField(body, 'error') ?? '')?.[1];
+  if (status === 403 && missingScope) {
+    return new NetworkError(
+      'reconnect',
+      `Vimeo refused the call: the channel's grant lacks the "${missingScope}" scope; reconnect the channel to grant it.`,
+      { status },
     );
   }
   if (status === 403 && (QUOTA_CODES.has(Number(code)) || /quota|space|storage/i.test(message))) {

@@ -23,11 +23,29 @@ const vimeoError = (status: number, error: string, code: number): SimResponse =>
   status,
   body: { error, link: null, developer_message: error, error_code: code },
 });
+/**
+ * Vimeo's refusal of a call the token's scopes do not cover: 403, with the wording Vimeo's API
+ * answers (`Your access token does not have the "upload" scope`, quoted in
+ * https://github.com/vimeo/vimeo.php/issues/100) and error code 3200, the reference's code for an
+ * action the authenticated user may not take (https://github.com/vimeo/openapi `api.yaml`).
+ */
+export const vimeoScopeRefusal = (scope: string): SimResponse => ({
+  status: 403,
+  body: {
+    error: `Your access token does not have the "${scope}" scope.`,
+    link: null,
+    developer_message: `The access token was not granted the "${scope}" scope this request needs; ask for it when the user authorizes the app.`,
+    error_code: 3200,
+  },
+});
 const unauthorized = () => vimeoError(401, 'You must provide a valid authenticated access token.', 8003);
 
 export const vimeoOAuthSimulator = (
   options: { app?: SimOAuthApp } = {},
-): SimOAuthMount & { accountOf(token: string): { id: string; name: string } | null } => {
+): SimOAuthMount & {
+  accountOf(token: string): { id: string; name: string } | null;
+  scopesOf(token: string): string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('vimeo');
   const store = new SimTokenStore({
     prefix: 'vimeo',
@@ -121,6 +139,8 @@ export const vimeoOAuthSimulator = (
       auth: false,
       handler: (ctx) => {
         const { grant } = requireGrant(ctx, store, unauthorized);
+        // GET /me takes the `public` scope (Vimeo's OpenAPI reference, default security).
+        if (!grant.scopes.includes('public')) return vimeoScopeRefusal('public');
         return { status: 200, body: userOf(grant.account.id, grant.account.name) };
       },
     },
@@ -132,5 +152,7 @@ export const vimeoOAuthSimulator = (
       const grant = store.grantOf(token);
       return grant ? { id: grant.account.id, name: grant.account.name } : null;
     },
+    /** The scopes a token the simulator issued was granted (only those asked); null for a token it did not issue. */
+    scopesOf: (token) => store.grantOf(token)?.scopes ?? null,
   };
 };

@@ -5,6 +5,9 @@ import { cannotRefresh, hostOf, oauthCall, requireString, tokenSetOf, urlWith } 
  * Vimeo. Consent at `https://api.vimeo.com/oauth/authorize`; `POST /oauth/access_token` with HTTP
  * Basic gives a token that does not expire and no refresh token (the answer names the user);
  * `DELETE /tokens` revokes the token it is called with. The account is `GET /me` (`/users/{id}`).
+ * Scopes, per Vimeo's OpenAPI reference (https://github.com/vimeo/openapi): `upload` creates the
+ * video and its text tracks, `edit` and `delete` change and remove it, `public` reads (and `/me`),
+ * `private` reads a video that is not public (Herald's lookup lists the account's videos).
  */
 export const VIMEO_SCOPES = [
   'public',
@@ -76,7 +79,8 @@ export const vimeoAuth = (config: NetworkAuthConfig): NetworkAuth => {
     },
     capabilities: (scopes) => {
       const has = (scope: string) => scopes.includes(scope);
-      const publish = has('upload') && has('create');
+      // Publishing reads the video back (`public`, and `private` for a video that is not public).
+      const publish = has('upload') && has('create') && has('public') && has('private');
       return {
         publish,
         manage: has('edit') && has('delete'),

@@ -10,7 +10,7 @@ import {
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
 import { numericIdFor } from '../simulator/oauth.ts';
-import { vimeoOAuthSimulator } from './oauth-simulator.ts';
+import { vimeoOAuthSimulator, vimeoScopeRefusal } from './oauth-simulator.ts';
 import { vimeoUploadHosts } from './upload-simulator.ts';
 
 /**
@@ -201,6 +201,34 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
 
   const accountOf = (ctx: SimContext) =>
     oauth.accountOf(ctx.token ?? '')?.id ?? numericIdFor(`vimeo:${ctx.token ?? ''}`, 9);
+
+  // --- Scopes (Vimeo's OpenAPI reference, https://github.com/vimeo/openapi `api.yaml`): each data
+  // route takes the scope its operation's `security` names (`upload` to create a video or add a
+  // text track, `edit` to change one, `delete` to delete one); reads take `public`, and a video
+  // that is not public (`privacy.view` other than `anybody`) is seen only with `private` as well.
+  // A token the OAuth half did not issue (tests' made-up tokens) carries no scope list: allowed.
+  const scopesOf = (ctx: SimContext) => oauth.scopesOf(ctx.token ?? '');
+  const requireScope = (ctx: SimContext, scope: string) => {
+    const scopes = scopesOf(ctx);
+    if (scopes && !scopes.includes(scope)) throw new SimHttpError(vimeoScopeRefusal(scope));
+  };
+  const seesPrivate = (ctx: SimContext) => scopesOf(ctx)?.includes('private') ?? true;
+  /** A route's handler behind its scope. */
+  const scoped =
+    (scope: string, handler: (ctx: SimContext) => SimResponse) =>
+    (ctx: SimContext): SimResponse => {
+      requireScope(ctx, scope);
+      return handler(ctx);
+    };
+  /** A read of one video: `public`, and `private` too when the video is not public. */
+  const readable =
+    (handler: (ctx: SimContext) => SimResponse) =>
+    (ctx: SimContext): SimResponse => {
+      requireScope(ctx, 'public');
+      const video = videos.get(ctx.params.id as string);
+      if (video && video.privacy !== 'anybody') requireScope(ctx, 'private');
+      return handler(ctx);
+    };
 
   const settle = (video: SimVimeoVideo) => {
     if (
@@ -406,6 +434,8 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
     const page = Math.max(1, Number(ctx.query.get('page') ?? 1) || 1);
     const mine = [...videos.values()]
       .filter((v) => v.account === account && !v.deleted)
+      // Without the `private` scope only public videos are listed (see requireScope).
+      .filter((v) => v.privacy === 'anybody' || seesPrivate(ctx))
       .sort((a, b) =>
         a.createdTime === b.createdTime
           ? Number(a.id) - Number(b.id)
@@ -587,21 +617,21 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
       processingMs = options.processingMs ?? 300;
     },
     routes: [
-      { method: 'POST', path: '/me/videos', handler: create },
-      { method: 'GET', path: '/me/videos', handler: list },
-      { method: 'GET', path: '/videos/:id', handler: read },
-      { method: 'PATCH', path: '/videos/:id', handler: edit },
-      { method: 'DELETE', path: '/videos/:id', handler: remove },
-      { method: 'POST', path: '/videos/:id/texttracks', handler: addTrack },
+      { method: 'POST', path: '/me/videos', handler: scoped('upload', create) },
+      { method: 'GET', path: '/me/videos', handler: scoped('public', list) },
+      { method: 'GET', path: '/videos/:id', handler: readable(read) },
+      { method: 'PATCH', path: '/videos/:id', handler: scoped('edit', edit) },
+      { method: 'DELETE', path: '/videos/:id', handler: scoped('delete', remove) },
+      { method: 'POST', path: '/videos/:id/texttracks', handler: scoped('upload', addTrack) },
       {
         method: 'GET',
         path: '/videos/:id/texttracks',
-        handler: (ctx) => {
+        handler: readable((ctx) => {
           const video = own(ctx);
           return { status: 200, body: { total: video.tracks.length, data: video.tracks.map(trackBody) } };
-        },
+        }),
       },
-      { method: 'PATCH', path: '/videos/:id/texttracks/:track', handler: editTrack },
+      { method: 'PATCH', path: '/videos/:id/texttracks/:track', handler: scoped('edit', editTrack) },
       {
         method: 'GET',
         path: '/_sim/vimeo/videos',
