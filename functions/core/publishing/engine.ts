@@ -705,7 +705,7 @@ export class PublishingEngine {
       }
       if (error.kind === 'permanent')
         return stop(await this.failChannel(post, channel.channelId, `${label}${error.message}`));
-      if (error.kind === 'reconnect') return stop(await this.reconnectNeeded(post, channel));
+      if (error.kind === 'reconnect') return stop(await this.reconnectNeeded(post, channel, error));
       return stop(
         await this.transientFailure(
           post,
@@ -759,7 +759,7 @@ export class PublishingEngine {
       if (error instanceof NetworkError && error.kind === 'reconnect') {
         // The block stays to be checked when the channel publishes again with a working token.
         await deps.claims.settle({ ...held, nextCheckAt: deps.clock.now().toISOString() }, 'checking');
-        return stop(await this.reconnectNeeded(post, channel));
+        return stop(await this.reconnectNeeded(post, channel, error));
       }
       return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
@@ -1275,7 +1275,12 @@ export class PublishingEngine {
     );
   }
 
-  private async reconnectNeeded(post: PostRecord, channel: PostChannel): Promise<ChannelOutcome> {
+  /** `error`: the network's refusal, whose message says why (a missing permission, named) when given. */
+  private async reconnectNeeded(
+    post: PostRecord,
+    channel: PostChannel,
+    error?: NetworkError,
+  ): Promise<ChannelOutcome> {
     const { changed } = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
     const extraEvents: OutboxEvent[] = [];
     if (changed) {
@@ -1286,14 +1291,16 @@ export class PublishingEngine {
           platform: channel.platform,
           channelName: record?.name ?? channel.channelId,
           postId: post.postId,
-          error: 'The access token expired or was revoked.',
+          error: error?.message ?? 'The access token expired or was revoked.',
         }),
       );
     }
     return this.failChannel(
       post,
       channel.channelId,
-      'The access token of this channel expired or was revoked; reconnect the channel, then publish again.',
+      error
+        ? `The channel must be reconnected, then the post published again: ${error.message}`
+        : 'The access token of this channel expired or was revoked; reconnect the channel, then publish again.',
       extraEvents,
     );
   }

@@ -28,6 +28,28 @@ import {
 import { readInstagramMetrics } from './metrics.ts';
 import { INSTAGRAM_GRAPH_VERSION } from './oauth.ts';
 
+/** The permissions a call needs beyond `instagram_business_basic` (which every call needs). */
+const PUBLISH = 'instagram_business_content_publish';
+const COMMENTS = 'instagram_business_manage_comments';
+const INSIGHTS = 'instagram_business_manage_insights';
+type Needs = typeof PUBLISH | typeof COMMENTS | typeof INSIGHTS | null;
+
+/** Graph's permission errors: 10 (permission denied) and 200–299 (a permission not granted). */
+export const isGraphPermissionCode = (code: number | undefined) =>
+  code === 10 || (code !== undefined && code >= 200 && code < 300);
+
+/**
+ * A call refused for a missing permission, naming it: Instagram's answer says only "Application
+ * does not have permission for this action", so the permission is the one the call needs. The
+ * channel must be reconnected: its consent grants the permission again.
+ */
+export const missingPermissionError = (needs: Needs, said: string, status: number) =>
+  new NetworkError(
+    'reconnect',
+    `Instagram refused the call for a missing permission: it needs ${needs ? `${needs} (with instagram_business_basic)` : 'instagram_business_basic'}, which this channel's token does not hold (granted before Herald asked for it, or taken back since). Reconnecting the channel grants it. Instagram said: ${said}`,
+    { status },
+  );
+
 /**
  * Instagram API with Instagram Login (graph.instagram.com), for professional accounts.
  *
@@ -93,7 +115,8 @@ export class PublishingCapError extends NetworkError {}
 
 /**
  * How the engine handles a failed Instagram call. Graph answers most errors with HTTP 400 and a
- * code: 190 is the token (subcode 463: expired, refreshable; anything else: reconnect); 4 with
+ * code: 190 is the token (subcode 463: expired, refreshable; anything else: reconnect); 10 and
+ * 200–299 are a permission the token lacks (reconnect: `call` names the permission); 4 with
  * subcode 2207051 is a spam refusal (permanent), other throttling codes (4, 17, 32, 613, 80001,
  * 80002) and 429 are rate limits with `X-Business-Use-Case-Usage`'s wait (else 10 minutes); 9 /
  * 2207042 is the 24-hour publishing cap; 5xx is outcome-unknown; the subcodes Instagram calls
@@ -113,6 +136,11 @@ export const classifyInstagramFailure = (failure: HttpFailure, now: Date = new D
     return new NetworkError('reconnect', described, {
       status,
       ...(subcode === 463 ? { tokenExpired: true } : {}),
+    });
+  }
+  if (isGraphPermissionCode(code)) {
+    return new NetworkError('reconnect', `${described}: reconnect the channel to grant the permission`, {
+      status,
     });
   }
   if (subcode === CAP_SUBCODE) {
@@ -287,6 +315,7 @@ export class InstagramClient implements NetworkClient {
     const answer = await this.call(credentials, {
       method: 'GET',
       path: `/${account}/content_publishing_limit?fields=quota_usage,config`,
+      needs: PUBLISH,
     });
     const entry = dataOf(answer.body)[0] as
       | { quota_usage?: unknown; config?: { quota_total?: unknown } }
@@ -316,6 +345,7 @@ export class InstagramClient implements NetworkClient {
       const answer = await this.call(credentials, {
         method: 'GET',
         path: `/${encodeURIComponent(credentials.remoteAccountId)}/media?fields=id,timestamp&limit=${Math.min(total, 100)}`,
+        needs: null,
       });
       const times = dataOf(answer.body)
         .map((item) => parseGraphTime((item as { timestamp?: unknown }).timestamp))
@@ -391,6 +421,7 @@ export class InstagramClient implements NetworkClient {
     const answer = await this.call(credentials, {
       method: 'POST',
       path: `/${encodeURIComponent(credentials.remoteAccountId)}/media`,
+      needs: PUBLISH,
       json: params,
     });
     const id = stringField(answer.body, 'id');
@@ -418,6 +449,7 @@ export class InstagramClient implements NetworkClient {
       const answer = await this.call(credentials, {
         method: 'GET',
         path: `/${encodeURIComponent(id)}?fields=status_code,status`,
+        needs: PUBLISH,
       });
       const code = stringField(answer.body, 'status_code') as ContainerStatus | undefined;
       const status = stringField(answer.body, 'status') ?? '';
@@ -483,6 +515,7 @@ export class InstagramClient implements NetworkClient {
           method: 'POST',
           path: `/${encodeURIComponent(credentials.remoteAccountId)}/media_publish`,
           json: { creation_id: creationId },
+          needs: PUBLISH,
         });
       } catch (error) {
         if (error instanceof PublishingCapError) {
@@ -514,6 +547,7 @@ export class InstagramClient implements NetworkClient {
       const answer = await this.call(credentials, {
         method: 'GET',
         path: `/${encodeURIComponent(id)}?fields=id,permalink,shortcode`,
+        needs: null,
       });
       permalink = stringField(answer.body, 'permalink');
     } catch (error) {
@@ -548,6 +582,7 @@ export class InstagramClient implements NetworkClient {
       method: 'POST',
       path: `/${encodeURIComponent(root.remoteId)}/comments`,
       json: { message: input.content },
+      needs: COMMENTS,
     });
     const id = stringField(answer.body, 'id');
     if (!id) {
@@ -572,6 +607,7 @@ export class InstagramClient implements NetworkClient {
       const answer = await this.call(input.credentials, {
         method: 'GET',
         path: `/${encodeURIComponent(root.remoteId)}/comments?fields=id,text,timestamp,from&limit=50`,
+        needs: COMMENTS,
       });
       const found = dataOf(answer.body)
         .filter((c) => {
@@ -596,6 +632,7 @@ export class InstagramClient implements NetworkClient {
       path: story
         ? `/${account}/stories?fields=id,timestamp,permalink`
         : `/${account}/media?fields=id,caption,timestamp,permalink&limit=25`,
+      needs: null,
     });
     const matches = dataOf(answer.body).filter(
       (item) =>
@@ -630,6 +667,7 @@ export class InstagramClient implements NetworkClient {
       await this.call(input.credentials, {
         method: 'DELETE',
         path: `/${encodeURIComponent(input.block.remoteId)}`,
+        needs: COMMENTS,
       });
     } catch (error) {
       // Already gone counts as deleted: a retried delete after a lost answer must not fail.
@@ -641,14 +679,15 @@ export class InstagramClient implements NetworkClient {
 
   metrics(input: MetricsInput): Promise<MetricsReading> {
     return readInstagramMetrics(
-      (credentials, path) => this.call(credentials, { method: 'GET', path }),
+      (credentials, path, needs) => this.call(credentials, { method: 'GET', path, needs }),
       input,
     );
   }
 
+  /** One Graph call; `needs` is the permission it needs beyond basic, named when Instagram refuses it for a missing one. */
   private call(
     credentials: NetworkCredentials,
-    request: { method: HttpCall['method']; path: string; json?: unknown },
+    request: { method: HttpCall['method']; path: string; json?: unknown; needs: Needs },
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -662,7 +701,12 @@ export class InstagramClient implements NetworkClient {
       (failure) => {
         const error = classifyInstagramFailure(failure);
         if (failure.type === 'answer') {
-          const subcode = graphErrorOf(failure.body)?.subcode;
+          const graph = graphErrorOf(failure.body);
+          if (isGraphPermissionCode(graph?.code)) {
+            const said = `${graph?.message ?? `HTTP ${failure.status}`} (Instagram error ${graph?.code})`;
+            return missingPermissionError(request.needs, said, failure.status);
+          }
+          const subcode = graph?.subcode;
           if (subcode !== undefined) Object.assign(error, { subcode });
         }
         return error;

@@ -4,7 +4,7 @@ import {
   REDIRECT_URI_MISMATCH,
   withGrantFaults,
 } from '../facebook/oauth-simulator.ts';
-import type { SimOAuthMount, SimResponse } from '../simulator/framework.ts';
+import { objectOf, type SimOAuthMount, type SimResponse, type SimRoute } from '../simulator/framework.ts';
 import {
   authorizeRoute,
   clientCredentials,
@@ -14,10 +14,46 @@ import {
   orRefuse,
   paramsOf,
   requireGrant,
+  type SimGrant,
   type SimOAuthApp,
   SimTokenStore,
   simOAuthApp,
 } from '../simulator/oauth.ts';
+
+/**
+ * The permissions a Meta user took back after consenting (the Instagram and Threads simulators):
+ * Meta takes back a permission an app has not used for 90 days ("the app user must regrant your
+ * app that permission", https://developers.facebook.com/docs/permissions/), and a user may remove
+ * one in the app's settings. `POST /_sim/oauth/permissions` `{ user, drop: string[] }` → 204 takes
+ * them from the grants of the account `user` consented as (`sim_user`); a new consent of the
+ * account grants what it asks again, and a simulator reset forgets every drop. `scopesOf(grant)`
+ * is what a grant holds now.
+ */
+export const droppedPermissions = (accountIdOf: (user: string) => string) => {
+  const dropped = new Map<string, Set<string>>();
+  const route: SimRoute = {
+    method: 'POST',
+    path: '/_sim/oauth/permissions',
+    auth: false,
+    handler: (ctx) => {
+      const { drop, user } = objectOf(ctx.body) ?? {};
+      if (!Array.isArray(drop) || !drop.every((p) => typeof p === 'string') || typeof user !== 'string') {
+        return { status: 400, body: { message: 'Send { user: string, drop: string[] }' } };
+      }
+      const id = accountIdOf(user);
+      dropped.set(id, new Set([...(dropped.get(id) ?? []), ...(drop as string[])]));
+      return { status: 204 };
+    },
+  };
+  return {
+    route,
+    /** The account consented again: it holds what it granted this time. */
+    regranted: (accountId: string) => dropped.delete(accountId),
+    scopesOf: (grant: SimGrant): string[] =>
+      grant.scopes.filter((scope) => !dropped.get(grant.account.id)?.has(scope)),
+    reset: () => dropped.clear(),
+  };
+};
 
 /**
  * Instagram API with Instagram Login on the simulator: `GET /oauth/authorize` (www.instagram.com),
@@ -27,10 +63,17 @@ import {
  * token (60 days), and `GET /:version/me?fields=user_id,username`. A bad code is
  * `{ error_type: 'OAuthException', code: 400, error_message }`; a refused token Graph's code 190.
  * Instagram has no revocation call. The grant endpoints have the fault switch of
- * `graphGrantFaults` (`POST /_sim/oauth/grant-fault`). Not simulated: a long-lived token can only be refreshed once it
- * is 24 hours old.
+ * `graphGrantFaults` (`POST /_sim/oauth/grant-fault`). A token holds the scopes its consent
+ * granted (those asked for, narrowed by `sim_scopes`), echoed as `permissions`, less those
+ * `POST /_sim/oauth/permissions` took back (`droppedPermissions`). Not simulated: a long-lived token
+ * can only be refreshed once it is 24 hours old.
  */
-export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): SimOAuthMount => {
+export const instagramOAuthSimulator = (
+  options: { app?: SimOAuthApp } = {},
+): SimOAuthMount & {
+  /** The permissions a token it issued holds now; null for tokens it did not issue. */
+  scopesOf(token: string): readonly string[] | null;
+} => {
   const app = options.app ?? simOAuthApp('instagram');
   const store = new SimTokenStore({
     prefix: 'ig',
@@ -43,6 +86,8 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
     body: { access_token: issued.accessToken, token_type: 'bearer', expires_in: issued.expiresIn },
   });
   const faults = graphGrantFaults();
+  const accountIdOf = (user: string) => numericIdFor(`ig:${user}`, 17);
+  const permissions = droppedPermissions(accountIdOf);
   const exchange =
     (grantType: string) => (ctx: Parameters<SimOAuthMount['routes'][number]['handler']>[0]) => {
       const fault = faults.take();
@@ -80,10 +125,11 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
       app,
       store,
       scopeSeparator: /[\s,]+/,
-      accountFor: (user) => ({
-        id: numericIdFor(`ig:${user}`, 17),
-        name: user.replace(/[^a-z0-9_.]/gi, '_'),
-      }),
+      accountFor: (user) => {
+        const id = accountIdOf(user);
+        permissions.regranted(id);
+        return { id, name: user.replace(/[^a-z0-9_.]/gi, '_') };
+      },
     }),
     {
       method: 'POST',
@@ -152,6 +198,18 @@ export const instagramOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Si
         };
       },
     },
+    permissions.route,
   ]);
-  return withGrantFaults(mount, faults);
+  const withFaults = withGrantFaults(mount, faults);
+  return {
+    ...withFaults,
+    reset: () => {
+      permissions.reset();
+      withFaults.reset();
+    },
+    scopesOf: (token) => {
+      const grant = store.grantOf(token);
+      return grant ? permissions.scopesOf(grant) : null;
+    },
+  };
 };

@@ -35,6 +35,9 @@ import { instagramOAuthSimulator } from './oauth-simulator.ts';
  *   first), `GET /{media}` (fields), `GET /{media}/insights?metric=…`, `POST|GET /{media}/comments`,
  *   `GET /{comment}`, `DELETE /{comment}`. A post cannot be deleted (Instagram Login has no such
  *   call: 100/33, as Graph answers an unsupported delete), nor a caption or comment edited.
+ * - A token the OAuth half issued must hold the permissions each call needs (see `IG_BASIC`…):
+ *   Graph's 403 code 10 otherwise. It holds what its consent granted (`sim_scopes` narrows it),
+ *   less what `POST /_sim/oauth/permissions` took back. Other tokens are not checked.
  * - Errors are Graph's `{ error: { message, type, code, error_subcode, fbtrace_id } }`; the rate
  *   limit is Instagram's business-use-case throttle (code 80002, HTTP 400) with the
  *   `X-Business-Use-Case-Usage` header (`estimated_time_to_regain_access`, minutes).
@@ -116,6 +119,39 @@ export const instagramErrors: SimErrorBodies = {
   badRequest: (message) => instagramError(400, message, 100),
   notFound: (message) => instagramError(400, `Unknown path components: ${message}`, 2500),
 };
+
+/**
+ * The permissions of Instagram API with Instagram Login, and which call needs which (each endpoint
+ * reference's Requirements table, developers.facebook.com/docs/instagram-platform/…): every call
+ * needs `instagram_business_basic`; containers, their status, `media_publish` and
+ * `content_publishing_limit` need `instagram_business_content_publish` (IG Container, IG User Media
+ * Publish, Content Publishing); comments (`/{media}/comments`, an IG Comment, its delete) need
+ * `instagram_business_manage_comments` (Comment Moderation, IG Comment); `/{media}/insights` needs
+ * `instagram_business_manage_insights` (Insights); the media list, stories and a media node need
+ * basic only.
+ */
+export const IG_BASIC = 'instagram_business_basic';
+export const IG_PUBLISH = 'instagram_business_content_publish';
+export const IG_COMMENTS = 'instagram_business_manage_comments';
+export const IG_INSIGHTS = 'instagram_business_manage_insights';
+
+/**
+ * Graph's refusal of a call the token's permissions do not cover, as graph.instagram.com sends it:
+ * HTTP 403, code 10, type `IGApiException`, "Application does not have permission for this
+ * action" (seen on graph.instagram.com: https://github.com/Dymantic/laravel-instagram-feed/issues/60).
+ * It does not say which permission is missing.
+ */
+export const instagramPermissionError = (): SimResponse => ({
+  status: 403,
+  body: {
+    error: {
+      message: 'Application does not have permission for this action',
+      type: 'IGApiException',
+      code: 10,
+      fbtrace_id: FBTRACE,
+    },
+  },
+});
 
 const missingObject = (id: string, verb = 'get') =>
   instagramError(
@@ -311,6 +347,17 @@ const boolOf = (value: unknown): boolean | null =>
 export const startInstagramSimulator = async (
   options: InstagramSimulatorOptions = {},
 ): Promise<Simulator> => {
+  const oauth = instagramOAuthSimulator(options.oauth);
+  /**
+   * A token the OAuth half issued must hold every permission the call needs (Graph's code 10
+   * otherwise); tokens it did not issue are not checked.
+   */
+  const requirePermissions = (ctx: SimContext, ...needed: string[]) => {
+    const held = ctx.token ? oauth.scopesOf(ctx.token) : null;
+    if (held !== null && needed.some((permission) => !held.includes(permission))) {
+      throw new SimHttpError(instagramPermissionError());
+    }
+  };
   const containers = new Map<string, Container>();
   const media = new Map<string, SimMedia>();
   const comments = new Map<string, SimComment>();
@@ -381,6 +428,7 @@ export const startInstagramSimulator = async (
 
   const createContainer = async (ctx: SimContext): Promise<SimResponse> => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_PUBLISH);
     const account = ctx.params.user as string;
     const p = paramsOf(ctx);
     const mediaType = typeof p.media_type === 'string' ? p.media_type.toUpperCase() : null;
@@ -556,6 +604,8 @@ export const startInstagramSimulator = async (
     checkVersion(ctx);
     const id = ctx.params.id as string;
     const container = containers.get(id);
+    const comment = container || media.has(id) ? undefined : liveComment(id);
+    requirePermissions(ctx, IG_BASIC, ...(container ? [IG_PUBLISH] : comment ? [IG_COMMENTS] : []));
     if (container) {
       const fields = fieldsOf(ctx, ['id']);
       const code = statusOf(container);
@@ -567,7 +617,6 @@ export const startInstagramSimulator = async (
     }
     const item = media.get(id);
     if (item) return { status: 200, body: mediaView(item, fieldsOf(ctx, ['id'])) };
-    const comment = liveComment(id);
     if (comment) {
       const fields = fieldsOf(ctx, ['id', 'text', 'timestamp']);
       const m = simulatorMetrics('instagram', comment.id, new Date(comment.createdAt));
@@ -589,6 +638,7 @@ export const startInstagramSimulator = async (
 
   const publish = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_PUBLISH);
     const account = ctx.params.user as string;
     const creationId = paramsOf(ctx).creation_id;
     if (typeof creationId !== 'string' || creationId === '') {
@@ -666,6 +716,7 @@ export const startInstagramSimulator = async (
 
   const publishingLimit = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_PUBLISH);
     const account = ctx.params.user as string;
     // Without `fields`, Graph returns `quota_usage` only (the reference's default field).
     const fields = fieldsOf(ctx, ['quota_usage']);
@@ -687,6 +738,7 @@ export const startInstagramSimulator = async (
     (stories: boolean) =>
     (ctx: SimContext): SimResponse => {
       checkVersion(ctx);
+      requirePermissions(ctx, IG_BASIC);
       const account = ctx.params.user as string;
       const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
       const now = Date.now();
@@ -705,6 +757,7 @@ export const startInstagramSimulator = async (
 
   const createComment = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_COMMENTS);
     const item = media.get(ctx.params.id as string);
     if (!item) {
       if (liveComment(ctx.params.id as string)) {
@@ -743,6 +796,7 @@ export const startInstagramSimulator = async (
 
   const listComments = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_COMMENTS);
     const item = media.get(ctx.params.id as string);
     if (!item) return missingObject(ctx.params.id as string);
     const fields = fieldsOf(ctx, ['id', 'text', 'timestamp']);
@@ -768,6 +822,7 @@ export const startInstagramSimulator = async (
     checkVersion(ctx);
     const id = ctx.params.id as string;
     const comment = liveComment(id);
+    requirePermissions(ctx, IG_BASIC, ...(comment ? [IG_COMMENTS] : []));
     if (!comment) return missingObject(id, 'delete');
     comment.deleted = true;
     ctx.record({
@@ -791,6 +846,7 @@ export const startInstagramSimulator = async (
   };
   const insights = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermissions(ctx, IG_BASIC, IG_INSIGHTS);
     const item = media.get(ctx.params.id as string);
     if (!item) return missingObject(ctx.params.id as string);
     const metrics = (ctx.query.get('metric') ?? '')
@@ -868,7 +924,7 @@ export const startInstagramSimulator = async (
     errors: instagramErrors,
     port: options.port,
     holdMs: options.holdMs,
-    oauth: instagramOAuthSimulator(options.oauth),
+    oauth,
     onReset: () => {
       containers.clear();
       media.clear();

@@ -83,6 +83,31 @@ const regainAccessSeconds = (headers: Record<string, string>): number | undefine
 /** A 24-hour cap refusal: code 9 (or its subcode 2207042), on `threads_publish` or a delete. */
 const isCapRefusal = (error: GraphError | null) => error?.code === 9 || error?.subcode === 2207042;
 
+/** Graph's permission errors: 10 (permission denied) and 200–299 (a permission not granted). */
+const isGraphPermissionCode = (code: number | undefined) =>
+  code === 10 || (code !== undefined && code >= 200 && code < 300);
+
+/** The permissions a call needs beyond `threads_basic` (which every call needs). */
+type Permission =
+  | 'threads_content_publish'
+  | 'threads_manage_replies'
+  | 'threads_read_replies'
+  | 'threads_manage_insights'
+  | 'threads_delete';
+
+/**
+ * A call refused for a missing permission, naming it: Graph's answer does not say which, so it is
+ * the one the call needs (channels connected before Herald asked for it, or a permission Meta took
+ * back). The channel must be reconnected: its consent grants the permission again. A replies
+ * lookup says that the reply is looked up again then (never resent).
+ */
+const missingPermissionError = (needs: readonly Permission[], said: string, status: number, after = '') =>
+  new NetworkError(
+    'reconnect',
+    `Threads refused the call for a missing permission: it needs ${needs.length > 0 ? `${needs.join(' and ')} (with threads_basic)` : 'threads_basic'}, which this channel's token does not hold (granted before Herald asked for it, or taken back since). Reconnecting the channel grants it.${after} Threads said: ${said}`,
+    { status },
+  );
+
 /**
  * How the engine handles a failed Threads call: code 190 (and 102, 2500: no usable token) means
  * reconnect, marked `tokenExpired` for an expired session (subcode 463); Graph throttling (codes
@@ -113,7 +138,7 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
     return new NetworkError('reconnect', message, { status, ...(expired ? { tokenExpired: true } : {}) });
   }
   // Graph's permission errors: a permission the token was not granted (or was taken back).
-  if (code === 10 || (code !== undefined && code >= 200 && code < 300)) {
+  if (isGraphPermissionCode(code)) {
     return new NetworkError('reconnect', `${message}: reconnect the channel to grant the permission`, {
       status,
     });
@@ -134,20 +159,6 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
   }
   return new NetworkError('permanent', message, { status });
 };
-
-/**
- * A refused permission on the replies edge: channels connected before Herald asked for
- * `threads_read_replies` cannot read their replies, so a reply whose answer was lost cannot be
- * found. The channel must be reconnected (the block stays to be looked up then, never resent).
- */
-const repliesRefusal = (error: unknown) =>
-  error instanceof NetworkError && error.kind === 'reconnect' && !error.details.tokenExpired
-    ? new NetworkError(
-        'reconnect',
-        `Threads refused to read this account's replies (${error.message}). The channel lacks the threads_read_replies permission (channels connected before Herald asked for it): reconnect the channel, and the reply is looked up again.`,
-        error.details,
-      )
-    : error;
 
 /** A 24-hour cap refusal: waits the whole window unless the client times it (see `capWait`). */
 export class ThreadsCapError extends NetworkError {
@@ -221,7 +232,15 @@ const savedContainersOf = (
   };
 };
 
-type CallRequest = { method: HttpCall['method']; path: string; json?: unknown };
+type CallRequest = {
+  method: HttpCall['method'];
+  path: string;
+  json?: unknown;
+  /** The permissions the call needs beyond threads_basic: named when Threads refuses it for a missing one. */
+  needs: readonly Permission[];
+  /** Said after the refusal's advice (the replies lookup: the reply is looked up again). */
+  afterReconnect?: string;
+};
 
 export class ThreadsClient implements NetworkClient {
   readonly platform = 'threads' as const;
@@ -268,7 +287,12 @@ export class ThreadsClient implements NetworkClient {
     try {
       answer = await this.call(
         input.credentials,
-        { method: 'POST', path: `/${user}/threads_publish`, json: { creation_id: containerId } },
+        {
+          method: 'POST',
+          path: `/${user}/threads_publish`,
+          json: { creation_id: containerId },
+          needs: ['threads_content_publish'],
+        },
         { canPost: true },
       );
     } catch (error) {
@@ -397,7 +421,15 @@ export class ThreadsClient implements NetworkClient {
     const pulls = json.media_type === 'IMAGE' || json.media_type === 'VIDEO';
     const answer = await this.call(
       credentials,
-      { method: 'POST', path: `/${encodeURIComponent(credentials.remoteAccountId)}/threads`, json },
+      {
+        method: 'POST',
+        path: `/${encodeURIComponent(credentials.remoteAccountId)}/threads`,
+        json,
+        needs:
+          json.reply_to_id === undefined
+            ? ['threads_content_publish']
+            : ['threads_content_publish', 'threads_manage_replies'],
+      },
       pulls ? { timeoutMs: this.timeoutMs * 3 } : {},
     );
     const id = stringField(answer.body, 'id');
@@ -425,6 +457,7 @@ export class ThreadsClient implements NetworkClient {
       const answer = await this.call(credentials, {
         method: 'GET',
         path: `/${encodeURIComponent(id)}?fields=status,error_message`,
+        needs: [],
       });
       const status = stringField(answer.body, 'status');
       if (status === 'FINISHED') return 'FINISHED';
@@ -468,6 +501,7 @@ export class ThreadsClient implements NetworkClient {
         const answer = await this.call(credentials, {
           method: 'GET',
           path: `/${encodeURIComponent(id)}?fields=permalink`,
+          needs: [],
         });
         const permalink = stringField(answer.body, 'permalink');
         if (permalink) return permalink;
@@ -486,9 +520,11 @@ export class ThreadsClient implements NetworkClient {
   private async capWait(credentials: NetworkCredentials, reply: boolean): Promise<number> {
     const user = encodeURIComponent(credentials.remoteAccountId);
     try {
+      // The reply quota needs threads_manage_replies too: asked for only for a reply.
       const limit = await this.call(credentials, {
         method: 'GET',
-        path: `/${user}/threads_publishing_limit?fields=quota_usage,config,reply_quota_usage,reply_config`,
+        path: `/${user}/threads_publishing_limit?fields=${reply ? 'reply_quota_usage,reply_config' : 'quota_usage,config'}`,
+        needs: reply ? ['threads_content_publish', 'threads_manage_replies'] : ['threads_content_publish'],
       });
       const entry = dataOf(limit.body)[0] as Record<string, unknown> | undefined;
       const usage = entry?.[reply ? 'reply_quota_usage' : 'quota_usage'];
@@ -505,7 +541,11 @@ export class ThreadsClient implements NetworkClient {
       let path: string | null =
         `/${user}/${reply ? 'replies' : 'threads'}?fields=id,timestamp&since=${since}&limit=100`;
       for (let page = 0; path && page < Math.ceil(total / 100) + 1; page++) {
-        const answer: HttpAnswer = await this.call(credentials, { method: 'GET', path });
+        const answer: HttpAnswer = await this.call(credentials, {
+          method: 'GET',
+          path,
+          needs: reply ? ['threads_read_replies'] : [],
+        });
         for (const item of dataOf(answer.body)) {
           const at = parseGraphTime((item as { timestamp?: unknown }).timestamp);
           if (!Number.isNaN(at)) oldest = Math.min(oldest, at);
@@ -537,8 +577,11 @@ export class ThreadsClient implements NetworkClient {
       const answer: HttpAnswer = await this.call(input.credentials, {
         method: 'GET',
         path: `/${user}/${kind}?fields=id,text,timestamp,permalink,replied_to&since=${since}&limit=50${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-      }).catch((error: unknown) => {
-        throw parentId ? repliesRefusal(error) : error;
+        // Reading the account's replies (to find a reply whose answer was lost) needs threads_read_replies.
+        needs: parentId ? ['threads_read_replies'] : [],
+        ...(parentId
+          ? { afterReconnect: ' The reply whose answer was lost is looked up again then, never sent twice.' }
+          : {}),
       });
       for (const item of dataOf(answer.body)) {
         const post = item as {
@@ -576,7 +619,7 @@ export class ThreadsClient implements NetworkClient {
   async delete(input: DeleteBlockInput): Promise<void> {
     const answer = await this.call(
       input.credentials,
-      { method: 'DELETE', path: `/${encodeURIComponent(input.block.remoteId)}` },
+      { method: 'DELETE', path: `/${encodeURIComponent(input.block.remoteId)}`, needs: ['threads_delete'] },
       {
         // Already gone counts as deleted: a retried delete after a lost answer must not fail.
         alsoFine: (a) => {
@@ -596,7 +639,10 @@ export class ThreadsClient implements NetworkClient {
 
   /** The post's insights (see metrics.ts). */
   metrics(input: MetricsInput): Promise<MetricsReading> {
-    return readThreadsMetrics((request) => this.call(input.credentials, request), input);
+    return readThreadsMetrics(
+      (request) => this.call(input.credentials, { ...request, needs: ['threads_manage_insights'] }),
+      input,
+    );
   }
 
   private async call(
@@ -614,6 +660,13 @@ export class ThreadsClient implements NetworkClient {
       },
       (failure) => {
         const error = classifyThreadsFailure(failure);
+        if (failure.type === 'answer') {
+          const graph = threadsErrorOf(failure.body);
+          if (graph && isGraphPermissionCode(graph.code)) {
+            const said = `${graph.message} (code ${graph.code})`;
+            return missingPermissionError(request.needs, said, failure.status, request.afterReconnect);
+          }
+        }
         return options.canPost ? error : withoutUnknownOutcome(error, failure);
       },
       options.alsoFine,

@@ -4,6 +4,7 @@ import {
   REDIRECT_URI_MISMATCH,
   withGrantFaults,
 } from '../facebook/oauth-simulator.ts';
+import { droppedPermissions } from '../instagram/oauth-simulator.ts';
 import type { SimOAuthMount } from '../simulator/framework.ts';
 import {
   authorizeRoute,
@@ -26,7 +27,8 @@ import {
  * `GET /refresh_access_token?grant_type=th_refresh_token` → `{ access_token, token_type,
  * expires_in }` (60 days), `GET /:version/me?fields=id,username`. Graph's error shapes; no
  * revocation call; the grant endpoints have the fault switch of `graphGrantFaults`
- * (`POST /_sim/oauth/grant-fault`). Not simulated: refreshing needs a token at least 24 hours old.
+ * (`POST /_sim/oauth/grant-fault`); `POST /_sim/oauth/permissions` takes permissions back from an
+ * account's grants (`droppedPermissions`). Not simulated: refreshing needs a token at least 24 hours old.
  */
 export const threadsOAuthSimulator = (
   options: { app?: SimOAuthApp } = {},
@@ -42,6 +44,8 @@ export const threadsOAuthSimulator = (
     issuesRefresh: false,
   });
   const faults = graphGrantFaults();
+  const accountIdOf = (user: string) => numericIdFor(`th:${user}`, 17);
+  const permissions = droppedPermissions(accountIdOf);
   const exchange =
     (grantType: string) => (ctx: Parameters<SimOAuthMount['routes'][number]['handler']>[0]) => {
       const fault = faults.take();
@@ -85,10 +89,11 @@ export const threadsOAuthSimulator = (
       app,
       store,
       scopeSeparator: /[\s,]+/,
-      accountFor: (user) => ({
-        id: numericIdFor(`th:${user}`, 17),
-        name: user.replace(/[^a-z0-9_.]/gi, '_'),
-      }),
+      accountFor: (user) => {
+        const id = accountIdOf(user);
+        permissions.regranted(id);
+        return { id, name: user.replace(/[^a-z0-9_.]/gi, '_') };
+      },
     }),
     {
       method: 'POST',
@@ -129,12 +134,21 @@ export const threadsOAuthSimulator = (
         return { status: 200, body: { id: grant.account.id, username: grant.account.name } };
       },
     },
+    permissions.route,
   ]);
+  const withFaults = withGrantFaults(mount, faults);
   /** The Threads user a token it issued belongs to; null for tokens it did not issue. */
   return {
-    ...withGrantFaults(mount, faults),
+    ...withFaults,
+    reset: () => {
+      permissions.reset();
+      withFaults.reset();
+    },
     userOf: (token: string) => store.grantOf(token)?.account.id ?? null,
-    /** The scopes granted with a token it issued; null for tokens it did not issue. */
-    scopesOf: (token: string) => store.grantOf(token)?.scopes ?? null,
+    /** The permissions a token it issued holds now (granted, less those taken back); null for tokens it did not issue. */
+    scopesOf: (token: string) => {
+      const grant = store.grantOf(token);
+      return grant ? permissions.scopesOf(grant) : null;
+    },
   };
 };

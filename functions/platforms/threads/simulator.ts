@@ -32,9 +32,12 @@ import { threadsOAuthSimulator } from './oauth-simulator.ts';
  *   code 9, subcode 2207042; the quotas can be lowered by a switch), and
  *   `GET /{user-id}/threads_publishing_limit` reports the usage.
  * - `GET /{user-id}/threads` and `GET /{user-id}/replies` list the user's posts and replies, newest
- *   first (`since`, `until`, `limit`, `after` cursors; the replies need `threads_read_replies` on a
- *   token the simulator issued: Graph's code 10 otherwise), `DELETE /{media-id}` deletes (100 a day),
+ *   first (`since`, `until`, `limit`, `after` cursors), `DELETE /{media-id}` deletes (100 a day),
  *   `GET /{media-id}/insights?metric=...` reads metrics that grow with the post's age.
+ * - A token the OAuth half issued must hold the permissions each call needs (`TH_BASIC`…; the
+ *   replies list needs `threads_read_replies`, a delete `threads_delete`): Graph's 403 code 10
+ *   otherwise. It holds what its consent granted (`sim_scopes` narrows it), less what
+ *   `POST /_sim/oauth/permissions` took back. Other tokens are not checked.
  *
  * Errors are Graph's: `{ error: { message, type, code, error_subcode, fbtrace_id } }`. The sim
  * tokens act on a container's text: `sim:fail`, `sim:fail-once`, `sim:flaky` and `sim:reconnect`
@@ -93,18 +96,28 @@ const unsupported = (method: string, id: string) =>
   );
 
 /**
- * Graph's refusal of a call the token's permissions do not cover (code 10, Graph's documented
- * permission error; Threads' exact wording is not verified).
+ * The Threads permissions and which call needs which (developers.facebook.com/docs/threads/…):
+ * `threads_basic` "for making any calls to all Threads API endpoints"; `threads_content_publish`
+ * for the publishing endpoints (containers, `threads_publish`, `threads_publishing_limit`);
+ * `threads_manage_replies` "for making POST calls to reply endpoints" (a reply container) and for
+ * `threads_publishing_limit`'s reply quota; `threads_read_replies` "for making GET calls to reply
+ * endpoints" (retrieve-and-manage-replies); `threads_manage_insights` for the insights endpoints;
+ * `threads_delete` "for making any delete calls" (posts/delete-posts).
  */
-const missingPermission = (permission: string) =>
-  graphError(
-    403,
-    `(#10) Application does not have permission for this action: ${permission} is required`,
-    10,
-    {
-      type: 'OAuthException',
-    },
-  );
+export const TH_BASIC = 'threads_basic';
+export const TH_PUBLISH = 'threads_content_publish';
+export const TH_MANAGE_REPLIES = 'threads_manage_replies';
+export const TH_READ_REPLIES = 'threads_read_replies';
+export const TH_INSIGHTS = 'threads_manage_insights';
+export const TH_DELETE = 'threads_delete';
+
+/**
+ * Graph's refusal of a call the token's permissions do not cover: HTTP 403, code 10, "Application
+ * does not have permission for this action", as graph.instagram.com sends it (Threads' exact
+ * wording is not verified; its error type is THApiException). It does not say which permission
+ * is missing.
+ */
+const missingPermission = () => graphError(403, 'Application does not have permission for this action', 10);
 
 /** Graph's app rate limit (code 4) with its usage header; Meta sends no Retry-After. */
 const appRateLimited = (minutes: number | null): SimResponse =>
@@ -322,14 +335,13 @@ export const startThreadsSimulator = async (
     return userId === 'me' && owner !== null ? owner : userId;
   };
   /**
-   * A token the simulator issued must hold the permission the call needs ("threads_read_replies —
-   * Required for making GET calls to reply endpoints", developers.facebook.com/docs/threads/
-   * retrieve-and-manage-replies). Tokens it did not issue are not checked.
+   * A token the simulator issued must hold every permission the call needs (see `TH_BASIC`…):
+   * Graph's code 10 otherwise. Tokens it did not issue are not checked.
    */
-  const requirePermission = (ctx: SimContext, permission: string) => {
-    const scopes = ctx.token ? oauth.scopesOf(ctx.token) : null;
-    if (scopes !== null && !scopes.includes(permission))
-      throw new SimHttpError(missingPermission(permission));
+  const requirePermissions = (ctx: SimContext, ...needed: string[]) => {
+    const held = ctx.token ? oauth.scopesOf(ctx.token) : null;
+    if (held !== null && needed.some((permission) => !held.includes(permission)))
+      throw new SimHttpError(missingPermission());
   };
   const containers = new Map<string, Container>();
   const posts = new Map<string, SimThreadsPost>();
@@ -368,6 +380,12 @@ export const startThreadsSimulator = async (
   const createContainer = async (ctx: SimContext): Promise<SimResponse> => {
     const userId = checkUser(ctx, 'post');
     const params = paramsOf(ctx);
+    requirePermissions(
+      ctx,
+      TH_BASIC,
+      TH_PUBLISH,
+      ...(params.reply_to_id === undefined ? [] : [TH_MANAGE_REPLIES]),
+    );
     const mediaType = stringParam(params, 'media_type');
     if (!mediaType || !(MEDIA_TYPES as readonly string[]).includes(mediaType)) {
       return invalidParam('Param media_type must be one of {TEXT, IMAGE, VIDEO, CAROUSEL}');
@@ -522,6 +540,7 @@ export const startThreadsSimulator = async (
 
   const publish = (ctx: SimContext): SimResponse => {
     const userId = checkUser(ctx, 'post');
+    requirePermissions(ctx, TH_BASIC, TH_PUBLISH);
     const params = paramsOf(ctx);
     const creationId = stringParam(params, 'creation_id');
     if (!creationId) return invalidParam('The parameter creation_id is required.');
@@ -623,6 +642,7 @@ export const startThreadsSimulator = async (
   };
 
   const getObject = (ctx: SimContext): SimResponse => {
+    requirePermissions(ctx, TH_BASIC);
     const id = ctx.params.id as string;
     const fields = fieldsOf(ctx);
     const container = containers.get(id);
@@ -644,7 +664,7 @@ export const startThreadsSimulator = async (
   /** A user's posts or replies, newest first, with Graph's cursor paging. */
   const list = (ctx: SimContext, replies: boolean): SimResponse => {
     const userId = checkUser(ctx, 'get');
-    if (replies) requirePermission(ctx, 'threads_read_replies');
+    requirePermissions(ctx, TH_BASIC, ...(replies ? [TH_READ_REPLIES] : []));
     const limitRaw = ctx.query.get('limit') ?? '25';
     const limit = Number(limitRaw);
     if (!/^\d+$/.test(limitRaw) || limit < 1 || limit > 100)
@@ -691,6 +711,8 @@ export const startThreadsSimulator = async (
   const publishingLimit = (ctx: SimContext): SimResponse => {
     const userId = checkUser(ctx, 'get');
     const fields = fieldsOf(ctx);
+    const replyFields = fields.has('reply_quota_usage') || fields.has('reply_config');
+    requirePermissions(ctx, TH_BASIC, TH_PUBLISH, ...(replyFields ? [TH_MANAGE_REPLIES] : []));
     const since = Date.now() - WINDOW_MS;
     const entry: Record<string, unknown> = {};
     const config = (total: number) => ({ quota_total: total, quota_duration: WINDOW_MS / 1000 });
@@ -706,6 +728,7 @@ export const startThreadsSimulator = async (
   };
 
   const deletePost = (ctx: SimContext): SimResponse => {
+    requirePermissions(ctx, TH_BASIC, TH_DELETE);
     const id = ctx.params.id as string;
     const post = posts.get(id);
     if (!post || post.deleted) return unsupported('delete', id);
@@ -730,6 +753,7 @@ export const startThreadsSimulator = async (
 
   const INSIGHT_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
   const insights = (ctx: SimContext): SimResponse => {
+    requirePermissions(ctx, TH_BASIC, TH_INSIGHTS);
     const id = ctx.params.id as string;
     const post = posts.get(id);
     if (!post || post.deleted) return unsupported('get', id);
