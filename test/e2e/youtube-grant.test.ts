@@ -94,7 +94,7 @@ const publishVideo = async (channelId: string, privacy: string) => {
 
 /** Polls until `check` returns something. */
 const eventually = async <T>(what: string, check: () => Promise<T | null | undefined | false>) => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await check();
     if (value) return value;
@@ -154,7 +154,6 @@ describe('an idle YouTube channel across six months (Herald’s and the simulato
     const deps = getDeps();
     const record = await deps.accounts.getChannel(ws.workspaceId, unswept);
     if (!record) throw new Error('no channel');
-    expect(record.refreshDueAt).toBeTruthy();
     expect(
       await deps.accounts.replaceTokens(ws.workspaceId, unswept, record.tokenVersion ?? 0, {
         tokenCiphertext: record.tokenCiphertext,
@@ -187,5 +186,5 @@ describe('an idle YouTube channel across six months (Herald’s and the simulato
     expect(dead.status).toBe('failed');
     expect(dead.channels[0].error).toMatch(/reconnect/i);
     expect((await rt.api(`/channels/${unswept}`, { key: ws.key })).body.status).toBe('needs_reconnect');
-  });
+  }, 180_000);
 });
