@@ -220,6 +220,44 @@ describe('an unaudited Google project (the default): uploads are locked to priva
     expect(Object.keys(asked.meta).filter((k) => k.startsWith('warning.'))).toEqual([]);
   });
 
+  it('a lookup after a worker died keeps the warning (the upload state remembers what was asked)', async () => {
+    const tokens = await connect();
+    const credentials = { accessToken: tokens.accessToken, remoteAccountId: 'UC' };
+    let saved: Record<string, unknown> | null = null;
+    /** Keeps what the client saves; `dieAtVideo`: the worker dies before the video id is saved. */
+    const progress = (dieAtVideo: boolean) => ({
+      saved: null,
+      save: async (state: Record<string, unknown>) => {
+        if (dieAtVideo && state.videoId) throw new Error('the worker died');
+        saved = structuredClone(state);
+      },
+    });
+    const publish = (content: string, privacy: string, dieAtVideo: boolean) =>
+      client().publish(
+        blockInput(credentials)(content, {
+          media: [videoFile(`${randomBytes(4).toString('hex')}.mp4`)],
+          title: 'Grant check',
+          options: { privacy },
+          progress: progress(dieAtVideo),
+        }),
+      );
+    const lookup = (content: string) =>
+      client().lookup({ credentials, idempotencyKey: 'k', content, parent: null, since: new Date(0), saved });
+
+    // Died after the last chunk, before saving the video: the completed session answers with it.
+    const lostContent = `died ${randomBytes(3).toString('hex')}`;
+    await expect(publish(lostContent, 'public', true)).rejects.toThrow('the worker died');
+    const bySession = await lookup(lostContent);
+    expect(bySession?.remoteId).toBeTruthy();
+    expect(bySession?.meta['warning.visibility_restricted']).toContain('sent as public');
+
+    // Published, but the record in the post was lost: the saved state names the video and its privacy.
+    const recorded = await publish(`recorded ${randomBytes(3).toString('hex')}`, 'unlisted', false);
+    const byState = await lookup('recorded');
+    expect(byState?.remoteId).toBe(recorded.remoteId);
+    expect(byState?.meta['warning.visibility_restricted']).toContain('sent as unlisted');
+  });
+
   it('the lock holds: videos.update cannot make the video public', async () => {
     const tokens = await connect();
     const block = await publishWith(tokens, 'public');

@@ -394,6 +394,7 @@ export class YouTubeClient implements NetworkClient {
         videoId,
         uploadedAt: this.now(),
         ...(resource?.snippet?.channelId ? { channelId: resource.snippet.channelId } : {}),
+        ...(resource?.status?.privacyStatus ? { appliedPrivacy: resource.status.privacyStatus } : {}),
       });
     }
     const block: RemoteBlock = {
@@ -493,7 +494,13 @@ export class YouTubeClient implements NetworkClient {
       });
       session = opened.headers.location;
       if (!session) throw new NetworkError('transient', 'YouTube opened no upload session (no Location).');
-      await keeper.save({ session, mediaId: video.mediaId, size: video.size, offset: 0 });
+      await keeper.save({
+        session,
+        mediaId: video.mediaId,
+        size: video.size,
+        offset: 0,
+        privacy: this.resourceOf(input).status.privacyStatus,
+      });
     }
     return (await uploadFrom(deps, keeper, session, video, offset)) as VideoResource | null;
   }
@@ -637,18 +644,26 @@ export class YouTubeClient implements NetworkClient {
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     if (input.parent) return null;
     const saved = stateOf(input.saved);
-    const found = (id: string, channelId?: string): RemoteBlock => ({
-      remoteId: id,
-      remoteUrl: watchUrl(id),
-      meta: { videoId: id, ...(channelId ? { channelId } : {}) },
-    });
+    const found = (id: string, channelId?: string, applied = saved.appliedPrivacy): RemoteBlock => {
+      // The upload's own answer said whether YouTube locked the video (see `visibilityWarning`).
+      const warning = saved.privacy ? visibilityWarning(saved.privacy, applied) : null;
+      return {
+        remoteId: id,
+        remoteUrl: watchUrl(id),
+        meta: {
+          videoId: id,
+          ...(channelId ? { channelId } : {}),
+          ...(warning ? { [`${WARNING_META_PREFIX}visibility_restricted`]: warning } : {}),
+        },
+      };
+    };
     if (saved.videoId) return found(saved.videoId, saved.channelId);
     if (saved.session && saved.size) {
       const status = await querySession(this.resumableDeps(input), saved.session, saved.size);
       if (!('gone' in status)) {
         if (status.done) {
           const video = status.video as VideoResource | undefined;
-          if (video?.id) return found(video.id, video.snippet?.channelId);
+          if (video?.id) return found(video.id, video.snippet?.channelId, video.status?.privacyStatus);
         } else {
           // The upload has not completed: no video exists.
           return null;
