@@ -94,7 +94,7 @@ const publishVideo = async (channelId: string, privacy: string) => {
 
 /** Polls until `check` returns something. */
 const eventually = async <T>(what: string, check: () => Promise<T | null | undefined | false>) => {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 40_000;
   for (;;) {
     const value = await check();
     if (value) return value;
@@ -128,7 +128,7 @@ describe('an unaudited Google project: the video is private, the post published 
     expect(listed.body.data.find((p: { id: string }) => p.id === post.id)?.channels[0].warnings).toEqual(
       channel.warnings,
     );
-  });
+  }, 120_000);
 
   it('an audited project, or a private video, has no warning (warnings is always there, empty)', async () => {
     const channelId = await connectYouTube();
@@ -143,7 +143,7 @@ describe('an unaudited Google project: the video is private, the post published 
     } finally {
       await sim('/_sim/youtube/project', { audited: false });
     }
-  });
+  }, 120_000);
 });
 
 describe('an idle YouTube channel across six months (Herald’s and the simulator’s clocks moved)', () => {
