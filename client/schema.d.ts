@@ -668,6 +668,13 @@ export interface components {
                     until: string | null;
                     message: string;
                 } | null;
+                /** @description What the network did otherwise than asked although the channel is published (the post still counts as published). Always present; empty when there is nothing to say. */
+                warnings: {
+                    /** @description What happened: `visibility_restricted` (YouTube made the video private because the Google Cloud project is not audited). */
+                    code: string;
+                    /** @description What it means and what to do, for a person. */
+                    message: string;
+                }[];
                 blocks: {
                     content: string;
                     mediaIds: string[];

@@ -79,6 +79,20 @@ export const postSchema = z.strictObject({
             "network's processing is under way (`until` null). GET /v1/posts/{id} reads it live; lists and " +
             "webhook events carry it as of the post's last write (`rate_limit` and `retry` only).",
         }),
+      warnings: z
+        .array(
+          z.strictObject({
+            code: z.string().meta({
+              description:
+                'What happened: `visibility_restricted` (YouTube made the video private because the Google Cloud project is not audited).',
+            }),
+            message: z.string().meta({ description: 'What it means and what to do, for a person.' }),
+          }),
+        )
+        .meta({
+          description:
+            'What the network did otherwise than asked although the channel is published (the post still counts as published). Always present; empty when there is nothing to say.',
+        }),
       blocks: z.array(
         z.strictObject({
           content: z.string(),

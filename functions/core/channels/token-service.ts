@@ -206,9 +206,11 @@ export class TokenService {
     }
     const now = deps.clock.now();
     const policy = (auth as NetworkAuth).policy;
+    // Issued now by Herald's clock (the proactive sweep's age counts from it), not the host's.
+    const stamped = { ...refreshed, issuedAt: now.toISOString() };
     const update = {
-      tokenCiphertext: await sealTokens(cipher, channel.channelId, refreshed),
-      ...tokenFields(policy, refreshed, now),
+      tokenCiphertext: await sealTokens(cipher, channel.channelId, stamped),
+      ...tokenFields(policy, stamped, now),
       updatedAt: now.toISOString(),
     };
     if (!(await deps.accounts.replaceTokens(channel.workspaceId, channel.channelId, version, update))) {

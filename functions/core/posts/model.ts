@@ -28,9 +28,16 @@ export interface PostBlock {
   /** The network's id of the published block; null until it is live. */
   remoteId: string | null;
   remoteUrl: string | null;
-  /** Network references kept for replies, edits and deletes (e.g. Bluesky's uri and cid). */
+  /**
+   * Network references kept for replies, edits and deletes (e.g. Bluesky's uri and cid). A key
+   * `warning.<code>` (WARNING_META_PREFIX) holds a warning about the published block: its message
+   * (YouTube's `warning.visibility_restricted`); the post view lists them as the channel's `warnings`.
+   */
   remoteMeta?: Record<string, string>;
 }
+
+/** Block meta keys starting with this carry a warning for the channel's result: `warning.<code>` → message. */
+export const WARNING_META_PREFIX = 'warning.';
 
 export interface PostChannel {
   channelId: string;

@@ -1,6 +1,6 @@
 import { getPlatform } from '../../platforms/catalog.ts';
 import type { BlockActivity } from '../../ports/posts.ts';
-import type { PostChannel, PostRecord } from './model.ts';
+import { type PostChannel, type PostRecord, WARNING_META_PREFIX } from './model.ts';
 
 /**
  * Why a `publishing` channel is not moving right now, and until when (null when it is not waiting):
@@ -80,8 +80,25 @@ export const channelWaiting = (
 };
 
 /**
+ * The warnings about a channel's published blocks (kept in each block's `remoteMeta` as
+ * `warning.<code>`: message), one per code, in block order. Empty when there are none.
+ */
+export const channelWarnings = (channel: PostChannel): { code: string; message: string }[] => {
+  const warnings = new Map<string, string>();
+  for (const block of channel.blocks) {
+    for (const [key, message] of Object.entries(block.remoteMeta ?? {})) {
+      const code = key.startsWith(WARNING_META_PREFIX) ? key.slice(WARNING_META_PREFIX.length) : '';
+      if (code !== '' && !warnings.has(code)) warnings.set(code, message);
+    }
+  }
+  return [...warnings].map(([code, message]) => ({ code, message }));
+};
+
+/**
  * A post as GET /v1/posts/{id} returns it: spec 2.2 plus `mode`, `createdAt`, `updatedAt`,
- * `tags`, and per channel `title`, `postType`, `options`, per block `mediaIds` and `mediaAltText`.
+ * `tags`, and per channel `title`, `postType`, `options`, `warnings` (what the network did
+ * otherwise than asked although the post is live, such as YouTube's `visibility_restricted`), per
+ * block `mediaIds` and `mediaAltText`.
  * Webhook events carry this same shape.
  */
 export const postView = (
@@ -111,6 +128,7 @@ export const postView = (
     postType: channel.postType,
     options: channel.options,
     waiting: channelWaiting(channel, live?.now ?? new Date(post.updatedAt), live?.activity),
+    warnings: channelWarnings(channel),
     blocks: channel.blocks.map((block) => ({
       content: block.content,
       mediaIds: block.mediaIds,

@@ -1,3 +1,4 @@
+import { WARNING_META_PREFIX } from '../../core/posts/model.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -51,6 +52,10 @@ import {
  * rate-limited for 24 hours; `rateLimitExceeded`/`userRateLimitExceeded`/429 → rate-limited for
  * `Retry-After` or a minute; 5xx → transient (unknown outcome only where a video may have been
  * made); other 4xx → permanent with YouTube's reason.
+ *
+ * A project that has not passed YouTube's API audit gets its uploads locked to private (see
+ * `visibilityWarning`): the video is on YouTube, so the block is published, with a warning kept in
+ * its meta (`warning.visibility_restricted`) that GET /v1/posts/{id} shows on the channel.
  *
  * Edits read the video first and send the whole snippet back (YouTube's `videos.update` replaces
  * it); deletes are `videos.delete`. `lookup` asks the saved session (a completed session answers
@@ -212,6 +217,24 @@ const refusalOf = (video: VideoResource): string | null => {
   return null;
 };
 
+/**
+ * The warning for a video YouTube made private although the upload asked for `requested`, or
+ * null. Google locks to private every video `videos.insert` uploads from an API project created
+ * after 28 July 2020 that has not passed its audit
+ * (https://developers.google.com/youtube/v3/docs/videos/insert); the API shows it only as
+ * `status.privacyStatus: "private"` in the insert's answer and in `videos.list`.
+ */
+export const visibilityWarning = (requested: string, applied: string | undefined): string | null => {
+  if (requested === 'private' || applied !== 'private') return null;
+  return (
+    `YouTube made the video private although it was sent as ${requested}: videos uploaded through ` +
+    "the YouTube Data API by a Google Cloud project that has not passed YouTube's API audit are " +
+    'locked to private. The project owner must apply for the audit ' +
+    '(https://support.google.com/youtube/contact/yt_api_form); this video stays private and must ' +
+    'be uploaded again once the project is audited.'
+  );
+};
+
 export class YouTubeClient implements NetworkClient {
   readonly platform = 'youtube' as const;
   readonly consistencyWindowSeconds: number;
@@ -371,6 +394,7 @@ export class YouTubeClient implements NetworkClient {
         videoId,
         uploadedAt: this.now(),
         ...(resource?.snippet?.channelId ? { channelId: resource.snippet.channelId } : {}),
+        ...(resource?.status?.privacyStatus ? { appliedPrivacy: resource.status.privacyStatus } : {}),
       });
     }
     const block: RemoteBlock = {
@@ -398,9 +422,15 @@ export class YouTubeClient implements NetworkClient {
       if (outcome) block.meta.thumbnail = outcome;
       await keeper.save({ thumbnailDone: true });
     }
+    const inserted = resource;
     resource = await this.awaitProcessing(input, videoId, keeper, deps);
     const failed = resource ? refusalOf(resource) : null;
     if (failed) throw new NetworkError('permanent', failed);
+    const warning = visibilityWarning(
+      this.resourceOf(input).status.privacyStatus,
+      resource?.status?.privacyStatus ?? inserted?.status?.privacyStatus,
+    );
+    if (warning) block.meta[`${WARNING_META_PREFIX}visibility_restricted`] = warning;
     return block;
   }
 
@@ -464,7 +494,13 @@ export class YouTubeClient implements NetworkClient {
       });
       session = opened.headers.location;
       if (!session) throw new NetworkError('transient', 'YouTube opened no upload session (no Location).');
-      await keeper.save({ session, mediaId: video.mediaId, size: video.size, offset: 0 });
+      await keeper.save({
+        session,
+        mediaId: video.mediaId,
+        size: video.size,
+        offset: 0,
+        privacy: this.resourceOf(input).status.privacyStatus,
+      });
     }
     return (await uploadFrom(deps, keeper, session, video, offset)) as VideoResource | null;
   }
@@ -608,18 +644,26 @@ export class YouTubeClient implements NetworkClient {
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
     if (input.parent) return null;
     const saved = stateOf(input.saved);
-    const found = (id: string, channelId?: string): RemoteBlock => ({
-      remoteId: id,
-      remoteUrl: watchUrl(id),
-      meta: { videoId: id, ...(channelId ? { channelId } : {}) },
-    });
+    const found = (id: string, channelId?: string, applied = saved.appliedPrivacy): RemoteBlock => {
+      // The upload's own answer said whether YouTube locked the video (see `visibilityWarning`).
+      const warning = saved.privacy ? visibilityWarning(saved.privacy, applied) : null;
+      return {
+        remoteId: id,
+        remoteUrl: watchUrl(id),
+        meta: {
+          videoId: id,
+          ...(channelId ? { channelId } : {}),
+          ...(warning ? { [`${WARNING_META_PREFIX}visibility_restricted`]: warning } : {}),
+        },
+      };
+    };
     if (saved.videoId) return found(saved.videoId, saved.channelId);
     if (saved.session && saved.size) {
       const status = await querySession(this.resumableDeps(input), saved.session, saved.size);
       if (!('gone' in status)) {
         if (status.done) {
           const video = status.video as VideoResource | undefined;
-          if (video?.id) return found(video.id, video.snippet?.channelId);
+          if (video?.id) return found(video.id, video.snippet?.channelId, video.status?.privacyStatus);
         } else {
           // The upload has not completed: no video exists.
           return null;

@@ -19,7 +19,13 @@ import {
  * form) → `{ access_token, expires_in, refresh_token, scope, token_type }` (1 hour; refreshes keep
  * the refresh token) and `POST /revoke?token=` (unknown token: 400 `invalid_token`). Refused codes
  * and refresh tokens are 400 `invalid_grant`. The API itself, `channels.list` included, is the
- * YouTube simulator's (simulator.ts), which asks `channelOf` for the channel behind a token.
+ * YouTube simulator's (simulator.ts), which asks `channelOf` for the channel behind a token and
+ * `scopesOf` for the scopes its grant holds (exactly those asked for, or fewer with `sim_scopes`).
+ *
+ * A refresh token unused for six months dies (Google: "The user has not used the refresh token for
+ * six months", https://developers.google.com/identity/protocols/oauth2#expiration): a refresh
+ * with it is 400 `invalid_grant` from then on. "Unused" is measured on the simulator's clock
+ * (`now`, which the YouTube simulator can move forward), from the code exchange or the last refresh.
  */
 const oauthError = (status: number, error: string, description: string): SimResponse => ({
   status,
@@ -32,10 +38,42 @@ export const simYouTubeChannelId = (accountId: string) =>
 /** The mount, and the channel behind an access token it issued (null for another token). */
 export type YouTubeOAuthMount = SimOAuthMount & {
   channelOf(token: string): { id: string; title: string; customUrl: string } | null;
+  /** The scopes granted with a token the simulator issued; null for a token it did not issue. */
+  scopesOf(token: string): string[] | null;
 };
 
-export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouTubeOAuthMount => {
+/** Google's idle limit for a refresh token: six months (here 183 days). */
+export const REFRESH_TOKEN_IDLE_SECONDS = 183 * 86_400;
+
+export interface YouTubeOAuthOptions {
+  app?: SimOAuthApp;
+  /** The simulator's clock (ms), for the refresh tokens' idle limit; default the system's. */
+  now?: () => number;
+  /** How long a refresh token may go unused (default six months). */
+  refreshIdleSeconds?: number;
+}
+
+export const youtubeOAuthSimulator = (options: YouTubeOAuthOptions = {}): YouTubeOAuthMount => {
   const app = options.app ?? simOAuthApp('youtube');
+  const now = options.now ?? Date.now;
+  const idleMs = (options.refreshIdleSeconds ?? REFRESH_TOKEN_IDLE_SECONDS) * 1000;
+  /** When each refresh token was issued or last used, on the simulator's clock. */
+  const lastUsed = new Map<string, number>();
+  const used = (issued: IssuedTokens) => {
+    if (issued.refreshToken) lastUsed.set(issued.refreshToken, now());
+    return issued;
+  };
+  const refreshed = (refreshToken: string) => {
+    const last = lastUsed.get(refreshToken);
+    if (last !== undefined && now() - last > idleMs) {
+      // Dead for good: Google does not bring an idle token back.
+      store.revoke(refreshToken);
+      lastUsed.delete(refreshToken);
+    }
+    const issued = store.refresh(refreshToken, app.clientId);
+    if (!('error' in issued)) lastUsed.set(refreshToken, now());
+    return issued;
+  };
   const store = new SimTokenStore({
     prefix: 'ya29',
     defaults: { accessSeconds: 3599, refreshSeconds: null },
@@ -129,11 +167,11 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouT
                 ? oauthError(400, 'redirect_uri_mismatch', 'Bad Request')
                 : oauthError(400, 'invalid_grant', 'Bad Request'),
           );
-          return answer(store.issue(grant), offline.delete(code));
+          return answer(used(store.issue(grant)), offline.delete(code));
         }
         if (params.grant_type === 'refresh_token') {
           return answer(
-            orRefuse(store.refresh(params.refresh_token ?? '', app.clientId), () =>
+            orRefuse(refreshed(params.refresh_token ?? ''), () =>
               oauthError(400, 'invalid_grant', 'Token has been expired or revoked.'),
             ),
             false,
@@ -154,5 +192,9 @@ export const youtubeOAuthSimulator = (options: { app?: SimOAuthApp } = {}): YouT
       },
     },
   ]);
-  return { ...mount, channelOf };
+  const scopesOf = (token: string) => {
+    const grant = store.grantOf(token);
+    return grant ? [...grant.scopes] : null;
+  };
+  return { ...mount, channelOf, scopesOf };
 };

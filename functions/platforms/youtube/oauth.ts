@@ -6,9 +6,20 @@ import { hostOf, oauthCall, tokenSetOf, urlWith } from '../oauth-http.ts';
  * YouTube through Google OAuth 2.0 (web server flow with PKCE). Consent at
  * `https://accounts.google.com/o/oauth2/v2/auth` with `access_type=offline&prompt=consent` (so a
  * refresh token comes every time); `POST https://oauth2.googleapis.com/token` for the code and
- * refreshes (access tokens about 1 hour; the refresh token is kept, and dies after 6 months unused
- * or 7 days for apps in "Testing"); `POST https://oauth2.googleapis.com/revoke`. The channels of the
+ * refreshes (access tokens about 1 hour; the refresh token is kept, and dies after 6 months unused,
+ * so idle channels are refreshed every 30 days by the token sweep, or after 7 days for apps in
+ * "Testing"); `POST https://oauth2.googleapis.com/revoke`. The channels of the
  * grant (`GET /youtube/v3/channels?mine=true`) are the targets; the account is the first.
+ */
+/** An idle YouTube channel's tokens are refreshed by the token sweep after this long (30 days). */
+export const YOUTUBE_IDLE_REFRESH_SECONDS = 30 * 86_400;
+
+/**
+ * The scopes Herald asks for, each for calls it makes (Google's discovery document lists the
+ * scopes each method accepts): `youtube.upload` for `videos.insert` and `thumbnails.set`;
+ * `youtube.force-ssl` for `videos.update`, `videos.delete` and `captions.insert` (which takes no
+ * other user scope); `youtube.readonly` for `videos.list` (processing, statistics),
+ * `channels.list` and `playlistItems.list`.
  */
 export const YOUTUBE_SCOPES = [
   'https://www.googleapis.com/auth/youtube.upload',
@@ -49,7 +60,16 @@ export const youtubeAuth = (config: NetworkAuthConfig): NetworkAuth => {
     kind: 'oauth2',
     usesPkce: true,
     scopes: YOUTUBE_SCOPES,
-    policy: { marginSeconds: 300, proactiveAfterSeconds: null, rotatesRefreshToken: false },
+    // A refresh token unused for six months dies (Google: "has not been used for six months",
+    // https://developers.google.com/identity/protocols/oauth2#expiration): the token sweep
+    // refreshes a channel whose tokens were last refreshed 30 days ago, which every use of the
+    // channel does within the hour (access tokens live one hour), so only an idle channel waits
+    // for the sweep, and it is kept alive with five months to spare.
+    policy: {
+      marginSeconds: 300,
+      proactiveAfterSeconds: YOUTUBE_IDLE_REFRESH_SECONDS,
+      rotatesRefreshToken: false,
+    },
     hasTargets: true,
     authorizeUrl: ({ app, redirectUri, state, codeChallenge }) =>
       urlWith(`${accounts}/o/oauth2/v2/auth`, {

@@ -10,7 +10,9 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
+import { SimProjectAudit } from './audit-simulator.ts';
 import { youtubeOAuthSimulator } from './oauth-simulator.ts';
+import { requireYouTubeScope, type YouTubeMethod } from './scopes-simulator.ts';
 import { type ResumableOptions, resumableUploads, type UploadSession } from './upload-simulator.ts';
 
 /**
@@ -42,6 +44,14 @@ import { type ResumableOptions, resumableUploads, type UploadSession } from './u
  * `POST /_sim/youtube/fail-next-processing { outcome }`, `POST /_sim/youtube/quota { exceeded }`,
  * `POST /_sim/youtube/statistics { id, viewCount, likeCount, commentCount, favoriteCount }` (else
  * the statistics grow with the video's age, a real second counting as a simulated hour).
+ *
+ * Grants (issue 26), each in a module of its own:
+ * - scopes (scopes-simulator.ts): every data route requires one of its method's scopes from a
+ *   token the OAuth simulator issued, else 403 `insufficientPermissions`;
+ * - the project audit (audit-simulator.ts): the app's project is unaudited unless `audited`, and
+ *   its uploads are locked to private (`POST /_sim/youtube/project { audited }` switches it);
+ * - the clock: refresh tokens die after six months unused on the simulator's clock, which
+ *   `POST /_sim/youtube/clock { advanceSeconds }` moves forward (oauth-simulator.ts).
  */
 
 export const YOUTUBE_CATEGORY_IDS = [
@@ -154,6 +164,10 @@ export interface SimYouTubeVideo {
   statistics: { viewCount: number; likeCount: number; commentCount: number; favoriteCount: number } | null;
   /** Chunks the upload took (resumes included). */
   chunks: number;
+  /** The privacy the upload (or the last update) asked for; `privacyStatus` is what YouTube applied. */
+  requestedPrivacyStatus: string;
+  /** Uploaded from an unaudited project: private whatever is asked (audit-simulator.ts). */
+  privacyLocked: boolean;
 }
 
 export interface YouTubeSimulatorOptions extends ResumableOptions {
@@ -163,6 +177,10 @@ export interface YouTubeSimulatorOptions extends ResumableOptions {
   processingMs?: number;
   /** Largest chunk a PUT may carry (default 64 MiB). */
   maxChunkBytes?: number;
+  /** The OAuth app's Google Cloud project passed YouTube's audit (default false: uploads are locked to private). */
+  audited?: boolean;
+  /** How long a refresh token may go unused (default six months). */
+  refreshIdleSeconds?: number;
 }
 
 export type YouTubeSimulator = Simulator & {
@@ -170,6 +188,10 @@ export type YouTubeSimulator = Simulator & {
   dropNextChunk(keep: number): void;
   failNextProcessing(outcome: 'failed' | 'rejected'): void;
   setQuotaExceeded(exceeded: boolean): void;
+  /** Makes the OAuth app's project audited (uploads as asked) or not (uploads locked to private). */
+  setAudited(audited: boolean): void;
+  /** Moves the simulator's clock forward (the refresh tokens' idle limit reads it). */
+  advanceClock(seconds: number): void;
 };
 
 const videoIdOf = () => randomBytes(8).toString('base64url').slice(0, 11);
@@ -207,7 +229,17 @@ export const startYouTubeSimulator = async (
 ): Promise<YouTubeSimulator> => {
   const processingMs = options.processingMs ?? 300;
   const videos = new Map<string, SimYouTubeVideo>();
-  const oauth = youtubeOAuthSimulator(options.oauth);
+  // --- Grants (issue 26): the simulator's clock, the project's audit, the scopes of each route. ---
+  let clockOffsetMs = 0;
+  const oauth = youtubeOAuthSimulator({
+    ...options.oauth,
+    now: () => Date.now() + clockOffsetMs,
+    ...(options.refreshIdleSeconds !== undefined ? { refreshIdleSeconds: options.refreshIdleSeconds } : {}),
+  });
+  const audit = new SimProjectAudit(options.audited ?? false);
+  const requireScope = (ctx: SimContext, method: YouTubeMethod) =>
+    requireYouTubeScope(oauth.scopesOf, ctx.token, method);
+  // --- end of grants ---
   let quotaExceeded = false;
   let nextOutcome: 'failed' | 'rejected' | null = null;
 
@@ -360,10 +392,14 @@ export const startYouTubeSimulator = async (
   const complete = (session: UploadSession, sha256: string) => {
     const meta = metadataOf(session.resource, false);
     const id = videoIdOf();
+    const locked = audit.locks(session.id);
     const video: SimYouTubeVideo = {
       id,
       account: session.account,
       ...meta,
+      privacyStatus: locked ? 'private' : meta.privacyStatus,
+      requestedPrivacyStatus: meta.privacyStatus,
+      privacyLocked: locked,
       publishedAt: new Date().toISOString(),
       size: session.received,
       sha256,
@@ -412,6 +448,7 @@ export const startYouTubeSimulator = async (
     onReset: () => {
       videos.clear();
       uploads.reset();
+      audit.reset();
       quotaExceeded = false;
       nextOutcome = null;
     },
@@ -421,6 +458,7 @@ export const startYouTubeSimulator = async (
         path: '/upload/youtube/v3/videos',
         handler: (ctx) => {
           record = ctx.record;
+          requireScope(ctx, 'videos.insert');
           const channel = channelOf(ctx);
           if (ctx.query.get('uploadType') !== 'resumable')
             return googleError(400, 'badRequest', 'Herald sends videos with uploadType=resumable only.');
@@ -436,6 +474,7 @@ export const startYouTubeSimulator = async (
           const meta = metadataOf(ctx.body, false);
           const lose = ctx.screen(`${meta.title}\n${meta.description}`, channel.id);
           const session = uploads.open(channel.id, objectOf(ctx.body) ?? {}, size, type, lose);
+          audit.opened(session.id, oauth.scopesOf(ctx.token ?? '') !== null);
           const host = headerOf(ctx.headers, 'host') ?? '127.0.0.1';
           return {
             status: 200,
@@ -462,6 +501,7 @@ export const startYouTubeSimulator = async (
         method: 'GET',
         path: '/youtube/v3/videos',
         handler: (ctx) => {
+          requireScope(ctx, 'videos.list');
           channelOf(ctx);
           const parts = (ctx.query.get('part') ?? '').split(',');
           const ids = (ctx.query.get('id') ?? '').split(',').filter((id) => id !== '');
@@ -481,6 +521,7 @@ export const startYouTubeSimulator = async (
         method: 'PUT',
         path: '/youtube/v3/videos',
         handler: (ctx) => {
+          requireScope(ctx, 'videos.update');
           const channel = channelOf(ctx);
           const parts = (ctx.query.get('part') ?? '').split(',');
           const body = objectOf(ctx.body);
@@ -495,7 +536,9 @@ export const startYouTubeSimulator = async (
           video.tags = meta.tags;
           video.categoryId = meta.categoryId;
           if (parts.includes('status')) {
-            video.privacyStatus = meta.privacyStatus;
+            // A video locked to private stays private (audit-simulator.ts).
+            video.requestedPrivacyStatus = meta.privacyStatus;
+            video.privacyStatus = video.privacyLocked ? 'private' : meta.privacyStatus;
             video.madeForKids = meta.madeForKids;
           }
           ctx.record({
@@ -513,6 +556,7 @@ export const startYouTubeSimulator = async (
         method: 'DELETE',
         path: '/youtube/v3/videos',
         handler: (ctx) => {
+          requireScope(ctx, 'videos.delete');
           const channel = channelOf(ctx);
           const video = ownVideo(ctx, ctx.query.get('id'), channel.id);
           videos.delete(video.id);
@@ -533,6 +577,7 @@ export const startYouTubeSimulator = async (
         rawBody: true,
         maxBodyBytes: 8 * 1024 * 1024,
         handler: (ctx) => {
+          requireScope(ctx, 'thumbnails.set');
           const channel = channelOf(ctx);
           const video = ownVideo(ctx, ctx.query.get('videoId'), channel.id);
           const type = headerOf(ctx.headers, 'content-type') ?? '';
@@ -563,6 +608,7 @@ export const startYouTubeSimulator = async (
         rawBody: true,
         maxBodyBytes: 100 * 1024 * 1024,
         handler: (ctx) => {
+          requireScope(ctx, 'captions.insert');
           const channel = channelOf(ctx);
           if (ctx.query.get('uploadType') !== 'multipart')
             return googleError(400, 'badRequest', 'Send the caption with uploadType=multipart.');
@@ -639,6 +685,7 @@ export const startYouTubeSimulator = async (
         method: 'GET',
         path: '/youtube/v3/channels',
         handler: (ctx) => {
+          requireScope(ctx, 'channels.list');
           const channel = channelOf(ctx);
           if (ctx.query.get('mine') !== 'true')
             return googleError(400, 'missingRequiredParameter', 'No filter selected.');
@@ -663,6 +710,7 @@ export const startYouTubeSimulator = async (
         method: 'GET',
         path: '/youtube/v3/playlistItems',
         handler: (ctx) => {
+          requireScope(ctx, 'playlistItems.list');
           channelOf(ctx);
           const playlistId = ctx.query.get('playlistId') ?? '';
           if (!playlistId.startsWith('UU'))
@@ -743,6 +791,31 @@ export const startYouTubeSimulator = async (
           return { status: 204 };
         },
       },
+      // --- Grants (issue 26): the project's audit and the simulator's clock. ---
+      {
+        method: 'POST',
+        path: '/_sim/youtube/project',
+        auth: false,
+        handler: (ctx) => {
+          const audited = objectOf(ctx.body)?.audited;
+          if (typeof audited !== 'boolean')
+            return googleError(400, 'badRequest', 'Send { "audited": true | false }');
+          audit.audited = audited;
+          return { status: 204 };
+        },
+      },
+      {
+        method: 'POST',
+        path: '/_sim/youtube/clock',
+        auth: false,
+        handler: (ctx) => {
+          const seconds = objectOf(ctx.body)?.advanceSeconds;
+          if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
+            return googleError(400, 'badRequest', 'Send { "advanceSeconds": <seconds, at least 0> }');
+          clockOffsetMs += seconds * 1000;
+          return { status: 204 };
+        },
+      },
       {
         method: 'POST',
         path: '/_sim/youtube/statistics',
@@ -770,6 +843,12 @@ export const startYouTubeSimulator = async (
     },
     setQuotaExceeded: (exceeded: boolean) => {
       quotaExceeded = exceeded;
+    },
+    setAudited: (audited: boolean) => {
+      audit.audited = audited;
+    },
+    advanceClock: (seconds: number) => {
+      clockOffsetMs += seconds * 1000;
     },
   });
 };

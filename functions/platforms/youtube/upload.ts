@@ -43,6 +43,9 @@ export interface YouTubeUploadState {
   captionsDone?: string[];
   /** When the upload completed (ms), for the processing wait's bound. */
   uploadedAt?: number;
+  /** The privacy the upload asked for, and the one YouTube's answer gave the video (a lookup's warning). */
+  privacy?: string;
+  appliedPrivacy?: string;
 }
 
 export const stateOf = (saved: Record<string, unknown> | null | undefined): YouTubeUploadState => {
@@ -68,6 +71,8 @@ export const stateOf = (saved: Record<string, unknown> | null | undefined): YouT
       : undefined,
   );
   assign('uploadedAt', num(s.uploadedAt));
+  assign('privacy', str(s.privacy));
+  assign('appliedPrivacy', str(s.appliedPrivacy));
   return state;
 };
 
