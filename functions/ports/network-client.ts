@@ -150,6 +150,12 @@ export class NetworkError extends Error {
        */
       tokenExpired?: boolean;
       /**
+       * With kind `reconnect`: the token lacks a permission (scope) the call needs; the message
+       * names it and says that reconnecting grants it. The channel's `needs_reconnect` event and
+       * failure carry that message instead of "expired or revoked".
+       */
+      missingPermission?: boolean;
+      /**
        * With kind `transient`: the network's rate limit (not an outage). The engine waits until
        * `retryAfterSeconds` without spending an attempt; without it (a reset not announced), in
        * growing steps up to `resetBySeconds` (see core/publishing/rate-limit-wait.ts).

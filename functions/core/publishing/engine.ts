@@ -1275,12 +1275,13 @@ export class PublishingEngine {
     );
   }
 
-  /** `error`: the network's refusal, whose message says why (a missing permission, named) when given. */
+  /** `error`: the network's refusal; a missing permission's message (it names it) is what the event and the failure say. */
   private async reconnectNeeded(
     post: PostRecord,
     channel: PostChannel,
     error?: NetworkError,
   ): Promise<ChannelOutcome> {
+    const why = error?.details.missingPermission ? error.message : undefined;
     const { changed } = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
     const extraEvents: OutboxEvent[] = [];
     if (changed) {
@@ -1291,15 +1292,15 @@ export class PublishingEngine {
           platform: channel.platform,
           channelName: record?.name ?? channel.channelId,
           postId: post.postId,
-          error: error?.message ?? 'The access token expired or was revoked.',
+          error: why ?? 'The access token expired or was revoked.',
         }),
       );
     }
     return this.failChannel(
       post,
       channel.channelId,
-      error
-        ? `The channel must be reconnected, then the post published again: ${error.message}`
+      why
+        ? `The channel must be reconnected, then the post published again: ${why}`
         : 'The access token of this channel expired or was revoked; reconnect the channel, then publish again.',
       extraEvents,
     );

@@ -47,7 +47,7 @@ export const missingPermissionError = (needs: Needs, said: string, status: numbe
   new NetworkError(
     'reconnect',
     `Instagram refused the call for a missing permission: it needs ${needs ? `${needs} (with instagram_business_basic)` : 'instagram_business_basic'}, which this channel's token does not hold (granted before Herald asked for it, or taken back since). Reconnecting the channel grants it. Instagram said: ${said}`,
-    { status },
+    { status, missingPermission: true },
   );
 
 /**
@@ -141,6 +141,7 @@ export const classifyInstagramFailure = (failure: HttpFailure, now: Date = new D
   if (isGraphPermissionCode(code)) {
     return new NetworkError('reconnect', `${described}: reconnect the channel to grant the permission`, {
       status,
+      missingPermission: true,
     });
   }
   if (subcode === CAP_SUBCODE) {

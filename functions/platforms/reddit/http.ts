@@ -77,7 +77,7 @@ export const classifyRedditFailure = (failure: HttpFailure, now: Date = new Date
     return new NetworkError(
       'reconnect',
       "Reddit refused the call: the channel's grant lacks the OAuth scope it needs (insufficient_scope); reconnect the channel to grant it.",
-      { status },
+      { status, missingPermission: true },
     );
   }
   if (status === 403) {

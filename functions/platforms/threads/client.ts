@@ -105,7 +105,7 @@ const missingPermissionError = (needs: readonly Permission[], said: string, stat
   new NetworkError(
     'reconnect',
     `Threads refused the call for a missing permission: it needs ${needs.length > 0 ? `${needs.join(' and ')} (with threads_basic)` : 'threads_basic'}, which this channel's token does not hold (granted before Herald asked for it, or taken back since). Reconnecting the channel grants it.${after} Threads said: ${said}`,
-    { status },
+    { status, missingPermission: true },
   );
 
 /**
@@ -141,6 +141,7 @@ export const classifyThreadsFailure = (failure: HttpFailure, now: Date = new Dat
   if (isGraphPermissionCode(code)) {
     return new NetworkError('reconnect', `${message}: reconnect the channel to grant the permission`, {
       status,
+      missingPermission: true,
     });
   }
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code)) || (code ?? 0) >= 80_000) {

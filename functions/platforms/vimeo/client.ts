@@ -169,7 +169,7 @@ export const classifyVimeoFailure = (failure: HttpFailure, now: Date = new Date(
     return new NetworkError(
       'reconnect',
       `Vimeo refused the call: the channel's grant lacks the "${missingScope}" scope; reconnect the channel to grant it.`,
-      { status },
+      { status, missingPermission: true },
     );
   }
   if (status === 403 && (QUOTA_CODES.has(Number(code)) || /quota|space|storage/i.test(message))) {
