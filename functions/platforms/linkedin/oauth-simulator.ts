@@ -154,18 +154,18 @@ export const linkedInOAuthSimulator = (options: LinkedInOAuthSimulatorOptions = 
         auth: false,
         handler: async (ctx) => {
           const route = ctx.query.get('client_id') === pageApp.clientId ? pageAuthorize : memberAuthorize;
-          const answer = await route.handler(ctx);
+          const consent = await route.handler(ctx);
           // LinkedIn names the first scope the app's products do not grant.
-          const location = answer.headers?.location;
-          if (typeof location !== 'string') return answer;
+          const location = consent.headers?.location;
+          if (typeof location !== 'string') return consent;
           const back = new URL(location);
-          if (back.searchParams.get('error') !== 'unauthorized_scope_error') return answer;
+          if (back.searchParams.get('error') !== 'unauthorized_scope_error') return consent;
           const scope = /^Unknown scope: ([^,]+)/.exec(back.searchParams.get('error_description') ?? '')?.[1];
           back.searchParams.set(
             'error_description',
             `Scope "${scope}" is not authorized for your application`,
           );
-          return { ...answer, headers: { ...answer.headers, location: back.toString() } };
+          return { ...consent, headers: { ...consent.headers, location: back.toString() } };
         },
       },
       {
