@@ -752,8 +752,13 @@ export interface components {
                 maxBlocks: number;
                 /** @description Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments). */
                 continuationMaxLength?: number;
-                /** @description true: the blocks after the first carry text only (LinkedIn comments). */
+                /** @description true: the blocks after the first carry text only (Facebook, Instagram, Reddit comments). */
                 continuationTextOnly?: boolean;
+                /** @description What each block after the first may carry where it is less than the first (LinkedIn comments: one JPEG, PNG or GIF image). */
+                continuationMedia?: {
+                    maxMedia: number;
+                    acceptedMimeTypes: string[];
+                };
                 continuation: ("reply" | "comment") | null;
                 title: {
                     required: boolean;

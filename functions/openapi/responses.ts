@@ -153,10 +153,17 @@ export const platformSchema = z
         description:
           'Text limit of every block after the first, where it is below `maxLength` (LinkedIn comments).',
       }),
-      continuationTextOnly: z
-        .boolean()
+      continuationTextOnly: z.boolean().optional().meta({
+        description:
+          'true: the blocks after the first carry text only (Facebook, Instagram, Reddit comments).',
+      }),
+      continuationMedia: z
+        .strictObject({ maxMedia: z.number().int(), acceptedMimeTypes: z.array(z.string()) })
         .optional()
-        .meta({ description: 'true: the blocks after the first carry text only (LinkedIn comments).' }),
+        .meta({
+          description:
+            'What each block after the first may carry where it is less than the first (LinkedIn comments: one JPEG, PNG or GIF image).',
+        }),
       continuation: z.enum(['reply', 'comment']).nullable(),
       title: z.strictObject({ required: z.boolean(), maxLength: z.number().int() }).nullable(),
       options: z

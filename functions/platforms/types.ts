@@ -62,8 +62,13 @@ export interface PlatformLimits {
   maxBlocks: number;
   /** Text limit of the later blocks where it is below `maxLength` (LinkedIn comments: 1,250); absent: `maxLength`. */
   continuationMaxLength?: number;
-  /** true: the later blocks carry text only (LinkedIn comments); absent: they take media like the first. */
+  /** true: the later blocks carry text only (Facebook, Instagram, Reddit comments); absent: they take media like the first. */
   continuationTextOnly?: boolean;
+  /**
+   * What the later blocks may carry where it is less than the first (LinkedIn comments: one image,
+   * JPEG, PNG or GIF); absent: as the first block (or nothing with `continuationTextOnly`).
+   */
+  continuationMedia?: { maxMedia: number; acceptedMimeTypes: string[] };
   continuation: Continuation;
   /** null: the network has no title. */
   title: { required: boolean; maxLength: number } | null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
-import type { SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
+import type { SimCommentContent, SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadLargeMedia, uploadMedia } from '../support/media-upload.ts';
@@ -30,7 +30,12 @@ const simMedia = async (): Promise<SimLinkedInMedia[]> =>
 const simPost = async (urn: string) =>
   (
     (await (await fetch(`${simUrl()}/_sim/linkedin/posts`)).json()) as {
-      data: { urn: string; text: string; content: SimPostContent | null }[];
+      data: {
+        urn: string;
+        text: string;
+        content: SimPostContent | null;
+        comments: { urn: string; text: string; content: SimCommentContent | null }[];
+      }[];
     }
   ).data.find((post) => post.urn === urn);
 const urnOf = (remoteUrl: string) => /\/feed\/update\/([^/]+)\/$/.exec(remoteUrl)?.[1] as string;
@@ -91,5 +96,56 @@ describe('media to LinkedIn through the API', () => {
       4 * 1024 * 1024,
       video.size - 4 * 1024 * 1024,
     ]);
+  });
+
+  it('publishes a thread whose second block carries an image: the comment shows it', async () => {
+    const marker = `li-comment-image-${Date.now()}`;
+    const picture = await upload(mediaFiles.png(20_000), 'comment.png', 'image/png');
+    const post = await publishNow([
+      { content: `${marker} 1/3`, mediaIds: [] },
+      { content: `${marker} 2/3`, mediaIds: [picture.id] },
+      { content: `${marker} 3/3`, mediaIds: [] },
+    ]);
+    expect(post.status).toBe('published');
+    const arrived = await simPost(urnOf(post.channels[0].blocks[0].remoteUrl));
+    const file = (await simMedia()).find((m) => m.kind === 'image' && m.size === picture.size);
+    expect(file).toMatchObject({ status: 'AVAILABLE' });
+    expect(
+      arrived?.comments
+        .map((comment) => [comment.text, comment.content])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    ).toEqual([
+      [`${marker} 2/3`, [{ entity: { image: file?.urn } }]],
+      [`${marker} 3/3`, null],
+    ]);
+  });
+
+  it('refuses two files or a video on a later block before saving (422, the spec media codes)', async () => {
+    const a = await upload(mediaFiles.png(5_000), 'a2.png', 'image/png');
+    const b = await upload(mediaFiles.jpeg(5_000), 'b2.jpg', 'image/jpeg');
+    const create = (mediaIds: string[]) =>
+      rt.api('/posts', {
+        method: 'POST',
+        key: ws.key,
+        body: {
+          intent: 'draft',
+          channels: [
+            {
+              channelId: ws.channels.linkedin,
+              blocks: [{ content: 'first' }, { content: 'second', mediaIds }],
+            },
+          ],
+        },
+      });
+    const two = await create([a.id, b.id]);
+    expect(two.status).toBe(422);
+    expect(two.body.error).toMatchObject({ code: 'too_many_media', field: 'channels[0].blocks[1].mediaIds' });
+    const video = await uploadLarge(mediaFiles.mp4(1_000_000), 'c2.mp4', 'video/mp4');
+    const withVideo = await create([video.id]);
+    expect(withVideo.status).toBe(422);
+    expect(withVideo.body.error).toMatchObject({
+      code: 'media_type_not_accepted',
+      field: 'channels[0].blocks[1].mediaIds[0]',
+    });
   });
 });

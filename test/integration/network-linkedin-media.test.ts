@@ -6,7 +6,11 @@ import {
   type LinkedInClient,
 } from '../../functions/platforms/linkedin/client.ts';
 import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
-import { type SimPostContent, startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
+import {
+  type SimCommentContent,
+  type SimPostContent,
+  startLinkedInSimulator,
+} from '../../functions/platforms/linkedin/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
@@ -33,12 +37,31 @@ const file = (
   return { mediaId: `med_${name}`, mimeType, size: bytes.length, altText, url: `${filesUrl}/${name}` };
 };
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** The headers of a direct call to the simulator's versioned API, as the author. */
+const versioned = {
+  authorization: `Bearer ${credentials.accessToken}`,
+  'content-type': 'application/json',
+  'linkedin-version': DEFAULT_LINKEDIN_VERSION,
+  'x-restli-protocol-version': '2.0.0',
+};
+const waitUntil = async (check: () => Promise<boolean>, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
 const simMedia = async () =>
   ((await (await fetch(`${sim.url}/_sim/linkedin/media`)).json()) as { data: SimLinkedInMedia[] }).data;
 const simPosts = async () =>
   (
     (await (await fetch(`${sim.url}/_sim/linkedin/posts`)).json()) as {
-      data: { urn: string; text: string; content: SimPostContent | null }[];
+      data: {
+        urn: string;
+        text: string;
+        content: SimPostContent | null;
+        comments: { urn: string; actor: string; text: string; content: SimCommentContent | null }[];
+      }[];
     }
   ).data;
 
@@ -81,6 +104,7 @@ describe('LinkedIn media against the simulator', () => {
         text: 'One picture',
         deleted: false,
         content: { media: { id: image?.urn, altText: 'A red square' } },
+        comments: [],
       },
     ]);
   });
@@ -169,16 +193,101 @@ describe('LinkedIn media against the simulator', () => {
     );
     expect(webp.kind).toBe('permanent');
     const post = await client.publish(input('Parent'));
-    const comment = await failureOf(
+    const parent = { block: post, root: post };
+    // A comment takes one image: two files, or a video, are refused before anything is uploaded.
+    const two = await failureOf(
       client.publish(
-        input('Comment with a file', {
-          parent: { block: post, root: post },
-          media: [file('c.png', 'image/png', randomBytes(10))],
+        input('Comment with two files', {
+          parent,
+          media: [file('c1.png', 'image/png', randomBytes(10)), file('c2.png', 'image/png', randomBytes(10))],
         }),
       ),
     );
-    expect(comment.kind).toBe('permanent');
+    expect(two).toMatchObject({ kind: 'permanent', message: expect.stringMatching(/one image/) });
+    const video = await failureOf(
+      client.publish(
+        input('Comment with a video', { parent, media: [file('c.mp4', 'video/mp4', randomBytes(10))] }),
+      ),
+    );
+    expect(video).toMatchObject({ kind: 'permanent', message: expect.stringMatching(/one image/) });
     expect(await simMedia()).toEqual([]);
+  });
+
+  it('a comment (a later block) carries one image: uploaded as the author, AVAILABLE, shown on the comment', async () => {
+    const post = await client.publish(input('Post with a pictured comment'));
+    const png = randomBytes(2_500);
+    const comment = await client.publish(
+      input('Look at this', {
+        parent: { block: post, root: post },
+        media: [file('comment.png', 'image/png', png, 'Alt of a comment image')],
+      }),
+    );
+    const [image] = await simMedia();
+    expect(image).toMatchObject({ kind: 'image', owner: AUTHOR, status: 'AVAILABLE', sha256: sha(png) });
+    const [stored] = await simPosts();
+    expect(stored?.comments).toEqual([
+      {
+        urn: comment.remoteId,
+        actor: AUTHOR,
+        text: 'Look at this',
+        deleted: false,
+        content: [{ entity: { image: image?.urn } }],
+      },
+    ]);
+    // LinkedIn shows the image on the comment when the comments are read.
+    const listed = await fetch(
+      `${sim.url}/rest/socialActions/${encodeURIComponent(post.remoteId)}/comments`,
+      { headers: versioned },
+    );
+    const { elements } = (await listed.json()) as { elements: { commentUrn: string; content?: unknown }[] };
+    expect(elements).toEqual([
+      expect.objectContaining({
+        commentUrn: comment.remoteId,
+        content: [expect.objectContaining({ entity: { image: image?.urn }, type: 'IMAGE' })],
+      }),
+    ]);
+  });
+
+  it('the simulator holds a comment to one AVAILABLE image of its actor, in LinkedIn’s content shape', async () => {
+    const post = await client.publish(input('Parent of refused comments'));
+    const upload = async (owner: string, put = true) => {
+      const init = await fetch(`${sim.url}/rest/images?action=initializeUpload`, {
+        method: 'POST',
+        headers: versioned,
+        body: JSON.stringify({ initializeUploadRequest: { owner } }),
+      });
+      const { value } = (await init.json()) as { value: { uploadUrl: string; image: string } };
+      if (put) {
+        const done = await fetch(value.uploadUrl, {
+          method: 'PUT',
+          headers: { authorization: versioned.authorization },
+          body: randomBytes(20),
+        });
+        expect(done.status).toBe(201);
+      }
+      return value.image;
+    };
+    const mine = await upload(AUTHOR);
+    const theirs = await upload('urn:li:person:Someone1');
+    const waiting = await upload(AUTHOR, false);
+    await waitUntil(async () => (await simMedia()).find((m) => m.urn === mine)?.status === 'AVAILABLE');
+    await waitUntil(async () => (await simMedia()).find((m) => m.urn === theirs)?.status === 'AVAILABLE');
+    const comment = (content: unknown, text = 'With an image') =>
+      fetch(`${sim.url}/rest/socialActions/${encodeURIComponent(post.remoteId)}/comments`, {
+        method: 'POST',
+        headers: versioned,
+        body: JSON.stringify({ actor: AUTHOR, object: post.remoteId, message: { text }, content }),
+      });
+    expect((await comment([{ entity: { image: mine } }, { entity: { image: mine } }])).status).toBe(422);
+    expect((await comment({ entity: { image: mine } })).status).toBe(422);
+    expect((await comment([{ image: mine }])).status).toBe(422);
+    expect((await comment([{ entity: { image: 'urn:li:image:nothing' } }])).status).toBe(422);
+    expect((await comment([{ entity: { image: waiting } }])).status).toBe(422);
+    expect((await comment([{ entity: { image: theirs } }])).status).toBe(403);
+    expect((await simPosts())[0]?.comments).toEqual([]);
+    // One image of the actor, even without text, is a comment.
+    expect((await comment([{ entity: { image: mine } }], '')).status).toBe(201);
+    expect((await simPosts())[0]?.comments.map((c) => c.content)).toEqual([[{ entity: { image: mine } }]]);
   });
 
   it('the simulator refuses a post with a file that is still PROCESSING, or another owner’s', async () => {

@@ -60,10 +60,14 @@ describe.each(['linkedin', 'linkedin_page'] as const)(
       ]);
     });
 
-    it('holds the comments (later blocks) to 1,250 characters and no files, before the first block goes out', () => {
+    it('holds the comments (later blocks) to 1,250 characters and one image each, before the first block goes out', () => {
       const limits = getPlatform(id)?.limits;
       expect(limits?.continuationMaxLength).toBe(1250);
-      expect(limits?.continuationTextOnly).toBe(true);
+      expect(limits?.continuationTextOnly).toBeUndefined();
+      expect(limits?.continuationMedia).toEqual({
+        maxMedia: 1,
+        acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif'],
+      });
       const thread = (blocks: { content: string; mediaIds?: string[] }[]) => {
         try {
           validatePost(postBody.parse({ intent: 'draft', channels: [{ channelId: 'ch_li', blocks }] }), ctx);
@@ -80,9 +84,25 @@ describe.each(['linkedin', 'linkedin_page'] as const)(
         field: 'channels[0].blocks[1].content',
         message: expect.stringContaining('1250'),
       });
-      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_img0'] }])).toMatchObject({
-        code: 'media_type_not_accepted',
+      // One image on a later block (the comment's image); an image alone is a comment too.
+      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_img0'] }])).toBeNull();
+      expect(
+        thread([{ content: 'a' }, { content: '', mediaIds: ['med_img0'] }, { content: 'c' }]),
+      ).toBeNull();
+      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_img0', 'med_img1'] }])).toEqual({
+        code: 'too_many_media',
         field: 'channels[0].blocks[1].mediaIds',
+        message: expect.stringMatching(/at most 1 file; 2 were sent/),
+      });
+      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_mp4'] }])).toEqual({
+        code: 'media_type_not_accepted',
+        field: 'channels[0].blocks[1].mediaIds[0]',
+        message: expect.stringMatching(
+          /comments \(the blocks after the first\) take image\/jpeg, image\/png, image\/gif only; med_mp4 is video\/mp4/,
+        ),
+      });
+      expect(thread([{ content: 'a' }, { content: 'b', mediaIds: ['med_pdf'] }])).toMatchObject({
+        code: 'media_type_not_accepted',
       });
     });
 

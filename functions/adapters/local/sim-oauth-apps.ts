@@ -9,7 +9,8 @@ import type { OAuthApp } from '../../ports/network-auth.ts';
  */
 export const SIM_OAUTH_APPS: Record<PlatformId, OAuthApp> = Object.fromEntries(
   PLATFORM_IDS.map((platform) => {
-    const { clientId, clientSecret } = simOAuthApp(platform === 'linkedin_page' ? 'linkedin' : platform);
+    // `linkedin_page` has an app of its own: LinkedIn's Community Management API must be alone on its app.
+    const { clientId, clientSecret } = simOAuthApp(platform);
     return [platform, { clientId, clientSecret }];
   }),
 ) as Record<PlatformId, OAuthApp>;

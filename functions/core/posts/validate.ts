@@ -311,6 +311,25 @@ const checkBlock = (
 
   const seen = new Set<string>();
   const media = mediaIds.map((id, k) => checkMediaId(id, seen, platform, ctx, `${path}.mediaIds[${k}]`));
+  const later = j > 0 ? limits.continuationMedia : undefined;
+  if (later) {
+    const what = `${platform.name} ${limits.continuation ?? 'block'}s (the blocks after the first)`;
+    const k = media.findIndex((file) => !later.acceptedMimeTypes.includes(file.mimeType));
+    if (k >= 0) {
+      throw new ApiError(
+        'media_type_not_accepted',
+        `${what} take ${later.acceptedMimeTypes.join(', ')} only; ${media[k]?.mediaId} is ${media[k]?.mimeType}.`,
+        `${path}.mediaIds[${k}]`,
+      );
+    }
+    if (media.length > later.maxMedia) {
+      throw new ApiError(
+        'too_many_media',
+        `${what} take at most ${later.maxMedia} file${later.maxMedia === 1 ? '' : 's'}; ${media.length} were sent.`,
+        `${path}.mediaIds`,
+      );
+    }
+  }
   const counted = media.filter((file) => !isCompanion(file, platform));
   if (counted.length > limits.maxMedia) {
     const subtitles = counted.length === media.length ? '' : ' (subtitle files do not count)';

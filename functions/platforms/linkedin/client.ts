@@ -46,8 +46,9 @@ export { DEFAULT_LINKEDIN_VERSION };
  *
  * Media (first block): images, a video or a document through LinkedIn's Images, Videos and
  * Documents APIs (media-upload.ts), sent as `content.media` or `content.multiImage` with alt text.
- * Comments carry text only: a later block with files is refused (permanent). Access tokens last
- * 60 days; refreshing them belongs to the token store.
+ * A comment (a later block) takes one image, uploaded the same way and sent as
+ * `content: [{ entity: { image } }]` (Comments API); more files or another kind are refused
+ * (permanent). Access tokens last 60 days; refreshing them belongs to the token store.
  */
 
 export type LinkedInPlatform = 'linkedin' | 'linkedin_page';
@@ -217,13 +218,12 @@ export class LinkedInClient implements NetworkClient {
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
     const author = this.authorOf(input.credentials);
     if (input.parent) {
-      if (input.media.length > 0) {
-        throw new NetworkError(
-          'permanent',
-          'LinkedIn comments carry text only: put the files on the first block of a LinkedIn post.',
-        );
-      }
-      return this.comment(input, author, input.parent.root.remoteId);
+      // The image is AVAILABLE before the comment goes out: a comment never lacks its image.
+      const image =
+        input.media.length > 0
+          ? await this.uploader.commentImage(input.media, input.credentials, author)
+          : undefined;
+      return this.comment(input, author, input.parent.root.remoteId, image);
     }
     // Every file AVAILABLE before the post goes out: a post never lacks its media.
     const content =
@@ -260,11 +260,21 @@ export class LinkedInClient implements NetworkClient {
     return { remoteId: urn, remoteUrl: postUrl(urn), meta: { urn } };
   }
 
-  private async comment(input: PublishBlockInput, actor: string, postUrn: string): Promise<RemoteBlock> {
+  private async comment(
+    input: PublishBlockInput,
+    actor: string,
+    postUrn: string,
+    image?: string,
+  ): Promise<RemoteBlock> {
     const answer = await this.call(input.credentials, {
       method: 'POST',
       path: `/rest/socialActions/${encodeURIComponent(postUrn)}/comments`,
-      json: { actor, object: postUrn, message: { text: input.content } },
+      json: {
+        actor,
+        object: postUrn,
+        message: { text: input.content },
+        ...(image ? { content: [{ entity: { image } }] } : {}),
+      },
     });
     const header = answer.headers['x-restli-id'];
     const fromBody = stringField(answer.body, 'commentUrn');

@@ -70,6 +70,8 @@ export const linkedInMediaSimulator = (
   let failPartOnce: number | null = null;
   let uploadServer: Server | null = null;
   let uploadBase = '';
+  /** The scope check `routes()` was given. */
+  let authorizeOf: (ctx: SimContext, owner: string) => void = () => {};
 
   const settle = (item: SimLinkedInMedia) => {
     if (item.status === 'PROCESSING' && item.availableAt !== null && Date.now() >= item.availableAt) {
@@ -174,6 +176,7 @@ export const linkedInMediaSimulator = (
           'UNPROCESSABLE_ENTITY',
           'ERROR :: /initializeUploadRequest/owner :: field is required',
         );
+      authorizeOf(ctx, owner);
       if (kind === 'video') {
         const size = request?.fileSizeBytes;
         if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) {
@@ -254,6 +257,7 @@ export const linkedInMediaSimulator = (
     (ctx: SimContext): SimResponse => {
       const item = media.get(ctx.params.urn as string);
       if (!item || item.kind !== kind) return error(404, 'NOT_FOUND', `${ctx.params.urn} does not exist`);
+      authorizeOf(ctx, item.owner);
       settle(item);
       return {
         status: 200,
@@ -279,14 +283,19 @@ export const linkedInMediaSimulator = (
       media.clear();
       failPartOnce = null;
     },
-    /** The file a post may use: AVAILABLE and owned by the author; else LinkedIn's 422. */
-    usable: (urn: unknown, author: string, kinds: LinkedInMediaKind[]): SimLinkedInMedia | SimResponse => {
+    /** The file a post (or a comment, at `field`) may use: AVAILABLE and owned by the author; else LinkedIn's 422. */
+    usable: (
+      urn: unknown,
+      author: string,
+      kinds: LinkedInMediaKind[],
+      field = '/content/media/id',
+    ): SimLinkedInMedia | SimResponse => {
       const item = typeof urn === 'string' ? media.get(urn) : undefined;
       if (!item || !kinds.includes(item.kind)) {
         return error(
           422,
           'UNPROCESSABLE_ENTITY',
-          `ERROR :: /content/media/id :: ${String(urn)} is not a usable media URN`,
+          `ERROR :: ${field} :: ${String(urn)} is not a usable media URN`,
         );
       }
       settle(item);
@@ -295,12 +304,20 @@ export const linkedInMediaSimulator = (
         return error(
           422,
           'UNPROCESSABLE_ENTITY',
-          `ERROR :: /content/media/id :: ${item.urn} is ${item.status}, not AVAILABLE`,
+          `ERROR :: ${field} :: ${item.urn} is ${item.status}, not AVAILABLE`,
         );
       }
       return item;
     },
-    routes: (check: (ctx: SimContext) => void): SimRoute[] => {
+    /**
+     * The routes, each behind `check` (the versioned-API headers); `authorize(ctx, owner)` is asked
+     * whether the token may upload or read a file of `owner` (the scopes of its grant).
+     */
+    routes: (
+      check: (ctx: SimContext) => void,
+      authorize: (ctx: SimContext, owner: string) => void = () => {},
+    ): SimRoute[] => {
+      authorizeOf = authorize;
       const guarded = (handler: (ctx: SimContext) => SimResponse) => (ctx: SimContext) => {
         check(ctx);
         return handler(ctx);

@@ -112,6 +112,27 @@ export class LinkedInMediaUploader {
     }
   }
 
+  /**
+   * A comment's image (Comments API `content: [{ entity: { image } }]`): exactly one JPEG, PNG or
+   * GIF, uploaded through the Images API as `owner` and AVAILABLE; its URN.
+   */
+  async commentImage(
+    media: MediaForNetwork[],
+    credentials: NetworkCredentials,
+    owner: string,
+  ): Promise<string> {
+    const [file] = media;
+    if (media.length !== 1 || !file || linkedInMediaKind(file.mimeType) !== 'image') {
+      throw new NetworkError(
+        'permanent',
+        'A LinkedIn comment (a later block) takes one image (JPEG, PNG or GIF) and no other file.',
+      );
+    }
+    const urn = await this.single('image', file, credentials, owner);
+    await this.available('image', urn, credentials);
+    return urn;
+  }
+
   /** Uploads every file (in order) as `owner` and answers the post's `content`. */
   async content(
     media: MediaForNetwork[],

@@ -8,17 +8,36 @@ import { DEFAULT_LINKEDIN_VERSION } from './version.ts';
  * `https://www.linkedin.com/oauth/v2/authorization`; `POST /oauth/v2/accessToken` (client id and
  * secret in the form) for the code and, for apps in LinkedIn's partner programme, refreshes
  * (refresh tokens last 365 days and are not extended by refreshing); `POST /oauth/v2/revoke`.
- * Access tokens last 60 days. The member is `GET https://api.linkedin.com/v2/userinfo` (`sub`);
- * for `linkedin_page` the pages the member administers come from `GET /rest/organizationAcls`.
+ * Access tokens last 60 days.
+ *
+ * Two apps, because LinkedIn requires the Community Management API to be the only product on its
+ * app (so a page app cannot also have "Sign In with LinkedIn using OpenID Connect", and asking it
+ * for `openid` or `profile` fails the whole consent with `unauthorized_scope_error`):
+ * - `linkedin` (products Sign In with LinkedIn using OpenID Connect and Share on LinkedIn):
+ *   `openid profile w_member_social`; the member is `GET https://api.linkedin.com/v2/userinfo` (`sub`).
+ * - `linkedin_page` (Community Management API alone): `r_basicprofile` and the organization
+ *   scopes; the member is `GET /v2/me` (Profile API, `id` and localized names), the pages it
+ *   administers come from `GET /rest/organizationAcls` and `GET /rest/organizations/{id}`
+ *   (`rw_organization_admin`); posts, comments and uploads as the page need `w_organization_social`,
+ *   the page's posts and comments are read with `r_organization_social` (lookups, a comment's
+ *   metrics) and its share statistics with `rw_organization_admin`.
  */
 export const LINKEDIN_MEMBER_SCOPES = ['openid', 'profile', 'w_member_social'];
 export const LINKEDIN_PAGE_SCOPES = [
-  'openid',
-  'profile',
+  'r_basicprofile',
   'w_organization_social',
   'r_organization_social',
   'rw_organization_admin',
 ];
+
+/** The member's display name from `/v2/me`: localized first and last name, else the id. */
+const nameFromProfile = (body: unknown, id: string): string => {
+  const profile = (body ?? {}) as { localizedFirstName?: unknown; localizedLastName?: unknown };
+  const parts = [profile.localizedFirstName, profile.localizedLastName].filter(
+    (part): part is string => typeof part === 'string' && part.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join(' ') : id;
+};
 
 const linkedInAuth =
   (platform: 'linkedin' | 'linkedin_page') =>
@@ -61,6 +80,18 @@ const linkedInAuth =
         return tokenSetOf(network, answer.body, { fallbackScopes: scopes });
       },
       identify: async ({ tokens }) => {
+        if (platform === 'linkedin_page') {
+          // The Community Management app has no OpenID Connect: the Profile API names the member.
+          const answer = await oauthCall({
+            ...common,
+            method: 'GET',
+            url: `${api}/v2/me`,
+            bearer: tokens.accessToken,
+            grant: false,
+          });
+          const id = requireString(network, answer.body, 'id');
+          return { remoteAccountId: id, name: nameFromProfile(answer.body, id) };
+        }
         const answer = await oauthCall({
           ...common,
           method: 'GET',
@@ -151,10 +182,13 @@ const linkedInAuth =
       capabilities: (granted) => {
         const has = (scope: string) => granted.includes(scope);
         const publish = platform === 'linkedin' ? has('w_member_social') : has('w_organization_social');
+        // A member's post metrics are `GET /rest/socialActions/{urn}` (r_member_social, restricted to
+        // approved apps); a page's are its share statistics (rw_organization_admin) and, for a
+        // comment, its social actions (r_organization_social).
         const metrics =
           platform === 'linkedin'
-            ? has('r_member_social') || has('r_member_postAnalytics')
-            : has('r_organization_social') || has('rw_organization_admin');
+            ? has('r_member_social')
+            : has('rw_organization_admin') && has('r_organization_social');
         return { publish, manage: publish, threads: publish, metrics };
       },
     };

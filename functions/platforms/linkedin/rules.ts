@@ -4,8 +4,8 @@ import type { Platform } from '../types.ts';
  * LinkedIn member profile (professional network, profile). Sources: spec section 8; LinkedIn
  * Posts API (`visibility`: PUBLIC, CONNECTIONS, LOGGED_IN); Images API (JPG, PNG, GIF), Videos
  * API (MP4) and Documents API (PDF). A PDF attachment becomes a document post, so no post type.
- * Up to 20 images go as one multi-image post; a video or a document goes alone. Files go on the
- * first block (the post): later blocks are comments, which carry text only.
+ * Up to 20 images go as one multi-image post; a video or a document goes alone. Later blocks are
+ * comments, which take one image each (Comments API `content: [{ entity: { image } }]`).
  */
 export const platform: Platform = {
   id: 'linkedin',
@@ -16,9 +16,9 @@ export const platform: Platform = {
     textCounting: 'codepoints',
     maxBlocks: 3,
     continuation: 'comment',
-    // Comments (the later blocks) take 1,250 characters and no files.
+    // Comments (the later blocks) take 1,250 characters and one image (Comments API `content`).
     continuationMaxLength: 1250,
-    continuationTextOnly: true,
+    continuationMedia: { maxMedia: 1, acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif'] },
     title: null,
     options: [
       {

@@ -19,7 +19,15 @@ const error = (status: number, code: string, message: string): SimResponse => ({
  * `GET /rest/organizationalEntityShareStatistics`. The simulator keeps no creation time, so counts
  * grow from the first read: each real second counts as a simulated hour.
  */
-export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimRoute[] => {
+export const linkedInMetricsRoutes = (
+  posts: ReadonlyMap<string, SimPost>,
+  scopes: {
+    /** Refuses the call unless the token's grant holds one of `anyOf`. */
+    requireScope(ctx: SimContext, anyOf: string[], resource: string): void;
+    /** Refuses reading what `author` wrote without the matching read scope. */
+    requireReader(ctx: SimContext, author: string, resource: string): void;
+  } = { requireScope: () => {}, requireReader: () => {} },
+): SimRoute[] => {
   const firstRead = new Map<string, number>();
   const countsOf = (urn: string, platform: 'linkedin' | 'linkedin_page') => {
     const since = firstRead.get(urn) ?? Date.now();
@@ -34,7 +42,8 @@ export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimR
           'VERSION_MISSING',
           'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
         );
-  const liveUrn = (urn: string): boolean => {
+  /** The live post `urn` names (a post, or the post a comment is on), or null. */
+  const livePostOf = (urn: string): SimPost | null => {
     const comment = /^urn:li:comment:\((.+),(\d+)\)$/.exec(urn);
     if (comment) {
       // A comment URN names the post's activity (as LinkedIn returns it); older ones named the share.
@@ -42,17 +51,20 @@ export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimR
         posts.get(comment[1] as string) ??
         [...posts.values()].find((candidate) => candidate.activityUrn === comment[1]);
       const stored = post?.comments.get(comment[2] as string);
-      return Boolean(post && !post.deleted && stored && !stored.deleted);
+      return post && !post.deleted && stored && !stored.deleted ? post : null;
     }
     const post = posts.get(urn);
-    return Boolean(post && !post.deleted);
+    return post && !post.deleted ? post : null;
   };
 
   const socialActions = (ctx: SimContext): SimResponse => {
     const refused = versioned(ctx);
     if (refused) return refused;
     const urn = ctx.params.urn as string;
-    if (!liveUrn(urn)) return error(404, 'NOT_FOUND', `Not found: ${urn}`);
+    const post = livePostOf(urn);
+    if (!post) return error(404, 'NOT_FOUND', `Not found: ${urn}`);
+    // Social metadata of a member's post needs r_member_social; of a page's, r_organization_social.
+    scopes.requireReader(ctx, post.author, 'socialActions.GET');
     const m = countsOf(urn, 'linkedin');
     return {
       status: 200,
@@ -78,6 +90,11 @@ export const linkedInMetricsRoutes = (posts: ReadonlyMap<string, SimPost>): SimR
     if (ctx.query.get('q') !== 'organizationalEntity' || !org) {
       return error(400, 'ILLEGAL_ARGUMENT', 'q=organizationalEntity and organizationalEntity are required');
     }
+    scopes.requireScope(
+      ctx,
+      ['rw_organization_admin', 'r_organization_admin'],
+      'organizationalEntityShareStatistics.FINDER-organizationalEntity',
+    );
     const list = ctx.query.get('shares') ?? ctx.query.get('ugcPosts');
     const urns =
       /^List\((.*)\)$/

@@ -10,7 +10,7 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { type LinkedInMediaOptions, linkedInMediaSimulator } from './media-simulator.ts';
-import { linkedInOAuthSimulator } from './oauth-simulator.ts';
+import { linkedInAccessDenied, linkedInOAuthSimulator, simLinkedInOrganizations } from './oauth-simulator.ts';
 import { linkedInMetricsRoutes } from './sim-metrics.ts';
 
 /**
@@ -22,6 +22,17 @@ import { linkedInMetricsRoutes } from './sim-metrics.ts';
  * refuses a member's duplicate post (422), and reads post commentary as "little text": escapes and
  * the hashtag template are decoded, and the text is cut at the first unescaped markup character,
  * as LinkedIn does. Records carry the text as members would see it.
+ *
+ * A token its OAuth half issued carries the scopes of its grant, and every data route checks them
+ * as LinkedIn does, refusing with 403 `ACCESS_DENIED` "Not enough permissions to access: …":
+ * writing as a member (posts, comments, uploads) needs `w_member_social`, as an organization
+ * `w_organization_social`; reading a member's posts or comments needs `r_member_social` (granted to
+ * approved apps only), an organization's `r_organization_social`; share statistics need
+ * `rw_organization_admin`. Such a token also acts only as its own member or a page that member
+ * administers. Tokens it did not issue (tests, pasted tokens) keep every right.
+ *
+ * A comment may carry one image (`content: [{ entity: { image: urn } }]`, Comments API): an image
+ * of the comment's actor, uploaded through the Images API and `AVAILABLE`.
  */
 
 const VISIBILITIES = ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN'];
@@ -138,6 +149,9 @@ export const linkedInVersionActive = (version: string, now: Date): boolean => {
   return age >= 0 && age < 12;
 };
 
+/** A comment's media, as LinkedIn keeps it: one image entity. */
+export type SimCommentContent = { entity: { image: string } }[];
+
 interface StoredComment {
   id: string;
   urn: string;
@@ -145,6 +159,7 @@ interface StoredComment {
   text: string;
   createdAt: number;
   deleted: boolean;
+  content: SimCommentContent | null;
 }
 
 interface StoredPost {
@@ -182,6 +197,41 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
   const now = options.now ?? (() => new Date());
   const files = linkedInMediaSimulator(linkedInError, options.media);
   await files.start();
+  const oauth = linkedInOAuthSimulator(options.oauth);
+
+  /** The grant behind the request's token when the OAuth half issued it; null for other tokens. */
+  const grantOf = (ctx: SimContext) => (ctx.token ? oauth.grantOf(ctx.token) : null);
+  const isOrganization = (urn: string) => urn.startsWith('urn:li:organization:');
+  /** Refuses the call unless the token's grant holds one of `anyOf` (tokens the sim did not issue pass). */
+  const requireScope = (ctx: SimContext, anyOf: string[], resource: string) => {
+    const grant = grantOf(ctx);
+    if (grant && !anyOf.some((scope) => grant.scopes.includes(scope))) {
+      throw new SimHttpError(
+        linkedInAccessDenied(`${resource}.${headerOf(ctx.headers, 'linkedin-version') ?? 'NO_VERSION'}`),
+      );
+    }
+  };
+  /**
+   * Acting as `urn` (an author, a comment's actor, an upload's owner): the write scope of its kind,
+   * and, for a token the sim issued, its own member or a page that member administers.
+   */
+  const requireActor = (ctx: SimContext, urn: string, resource: string) => {
+    requireScope(ctx, isOrganization(urn) ? ['w_organization_social'] : ['w_member_social'], resource);
+    const grant = grantOf(ctx);
+    if (!grant) return;
+    const member = grant.account.id;
+    const allowed = isOrganization(urn)
+      ? simLinkedInOrganizations(member).some((org) => `urn:li:organization:${org.id}` === urn)
+      : urn === `urn:li:person:${member}`;
+    if (!allowed) {
+      throw new SimHttpError(
+        linkedInError(403, 'ACCESS_DENIED', `Member ${member} cannot act as ${urn}`, 100),
+      );
+    }
+  };
+  /** Reading what `author` wrote: `r_organization_social` for a page, `r_member_social` for a member. */
+  const requireReader = (ctx: SimContext, author: string, resource: string) =>
+    requireScope(ctx, isOrganization(author) ? ['r_organization_social'] : ['r_member_social'], resource);
 
   /** Versioned APIs need both headers; LinkedIn refuses the call without them. */
   const checkHeaders = (ctx: SimContext) => {
@@ -295,6 +345,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
         `ERROR :: /visibility :: "${String(visibility)}" is not an enum`,
       );
     }
+    requireActor(ctx, author, 'partnerApiPostsExternal.CREATE');
     if (visibility === 'CONNECTIONS' && author.startsWith('urn:li:organization:')) {
       return linkedInError(
         422,
@@ -349,6 +400,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       return linkedInErrors.badRequest('Send X-RestLi-Method: PARTIAL_UPDATE to update a post');
     }
     const post = livePost(ctx.params.urn as string);
+    requireActor(ctx, post.author, 'partnerApiPostsExternal.PARTIAL_UPDATE');
     const commentary = objectOf(objectOf(objectOf(ctx.body)?.patch)?.$set)?.commentary;
     if (typeof commentary !== 'string') {
       return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /patch/$set :: only commentary can be set');
@@ -364,6 +416,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
   const deletePost = (ctx: SimContext): SimResponse => {
     checkHeaders(ctx);
     const post = livePost(ctx.params.urn as string);
+    requireActor(ctx, post.author, 'partnerApiPostsExternal.DELETE');
     post.deleted = true;
     ctx.record({
       kind: 'delete',
@@ -376,6 +429,46 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     return { status: 204 };
   };
 
+  /**
+   * A comment's `content` (Comments API): at most one entity, an image of the actor's that is
+   * AVAILABLE. Null without content; LinkedIn's error answer when it is wrong.
+   */
+  const commentContent = (raw: unknown, actor: string): SimCommentContent | SimResponse | null => {
+    if (raw === undefined) return null;
+    const bad = (message: string) =>
+      linkedInError(422, 'UNPROCESSABLE_ENTITY', `ERROR :: /content :: ${message}`);
+    if (!Array.isArray(raw)) return bad('content must be an array of content entities');
+    if (raw.length === 0) return null;
+    if (raw.length > 1) return bad('a comment takes at most one content entity (one image)');
+    const entity = objectOf(objectOf(raw[0])?.entity);
+    if (!entity || typeof entity.image !== 'string' || Object.keys(entity).length !== 1) {
+      return bad('a comment content entity must be { entity: { image: <image URN> } }');
+    }
+    const file = files.usable(entity.image, actor, ['image'], '/content/0/entity/image');
+    if (!('urn' in file)) return file;
+    return [{ entity: { image: file.urn } }];
+  };
+
+  /** A comment as LinkedIn shows it: its image, when it has one, with the image's URL. */
+  const commentView = (comment: StoredComment, object: string) => ({
+    id: comment.id,
+    commentUrn: comment.urn,
+    actor: comment.actor,
+    object,
+    message: { text: comment.text },
+    ...(comment.content
+      ? {
+          content: comment.content.map((item) => ({
+            ...item,
+            type: 'IMAGE',
+            url: `https://media.licdn.sim/${encodeURIComponent(item.entity.image)}`,
+          })),
+        }
+      : {}),
+    created: { actor: comment.actor, time: comment.createdAt },
+    lastModified: { actor: comment.actor, time: comment.createdAt },
+  });
+
   const createComment = (ctx: SimContext): SimResponse => {
     checkHeaders(ctx);
     const post = livePost(ctx.params.urn as string);
@@ -385,7 +478,11 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     if (typeof actor !== 'string' || !/^urn:li:(person|organization):[\w-]+$/.test(actor)) {
       return linkedInError(422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /actor :: field is required but not found');
     }
-    if (typeof text !== 'string' || text === '') {
+    requireActor(ctx, actor, 'partnerApiSocialActions.comments.CREATE');
+    const content = commentContent(body?.content, actor);
+    if (content && 'status' in content) return content;
+    // An image comment may have no text; a comment without an image needs some.
+    if (typeof text !== 'string' || (text === '' && !content)) {
       return linkedInError(
         422,
         'UNPROCESSABLE_ENTITY',
@@ -398,22 +495,14 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     const outcome = ctx.screen(text, actor);
     const id = snowflake();
     const urn = `urn:li:comment:(${post.activityUrn},${id})`;
-    post.comments.set(id, { id, urn, actor, text, createdAt: Date.now(), deleted: false });
+    const comment: StoredComment = { id, urn, actor, text, createdAt: Date.now(), deleted: false, content };
+    post.comments.set(id, comment);
     ctx.record({ kind: 'comment', id: urn, parentId: post.urn, rootId: post.urn, text, account: actor });
-    const created = { actor, time: Date.now() };
     // As LinkedIn: the header carries the bare comment id; the URN (on the activity) is in the body.
     return {
       status: 201,
       headers: { 'x-restli-id': id },
-      body: {
-        id,
-        commentUrn: urn,
-        actor,
-        object: post.urn,
-        message: { text },
-        created,
-        lastModified: created,
-      },
+      body: commentView(comment, post.urn),
       lost: outcome,
     };
   };
@@ -426,6 +515,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
         linkedInErrors.notFound(`Comment ${ctx.params.id} does not exist on ${post.urn}`),
       );
     }
+    requireActor(ctx, comment.actor, 'partnerApiSocialActions.comments.WRITE');
     const actor = ctx.query.get('actor');
     if (actor !== null && actor !== comment.actor) {
       throw new SimHttpError(
@@ -485,7 +575,9 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
 
   const getPost = (ctx: SimContext): SimResponse => {
     checkHeaders(ctx);
-    return { status: 200, body: postView(livePost(ctx.params.urn as string)) };
+    const post = livePost(ctx.params.urn as string);
+    requireReader(ctx, post.author, 'partnerApiPostsExternal.GET');
+    return { status: 200, body: postView(post) };
   };
 
   /**
@@ -498,6 +590,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
     if (ctx.query.get('q') !== 'author')
       return linkedInErrors.badRequest('Only the author finder is supported');
     const author = ctx.query.get('author') ?? '';
+    requireReader(ctx, author, 'partnerApiPostsExternal.FINDER-author');
     if (!author.startsWith('urn:li:organization:')) {
       return linkedInError(
         403,
@@ -518,17 +611,11 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
   const listComments = (ctx: SimContext): SimResponse => {
     checkHeaders(ctx);
     const post = livePost(ctx.params.urn as string);
+    requireReader(ctx, post.author, 'partnerApiSocialActions.comments.FINDER');
     const elements = [...post.comments.values()]
       .filter((comment) => !comment.deleted)
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((comment) => ({
-        id: comment.id,
-        commentUrn: comment.urn,
-        actor: comment.actor,
-        object: post.activityUrn,
-        message: { text: comment.text },
-        created: { actor: comment.actor, time: comment.createdAt },
-      }));
+      .map((comment) => commentView(comment, post.activityUrn));
     return { status: 200, body: { elements, paging: { start: 0, count: elements.length, links: [] } } };
   };
 
@@ -556,7 +643,7 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       posts.clear();
       files.reset();
     },
-    oauth: linkedInOAuthSimulator(options.oauth),
+    oauth,
     routes: [
       { method: 'POST', path: '/rest/posts', handler: createPost },
       { method: 'GET', path: '/rest/posts', handler: findPosts },
@@ -567,8 +654,8 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
-      ...linkedInMetricsRoutes(posts),
-      ...files.routes(checkHeaders),
+      ...linkedInMetricsRoutes(posts, { requireScope, requireReader }),
+      ...files.routes(checkHeaders, (ctx, owner) => requireActor(ctx, owner, 'assets.UPLOAD')),
       {
         method: 'GET',
         path: '/_sim/linkedin/posts',
@@ -582,6 +669,13 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
               text: post.text,
               deleted: post.deleted,
               content: post.content,
+              comments: [...post.comments.values()].map((comment) => ({
+                urn: comment.urn,
+                actor: comment.actor,
+                text: comment.text,
+                deleted: comment.deleted,
+                content: comment.content,
+              })),
             })),
           },
         }),

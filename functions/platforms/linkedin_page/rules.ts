@@ -4,7 +4,8 @@ import type { Platform } from '../types.ts';
  * LinkedIn organization page (professional network, page). Sources: spec section 8; LinkedIn
  * Posts API (`visibility`; CONNECTIONS applies to member authors only, so a page has PUBLIC and
  * LOGGED_IN); Images API (JPG, PNG, GIF), Videos API (MP4), Documents API (PDF). Up to 20 images
- * go as one multi-image post; a video or a document goes alone, on the first block only.
+ * go as one multi-image post; a video or a document goes alone, on the first block only. Later
+ * blocks are comments, which take one image each (Comments API).
  */
 export const platform: Platform = {
   id: 'linkedin_page',
@@ -15,9 +16,9 @@ export const platform: Platform = {
     textCounting: 'codepoints',
     maxBlocks: 3,
     continuation: 'comment',
-    // Comments (the later blocks) take 1,250 characters and no files.
+    // Comments (the later blocks) take 1,250 characters and one image (Comments API `content`).
     continuationMaxLength: 1250,
-    continuationTextOnly: true,
+    continuationMedia: { maxMedia: 1, acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif'] },
     title: null,
     options: [
       {
