@@ -28,11 +28,16 @@ import {
  * `GET /:version/dialog/oauth` (www.facebook.com), `GET /:version/oauth/access_token` for the code
  * (a short-lived user token, 2 hours) and with `grant_type=fb_exchange_token` for a long-lived one
  * (60 days), `GET /:version/me`, `GET /:version/me/permissions`, `DELETE /:version/me/permissions`
- * (revokes the login), and `GET /:version/me/accounts` (the pages, each with a page token that
- * does not expire but dies with the login). Errors are Graph's `{ error: { message, type, code,
- * error_subcode, fbtrace_id } }`: code 190 (subcode 463 expired, 460 revoked) for a refused token,
- * 100 for a bad code, 1 for a bad app secret. Each simulated user has two pages. The grant
- * endpoints (the code and token exchange, `/me`) have the fault switch of `graphGrantFaults`.
+ * (revokes the login), `GET /:version/me/accounts` (the pages the user holds a classic role on,
+ * `pages_show_list`), `GET /:version/me/businesses` and `GET /:version/{business}/owned_pages` /
+ * `client_pages` (Business Portfolios and their pages, `business_management`); a page listed
+ * with `fields=access_token` carries a page token that does not expire but dies with the login.
+ * Every list is paged (`graphPage`). The login grants only the scopes the authorize request asked
+ * for and the user consented to (`sim_scopes`); a list the grant does not cover is Graph's 403
+ * permission error. Errors are Graph's `{ error: { message, type, code, error_subcode, fbtrace_id
+ * } }`: code 190 (subcode 463 expired, 460 revoked) for a refused token, 100 for a bad code, 1 for
+ * a bad app secret. Simulated users' pages: `simFacebookAssets`. The grant endpoints (the code and
+ * token exchange, `/me`) have the fault switch of `graphGrantFaults`.
  */
 export const GRAPH_ERRORS = {
   error: (status: number, message: string, code: number, subcode?: number): SimResponse => ({

@@ -42,6 +42,8 @@ import {
  *   (`estimated_time_to_regain_access` in minutes) while `setRateLimited` holds; the page's feed
  *   cap spent (`feedLimitMinutes` switch) is `(#341) Feed action request limit reached`.
  * - Sim tokens in a post's, photo's, video's or comment's text, and in edits.
+ * - Permissions: a token Facebook Login issued is refused, as Graph refuses it (HTTP 403,
+ *   `OAuthException`, code 200 or 10), on a route whose permission it lacks (`PERMISSIONS`).
  *
  * - Reels and video stories: `upload_phase=start` → `{video_id, upload_url}`; the upload URL pulls
  *   the `file_url` header's file; the video then reads `video_status: upload_complete` with
