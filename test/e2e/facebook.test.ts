@@ -165,6 +165,59 @@ describe('Facebook Pages through the API', { timeout: 90_000 }, () => {
     }
   });
 
+  it('a video post whose answer was lost is published only once Facebook has processed it (the lookup follows it, never publishes it early)', async () => {
+    const switches = (body: Record<string, unknown>) =>
+      fetch(`${simUrl()}/_sim/facebook/switches`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      await switches({ videoProcessingMs: 3_000 });
+      const marker = `fb-lost-video-${Date.now()}`;
+      const video = await upload(mediaFiles.mp4(50_000), 'lost.mp4', 'video/mp4');
+      const created = await rt.api('/posts', {
+        method: 'POST',
+        key: ws.key,
+        body: {
+          intent: 'now',
+          channels: [
+            {
+              channelId: ws.channels.facebook,
+              blocks: [{ content: `${marker} sim:reset`, mediaIds: [video.id] }],
+            },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+      // Herald's status is read before the simulator's: a post Herald calls published while
+      // Facebook still processes its video was published early.
+      const deadline = Date.now() + 60_000;
+      let sawProcessing = false;
+      for (;;) {
+        const post = (await rt.api(`/posts/${created.body.id}`, { key: ws.key })).body;
+        const mine = (await simPosts()).filter((p) => p.message === `${marker} sim:reset`);
+        if (mine[0]?.state === 'processing') sawProcessing = true;
+        if (post.status === 'published') {
+          expect(mine.map((p) => p.state)).toEqual(['live']);
+          expect(postIdOf(post.channels[0].blocks[0].remoteUrl)).toBe(mine[0]?.id);
+          break;
+        }
+        expect(post.status).not.toBe('failed');
+        if (Date.now() > deadline) throw new Error(`Not published: ${JSON.stringify(post)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The lookup met the video while it processed (the case under test), and it was posted once.
+      expect(sawProcessing).toBe(true);
+      const media = (await (await fetch(`${simUrl()}/_sim/facebook/media`)).json()) as {
+        data: SimFacebookMedia[];
+      };
+      expect(media.data.filter((m) => m.sourceUrl.includes(video.id))).toHaveLength(1);
+    } finally {
+      await switches({ videoProcessingMs: 300 });
+    }
+  });
+
   it('publishes a reel with a comment, and a photo story, through their upload flows', async () => {
     const marker = `fb-reel-${Date.now()}`;
     const clip = await upload(mediaFiles.mp4(120_000), 'reel.mp4', 'video/mp4');

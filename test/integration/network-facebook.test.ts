@@ -64,6 +64,15 @@ const graph = (path: string, init: { method?: string; body?: unknown; token?: st
 
 const unique = (label: string) => `${label} ${randomBytes(3).toString('hex')}`;
 
+/** Waits (polling) until `done()` holds; fails after `ms`. */
+const waitUntil = async (done: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
 beforeAll(async () => {
   sim = await startFacebookSimulator({ holdMs: 5_000 });
   client = new FacebookClient({ baseUrl: sim.url, timeoutMs: 1_500, videoWaitMs: 3_000, videoPollMs: 50 });
@@ -256,8 +265,8 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(error.message).toMatch(/could not be downloaded/);
   });
 
-  it('a failure while reading a posted video’s status leaves the outcome unknown; lookup finds it by the saved id', async () => {
-    sim.setSwitches({ videoProcessingMs: 60_000 });
+  it('a failure while reading a posted video’s status leaves the outcome unknown; lookup follows the saved id and finds it once processed', async () => {
+    sim.setSwitches({ videoProcessingMs: 3_000 });
     const saved: Record<string, unknown>[] = [];
     const progress = { saved: null, save: async (state: Record<string, unknown>) => void saved.push(state) };
     const since = new Date();
@@ -277,14 +286,22 @@ describe('Facebook media: Facebook pulls the files from their URLs', () => {
     expect(saved).toEqual([
       { product: 'video', videoId, key: 'med_thr.mp4', waitingSince: expect.any(String) },
     ]);
-    const found = await client.lookup({
-      credentials,
-      idempotencyKey: 'k',
-      content: 'Throttled clip',
-      parent: null,
-      since,
-      saved: saved[0] as Record<string, unknown>,
-    });
+    const lookup = () =>
+      client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Throttled clip',
+        parent: null,
+        since,
+        saved: saved[0] as Record<string, unknown>,
+      });
+    // Still processing: not the published block yet; the engine looks again later.
+    const early = await failureOf(lookup());
+    expect(sim.media()[0]?.status).toBe('processing');
+    expect(early.kind).toBe('transient');
+    expect(early.message).toMatch(/still processing video/);
+    await waitUntil(() => sim.media()[0]?.status === 'ready');
+    const found = await lookup();
     expect(found?.remoteId).toBe(`${PAGE}_${videoId}`);
     // A withdrawn (deleted) video is not found: the block may be sent again.
     await graph(`/${videoId}`, { method: 'DELETE' });
@@ -618,7 +635,8 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     ]);
   }, 20_000);
 
-  it('a reel whose finish answer was lost is found through the video id saved before it', async () => {
+  it('a reel whose finish answer was lost is followed through the video id saved before it, and found once Facebook has published it', async () => {
+    sim.setSwitches({ videoProcessingMs: 2_000 });
     const p = progress();
     const since = new Date();
     const error = await failureOf(
@@ -632,16 +650,85 @@ describe('Facebook reels and stories: upload sessions, the file pulled from its 
     );
     expect(error.details.outcomeUnknown).toBe(true);
     const saved = p.saved[0] as Record<string, unknown>;
-    const found = await client.lookup({
-      credentials,
-      idempotencyKey: 'k',
-      content: 'Lost reel sim:reset',
-      parent: null,
-      since,
-      saved,
-    });
+    const lookup = () =>
+      client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content: 'Lost reel sim:reset',
+        parent: null,
+        since,
+        saved,
+      });
+    // Finished, still processing: not published yet.
+    const early = await failureOf(lookup());
+    expect((await simPosts()).map((post) => post.state)).toEqual(['processing']);
+    expect(early.kind).toBe('transient');
+    await waitUntil(async () => (await simPosts())[0]?.state === 'live');
+    const found = await lookup();
     expect(found?.remoteId).toBe(`${PAGE}_${saved.videoId}`);
     expect(sim.records().map((r) => r.id)).toEqual([found?.remoteId]);
+  });
+
+  it('a video story whose finish answer was lost is not published while Facebook processes it; found once live', async () => {
+    sim.setSwitches({ videoProcessingMs: 2_000 });
+    // What the client did before its finish answer was lost: start, upload, save, finish.
+    const start = (await (
+      await graph(`/${PAGE}/video_stories`, { method: 'POST', body: { upload_phase: 'start' } })
+    ).json()) as { video_id: string; upload_url: string };
+    const upload = await fetch(start.upload_url, {
+      method: 'POST',
+      headers: {
+        authorization: `OAuth ${credentials.accessToken}`,
+        file_url: file('lost-story.mp4', 'video/mp4', mediaFiles.mp4(4_000)).url,
+      },
+    });
+    expect(upload.status).toBe(200);
+    const since = new Date();
+    const saved = { product: 'story', videoId: start.video_id, key: 'med_lost-story.mp4', finished: false };
+    const finish = await graph(`/${PAGE}/video_stories`, {
+      method: 'POST',
+      body: { upload_phase: 'finish', video_id: start.video_id },
+    });
+    expect(finish.status).toBe(200);
+    const lookup = () =>
+      client.lookup({ credentials, idempotencyKey: 'k', content: '', parent: null, since, saved });
+    const early = await failureOf(lookup());
+    expect((await simPosts()).map((post) => post.state)).toEqual(['processing']);
+    expect(early.kind).toBe('transient');
+    await waitUntil(async () => (await simPosts())[0]?.state === 'live');
+    const found = await lookup();
+    expect(found).toMatchObject({ remoteId: (await simPosts())[0]?.id, meta: { postType: 'story' } });
+  });
+
+  it('a lost video whose processing failed is not the block: the lookup finds nothing, and the next attempt on the saved video fails for good with Facebook’s reason', async () => {
+    sim.setSwitches({ videoProcessingMs: 1_000, videoFails: true });
+    const p = claimProgress();
+    const since = new Date();
+    const content = unique('failing clip');
+    const media = [file('fails.mp4', 'video/mp4', mediaFiles.mp4(3_000))];
+    const publishing = failureOf(client.publish(input(content, { media, progress: p.progress })));
+    await waitUntil(() => sim.media().length > 0);
+    // The status read after the upload is throttled: the outcome is unknown, the video id saved.
+    sim.setRateLimited(600);
+    const lost = await publishing;
+    sim.setRateLimited(0);
+    expect(lost.details.outcomeUnknown).toBe(true);
+    await waitUntil(() => sim.media()[0]?.status === 'error');
+    expect(
+      await client.lookup({
+        credentials,
+        idempotencyKey: 'k',
+        content,
+        parent: null,
+        since,
+        saved: p.kept.saved,
+      }),
+    ).toBeNull();
+    const again = await failureOf(client.publish(input(content, { media, progress: p.progress })));
+    expect(again.kind).toBe('permanent');
+    expect(again.message).toMatch(/could not process the video: .*unsupported codec/);
+    expect(p.kept.saved).toEqual({});
+    expect(sim.media()).toHaveLength(1);
   });
 
   it('a video story and a photo story (with its alt text); stories carry no text and cannot be edited', async () => {
@@ -912,8 +999,8 @@ describe('Facebook lookup after a lost answer', () => {
     expect(found?.remoteId).toBe(sim.records()[0]?.id);
   });
 
-  it('finds a lost video post while Facebook still processes it (among the page’s videos)', async () => {
-    sim.setSwitches({ videoProcessingMs: 60_000 });
+  it('a lost video post found among the page’s videos while Facebook still processes it is not published until Facebook has processed it', async () => {
+    sim.setSwitches({ videoProcessingMs: 2_000 });
     const since = new Date();
     const content = unique('video sim:reset');
     const error = await failureOf(
@@ -923,11 +1010,19 @@ describe('Facebook lookup after a lost answer', () => {
     const [video] = sim.media();
     const listed = await graph(`/${PAGE}/posts?fields=id,message`);
     expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
-    const found = await client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
+    const lookup = () => client.lookup({ credentials, idempotencyKey: 'k', content, parent: null, since });
+    // Found, but still processing: no URL yet, the engine looks again later.
+    const early = await failureOf(lookup());
+    expect(sim.media()[0]?.status).toBe('processing');
+    expect(early.kind).toBe('transient');
+    expect(early.details.outcomeUnknown).toBeUndefined();
+    await waitUntil(() => sim.media()[0]?.status === 'ready');
+    // Processed: the post is now among the page's posts, where the lookup finds it.
+    const found = await lookup();
     expect(found).toEqual({
       remoteId: `${PAGE}_${video?.id}`,
       remoteUrl: `https://www.facebook.com/${PAGE}_${video?.id}`,
-      meta: { postId: `${PAGE}_${video?.id}`, videoId: video?.id },
+      meta: { postId: `${PAGE}_${video?.id}` },
     });
   });
 

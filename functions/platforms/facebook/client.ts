@@ -44,12 +44,15 @@ import { GRAPH_VERSION } from './oauth.ts';
  * - Later blocks: comments on the first post (`POST /{post}/comments`), text only.
  * - Edit: `POST /{id} {message}` for posts and comments (text); delete: `DELETE /{id}` (an object
  *   already gone counts as deleted).
- * - Lookup after a lost answer: the page's posts since the send (`GET /{page}/posts`), then its
- *   videos (`GET /{page}/videos`: a video post joins the posts only once processed; one found
- *   still processing is adopted), or the post's comments, matched by text and time. Graph reads
- *   what was written, so the window is 0.
- * - Errors (Graph's `error.code`): 190 reconnect (subcode 463 expired: `tokenExpired`), 10 and
- *   200–299 (a permission taken back) reconnect; 4, 17, 32, 613, 80001–80014 (throttling) and 341
+ * - Lookup after a lost answer: the saved video's (or story photo's) status, else the page's posts
+ *   since the send (`GET /{page}/posts`), then its videos (`GET /{page}/videos`: a video post joins
+ *   the posts only once processed), or the post's comments, matched by text and time. A video found
+ *   still processing is not yet the block: the lookup answers transient and the engine looks again
+ *   later, until Facebook reports it published (a failed one is not the block: the next attempt
+ *   fails for good with Facebook's reason). Graph reads what was written, so the window is 0.
+ * - Errors (Graph's `error.code`): 190 reconnect (subcode 463 expired: `tokenExpired`); 10 and
+ *   200–299 (a permission the token lacks) reconnect, the message naming the permission; 4, 17,
+ *   32, 613, 80001–80014 (throttling) and 341
  *   (feed cap) transient and `rateLimited`, waiting `estimated_time_to_regain_access` from
  *   `X-Business-Use-Case-Usage`/`X-App-Usage` (none stated: no reset claimed, the engine's growing wait); 1, 2 and any 5xx transient with `outcomeUnknown`;
  *   506 (duplicate status) permanent and `duplicate`; 368 and every other refusal permanent with
@@ -96,8 +99,41 @@ export const regainSeconds = (headers: Record<string, string>): number | undefin
   return minutes === undefined || minutes <= 0 ? undefined : minutes * 60;
 };
 
-/** How the engine handles a failed Graph call (see the module comment). */
-export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+/** The page permissions Herald asks for (oauth.ts `FACEBOOK_SCOPES`), as Graph names them in its refusals. */
+const PERMISSION_NAMES = [
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+  'pages_manage_engagement',
+  'read_insights',
+  'business_management',
+];
+
+/**
+ * The permissions a Graph call needs (Meta's references; the simulator checks the same): reading
+ * the page's posts, videos, stories, comments and objects `pages_read_engagement`; insights
+ * `read_insights` too; comments as the page `pages_manage_engagement`; videos, reels and stories
+ * `pages_show_list`, `pages_manage_posts` and `pages_read_engagement`; other posts, their edits
+ * and deletes `pages_manage_posts` and `pages_read_engagement`.
+ */
+export const permissionsFor = (method: HttpCall['method'], path: string): string[] => {
+  const route = path.split('?')[0] as string;
+  if (method === 'GET') {
+    return /\/insights$/.test(route) ? ['read_insights', 'pages_read_engagement'] : ['pages_read_engagement'];
+  }
+  if (method === 'POST' && /\/comments$/.test(route)) return ['pages_manage_engagement'];
+  if (method === 'POST' && /\/(videos|video_reels|video_stories|photo_stories)$/.test(route)) {
+    return ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'];
+  }
+  return ['pages_manage_posts', 'pages_read_engagement'];
+};
+
+/** How the engine handles a failed Graph call (see the module comment); `needs`: the call's permissions. */
+export const classifyFacebookFailure = (
+  failure: HttpFailure,
+  now: Date = new Date(),
+  needs: string[] = [],
+): NetworkError => {
   if (failure.type === 'transport') return transportError(NETWORK, failure);
   const { status, headers, body } = failure;
   const error = graphErrorOf(body);
@@ -111,9 +147,17 @@ export const classifyFacebookFailure = (failure: HttpFailure, now: Date = new Da
     });
   }
   if (code === 10 || (code !== undefined && code >= 200 && code < 300)) {
-    return new NetworkError('reconnect', `${message} (the page's permission must be granted again)`, {
-      status,
-    });
+    // A permission the page token lacks (Graph's 10 and 200-299): only a new consent that grants
+    // it helps, so the channel is to be reconnected; the message names the permission (those
+    // Graph's message names, else those the call needs).
+    const named = PERMISSION_NAMES.filter((name) => message.includes(name));
+    const missing = named.length > 0 ? named : needs;
+    const which = missing.length > 0 ? `: ${missing.join(', ')}` : '';
+    return new NetworkError(
+      'reconnect',
+      `Facebook refused the call for a missing permission${which} (${message}). Reconnect the channel and grant ${missing.length > 1 ? 'them' : 'it'}.`,
+      { status },
+    );
   }
   if (
     status === 429 ||
@@ -438,7 +482,7 @@ export class FacebookClient implements NetworkClient {
         timeoutMs: Math.max(this.timeoutMs, 30_000),
       },
       (failure) => {
-        const error = classifyFacebookFailure(failure);
+        const error = classifyFacebookFailure(failure, new Date(), permissionsFor('POST', endpoint));
         // An unfinished session is never published: whatever happened to the upload, nothing is posted.
         return error.details.outcomeUnknown
           ? new NetworkError('transient', error.message, { ...error.details, outcomeUnknown: false })
@@ -618,43 +662,30 @@ export class FacebookClient implements NetworkClient {
     return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, mediaId, postType: 'story' } };
   }
 
-  /** A reel or story whose finish answer was lost, found through the media id saved before it. */
+  /**
+   * A block whose answer was lost, found through the media id its sends saved: a feed video, a
+   * reel or a video story by its video's status, a photo story among the page's stories. A video
+   * is the block only once Facebook has published it (see `processedVideo`).
+   */
   private async lookupSaved(
     input: LookupBlockInput,
     page: string,
     saved: Record<string, unknown>,
   ): Promise<RemoteBlock | null> {
-    const mediaId =
-      typeof saved.videoId === 'string'
-        ? saved.videoId
-        : typeof saved.photoId === 'string'
-          ? saved.photoId
-          : null;
-    if (!mediaId) return null;
-    if (saved.product === 'video') {
-      const state = await this.call(
-        input.credentials,
-        'GET',
-        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
-        undefined,
-        [400],
-      );
-      const videoStatus = (state.body as { status?: { video_status?: unknown } } | undefined)?.status
-        ?.video_status;
-      if (state.status !== 200 || videoStatus === 'error') return null;
-      const postId = stringField(state.body, 'post_id') ?? `${page}_${mediaId}`;
-      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId: mediaId } };
+    const videoId = typeof saved.videoId === 'string' ? saved.videoId : null;
+    if (videoId !== null) {
+      const state = await this.processedVideo(input, videoId, saved.product === 'video' ? 'feed' : 'session');
+      if (state === null) return null;
+      if (saved.product === 'reel') return this.reelBlock(page, videoId);
+      if (saved.product === 'story') {
+        const postId = state.postId ?? (typeof saved.postId === 'string' ? saved.postId : undefined);
+        return postId ? this.storyBlock(postId, videoId) : null;
+      }
+      const postId = state.postId ?? `${page}_${videoId}`;
+      return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
     }
-    if (saved.product === 'reel') {
-      const state = await this.call(
-        input.credentials,
-        'GET',
-        `/${encodeURIComponent(mediaId)}?fields=status,post_id`,
-      );
-      const phase = (state.body as { status?: { publishing_phase?: { status?: unknown } } })?.status
-        ?.publishing_phase?.status;
-      return phase === 'complete' || phase === 'in_progress' ? this.reelBlock(page, mediaId) : null;
-    }
+    const photoId = typeof saved.photoId === 'string' ? saved.photoId : null;
+    if (saved.product !== 'story' || photoId === null) return null;
     const stories = await this.call(
       input.credentials,
       'GET',
@@ -662,9 +693,46 @@ export class FacebookClient implements NetworkClient {
     );
     for (const entry of dataOf(stories.body)) {
       const postId = stringField(entry, 'post_id');
-      if (postId && stringField(entry, 'media_id') === mediaId) return this.storyBlock(postId, mediaId);
+      if (!postId || stringField(entry, 'media_id') !== photoId) continue;
+      if (stringField(entry, 'status') === 'PROCESSING') {
+        throw new NetworkError(
+          'transient',
+          `Facebook is still publishing the story ${postId}; looking again later.`,
+        );
+      }
+      return this.storyBlock(postId, photoId);
     }
     return null;
+  }
+
+  /**
+   * A lookup's reading of a video Facebook may have: its state once Facebook has published it;
+   * null when nothing of it is posted, or not yet posted and never to be from this video as it
+   * stands (deleted; failed processing: the next attempt reads the saved video and fails for good
+   * with Facebook's reason, see `video` and `followPublishing`; a reel or story never finished: the
+   * next attempt finishes the saved video). A video still processing or publishing is not yet the
+   * block: the lookup throws a transient error, so the engine looks again later (the saved id, or
+   * the page's videos, lead back to the same video) and the block is published only when Facebook
+   * says so. A feed video is published once `ready`; a reel's or story's once its
+   * `publishing_phase` is `complete`.
+   */
+  private async processedVideo(
+    input: LookupBlockInput,
+    videoId: string,
+    kind: 'feed' | 'session',
+  ): Promise<VideoState | null> {
+    const state = await this.videoState(input.credentials, videoId);
+    if (state === null) return null;
+    if (state.videoStatus === 'error' || state.processing === 'error' || state.publishing === 'error') {
+      return null;
+    }
+    if (kind === 'session' && state.processing === 'not_started') return null;
+    const live = kind === 'feed' ? state.videoStatus === 'ready' : state.publishing === 'complete';
+    if (live) return state;
+    throw new NetworkError(
+      'transient',
+      `Facebook is still processing video ${videoId} (${state.videoStatus ?? 'unknown status'}); it is published once Facebook says so, looking again later.`,
+    );
   }
 
   /**
@@ -740,7 +808,10 @@ export class FacebookClient implements NetworkClient {
       const videoId = stringField(entry, 'id');
       if (!videoId || (stringField(entry, 'description') ?? '') !== input.content) continue;
       if (graphTimeMs(stringField(entry, 'created_time')) < since) continue;
-      const postId = `${page}_${videoId}`;
+      // Found, but the block only once Facebook has processed and posted it.
+      const state = await this.processedVideo(input, videoId, 'feed');
+      if (state === null) continue;
+      const postId = state.postId ?? `${page}_${videoId}`;
       return { remoteId: postId, remoteUrl: postUrl(postId), meta: { postId, videoId } };
     }
     return null;
@@ -764,18 +835,29 @@ export class FacebookClient implements NetworkClient {
       return;
     }
     const id = input.block.meta.commentId ?? input.block.meta.postId ?? input.block.remoteId;
-    await this.call(input.credentials, 'POST', `/${encodeURIComponent(id)}`, { message: input.content });
+    await this.call(
+      input.credentials,
+      'POST',
+      `/${encodeURIComponent(id)}`,
+      { message: input.content },
+      [],
+      input.block.meta.commentId ? ['pages_manage_engagement'] : undefined,
+    );
   }
 
   async delete(input: DeleteBlockInput): Promise<void> {
     const id = input.block.meta.commentId ?? input.block.meta.postId ?? input.block.remoteId;
-    await this.deleteObject(input.credentials, id);
+    await this.deleteObject(
+      input.credentials,
+      id,
+      input.block.meta.commentId ? ['pages_manage_engagement'] : undefined,
+    );
   }
 
   /** `DELETE /{id}`; an object already gone (`(#100)` subcode 33) counts as deleted, so a retried delete after a lost answer does not fail. */
-  private async deleteObject(credentials: NetworkCredentials, id: string): Promise<void> {
+  private async deleteObject(credentials: NetworkCredentials, id: string, needs?: string[]): Promise<void> {
     try {
-      await this.call(credentials, 'DELETE', `/${encodeURIComponent(id)}`);
+      await this.call(credentials, 'DELETE', `/${encodeURIComponent(id)}`, undefined, [], needs);
     } catch (error) {
       if (error instanceof NetworkError && (error as NetworkError & { subcode?: number }).subcode === 33)
         return;
@@ -793,6 +875,7 @@ export class FacebookClient implements NetworkClient {
     path: string,
     json?: Record<string, unknown>,
     alsoFine: number[] = [],
+    needs?: string[],
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -803,7 +886,7 @@ export class FacebookClient implements NetworkClient {
         timeoutMs: this.timeoutMs,
       },
       (failure) => {
-        const error = classifyFacebookFailure(failure);
+        const error = classifyFacebookFailure(failure, new Date(), needs ?? permissionsFor(method, path));
         if (failure.type === 'answer') {
           const subcode = graphErrorOf(failure.body)?.subcode;
           if (typeof subcode === 'number') Object.assign(error, { subcode });

@@ -7,8 +7,10 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
  * `https://www.facebook.com/{version}/dialog/oauth`; the code gives a short-lived user token
  * (`GET /{version}/oauth/access_token`), at once exchanged for a long-lived one (about 60 days,
  * `grant_type=fb_exchange_token`); the granted permissions come from `GET /me/permissions`. Pages
- * are targets (`GET /me/accounts`), each with its own page token, which does not expire while the
- * login stands. Refresh repeats the exchange with the current long-lived user token (the sweep does
+ * are targets, each with its own page token, which does not expire while the login stands: those
+ * of `GET /me/accounts` and, with `business_management`, those of the user's Business Portfolios
+ * (`GET /me/businesses`, then `/{business}/owned_pages` and `/{business}/client_pages`), every
+ * list read through all its pages of results and the pages deduplicated by id. Refresh repeats the exchange with the current long-lived user token (the sweep does
  * it once the token is a week old); a page token is never exchanged: its refresh checks that it is
  * still accepted and keeps it. Revoke is `DELETE /me/permissions`.
  */
@@ -18,13 +20,34 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
  * v25.0, a current version (the reference shows v24.0 to v27.0 in use).
  */
 export const GRAPH_VERSION = 'v25.0';
+/**
+ * Every permission the client's calls need (each Graph call names its own in client.ts):
+ * `pages_show_list` (the page lists, and videos, reels and stories), `pages_manage_posts` and
+ * `pages_read_engagement` (publishing, editing and deleting posts; reading the page's posts,
+ * videos, stories and comments for lookups), `pages_manage_engagement` (comments as the page),
+ * `read_insights` (post insights), and `business_management`: without it Graph lists no page the
+ * user reaches only through a Business Portfolio (`/me/businesses`, then each portfolio's
+ * `owned_pages` and `client_pages`), which under the New Pages Experience is most pages of a
+ * business (peers met it: https://github.com/getopenpost/openpost/issues/216,
+ * https://github.com/trypostit/trypost/pull/301).
+ */
 export const FACEBOOK_SCOPES = [
   'pages_show_list',
   'pages_manage_posts',
   'pages_read_engagement',
   'pages_manage_engagement',
   'read_insights',
+  'business_management',
 ];
+
+/** Graph answers a list in pages; at most this many are read from one list (100 entries each). */
+const MAX_LIST_PAGES = 50;
+
+interface ListedPage {
+  id?: unknown;
+  name?: unknown;
+  access_token?: unknown;
+}
 
 export const facebookAuth = (config: NetworkAuthConfig): NetworkAuth => {
   const www = hostOf(config.baseUrls, 'facebook', 'https://www.facebook.com');
@@ -65,17 +88,76 @@ export const facebookAuth = (config: NetworkAuthConfig): NetworkAuth => {
       .map((p: { permission?: unknown }) => p.permission)
       .filter((p): p is string => typeof p === 'string');
   };
-  const pages = async (tokens: TokenSet) => {
-    const answer = await oauthCall({
-      ...common,
-      method: 'GET',
-      url: `${graph}/me/accounts`,
-      query: { fields: 'id,name,access_token,tasks', limit: '100' },
-      bearer: tokens.accessToken,
-      grant: false,
-    });
-    const data = (answer.body as { data?: unknown }).data;
-    return (Array.isArray(data) ? data : []) as { id?: unknown; name?: unknown; access_token?: unknown }[];
+  /**
+   * Every entry of a Graph list edge: Graph answers at most `limit` entries (possibly fewer) and
+   * `paging.next` while more follow, so the next page is asked from `paging.cursors.after` (on
+   * Herald's own Graph URL: the `next` link itself is not followed) until no `next` comes.
+   */
+  const list = async (path: string, fields: string, token: string): Promise<unknown[]> => {
+    const entries: unknown[] = [];
+    let after: string | undefined;
+    for (let n = 0; n < MAX_LIST_PAGES; n++) {
+      const answer = await oauthCall({
+        ...common,
+        method: 'GET',
+        url: `${graph}${path}`,
+        query: { fields, limit: '100', ...(after === undefined ? {} : { after }) },
+        bearer: token,
+        grant: false,
+      });
+      const body = answer.body as {
+        data?: unknown;
+        paging?: { next?: unknown; cursors?: { after?: unknown } };
+      };
+      if (Array.isArray(body.data)) entries.push(...body.data);
+      const cursor = body.paging?.cursors?.after;
+      if (typeof body.paging?.next !== 'string' || typeof cursor !== 'string' || cursor === after) break;
+      after = cursor;
+    }
+    return entries;
+  };
+  /** A portfolio list Graph refuses (no access to that business, or a permission) reaches no page. */
+  const unlessRefused = async (read: () => Promise<unknown[]>): Promise<unknown[]> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof NetworkError && error.kind === 'permanent') return [];
+      throw error;
+    }
+  };
+  /**
+   * Every page the login reaches, once each (by id, keeping a copy that carries a page token):
+   * `/me/accounts` (pages with a classic Page role), then, with `business_management`, each
+   * Business Portfolio's `owned_pages` and `client_pages` (`/me/businesses`), every list read to
+   * its last page. A page listed with `fields=access_token` comes with its page token.
+   */
+  const pages = async (tokens: TokenSet): Promise<ListedPage[]> => {
+    const fields = 'id,name,access_token';
+    const found = new Map<string, ListedPage>();
+    const add = (entries: unknown[]) => {
+      for (const entry of entries as ListedPage[]) {
+        if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') continue;
+        const known = found.get(entry.id);
+        if (!known || (typeof known.access_token !== 'string' && typeof entry.access_token === 'string')) {
+          found.set(entry.id, entry);
+        }
+      }
+    };
+    add(await list('/me/accounts', fields, tokens.accessToken));
+    if (tokens.scopes.includes('business_management')) {
+      const businesses = await unlessRefused(() => list('/me/businesses', 'id,name', tokens.accessToken));
+      for (const business of businesses as { id?: unknown }[]) {
+        if (typeof business?.id !== 'string') continue;
+        for (const edge of ['owned_pages', 'client_pages']) {
+          add(
+            await unlessRefused(() =>
+              list(`/${encodeURIComponent(business.id as string)}/${edge}`, fields, tokens.accessToken),
+            ),
+          );
+        }
+      }
+    }
+    return [...found.values()];
   };
 
   return {
@@ -120,16 +202,14 @@ export const facebookAuth = (config: NetworkAuthConfig): NetworkAuth => {
       };
     },
     targets: async ({ tokens }) =>
-      (await pages(tokens))
-        .filter((page) => typeof page.id === 'string')
-        .map(
-          (page): NetworkTarget => ({
-            targetId: page.id as string,
-            name: typeof page.name === 'string' ? page.name : (page.id as string),
-            platform: 'facebook',
-            kind: 'page',
-          }),
-        ),
+      (await pages(tokens)).map(
+        (page): NetworkTarget => ({
+          targetId: page.id as string,
+          name: typeof page.name === 'string' ? page.name : (page.id as string),
+          platform: 'facebook',
+          kind: 'page',
+        }),
+      ),
     targetTokens: async ({ tokens, target }) => {
       const page = (await pages(tokens)).find((p) => p.id === target.targetId);
       if (!page || typeof page.access_token !== 'string') {

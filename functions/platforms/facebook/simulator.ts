@@ -9,7 +9,12 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
-import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
+import {
+  facebookOAuthSimulator,
+  GRAPH_ERRORS,
+  graphPermissionError,
+  missingScopes,
+} from './oauth-simulator.ts';
 
 /**
  * A local Facebook Pages Graph API (any `v…` version in the path), with Graph's shapes, error
@@ -37,6 +42,8 @@ import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
  *   (`estimated_time_to_regain_access` in minutes) while `setRateLimited` holds; the page's feed
  *   cap spent (`feedLimitMinutes` switch) is `(#341) Feed action request limit reached`.
  * - Sim tokens in a post's, photo's, video's or comment's text, and in edits.
+ * - Permissions: a token Facebook Login issued is refused, as Graph refuses it (HTTP 403,
+ *   `OAuthException`, code 200 or 10), on a route whose permission it lacks (`PERMISSIONS`).
  *
  * - Reels and video stories: `upload_phase=start` → `{video_id, upload_url}`; the upload URL pulls
  *   the `file_url` header's file; the video then reads `video_status: upload_complete` with
@@ -51,6 +58,26 @@ import { facebookOAuthSimulator, GRAPH_ERRORS } from './oauth-simulator.ts';
  * Inspection: `GET /_sim/facebook/posts` (posts with their attachments and comments) and
  * `GET /_sim/facebook/media` (photos and videos with alt text, size and what they are attached to).
  */
+
+/**
+ * The permissions each call needs, as Meta's references list them for a page token: publishing
+ * to the feed (`/feed`, `/photos`) `pages_manage_posts` and `pages_read_engagement` (Page Feed
+ * reference, https://developers.facebook.com/docs/graph-api/reference/page/feed); videos, reels
+ * and stories also `pages_show_list` (Reels Publishing guide "Before you start",
+ * https://developers.facebook.com/docs/video-api/guides/reels-publishing); comments as the page,
+ * their edits and deletes `pages_manage_engagement` (Comments reference,
+ * https://developers.facebook.com/docs/graph-api/reference/object/comments); reading the page's
+ * posts, videos, stories, comments and objects `pages_read_engagement`; insights `read_insights`
+ * with `pages_read_engagement` (Insights reference,
+ * https://developers.facebook.com/docs/graph-api/reference/insights).
+ */
+const PERMISSIONS = {
+  post: { scopes: ['pages_manage_posts', 'pages_read_engagement'], code: 200 },
+  video: { scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'], code: 200 },
+  engage: { scopes: ['pages_manage_engagement'], code: 200 },
+  read: { scopes: ['pages_read_engagement'], code: 10 },
+  insights: { scopes: ['read_insights', 'pages_read_engagement'], code: 10 },
+} as const;
 
 const graphError = (
   status: number,
@@ -276,6 +303,23 @@ export const startFacebookSimulator = async (
       );
     }
   };
+  /**
+   * Graph's permission refusal (HTTP 403; code 200 for publishing and managing, 10 for reading)
+   * when a token Facebook Login issued lacks what the call needs. Tokens it did not issue (the
+   * tests' fixed page tokens) are not checked.
+   */
+  const requirePermission = (token: string | null, need: keyof typeof PERMISSIONS) => {
+    const { scopes, code } = PERMISSIONS[need];
+    const missing = missingScopes(token ? login.grantOf(token) : null, scopes);
+    if (missing.length === 0) return;
+    const message =
+      code === 10
+        ? `(#10) This endpoint requires the '${missing.join("', '")}' permission or the 'Page Public Content Access' feature.`
+        : need === 'post'
+          ? '(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission'
+          : `(#200) Requires ${missing.join(' and ')} permission to manage the object`;
+    throw new SimHttpError(graphPermissionError(code, message));
+  };
   const noObject = (id: string) =>
     graphError(
       400,
@@ -346,6 +390,7 @@ export const startFacebookSimulator = async (
 
   const createFeedPost = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'post');
     const pageId = ctx.params.page as string;
     const params = paramsOf(ctx);
     const message = messageOf(params.message, 'message');
@@ -392,6 +437,7 @@ export const startFacebookSimulator = async (
 
   const createPhoto = async (ctx: SimContext): Promise<SimResponse> => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'post');
     const pageId = ctx.params.page as string;
     const params = paramsOf(ctx);
     const url = params.url;
@@ -440,6 +486,7 @@ export const startFacebookSimulator = async (
 
   const createVideo = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'video');
     const pageId = ctx.params.page as string;
     const params = paramsOf(ctx);
     const url = params.file_url;
@@ -495,6 +542,7 @@ export const startFacebookSimulator = async (
 
   const createComment = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'engage');
     const objectId = ctx.params.id as string;
     const post = visiblePost(objectId);
     if (!post) return noObject(objectId);
@@ -520,6 +568,7 @@ export const startFacebookSimulator = async (
 
   const listComments = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
     const post = visiblePost(ctx.params.id as string);
     if (!post) return noObject(ctx.params.id as string);
     const list = post.comments
@@ -555,6 +604,8 @@ export const startFacebookSimulator = async (
     const comment = liveComment(id);
     const post = comment ? null : visiblePost(id);
     if (!comment && !post) return noObject(id);
+    // A comment is the page's engagement; a post (or video description) its content.
+    requirePermission(ctx.token, comment ? 'engage' : 'post');
     if (params.message === undefined) return graphError(400, 100, '(#100) Missing message');
     const message = messageOf(params.message, 'message');
     if (comment) {
@@ -582,6 +633,7 @@ export const startFacebookSimulator = async (
     checkVersion(ctx);
     const id = ctx.params.id as string;
     const comment = liveComment(id);
+    requirePermission(ctx.token, comment ? 'engage' : 'post');
     if (comment) {
       comment.deleted = true;
       const root = posts.get(comment.postId) as StoredPost;
@@ -623,6 +675,7 @@ export const startFacebookSimulator = async (
 
   const readObject = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
     const id = ctx.params.id as string;
     const fields = fieldsOf(ctx);
     const video = media.get(id);
@@ -695,6 +748,7 @@ export const startFacebookSimulator = async (
 
   const insights = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'insights');
     const post = visiblePost(ctx.params.id as string);
     if (post?.state !== 'live') return noObject(ctx.params.id as string);
     const metrics = (ctx.query.get('metric') ?? '')
@@ -730,6 +784,7 @@ export const startFacebookSimulator = async (
 
   const listPosts = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
     const pageId = ctx.params.page as string;
     const since = Number(ctx.query.get('since') ?? 0) * 1000;
     const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
@@ -780,6 +835,7 @@ export const startFacebookSimulator = async (
     (product: 'reel' | 'story') =>
     (ctx: SimContext): SimResponse => {
       checkVersion(ctx);
+      requirePermission(ctx.token, 'video');
       const pageId = ctx.params.page as string;
       const params = paramsOf(ctx);
       if (params.upload_phase === 'start') {
@@ -863,6 +919,9 @@ export const startFacebookSimulator = async (
     if (!auth) return facebookErrors.unauthorized('missing');
     if (auth[1]?.startsWith('expired')) return facebookErrors.unauthorized('expired');
     if (auth[1]?.startsWith('revoked')) return facebookErrors.unauthorized('revoked');
+    const refusal = login.refusal(auth[1] as string);
+    if (refusal) return facebookErrors.unauthorized(refusal);
+    requirePermission(auth[1] as string, 'video');
     const video = media.get(ctx.params.id as string);
     if (video?.kind !== 'video' || video.product === 'feed') return noObject(ctx.params.id as string);
     if (video.status !== 'uploading') {
@@ -891,6 +950,7 @@ export const startFacebookSimulator = async (
   /** `POST /{page-id}/photo_stories {photo_id}`: an unpublished photo of the page becomes a story. */
   const photoStory = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'video');
     const pageId = ctx.params.page as string;
     const photoId = paramsOf(ctx).photo_id;
     const photo = typeof photoId === 'string' ? media.get(photoId) : undefined;
@@ -910,6 +970,7 @@ export const startFacebookSimulator = async (
   /** `GET /{page-id}/stories`: the page's stories, newest first. */
   const listStories = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
     const pageId = ctx.params.page as string;
     const data = [...posts.values()]
       .filter(
@@ -933,6 +994,7 @@ export const startFacebookSimulator = async (
   /** The page's videos, processing ones too (`GET /{page-id}/videos`), newest first. */
   const listVideos = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
     const pageId = ctx.params.page as string;
     const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
     const data = [...media.values()]
