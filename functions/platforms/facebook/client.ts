@@ -156,7 +156,7 @@ export const classifyFacebookFailure = (
     return new NetworkError(
       'reconnect',
       `Facebook refused the call for a missing permission${which} (${message}). Reconnect the channel and grant ${missing.length > 1 ? 'them' : 'it'}.`,
-      { status },
+      { status, missingPermission: true },
     );
   }
   if (
