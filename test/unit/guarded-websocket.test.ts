@@ -39,7 +39,7 @@ beforeAll(async () => {
       return;
     }
     const accept = createHash('sha1')
-      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC11B65`)
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
       .digest('base64');
     socket.write(
       `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${behaviour === 'bad-accept' ? 'x' : accept}\r\n\r\n`,

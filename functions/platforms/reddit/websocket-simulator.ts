@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
 
 /**
  * The Reddit simulator's media-post socket host: its own server and port, as Reddit's is its own
  * `wss://…wss.redditmedia.com` host. A media submit names `ws://127.0.0.1:<port>/rte_images/<token>`
  * (plain `ws` on loopback: the local runtime's guarded path allows it there only). A client that
- * connects (RFC 6455 handshake) gets one text message once the post's media is processed, then a
+ * connects (RFC 6455, served by the `ws` library) gets one text message once the post's media is processed, then a
  * close: `{"type":"success","payload":{"redirect":"<post url>"}}` or
  * `{"type":"failed","payload":{...}}` — the messages PRAW reads
  * (https://github.com/praw-dev/praw `praw/models/reddit/subreddit/subreddit.py` `_submit_media`).
@@ -27,26 +27,6 @@ export interface RedditSocketHost {
   reset(): void;
 }
 
-const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC11B65';
-
-/** A server frame: never masked. */
-const serverFrame = (opcode: number, payload: Buffer): Buffer => {
-  const length = payload.length;
-  const head =
-    length < 126
-      ? Buffer.from([0x80 | opcode, length])
-      : length < 65_536
-        ? Buffer.from([0x80 | opcode, 126, length >> 8, length & 0xff])
-        : (() => {
-            const h = Buffer.alloc(10);
-            h[0] = 0x80 | opcode;
-            h[1] = 127;
-            h.writeBigUInt64BE(BigInt(length), 2);
-            return h;
-          })();
-  return Buffer.concat([head, payload]);
-};
-
 export const redditSocketHost = (
   /** What the socket of `token` says, when the post is processed (the promise settles then). */
   outcomeOf: (token: string) => Promise<SocketOutcome> | SocketOutcome,
@@ -55,21 +35,17 @@ export const redditSocketHost = (
   let url = '';
   let opened = 0;
   const sockets = new Set<Socket>();
-  const upgrade = async (req: IncomingMessage, socket: Socket) => {
+  // The protocol (handshake, framing, closes) is the `ws` library's, as a real server's would be.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const upgrade = async (req: IncomingMessage, socket: Socket, head: Buffer) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     const token = /^\/rte_images\/([A-Za-z0-9_-]+)/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
-    const key = req.headers['sec-websocket-key'];
     const refuse = (status: number, reason: string) => {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
     };
-    if (
-      !token ||
-      typeof key !== 'string' ||
-      req.headers['sec-websocket-version'] !== '13' ||
-      !/websocket/i.test(req.headers.upgrade ?? '')
-    ) {
+    if (!token) {
       refuse(400, 'Bad Request');
       return;
     }
@@ -79,23 +55,15 @@ export const redditSocketHost = (
       refuse(503, 'Service Unavailable');
       return;
     }
+    const client = await new Promise<WebSocket>((resolve) => wss.handleUpgrade(req, socket, head, resolve));
     opened += 1;
-    const accept = createHash('sha1').update(`${key}${GUID}`).digest('base64');
-    socket.write(
-      `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`,
-    );
-    // The client's frames (its close, a pong) need no answer beyond ending the socket.
-    socket.on('data', (chunk: Buffer) => {
-      if (((chunk[0] ?? 0) & 0x0f) === 0x8) socket.end();
-    });
     const outcome = await pending;
-    if (socket.destroyed) return;
+    if (client.readyState !== WebSocket.OPEN) return;
     if (outcome === 'refuse' || outcome === 'close') {
-      socket.end(serverFrame(0x8, Buffer.from([0x03, 0xe8])));
+      client.close(1000);
       return;
     }
-    socket.write(serverFrame(0x1, Buffer.from(JSON.stringify(outcome.message))));
-    socket.end(serverFrame(0x8, Buffer.from([0x03, 0xe8])));
+    client.send(JSON.stringify(outcome.message), () => client.close(1000));
   };
   return {
     get url() {
@@ -105,8 +73,8 @@ export const redditSocketHost = (
       const created = createServer((_req, res) => {
         res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');
       });
-      created.on('upgrade', (req, socket) => {
-        void upgrade(req, socket as Socket);
+      created.on('upgrade', (req, socket, head) => {
+        void upgrade(req, socket as Socket, head);
       });
       await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
       const address = created.address();
