@@ -108,7 +108,9 @@ describe('Pinterest boards connected from one grant', () => {
     const { boards } = await connectBoards(ws);
     await expireTokens(rt, 'pinterest');
     const ids = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => pin(ws, boards[i % 2] as { id: string; board: string }, `burst ${i}`)),
+      Array.from({ length: 10 }, (_, i) =>
+        pin(ws, boards[i % 2] as { id: string; board: string }, `burst ${i}`),
+      ),
     );
     for (const id of ids) await published(ws, id);
     for (const board of boards) expect(await statusOf(ws, board.id)).toBe('connected');
@@ -124,7 +126,9 @@ describe('Pinterest boards connected from one grant', () => {
     const grantId = channelA?.grantId as string;
     expect(grantId).toBeTruthy();
     expect(channelB?.grantId).toBe(grantId);
-    expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds.sort()).toEqual([a.id, b.id].sort());
+    expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds.sort()).toEqual(
+      [a.id, b.id].sort(),
+    );
 
     expect((await rt.api(`/channels/${a.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
     expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds).toEqual([b.id]);

@@ -84,8 +84,7 @@ export const pinterestOAuthSimulator = (options: PinterestOAuthOptions = {}): Pi
     };
   };
   /** A legacy app's request that does not ask for continuous refresh tokens. */
-  const legacyRequest = (params: Record<string, string>) =>
-    legacyApp && params.continuous_refresh !== 'true';
+  const legacyRequest = (params: Record<string, string>) => legacyApp && params.continuous_refresh !== 'true';
   const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
