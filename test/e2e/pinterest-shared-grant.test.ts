@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
+import { sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
+import { tokenSetOf } from '../../functions/platforms/oauth-http.ts';
+import { PINTEREST_SCOPES, pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
+import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-simulator.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { consentOAuth, expireTokens } from '../support/channels.ts';
+import { consentOAuth, expireTokens, simUrl, storedChannel } from '../support/channels.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { needsReconnectEvents } from '../support/outbox.ts';
@@ -150,5 +155,84 @@ describe('Pinterest boards connected from one grant', () => {
     expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds).toHaveLength(2);
     await expireTokens(rt, 'pinterest');
     for (const board of boards) await published(ws, await pin(ws, board, 'after reconnect'));
+  });
+});
+
+describe('a board channel that holds its own copy of the tokens (connected before shared grants)', () => {
+  /** The consent and code exchange as Herald made them before: no continuous_refresh (a legacy 365-day refresh token). */
+  const legacyTokens = async (user: string) => {
+    const app = SIM_OAUTH_APPS.pinterest;
+    const redirectUri = `${rt.url}/v1/channels/callback`;
+    const authorize = new URL(`${simUrl(rt, 'pinterest')}/oauth/`);
+    for (const [name, value] of Object.entries({
+      client_id: app.clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: PINTEREST_SCOPES.join(','),
+      state: 'legacy',
+      sim_user: user,
+    }))
+      authorize.searchParams.set(name, value);
+    const redirected = await fetch(authorize, { redirect: 'manual' });
+    const code = new URL(redirected.headers.get('location') as string).searchParams.get('code') as string;
+    const exchanged = await fetch(`${simUrl(rt, 'pinterest')}/v5/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }),
+    });
+    const body = (await exchanged.json()) as Record<string, unknown>;
+    expect(exchanged.status, JSON.stringify(body)).toBe(200);
+    // What Pinterest answers an app created before 2025-09-25 that does not ask for continuous tokens.
+    expect(body.refresh_token_expires_in).toBe(365 * 86400);
+    return { tokens: tokenSetOf('Pinterest', body) };
+  };
+
+  it('keeps publishing across refreshes: its legacy refresh token becomes a continuous one, rotated in its own record', async () => {
+    const ws = await workspace();
+    const user = `l${randomBytes(3).toString('hex')}`;
+    const { tokens } = await legacyTokens(user);
+    const deps = getDeps();
+    const owner = (await pinterestAuth({
+      baseUrls: { pinterest: simUrl(rt, 'pinterest') },
+      timeoutMs: 5000,
+    }).identify({
+      app: SIM_OAUTH_APPS.pinterest,
+      tokens,
+    })) as { remoteAccountId: string };
+    const board = simPinterestBoards(owner.remoteAccountId)[0] as { id: string; name: string };
+    const now = new Date();
+    const policy = { marginSeconds: 86400, proactiveAfterSeconds: 7 * 86400, rotatesRefreshToken: false };
+    const { channel } = await deps.accounts.upsertChannel(
+      {
+        accountId: ws.accountId,
+        workspaceId: ws.workspaceId,
+        platform: 'pinterest',
+        name: board.name,
+        remoteAccountId: board.id,
+        connection: 'connected',
+        threadsPermitted: false,
+        ...tokenFields(policy, tokens, now),
+        scopes: tokens.scopes,
+        authKind: 'oauth2',
+        createdAt: now.toISOString(),
+      },
+      (channelId) => sealTokens(deps.tokenCipher(), channelId, tokens),
+      null,
+    );
+    expect(channel.grantId).toBeUndefined();
+    const own = { id: channel.channelId, board: board.id };
+    const refreshTokens = [(await storedChannel(ws.workspaceId, own.id)).tokens.refreshToken];
+    for (let round = 1; round <= 2; round++) {
+      await expireTokens(rt, 'pinterest');
+      await published(ws, await pin(ws, own, `own copy ${round}`));
+      const stored = await storedChannel(ws.workspaceId, own.id);
+      expect(stored.connection).toBe('connected');
+      refreshTokens.push(stored.tokens.refreshToken);
+    }
+    // Each refresh stored the new refresh token in the channel's own record.
+    expect(new Set(refreshTokens).size).toBe(3);
   });
 });
