@@ -103,7 +103,7 @@ export interface TokenUpdate {
 
 /**
  * One network grant that several channels were connected from, with the same tokens (the boards of
- * a Pinterest account, the pages of a LinkedIn member, the YouTube channels of a Google account):
+ * a Pinterest account; core/channels/grants.ts says which networks share):
  * its tokens are stored once, here, and each of those channels names it by `grantId`. A refresh
  * (conditional on `tokenVersion`) updates it once for all of them, so a rotating refresh token is
  * never left behind in a sibling's copy. Kept while one of `channelIds` uses it; the last one's

@@ -277,9 +277,8 @@ export const listTargets = async (
 /**
  * POST /v1/channels/connect/{state}/targets: the chosen targets become channels, all or none (one
  * write, counted together against the plan's limit; a refusal leaves the choice open). Single use.
- * Where the targets post with the account's own tokens (Pinterest boards, LinkedIn pages, YouTube
- * channels), the grant is stored once and the channels share it (see grants.ts); where each gets
- * tokens of its own (Facebook pages), each channel keeps its own.
+ * Where the targets post with the account's own rotating tokens (Pinterest boards), the grant is
+ * stored once and the channels share it (see grants.ts); elsewhere each channel keeps its own.
  */
 export const chooseTargets = async (
   deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,

@@ -4,14 +4,17 @@ import type { NetworkAuth } from '../../ports/network-auth.ts';
 
 /**
  * Shared grants (ports/accounts.ts GrantRecord): one consent that yields several channels with the
- * same tokens (Pinterest boards, LinkedIn pages, YouTube channels) stores its tokens once, and the
- * channels name it. A network whose targets get tokens of their own (Facebook pages: page tokens)
- * keeps one copy per channel, as does every network whose grant yields one channel.
+ * same tokens stores its tokens once, and the channels name it. Switched on where copies go stale:
+ * a network whose targets post with the account's tokens and whose refresh tokens rotate (Pinterest
+ * boards). The design holds for any such network (LinkedIn pages, YouTube channels), but their
+ * refresh tokens do not rotate, so their per-channel copies stay valid and they keep them for now.
+ * A network whose targets get tokens of their own (Facebook pages) keeps one copy per channel, as
+ * does every network whose grant yields one channel.
  */
 
 /** Whether the channels chosen from one of this network's grants share it. */
-export const sharesGrant = (auth: Pick<NetworkAuth, 'hasTargets' | 'targetTokens'>): boolean =>
-  auth.hasTargets && !auth.targetTokens;
+export const sharesGrant = (auth: Pick<NetworkAuth, 'hasTargets' | 'targetTokens' | 'policy'>): boolean =>
+  auth.hasTargets && !auth.targetTokens && auth.policy.rotatesRefreshToken;
 
 /**
  * The grant of one network account in one workspace: the same id for every connection of that
