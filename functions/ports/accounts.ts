@@ -78,6 +78,13 @@ export interface ChannelRecord {
   capabilities?: { publish: boolean; manage: boolean; threads: boolean; metrics: boolean };
   /** The account's own API host (a Bluesky account's PDS); null: the network's default. */
   serviceUrl?: string | null;
+  /**
+   * The shared grant whose tokens this channel uses (a board of a Pinterest account connected with
+   * its siblings from one consent): the tokens live once in that `GrantRecord`, and this channel's
+   * own `tokenCiphertext` and token fields are empty. Absent: the channel holds its own tokens
+   * (every channel connected before shared grants, and networks whose grant yields one channel).
+   */
+  grantId?: string;
   /** `oauth2` or `app_password` when connected through the API; absent: pasted in by the admin CLI. */
   authKind?: 'oauth2' | 'app_password';
   /** The last time the channel was (re)connected or its tokens changed. */
@@ -92,6 +99,74 @@ export interface TokenUpdate {
   tokenIssuedAt: string | null;
   refreshDueAt: string | null;
   updatedAt: string;
+}
+
+/**
+ * One network grant that several channels were connected from, with the same tokens (the boards of
+ * a Pinterest account; core/channels/grants.ts says which networks share):
+ * its tokens are stored once, here, and each of those channels names it by `grantId`. A refresh
+ * (conditional on `tokenVersion`) updates it once for all of them, so a rotating refresh token is
+ * never left behind in a sibling's copy. Kept while one of `channelIds` uses it; the last one's
+ * disconnection removes it.
+ */
+export interface GrantRecord {
+  grantId: string;
+  accountId: string;
+  workspaceId: string;
+  /** The platform whose auth refreshes it (the connection's: `linkedin_page` for LinkedIn pages). */
+  platform: PlatformId;
+  /** The network account that granted it (the owner of the boards, pages or channels). */
+  remoteAccountId: string;
+  /** `needs_reconnect` once the network refused its refresh (its channels are marked with it). */
+  connection: ChannelConnection;
+  /** The sealed `TokenSet`, encrypted under the context `sharedGrantSealId(grantId)` (core/channels/grants.ts). */
+  tokenCiphertext: string;
+  tokenVersion: number;
+  tokenExpiresAt: string | null;
+  tokenIssuedAt: string | null;
+  refreshDueAt: string | null;
+  serviceUrl?: string | null;
+  /** The channels that use it (never empty: the last one's disconnection removes the grant). */
+  channelIds: string[];
+  updatedAt: string;
+  createdAt: string;
+}
+
+/** A grant as a connection saves it: its record but for the tokens and channels, and how to seal its tokens. */
+export interface GrantToSave {
+  base: Omit<GrantRecord, 'tokenCiphertext' | 'tokenVersion' | 'channelIds'>;
+  seal: () => Promise<string>;
+}
+
+/** What the proactive sweep finds due: a channel holding its own tokens, or a shared grant. */
+export interface TokenHolderDue {
+  workspaceId: string;
+  channelId?: string;
+  grantId?: string;
+}
+
+/** Shared grants (see GrantRecord): read, and refreshed one at a time like a channel's own tokens. */
+export interface GrantStore {
+  getGrant(workspaceId: string, grantId: string): Promise<GrantRecord | null>;
+  /** As holdRefresh, for the grant's tokens. */
+  holdGrantRefresh(
+    workspaceId: string,
+    grantId: string,
+    expectedVersion: number,
+    owner: string,
+    now: string,
+    until: string,
+  ): Promise<boolean>;
+  /** As replaceTokens: written only if the grant's version is still `expectedVersion` (and it is connected). */
+  replaceGrantTokens(
+    workspaceId: string,
+    grantId: string,
+    expectedVersion: number,
+    update: TokenUpdate,
+  ): Promise<boolean>;
+  releaseGrantRefresh(workspaceId: string, grantId: string, owner: string): Promise<void>;
+  /** Marks the grant refused (out of the sweep, its hold dropped); true if it was connected until now. */
+  markGrantNeedsReconnect(workspaceId: string, grantId: string): Promise<boolean>;
 }
 
 /** A connection through the API: a new channel, or new tokens for the workspace's channel of the same remote account. */
@@ -114,8 +189,8 @@ export interface PostReferences {
   key?: KeyWindowRead | null;
 }
 
-/** Accounts, workspaces, keys, channels and tags. */
-export interface AccountStore {
+/** Accounts, workspaces, keys, channels (and the grants they share) and tags. */
+export interface AccountStore extends GrantStore {
   createAccount(account: Account): Promise<void>;
   getAccount(accountId: string): Promise<Account | null>;
   setPlan(accountId: string, plan: PlanName): Promise<void>;
@@ -180,10 +255,14 @@ export interface AccountStore {
   ): Promise<boolean>;
   /** Lets go of a refresh hold (the refresh failed without changing the tokens). */
   releaseRefresh(workspaceId: string, channelId: string, owner: string): Promise<void>;
-  /** Removes the channel, its remote-account guard and its place in the account's channel count; false if it was gone. */
+  /**
+   * Removes the channel, its remote-account guard and its place in the account's channel count;
+   * false if it was gone. A channel on a shared grant leaves the grant in the same write, and the
+   * grant goes with its last channel.
+   */
   disconnectChannel(channel: ChannelRecord): Promise<boolean>;
-  /** Channels (any workspace) whose proactive refresh is due at `now`, oldest first. */
-  channelsDueForRefresh(now: string, limit: number): Promise<{ workspaceId: string; channelId: string }[]>;
+  /** Channels holding their own tokens, and shared grants (any workspace), whose proactive refresh is due at `now`, oldest first. */
+  channelsDueForRefresh(now: string, limit: number): Promise<TokenHolderDue[]>;
   /** Creates a tag; fails with `already_exists` when the workspace has one of the same name. */
   createTag(tag: Tag): Promise<void>;
   listTags(workspaceId: string): Promise<Tag[]>;

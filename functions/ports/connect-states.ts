@@ -1,5 +1,5 @@
 import type { PlatformId } from '../platforms/types.ts';
-import type { ChannelConnectResult, ChannelRecord, KeyMode } from './accounts.ts';
+import type { ChannelConnectResult, ChannelRecord, GrantToSave, KeyMode } from './accounts.ts';
 import type { NetworkTarget } from './network-auth.ts';
 
 /**
@@ -43,11 +43,16 @@ export interface ConnectState {
   connectCodeHash?: string;
   /** From `granted`, on networks whose accounts own targets: what the account may post to. */
   targets?: NetworkTarget[];
+  /** From `granted`, on networks whose accounts own targets: the network account that granted them (the shared grant's owner). */
+  grantAccountId?: string;
   channelIds?: string[];
 }
 
-/** At most this many channels are saved by one connection (one transaction of DynamoDB: 100 items, 2 a channel). */
-export const MAX_CHANNELS_PER_CONNECTION = 49;
+/**
+ * At most this many channels are saved by one connection (one transaction of DynamoDB: 100 items,
+ * 2 a channel, besides the account's count, the connect state and the shared grant).
+ */
+export const MAX_CHANNELS_PER_CONNECTION = 48;
 
 /** One channel a finished connection saves: its record but for the id, and how to seal its tokens for the id it gets. */
 export interface ChannelToSave {
@@ -66,7 +71,13 @@ export interface ConnectStateStore {
     extra?: Partial<
       Pick<
         ConnectState,
-        'grantCiphertext' | 'channel' | 'connectCodeHash' | 'targets' | 'channelIds' | 'expiresAt'
+        | 'grantCiphertext'
+        | 'channel'
+        | 'connectCodeHash'
+        | 'targets'
+        | 'grantAccountId'
+        | 'channelIds'
+        | 'expiresAt'
       >
     >,
   ): Promise<boolean>;
@@ -76,11 +87,14 @@ export interface ConnectStateStore {
    * channel of updates that channel (never counted again); the others are created and counted on
    * the account. Throws `quota_exceeded` when the new ones would take the account past
    * `channelLimit`, and `invalid_state` when the state is no longer `from`: then nothing is written.
+   * With `grant`, the channels share it (they name its `grantId`): it is saved in the same write,
+   * with the new tokens and the channels added, or created.
    */
   finish(
     stateHash: string,
     from: ConnectStatus,
     channels: ChannelToSave[],
     channelLimit: number | null,
+    grant?: GrantToSave,
   ): Promise<ChannelConnectResult[]>;
 }

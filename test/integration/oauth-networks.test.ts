@@ -489,7 +489,8 @@ const oauthCases: OAuthCase[] = [
     use: lookupWith((url) => new PinterestClient({ baseUrl: url, timeoutMs: TIMEOUT })),
     expiredStatus: 401,
     refreshes: true,
-    rotates: false,
+    // Continuous refresh tokens: each refresh answers a new one, and the simulator kills the old.
+    rotates: true,
     revokes: false,
     authorizePage: 'https://www.pinterest.com/oauth/',
   },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PlatformId } from '../../platforms/types.ts';
-import type { AccountStore } from '../../ports/accounts.ts';
+import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
@@ -15,6 +15,7 @@ import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { planLimits } from '../usage/plans.ts';
 import { channelView } from './channel-view.ts';
+import { sharedGrantSealId } from './grants.ts';
 import type { ConnectChannelBody, CreateChannelBody } from './schema.ts';
 import { openTokens, sealTokens, tokenFields } from './tokens.ts';
 
@@ -292,7 +293,8 @@ export const getChannel = async (
 /**
  * DELETE /v1/channels/{id}: revokes the grant at the network where it has a revocation call (a
  * failed revocation does not keep the channel), then removes the channel and its tokens. Posts
- * keep their history.
+ * keep their history. A channel on a shared grant leaves it; the grant is revoked and removed only
+ * with the last channel that uses it (revoking it earlier would disconnect the siblings).
  */
 export const disconnectChannel = async (
   deps: Pick<ConnectDeps, 'accounts' | 'auths' | 'appCredentials' | 'tokenCipher'>,
@@ -303,11 +305,12 @@ export const disconnectChannel = async (
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   let revoked = false;
   const network = deps.auths(channel.platform);
-  if (network?.revoke && channel.authKind) {
+  const held = network?.revoke && channel.authKind ? await heldTokens(deps, channel) : null;
+  if (network?.revoke && held) {
     try {
       const app = await appFor(deps.appCredentials, channel.platform, network.kind);
       if (app) {
-        const tokens = await openTokens(deps.tokenCipher(), channel.channelId, channel.tokenCiphertext);
+        const tokens = await openTokens(deps.tokenCipher(), held.sealId, held.ciphertext);
         await network.revoke({ app, tokens, serviceUrl: channel.serviceUrl ?? null });
         revoked = true;
       }
@@ -323,4 +326,15 @@ export const disconnectChannel = async (
     throw new ApiError('not_found', 'No channel with this id in this workspace.');
   }
   return { id: channelId, disconnected: true as const, revoked };
+};
+
+/** The tokens a disconnection may revoke: the channel's own, or its shared grant's if no other channel uses it. */
+const heldTokens = async (
+  deps: Pick<ConnectDeps, 'accounts'>,
+  channel: ChannelRecord,
+): Promise<{ sealId: string; ciphertext: string } | null> => {
+  if (!channel.grantId) return { sealId: channel.channelId, ciphertext: channel.tokenCiphertext };
+  const grant = await deps.accounts.getGrant(channel.workspaceId, channel.grantId);
+  if (!grant || grant.channelIds.some((id) => id !== channel.channelId)) return null;
+  return { sealId: sharedGrantSealId(grant.grantId), ciphertext: grant.tokenCiphertext };
 };

@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { GrantToSave } from '../../ports/accounts.ts';
 import { appFor } from '../../ports/app-credentials.ts';
 import type { ChannelToSave, ConnectState } from '../../ports/connect-states.ts';
+import type { NetworkAuth, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
@@ -8,13 +10,14 @@ import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { channelView } from './channel-view.ts';
 import { type ConnectDeps, channelLimit, channelToSave, grantSealId, networkFor, sha256 } from './connect.ts';
+import { grantIdFor, sharedGrantSealId, sharesGrant } from './grants.ts';
 import {
   type ChooseTargetsBody,
   CONNECT_CODE_PATTERN,
   CONNECTION_ID_PATTERN,
   type CompleteConnectBody,
 } from './schema.ts';
-import { openTokens, sealTokens } from './tokens.ts';
+import { openTokens, sealTokens, tokenFields } from './tokens.ts';
 
 /**
  * A grant's way from the network's redirect to channels: the callback keeps it (sealed) and hands
@@ -115,7 +118,7 @@ export const completeCallback = async (
       connectCodeHash: sha256(connectCode),
       expiresAt: new Date(now.getTime() + CONNECT_CODE_SECONDS * 1000).toISOString(),
       ...(targets
-        ? { targets }
+        ? { targets, grantAccountId: account.remoteAccountId }
         : {
             channel: channelToSave(deps, {
               accountId: record.accountId,
@@ -274,6 +277,8 @@ export const listTargets = async (
 /**
  * POST /v1/channels/connect/{state}/targets: the chosen targets become channels, all or none (one
  * write, counted together against the plan's limit; a refusal leaves the choice open). Single use.
+ * Where the targets post with the account's own rotating tokens (Pinterest boards), the grant is
+ * stored once and the channels share it (see grants.ts); elsewhere each channel keeps its own.
  */
 export const chooseTargets = async (
   deps: Omit<ConnectDeps, 'resolveHost' | 'webhookSettings'>,
@@ -298,6 +303,7 @@ export const chooseTargets = async (
     grantSealId(stateHash),
     record.grantCiphertext as string,
   );
+  const shared = sharesGrant(network.auth) ? sharedGrantOf(deps, record, network.auth, grant) : null;
   let channels: ChannelToSave[];
   try {
     channels = await Promise.all(
@@ -306,7 +312,7 @@ export const chooseTargets = async (
         const tokens = network.auth.targetTokens
           ? await network.auth.targetTokens({ app: network.app, tokens: grant, target })
           : grant;
-        return channelToSave(deps, {
+        const channel = channelToSave(deps, {
           accountId: record.accountId,
           workspaceId: record.workspaceId,
           platform: target.platform,
@@ -314,6 +320,17 @@ export const chooseTargets = async (
           account: { remoteAccountId: target.targetId, name: target.name },
           tokens,
         });
+        if (!shared) return channel;
+        // The tokens are the grant's: the channel holds none of its own (nor their expiry).
+        return {
+          base: {
+            ...channel.base,
+            grantId: shared.base.grantId,
+            tokenExpiresAt: null,
+            refreshDueAt: null,
+          },
+          seal: async () => '',
+        };
       }),
     );
   } catch (error) {
@@ -326,8 +343,47 @@ export const chooseTargets = async (
     throw error;
   }
   const saved = await whenUsed(
-    deps.connectStates.finish(stateHash, 'targets', channels, await channelLimit(deps, record.accountId)),
+    deps.connectStates.finish(
+      stateHash,
+      'targets',
+      channels,
+      await channelLimit(deps, record.accountId),
+      shared ?? undefined,
+    ),
     () => new ApiError('invalid_state', 'The targets of this connection were already chosen.'),
   );
   return { data: saved.map((result) => channelView(result.channel)) };
+};
+
+/**
+ * The grant the chosen targets share: one per network account and workspace (a connection made
+ * before the account was kept with its state has one of its own).
+ */
+const sharedGrantOf = (
+  deps: Pick<ConnectDeps, 'clock' | 'tokenCipher'>,
+  record: ConnectState,
+  auth: NetworkAuth,
+  tokens: TokenSet,
+): GrantToSave => {
+  const now = deps.clock.now();
+  const grantId = grantIdFor(
+    record.workspaceId,
+    record.platform,
+    record.grantAccountId ?? `connection:${record.stateHash}`,
+  );
+  return {
+    base: {
+      grantId,
+      accountId: record.accountId,
+      workspaceId: record.workspaceId,
+      platform: record.platform,
+      remoteAccountId: record.grantAccountId ?? '',
+      connection: 'connected',
+      ...tokenFields(auth.policy, tokens, now),
+      serviceUrl: null,
+      updatedAt: now.toISOString(),
+      createdAt: now.toISOString(),
+    },
+    seal: () => sealTokens(deps.tokenCipher(), sharedGrantSealId(grantId), tokens),
+  };
 };

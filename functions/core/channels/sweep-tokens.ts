@@ -1,4 +1,4 @@
-import type { AccountStore } from '../../ports/accounts.ts';
+import type { AccountStore, ChannelRecord, TokenHolderDue } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { logger } from '../../shared/powertools.ts';
@@ -13,10 +13,27 @@ const BATCH = 40;
 const PARALLEL = 10;
 
 /**
+ * The channel a due holder is refreshed through: the channel itself, or one connected channel of
+ * a shared grant (the token service refreshes the grant once for all of them).
+ */
+const channelFor = async (accounts: AccountStore, due: TokenHolderDue): Promise<ChannelRecord | null> => {
+  if (due.channelId) return accounts.getChannel(due.workspaceId, due.channelId);
+  if (!due.grantId) return null;
+  const grant = await accounts.getGrant(due.workspaceId, due.grantId);
+  if (grant?.connection !== 'connected') return null;
+  for (const id of grant.channelIds) {
+    const channel = await accounts.getChannel(due.workspaceId, id);
+    if (channel?.connection === 'connected' && channel.grantId === grant.grantId) return channel;
+  }
+  return null;
+};
+
+/**
  * Extends long-lived tokens before they lapse (Instagram and Threads once at least 24 h old,
- * Pinterest, Facebook user tokens: each network's `policy.proactiveAfterSeconds`). Each channel
- * goes through the token service, so a sweep never races a publish refreshing the same channel;
- * a refused refresh makes the channel needs_reconnect (with its one event) as anywhere else.
+ * Pinterest, Facebook user tokens: each network's `policy.proactiveAfterSeconds`), of channels and
+ * of shared grants (once for all their channels). Each goes through the token service, so a sweep
+ * never races a publish refreshing the same tokens; a refused refresh makes the channel
+ * needs_reconnect (with its one event) as anywhere else.
  */
 export const sweepTokens = async (deps: {
   clock: Clock;
@@ -26,9 +43,10 @@ export const sweepTokens = async (deps: {
   const due = await deps.accounts.channelsDueForRefresh(deps.clock.now().toISOString(), BATCH);
   let refreshed = 0;
   let failed = 0;
-  const refreshOne = async ({ workspaceId, channelId }: { workspaceId: string; channelId: string }) => {
-    const channel = await deps.accounts.getChannel(workspaceId, channelId);
+  const refreshOne = async (holder: TokenHolderDue) => {
+    const channel = await channelFor(deps.accounts, holder);
     if (channel?.connection !== 'connected') return;
+    const { channelId } = channel;
     try {
       await deps.tokens().refreshNow(channel);
       refreshed++;

@@ -17,9 +17,21 @@ import {
  * Pinterest API v5 OAuth on the simulator: `GET /oauth/` (www.pinterest.com; scopes
  * comma-separated), `POST /v5/oauth/token` (api.pinterest.com, HTTP Basic, form) for the code and
  * refreshes → `{ access_token, refresh_token, response_type, token_type, expires_in,
- * refresh_token_expires_in, scope }` (30 days and 365 days; a refresh keeps the refresh token),
- * `GET /v5/user_account`, `GET /v5/boards` (two boards per user). Errors are `{ code, message }`.
- * Pinterest has no public revocation call.
+ * refresh_token_expires_in, refresh_token_expires_at, scope }`, `GET /v5/user_account`,
+ * `GET /v5/boards` (two boards per user). Errors are `{ code, message }`. Pinterest has no public
+ * revocation call for user tokens.
+ *
+ * Refresh tokens follow Pinterest's continuous refresh model (api-description `v5/openapi.yaml`,
+ * `/oauth/token`, https://github.com/pinterest/api-description): access tokens live 30 days,
+ * refresh tokens 60 days, and every refresh answers a new refresh token (60 days from then). The
+ * simulator takes the strict reading of "each refresh returns a new one": the refresh token just
+ * used is dead from then on, so a second holder of the same copy is refused.
+ *
+ * The preset app is a legacy app (created before 2025-09-25, `legacyApp`, the strict default):
+ * Pinterest "no longer supports the legacy refresh token (365-day expiration)" and tells such
+ * apps to send `continuous_refresh=true`. A code exchange without it answers a legacy 365-day
+ * refresh token, and a refresh without it is refused (the error's wording is not documented; this
+ * one is ours). An app created since then (`legacyApp: false`) gets continuous tokens either way.
  */
 const pinError = (status: number, code: number, message: string): SimResponse => ({
   status,
@@ -35,27 +47,44 @@ export interface PinterestOAuthMount extends SimOAuthMount {
   accountOf(token: string): { id: string; username: string; scopes: string[] } | null;
 }
 
-export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): PinterestOAuthMount => {
+/** How long Pinterest's legacy refresh tokens were said to last (what a legacy exchange answers). */
+const LEGACY_REFRESH_SECONDS = 365 * 86400;
+
+export interface PinterestOAuthOptions {
+  app?: SimOAuthApp;
+  /** The app was created before 2025-09-25 and must ask for continuous refresh tokens (default true). */
+  legacyApp?: boolean;
+}
+
+export const pinterestOAuthSimulator = (options: PinterestOAuthOptions = {}): PinterestOAuthMount => {
   const app = options.app ?? simOAuthApp('pinterest');
+  const legacyApp = options.legacyApp ?? true;
   const store = new SimTokenStore({
     prefix: 'pina',
-    defaults: { accessSeconds: 30 * 86400, refreshSeconds: 365 * 86400 },
-    rotates: false,
+    defaults: { accessSeconds: 30 * 86400, refreshSeconds: 60 * 86400 },
+    rotates: true,
     issuesRefresh: true,
   });
-  const answer = (issued: IssuedTokens, responseType: string, withRefresh: boolean): SimResponse => ({
-    status: 200,
-    body: {
-      access_token: issued.accessToken,
-      ...(withRefresh
-        ? { refresh_token: issued.refreshToken, refresh_token_expires_in: issued.refreshExpiresIn }
-        : {}),
-      response_type: responseType,
-      token_type: 'bearer',
-      expires_in: issued.expiresIn,
-      scope: issued.grant.scopes.join(' '),
-    },
-  });
+  const answer = (issued: IssuedTokens, responseType: string, legacy = false): SimResponse => {
+    const refreshIn = legacy ? LEGACY_REFRESH_SECONDS : issued.refreshExpiresIn;
+    return {
+      status: 200,
+      body: {
+        access_token: issued.accessToken,
+        refresh_token: issued.refreshToken,
+        refresh_token_expires_in: refreshIn,
+        ...(refreshIn === null
+          ? {}
+          : { refresh_token_expires_at: Math.floor(Date.now() / 1000) + refreshIn }),
+        response_type: responseType,
+        token_type: 'bearer',
+        expires_in: issued.expiresIn,
+        scope: issued.grant.scopes.join(' '),
+      },
+    };
+  };
+  /** A legacy app's request that does not ask for continuous refresh tokens. */
+  const legacyRequest = (params: Record<string, string>) => legacyApp && params.continuous_refresh !== 'true';
   const mount = mountOf(store, [
     authorizeRoute({
       knownScopes: [
@@ -117,13 +146,21 @@ export const pinterestOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Pi
                   )
                 : pinError(400, 1, 'Invalid authorization code'),
           );
-          return answer(store.issue(grant), 'authorization_code', true);
+          return answer(store.issue(grant), 'authorization_code', legacyRequest(params));
         }
         if (params.grant_type === 'refresh_token') {
+          if (legacyRequest(params)) {
+            return pinError(
+              400,
+              1,
+              'Legacy refresh tokens are no longer supported: set continuous_refresh to true.',
+            );
+          }
+          // Rotates: the refresh token just used is refused from now on.
           const issued = orRefuse(store.refresh(params.refresh_token ?? '', app.clientId), () =>
             pinError(400, 1, 'Invalid refresh token'),
           );
-          return answer(issued, 'refresh_token', false);
+          return answer(issued, 'refresh_token');
         }
         return pinError(400, 1, 'grant_type must be authorization_code or refresh_token');
       },

@@ -4,10 +4,19 @@ import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-
 
 /**
  * Pinterest API v5. Consent at `https://www.pinterest.com/oauth/` (scopes comma-separated);
- * `POST https://api.pinterest.com/v5/oauth/token` with HTTP Basic for the code and refreshes
- * (access tokens 30 days, refresh tokens 365 days, kept across refreshes; the sweep refreshes a
- * token once it is a week old). The account is `GET /v5/user_account`; its boards
- * (`GET /v5/boards`) are the targets. Pinterest has no public revocation call.
+ * `POST https://api.pinterest.com/v5/oauth/token` with HTTP Basic for the code and refreshes. The
+ * account is `GET /v5/user_account`; its boards (`GET /v5/boards`) are the targets, all connected
+ * from one grant (stored once and shared by the board channels: core/channels/grants.ts). Pinterest
+ * has no public revocation call for user tokens.
+ *
+ * Tokens (api-description `v5/openapi.yaml`, `/oauth/token`,
+ * https://github.com/pinterest/api-description): access tokens live 30 days; continuous refresh
+ * tokens 60 days, and every refresh answers a new one (`OauthAccessTokenResponseRefresh`), which
+ * we take to end the old one (rotation). Apps created before 2025-09-25 must send
+ * `continuous_refresh=true`, as "Pinterest no longer supports the legacy refresh token (365-day
+ * expiration)"; the parameter was documented on the code exchange (v5.15 to v5.18) and the note now
+ * sits on the endpoint that serves both, so both send it (newer apps get continuous tokens anyway).
+ * The sweep refreshes a token once it is a week old, well inside the 60 days.
  */
 export const PINTEREST_SCOPES = ['user_accounts:read', 'boards:read', 'pins:read', 'pins:write'];
 
@@ -21,7 +30,7 @@ export const pinterestAuth = (config: NetworkAuthConfig): NetworkAuth => {
     kind: 'oauth2',
     usesPkce: false,
     scopes: PINTEREST_SCOPES,
-    policy: { marginSeconds: 86400, proactiveAfterSeconds: 7 * 86400, rotatesRefreshToken: false },
+    policy: { marginSeconds: 86400, proactiveAfterSeconds: 7 * 86400, rotatesRefreshToken: true },
     hasTargets: true,
     authorizeUrl: ({ app, redirectUri, state }) =>
       urlWith(`${www}/oauth/`, {
@@ -37,7 +46,12 @@ export const pinterestAuth = (config: NetworkAuthConfig): NetworkAuth => {
         method: 'POST',
         url: `${api}/v5/oauth/token`,
         basic: app,
-        form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri },
+        form: {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          continuous_refresh: 'true',
+        },
         grant: true,
       });
       return tokenSetOf(network, answer.body, { fallbackScopes: PINTEREST_SCOPES });
@@ -93,7 +107,7 @@ export const pinterestAuth = (config: NetworkAuthConfig): NetworkAuth => {
         method: 'POST',
         url: `${api}/v5/oauth/token`,
         basic: app,
-        form: { grant_type: 'refresh_token', refresh_token: tokens.refreshToken },
+        form: { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, continuous_refresh: 'true' },
         grant: true,
       });
       return tokenSetOf(network, answer.body, {

@@ -22,6 +22,14 @@ import {
   upsertChannel,
 } from './channels.ts';
 import type { TableRef } from './client.ts';
+import {
+  getGrant,
+  grantHolder,
+  holdTokens,
+  markGrantNeedsReconnect,
+  releaseTokens,
+  replaceHeldTokens,
+} from './grants.ts';
 import { getPostReferences } from './post-references.ts';
 import { createTag, listTags } from './tags.ts';
 
@@ -48,6 +56,14 @@ export const dynamoAccountStore = (table: TableRef): AccountStore => ({
   releaseRefresh: (workspaceId, channelId, owner) => releaseRefresh(table, workspaceId, channelId, owner),
   disconnectChannel: (channel) => disconnectChannel(table, channel),
   channelsDueForRefresh: (now, limit) => channelsDueForRefresh(table, now, limit),
+  getGrant: (workspaceId, grantId) => getGrant(table, workspaceId, grantId),
+  holdGrantRefresh: (workspaceId, grantId, version, owner, now, until) =>
+    holdTokens(table, grantHolder(workspaceId, grantId), version, owner, now, until),
+  replaceGrantTokens: (workspaceId, grantId, version, update) =>
+    replaceHeldTokens(table, grantHolder(workspaceId, grantId), version, update),
+  releaseGrantRefresh: (workspaceId, grantId, owner) =>
+    releaseTokens(table, grantHolder(workspaceId, grantId), owner),
+  markGrantNeedsReconnect: (workspaceId, grantId) => markGrantNeedsReconnect(table, workspaceId, grantId),
   createTag: (tag) => createTag(table, tag),
   listTags: (workspaceId) => listTags(table, workspaceId),
   getPostReferences: (accountId, workspaceId, channelIds, tagIds, keyHash) =>

@@ -1,5 +1,11 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChannelConnectResult, ChannelRecord, TokenUpdate } from '../../../ports/accounts.ts';
+import type {
+  ChannelConnectResult,
+  ChannelRecord,
+  GrantToSave,
+  TokenHolderDue,
+  TokenUpdate,
+} from '../../../ports/accounts.ts';
 import { type ChannelToSave, MAX_CHANNELS_PER_CONNECTION } from '../../../ports/connect-states.ts';
 import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
 import { ApiError } from '../../../shared/errors.ts';
@@ -13,6 +19,14 @@ import {
   transactionCancellation,
 } from './client.ts';
 import { endpointCountOf, outboxItems, readEndpointCount } from './events.ts';
+import {
+  channelHolder,
+  grantLeaveItem,
+  grantSaveItem,
+  holdTokens,
+  releaseTokens,
+  replaceHeldTokens,
+} from './grants.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 
 const refreshIndex = (c: Pick<ChannelRecord, 'refreshDueAt' | 'workspaceId' | 'channelId'>) =>
@@ -41,6 +55,7 @@ export const channelFromItem = (item: Record<string, unknown>): ChannelRecord =>
   ...(item.scopes ? { scopes: item.scopes as string[] } : {}),
   ...(item.capabilities ? { capabilities: item.capabilities as ChannelRecord['capabilities'] } : {}),
   serviceUrl: (item.serviceUrl as string | null | undefined) ?? null,
+  ...(item.grantId ? { grantId: item.grantId as string } : {}),
   ...(item.authKind ? { authKind: item.authKind as ChannelRecord['authKind'] } : {}),
   ...(item.updatedAt ? { updatedAt: item.updatedAt as string } : {}),
   createdAt: item.createdAt as string,
@@ -211,9 +226,11 @@ const planSave = async (table: TableRef, { base, seal }: ChannelToSave): Promise
     const channelId = (guard?.channelId as string | undefined) ?? (adopted as ChannelRecord).channelId;
     const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
     if (!existing) return null;
-    const current = channelFromItem(existing);
+    // The channel now uses the tokens it is saved with: the shared grant's (its `grantId`) or its own.
+    const { grantId: _previousGrant, ...current } = channelFromItem(existing);
     const next: ChannelRecord = {
       ...current,
+      ...(base.grantId ? { grantId: base.grantId } : {}),
       name: base.name,
       connection: 'connected',
       threadsPermitted: base.threadsPermitted,
@@ -303,6 +320,7 @@ export const saveChannels = async (
   channels: ChannelToSave[],
   channelLimit: number | null,
   alongside?: SavedAlongside,
+  grant?: GrantToSave,
 ): Promise<ChannelConnectResult[]> => {
   const { doc, tableName } = table;
   if (channels.length === 0 || channels.length > MAX_CHANNELS_PER_CONNECTION) {
@@ -325,9 +343,19 @@ export const saveChannels = async (
     if (channelLimit !== null && added > channelLimit) throw quota();
     const channelItems = saved.flatMap((plan) => plan.items);
     const countAt = added > 0 ? channelItems.length : -1;
+    // The shared grant is written with its channels (new tokens, the channels added), or created.
+    const grantItem = grant
+      ? await grantSaveItem(
+          table,
+          grant,
+          saved.map((plan) => plan.channel),
+        )
+      : null;
+    const grantAt = grantItem ? channelItems.length + (added > 0 ? 1 : 0) : -1;
     const items = [
       ...channelItems,
       ...(added > 0 ? [accountCountUpdate(tableName, accountId, added, channelLimit)] : []),
+      ...(grantItem ? [grantItem] : []),
       ...(alongside ? [alongside.item(saved.map((plan) => plan.channel))] : []),
     ];
     try {
@@ -341,6 +369,8 @@ export const saveChannels = async (
       // Another connection of the same account (or a token refresh) came first: read again, so
       // that account is an update, which is not counted.
       if (channelItems.some((_, index) => failed(index))) continue;
+      // The grant was refreshed (or created by a concurrent connection) since it was read.
+      if (grantAt >= 0 && failed(grantAt)) continue;
       if (countAt >= 0 && failed(countAt)) throw quota();
       throw error;
     }
@@ -377,147 +407,85 @@ const accountCountUpdate = (
 });
 
 /** New tokens, conditional on the version read: the loser of a race re-reads the winner's tokens. */
-export const replaceTokens = async (
-  { doc, tableName }: TableRef,
+export const replaceTokens = (
+  table: TableRef,
   workspaceId: string,
   channelId: string,
   expectedVersion: number,
   update: TokenUpdate,
-): Promise<boolean> => {
-  const due = update.refreshDueAt
-    ? keys.channelRefreshIndex(update.refreshDueAt, workspaceId, channelId)
-    : null;
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.channel(workspaceId, channelId),
-        UpdateExpression: `SET tokenCiphertext = :c, tokenExpiresAt = :e, tokenIssuedAt = :i, refreshDueAt = :d, updatedAt = :u, tokenVersion = :next${
-          due ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''
-        } REMOVE refreshHeldBy, refreshHeldUntil${due ? '' : ', GSI2PK, GSI2SK'}`,
-        ConditionExpression:
-          'attribute_exists(PK) AND #connection = :connected AND (tokenVersion = :v OR (attribute_not_exists(tokenVersion) AND :v = :zero))',
-        ExpressionAttributeNames: { '#connection': 'connection' },
-        ExpressionAttributeValues: {
-          ':c': update.tokenCiphertext,
-          ':e': update.tokenExpiresAt,
-          ':i': update.tokenIssuedAt,
-          ':d': update.refreshDueAt,
-          ':u': update.updatedAt,
-          ':next': expectedVersion + 1,
-          ':v': expectedVersion,
-          ':zero': 0,
-          ':connected': 'connected',
-          ...(due ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-};
+): Promise<boolean> =>
+  replaceHeldTokens(table, channelHolder(workspaceId, channelId), expectedVersion, update);
 
-export const holdRefresh = async (
-  { doc, tableName }: TableRef,
+export const holdRefresh = (
+  table: TableRef,
   workspaceId: string,
   channelId: string,
   expectedVersion: number,
   owner: string,
   now: string,
   until: string,
-): Promise<boolean> => {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.channel(workspaceId, channelId),
-        UpdateExpression: 'SET refreshHeldBy = :owner, refreshHeldUntil = :until',
-        ConditionExpression:
-          'attribute_exists(PK) AND #connection = :connected AND (tokenVersion = :v OR (attribute_not_exists(tokenVersion) AND :v = :zero)) AND (attribute_not_exists(refreshHeldUntil) OR refreshHeldUntil < :now)',
-        ExpressionAttributeNames: { '#connection': 'connection' },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':until': until,
-          ':now': now,
-          ':v': expectedVersion,
-          ':zero': 0,
-          ':connected': 'connected',
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-};
+): Promise<boolean> =>
+  holdTokens(table, channelHolder(workspaceId, channelId), expectedVersion, owner, now, until);
 
-export const releaseRefresh = async (
-  { doc, tableName }: TableRef,
+export const releaseRefresh = (
+  table: TableRef,
   workspaceId: string,
   channelId: string,
   owner: string,
-): Promise<void> => {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.channel(workspaceId, channelId),
-        UpdateExpression: 'REMOVE refreshHeldBy, refreshHeldUntil',
-        ConditionExpression: 'refreshHeldBy = :owner',
-        ExpressionAttributeValues: { ':owner': owner },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-};
+): Promise<void> => releaseTokens(table, channelHolder(workspaceId, channelId), owner);
 
-/** Removes the channel and its guard and uncounts it, in one transaction; posts keep their copy of what they need. */
-export const disconnectChannel = async (
-  { doc, tableName }: TableRef,
-  channel: ChannelRecord,
-): Promise<boolean> => {
-  try {
-    await retryOnTransactionConflict(() =>
-      doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName,
-                Key: keys.channel(channel.workspaceId, channel.channelId),
-                ConditionExpression: 'attribute_exists(PK)',
+/**
+ * Removes the channel and its guard and uncounts it, in one transaction; posts keep their copy of
+ * what they need. A channel on a shared grant leaves it in the same transaction (the last one
+ * removes it); a concurrent change of the grant makes it read the grant again.
+ */
+export const disconnectChannel = async (table: TableRef, channel: ChannelRecord): Promise<boolean> => {
+  const { doc, tableName } = table;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const grantItem = await grantLeaveItem(table, channel);
+    try {
+      await retryOnTransactionConflict(() =>
+        doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: tableName,
+                  Key: keys.channel(channel.workspaceId, channel.channelId),
+                  ConditionExpression: 'attribute_exists(PK)',
+                },
               },
-            },
-            {
-              Delete: {
-                TableName: tableName,
-                Key: keys.channelRemote(channel.workspaceId, channel.platform, channel.remoteAccountId),
-                // Only this channel's guard (admin-connected channels have none).
-                ConditionExpression: 'attribute_not_exists(PK) OR channelId = :id',
-                ExpressionAttributeValues: { ':id': channel.channelId },
+              {
+                Delete: {
+                  TableName: tableName,
+                  Key: keys.channelRemote(channel.workspaceId, channel.platform, channel.remoteAccountId),
+                  // Only this channel's guard (admin-connected channels have none).
+                  ConditionExpression: 'attribute_not_exists(PK) OR channelId = :id',
+                  ExpressionAttributeValues: { ':id': channel.channelId },
+                },
               },
-            },
-            accountCountUpdate(tableName, channel.accountId, -1, null),
-          ],
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (transactionCancellation(error)?.reasons[0] === 'ConditionalCheckFailed') return false;
-    throw error;
+              accountCountUpdate(tableName, channel.accountId, -1, null),
+              ...(grantItem ? [grantItem] : []),
+            ],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      const reasons = transactionCancellation(error)?.reasons;
+      if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+      if (grantItem && reasons?.[3] === 'ConditionalCheckFailed') continue;
+      throw error;
+    }
   }
+  throw new ApiError('conflict', 'The channel changed while it was being disconnected; try again.');
 };
 
 export const channelsDueForRefresh = async (
   { doc, tableName }: TableRef,
   now: string,
   limit: number,
-): Promise<{ workspaceId: string; channelId: string }[]> => {
+): Promise<TokenHolderDue[]> => {
   const out = await doc.send(
     new QueryCommand({
       TableName: tableName,
@@ -527,8 +495,9 @@ export const channelsDueForRefresh = async (
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => ({
-    workspaceId: item.workspaceId as string,
-    channelId: item.channelId as string,
-  }));
+  return (out.Items ?? []).map((item) =>
+    item.type === 'Grant'
+      ? { workspaceId: item.workspaceId as string, grantId: item.grantId as string }
+      : { workspaceId: item.workspaceId as string, channelId: item.channelId as string },
+  );
 };

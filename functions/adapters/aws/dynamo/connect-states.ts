@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChannelConnectResult } from '../../../ports/accounts.ts';
+import type { ChannelConnectResult, GrantToSave } from '../../../ports/accounts.ts';
 import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../../ports/connect-states.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { saveChannels } from './channels.ts';
@@ -78,29 +78,36 @@ export class DynamoConnectStateStore implements ConnectStateStore {
     from: ConnectState['status'],
     channels: ChannelToSave[],
     channelLimit: number | null,
+    grant?: GrantToSave,
   ): Promise<ChannelConnectResult[]> {
-    return saveChannels(this.table, channels, channelLimit, {
-      // The state is done with its channels, and its grant is dropped, in the channels' own write.
-      item: (saved) => ({
-        Update: {
-          TableName: this.table.tableName,
-          Key: keys.connectState(stateHash),
-          UpdateExpression: 'SET #state.#status = :done, #state.#ids = :ids REMOVE #state.#grant',
-          ConditionExpression: 'attribute_exists(PK) AND #state.#status = :from',
-          ExpressionAttributeNames: {
-            '#state': 'state',
-            '#status': 'status',
-            '#ids': 'channelIds',
-            '#grant': 'grantCiphertext',
+    return saveChannels(
+      this.table,
+      channels,
+      channelLimit,
+      {
+        // The state is done with its channels, and its grant is dropped, in the channels' own write.
+        item: (saved) => ({
+          Update: {
+            TableName: this.table.tableName,
+            Key: keys.connectState(stateHash),
+            UpdateExpression: 'SET #state.#status = :done, #state.#ids = :ids REMOVE #state.#grant',
+            ConditionExpression: 'attribute_exists(PK) AND #state.#status = :from',
+            ExpressionAttributeNames: {
+              '#state': 'state',
+              '#status': 'status',
+              '#ids': 'channelIds',
+              '#grant': 'grantCiphertext',
+            },
+            ExpressionAttributeValues: {
+              ':done': 'done',
+              ':from': from,
+              ':ids': saved.map((channel) => channel.channelId),
+            },
           },
-          ExpressionAttributeValues: {
-            ':done': 'done',
-            ':from': from,
-            ':ids': saved.map((channel) => channel.channelId),
-          },
-        },
-      }),
-      refused: () => new ApiError('invalid_state', 'This connection was already completed.'),
-    });
+        }),
+        refused: () => new ApiError('invalid_state', 'This connection was already completed.'),
+      },
+      grant,
+    );
   }
 }

@@ -45,6 +45,19 @@ export const keys = {
     GSI2SK: `${dueAt}#${workspaceId}#${channelId}`,
   }),
   channelRefreshPartition: 'TOKEN_REFRESH',
+  /**
+   * A grant several channels share (the boards of one Pinterest account), beside its workspace's
+   * channels; it names them in `channelIds`, and each names it in `grantId`.
+   */
+  grant: (workspaceId: string, grantId: string): Key => ({
+    PK: `WORKSPACE#${workspaceId}`,
+    SK: `GRANT#${grantId}`,
+  }),
+  /** A shared grant due for the proactive refresh, in the same sparse index as the channels. */
+  grantRefreshIndex: (dueAt: string, workspaceId: string, grantId: string) => ({
+    GSI2PK: 'TOKEN_REFRESH',
+    GSI2SK: `${dueAt}#${workspaceId}#${grantId}`,
+  }),
   /** A connect flow's state, found by the SHA-256 of the `state` value (the value itself is never stored). */
   connectState: (stateHash: string): Key => ({ PK: `CONNECT#${stateHash}`, SK: 'CONNECT' }),
   tag: (workspaceId: string, tagId: string): Key => ({ PK: `WORKSPACE#${workspaceId}`, SK: `TAG#${tagId}` }),
