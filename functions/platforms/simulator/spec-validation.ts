@@ -64,8 +64,9 @@ const readJson = (relative: string): unknown => JSON.parse(readFileSync(new URL(
 const isJson = (contentType: string | undefined) =>
   contentType === undefined || /^application\/([\w.+-]+\+)?json\b/i.test(contentType);
 
-const newAjv = () => {
+const newAjv = (extra: { coerceTypes?: boolean } = {}) => {
   const ajv = new Ajv({
+    ...extra,
     strict: false,
     allErrors: false,
     logger: false,
@@ -199,23 +200,45 @@ const templatePattern = (prefix: string, template: string) => {
   return { pattern: new RegExp(`^${source}/?$`), names };
 };
 
-/** A copy of a schema whose local `$ref`s (`#/components/...`) point into the document registered as `base`. */
-const rebased = (node: unknown, base: string): unknown => {
-  if (Array.isArray(node)) return node.map((item) => rebased(item, base));
+/**
+ * A copy of a schema as Ajv should read it: local `$ref`s (`#/components/...`) pointing into the
+ * document registered as `base` (when given), and a `oneOf` of plain enums read as `anyOf`.
+ * Descriptions use `oneOf` for lists of values that overlap (Pinterest's `metric_types` items: the
+ * standard and the video metrics both hold IMPRESSION), which the network takes as either list.
+ */
+const adapted = (node: unknown, base: string | null): unknown => {
+  if (Array.isArray(node)) return node.map((item) => adapted(item, base));
   const object = asObject(node);
   if (!object) return node;
+  const enumsOnly =
+    Array.isArray(object.oneOf) &&
+    !object.discriminator &&
+    object.oneOf.every((branch) => asObject(branch)?.enum);
   return Object.fromEntries(
     Object.entries(object).map(([key, value]) => [
-      key,
-      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+      key === 'oneOf' && enumsOnly ? 'anyOf' : key,
+      key === '$ref' && base && typeof value === 'string' && value.startsWith('#/')
         ? `${base}${value}`
-        : rebased(value, base),
+        : adapted(value, base),
     ]),
   );
 };
 
-/** An OpenAPI 3 document: `prefix` is the server's base path (`/v5` for Pinterest). */
-export const openApiSpec = (file: string, prefix = ''): RequestSpec => {
+export interface OpenApiOptions {
+  /** The server's base path (`/v5` for Pinterest). */
+  prefix?: string;
+  /** Query parameters the network takes on every operation though the document lists them on none. */
+  everywhere?: string[];
+  /**
+   * Read body values as the network's server does when it is lenient about JSON types (a number
+   * where the document says string, `"true"` for true): checked on a coerced copy.
+   */
+  lenientTypes?: boolean;
+}
+
+/** An OpenAPI 3 document. */
+export const openApiSpec = (file: string, options: OpenApiOptions = {}): RequestSpec => {
+  const prefix = options.prefix ?? '';
   let state: { doc: Json; ajv: Ajv; operations: OpenApiOperation[] } | null = null;
   const load = () => {
     if (state) return state;
@@ -290,6 +313,11 @@ export const openApiSpec = (file: string, prefix = ''): RequestSpec => {
    * serves.
    */
   let registered = 0;
+  let lenient: Ajv | null = null;
+  const lenientAjv = () => {
+    lenient ??= newAjv({ coerceTypes: true });
+    return lenient;
+  };
   const compile = (op: OpenApiOperation) => {
     if (op.compiled) return op.compiled;
     const { ajv, doc } = load();
@@ -317,13 +345,17 @@ export const openApiSpec = (file: string, prefix = ''): RequestSpec => {
     walk(op.body?.schema);
     registered += 1;
     const base = `spec${registered}`;
-    ajv.addSchema({ components: reached }, base);
+    const components = adapted({ components: reached }, null) as Json;
+    ajv.addSchema(components, base);
+    if (options.lenientTypes) lenientAjv().addSchema(components, base);
     const params = new Map<string, ValidateFunction>();
     for (const param of op.parameters) {
       if (param.schema)
-        params.set(`${param.in}:${param.name}`, ajv.compile(rebased(param.schema, base) as Json));
+        params.set(`${param.in}:${param.name}`, ajv.compile(adapted(param.schema, base) as Json));
     }
-    const body = op.body?.schema ? ajv.compile(rebased(op.body.schema, base) as Json) : null;
+    const body = op.body?.schema
+      ? (options.lenientTypes ? lenientAjv() : ajv).compile(adapted(op.body.schema, base) as Json)
+      : null;
     op.compiled = { base, params, body };
     return op.compiled;
   };
@@ -464,7 +496,7 @@ export const openApiSpec = (file: string, prefix = ''): RequestSpec => {
         if (issue) return issue;
       }
       const query = op.parameters.filter((param) => param.in === 'query');
-      const known = new Set(query.map((param) => param.name));
+      const known = new Set([...query.map((param) => param.name), ...(options.everywhere ?? [])]);
       for (const name of new Set(request.query.keys())) {
         if (!known.has(name)) {
           return {
@@ -512,7 +544,8 @@ export const openApiSpec = (file: string, prefix = ''): RequestSpec => {
         return null;
       }
       if (!compiled.body || !isJson(request.contentType)) return null;
-      return explain(compiled.body, compiled.base, request.body, [], op.id);
+      const body = options.lenientTypes ? structuredClone(request.body) : request.body;
+      return explain(compiled.body, compiled.base, body, [], op.id);
     },
   };
 };
@@ -1062,7 +1095,8 @@ export const lexiconSpec = (folder: string): RequestSpec => {
       const body = asObject(request.body);
       const collection = typeof body?.collection === 'string' ? body.collection : null;
       const recordDef = collection ? defOf(collection, collection) : null;
-      if (body && collection && recordDef?.type === 'record' && body.validate !== false) {
+      const writes = nsid === 'com.atproto.repo.createRecord' || nsid === 'com.atproto.repo.putRecord';
+      if (writes && body && collection && recordDef?.type === 'record' && body.validate !== false) {
         const record = asObject(recordDef.record) as LexDef | null;
         if (record)
           return run(record, body.record, 'Record', 'body', collection, `Invalid ${collection} record: `);
@@ -1086,9 +1120,16 @@ const once = (key: string, make: () => RequestSpec) => {
 
 /** The networks that publish a machine-readable description of their API, and where ours is. */
 export const NETWORK_SPECS = {
-  pinterest: () => once('pinterest', () => openApiSpec('pinterest/openapi.json', '/v5')),
+  pinterest: () => once('pinterest', () => openApiSpec('pinterest/openapi.json', { prefix: '/v5' })),
   x: () => once('x', () => openApiSpec('x/openapi.json')),
-  vimeo: () => once('vimeo', () => openApiSpec('vimeo/openapi-extract.json')),
+  // Vimeo takes its JSON filter (`fields`) on every request
+  // (https://developer.vimeo.com/api/common-formats#json-filter), and its API reads numbers and
+  // numeric strings alike (the 2019 description types `upload.size` as a string; Vimeo's own
+  // vimeo.js sends the file size as a number).
+  vimeo: () =>
+    once('vimeo', () =>
+      openApiSpec('vimeo/openapi-extract.json', { everywhere: ['fields'], lenientTypes: true }),
+    ),
   youtube: () => once('youtube', () => discoverySpec('youtube/discovery-extract.json')),
   bluesky: () => once('bluesky', () => lexiconSpec('bluesky/lexicons')),
 } as const;
