@@ -26,7 +26,7 @@ export interface SpecIssue {
   /** The parameter's name, or the body field's path as segments (empty for the body itself). */
   name: string;
   path: string[];
-  /** The value sent (absent for `required`). */
+  /** The value sent; for `required` and unknown body fields, the object that lacks or holds the field. */
   value?: unknown;
   /** For `enum`: the values the spec allows. For `unknown` query parameters: the names it allows. */
   allowed?: readonly unknown[];
@@ -119,6 +119,7 @@ const issueOfAjv = (
       kind: 'required',
       name: missing.join('.'),
       path: missing,
+      value: valueAt(path),
       message: `${missing.join('.')} is required`,
     };
   }
@@ -129,7 +130,7 @@ const issueOfAjv = (
       kind: 'unknown',
       name: extra.join('.'),
       path: extra,
-      value: valueAt(extra),
+      value: valueAt(path),
       message: `${extra.join('.')} is not a known field`,
     };
   }
@@ -391,11 +392,11 @@ export const openApiSpec = (file: string, options: OpenApiOptions = {}): Request
       ];
       const data = asObject(oneOf.data) ?? {};
       const tagValue = data[tag];
-      const base = { location: 'body' as const, operation: id };
+      const common = { location: 'body' as const, operation: id };
       if (tagValue === undefined) {
         const path = [...at, tag];
         return {
-          ...base,
+          ...common,
           kind: 'required',
           name: path.join('.'),
           path,
@@ -407,7 +408,7 @@ export const openApiSpec = (file: string, options: OpenApiOptions = {}): Request
         const path = [...at, tag];
         const allowed = Object.keys(mapping);
         return {
-          ...base,
+          ...common,
           kind: 'enum',
           name: path.join('.'),
           path,
