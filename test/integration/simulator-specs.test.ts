@@ -9,7 +9,6 @@
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaBuildOptions } from '../../lib/bundling/options.ts';
 import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
 import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
@@ -17,6 +16,7 @@ import { NETWORK_SPECS, requestSpecFor } from '../../functions/platforms/simulat
 import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
 import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
 import { startYouTubeSimulator } from '../../functions/platforms/youtube/simulator.ts';
+import { lambdaBuildOptions } from '../../lib/bundling/options.ts';
 
 const sims: Record<string, Simulator> = {};
 beforeAll(async () => {

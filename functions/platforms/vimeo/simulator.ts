@@ -8,9 +8,9 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
-import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
 import { numericIdFor } from '../simulator/oauth.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { vimeoOAuthSimulator, vimeoScopeRefusal } from './oauth-simulator.ts';
 import { vimeoUploadHosts } from './upload-simulator.ts';
 

@@ -9,8 +9,8 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
-import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { SimProjectAudit } from './audit-simulator.ts';
 import { youtubeOAuthSimulator } from './oauth-simulator.ts';
 import { requireYouTubeScope, type YouTubeMethod } from './scopes-simulator.ts';
