@@ -801,7 +801,8 @@ describe('Bluesky PDS simulator: the PDS’s awkward answers', () => {
       ],
       [
         [{ index: { byteStart: -1, byteEnd: 4 }, features: [] }],
-        'Record/facets/0/index/byteStart must be an integer of at least 0',
+        // The Lexicon validator's own words (@atproto/lexicon, validators/primitives.ts).
+        'Record/facets/0/index/byteStart can not be less than 0',
       ],
       [
         [

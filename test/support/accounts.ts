@@ -37,7 +37,12 @@ export const freshWorkspace = async (
       workspaceId: ws.workspaceId,
       platform,
       name: `${platform} ${ws.workspaceId}`,
-      remoteAccountId: `acct_${ws.workspaceId.slice(3, 13)}_${platform}`,
+      // A Bluesky account is its DID (the repo every XRPC write names; the PDS simulator checks the
+      // lexicon's `at-identifier` format).
+      remoteAccountId:
+        platform === 'bluesky'
+          ? `did:plc:${ws.workspaceId.slice(3, 13).toLowerCase()}`
+          : `acct_${ws.workspaceId.slice(3, 13)}_${platform}`,
       accessToken: `token-${ws.workspaceId}`,
     });
     channels[platform] = channel.channelId;

@@ -8,6 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../simulator/framework.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { imageMimeType } from './image-header.ts';
 import { blueskyOAuthSimulator } from './oauth-simulator.ts';
 import { getPosts } from './sim-metrics.ts';
@@ -113,6 +114,9 @@ export const blueskyErrors: SimErrorBodies = {
     });
   },
   badRequest: (message) => xrpcError(400, 'InvalidRequest', message),
+  // A request its Lexicon refuses: the PDS answers InvalidRequest with the validator's message
+  // (xrpc-server wraps lexicon's ValidationError: `Input must have the property "repo"`).
+  invalidRequest: (issue) => xrpcError(400, 'InvalidRequest', issue.message),
   notFound: () => xrpcError(404, 'XRPCNotSupported', 'XRPCNotSupported'),
 };
 
@@ -607,6 +611,7 @@ export const startBlueskySimulator = async (
   const sim = await startSimulator({
     name: 'Bluesky',
     errors: blueskyErrors,
+    spec: requestSpecFor('bluesky'),
     port: options.port,
     holdMs: options.holdMs,
     onReset: () => {

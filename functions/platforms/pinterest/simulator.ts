@@ -10,6 +10,7 @@ import {
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
 import { numericIdFor } from '../simulator/oauth.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { pinterestOAuthSimulator, simPinterestBoards } from './oauth-simulator.ts';
 
 /**
@@ -61,6 +62,9 @@ export const pinterestErrors: SimErrorBodies = {
   unavailable: () => pinError(503, 0, 'Service unavailable. Please try again later.'),
   rateLimited: (_resetAt, seconds) => rateLimited(seconds),
   badRequest: (message) => pinError(400, 1, message),
+  // A request the OpenAPI description (pinterest/api-description) refuses: Pinterest's error
+  // object `{ code, message }` (its `Error` schema), code 1 as for its other invalid requests.
+  invalidRequest: (issue) => pinError(400, 1, `Invalid request: ${issue.message}.`),
   notFound: (message) => pinError(404, 404, message),
 };
 
@@ -714,6 +718,7 @@ export const startPinterestSimulator = async (
   const simulator = await startSimulator({
     name: NETWORK,
     errors: pinterestErrors,
+    spec: requestSpecFor('pinterest'),
     port: options.port,
     holdMs: options.holdMs,
     oauth: { ...oauth, routes: oauth.routes.filter((route) => route.path !== '/v5/boards') },

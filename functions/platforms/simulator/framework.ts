@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { simTokenOf } from '../../ports/network-client.ts';
+import type { RequestSpec, SpecIssue } from './spec-validation.ts';
 
 /**
  * A small framework for local simulators of social networks' APIs. Each network module declares
@@ -79,6 +80,8 @@ export interface SimErrorBodies {
   notFound(message: string): SimResponse;
   /** A gateway's 502 (`sim:bad-gateway`); default: a bare `{ message: 'Bad Gateway' }`. */
   badGateway?(): SimResponse;
+  /** The network's answer to a request its published spec refuses; default: `badRequest(issue.message)`. */
+  invalidRequest?(issue: SpecIssue): SimResponse;
 }
 
 export interface SimContext {
@@ -136,6 +139,12 @@ export interface SimulatorOptions {
    * mounted next to `routes`, and a bearer token it issued is refused once expired or revoked.
    */
   oauth?: SimOAuthMount;
+  /**
+   * The network's published description of its API (spec-validation.ts): every request to a route
+   * it describes is checked against it before the handler runs, and refused with
+   * `errors.invalidRequest`.
+   */
+  spec?: RequestSpec;
 }
 
 /** What a simulator's OAuth half adds to it (see simulator/oauth.ts). */
@@ -251,6 +260,8 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     route,
     segments: splitPath(route.path),
   }));
+  // Compile the spec's checks of every route now: the first request is then as fast as the rest.
+  for (const { route } of compiled) options.spec?.prepare(route.method, route.path.replace(/:[^/]+/g, '1'));
   const log: SimRecord[] = [];
   /** `account \0 content` pairs already refused once (`sim:fail-once`) or failed once (`sim:flaky`). */
   const seenFailOnce = new Set<string>();
@@ -406,6 +417,14 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
         return send(res, errors.badRequest('Request body is not valid JSON'));
       }
     }
+    const issue = options.spec?.check({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      body,
+      contentType: req.headers['content-type'],
+    });
+    if (issue) return send(res, errors.invalidRequest?.(issue) ?? errors.badRequest(issue.message));
     const ctx: SimContext = {
       method: req.method ?? 'GET',
       path: url.pathname,

@@ -676,7 +676,9 @@ class PublishRun {
         const answer = await this.client.call(this.credentials, {
           method: 'POST',
           path: `/videos/${videoId}/texttracks`,
-          json: { type, language, ...(name ? { name } : {}) },
+          // Vimeo's API description requires `name` (vendor/specs/vimeo): the language when the
+          // alt text names none.
+          json: { type, language, name: name || language },
         });
         const uri = stringField(answer.body, 'uri');
         const link = stringField(answer.body, 'link');

@@ -10,6 +10,7 @@ import {
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
 import { numericIdFor } from '../simulator/oauth.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { vimeoOAuthSimulator, vimeoScopeRefusal } from './oauth-simulator.ts';
 import { vimeoUploadHosts } from './upload-simulator.ts';
 
@@ -102,6 +103,13 @@ export const vimeoErrors: SimErrorBodies = {
       'The parameters passed to this API endpoint did not pass Vimeo’s validation.',
       message,
     ),
+  // A request the OpenAPI description refuses: 2204 with the field in `invalid_parameters`.
+  invalidRequest: (issue) => {
+    const answer = vimeoErrors.badRequest(issue.message);
+    const field = issue.location === 'body' ? issue.path.join('.') : issue.name;
+    const invalid = { field, error_code: 2205, error: issue.message, developer_message: issue.message };
+    return { ...answer, body: { ...(answer.body as object), invalid_parameters: [invalid] } };
+  },
   notFound: (message) => vimeoError(404, 5000, 'The requested video couldn’t be found.', message),
   badGateway: () => ({ status: 502, body: { message: 'Bad Gateway' } }),
 };
@@ -605,6 +613,7 @@ export const startVimeoSimulator = async (options: VimeoSimulatorOptions = {}): 
   const simulator = await startSimulator({
     name: 'Vimeo',
     errors: vimeoErrors,
+    spec: requestSpecFor('vimeo'),
     port: options.port,
     holdMs: options.holdMs,
     oauth,

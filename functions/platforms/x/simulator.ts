@@ -10,6 +10,7 @@ import {
   snowflake,
   startSimulator,
 } from '../simulator/framework.ts';
+import { requestSpecFor, type SpecIssue } from '../simulator/spec-validation.ts';
 import { createXMediaSim, type SimMedia, type XMediaSwitches } from './media-simulator.ts';
 import { xIssuedScopes, xIssuedUser, xOAuthSimulator } from './oauth-simulator.ts';
 import { xPublicMetrics } from './sim-metrics.ts';
@@ -128,10 +129,43 @@ export const xErrors: SimErrorBodies = {
       ? rateLimitedAnswer(new Date(Date.now() + 900_000), resetAt)
       : rateLimitedAnswer(resetAt, null),
   badRequest: (message) => invalidRequest(message),
+  invalidRequest: (issue) => xInvalid(issue),
   notFound: () => ({
     status: 404,
     body: { errors: [{ message: 'Sorry, that page does not exist', code: 34 }] },
   }),
+};
+
+/**
+ * X's 400 for a request its OpenAPI description refuses. Query parameters: "The query parameter
+ * [x] is not one of [...]". JSON bodies: the JSON-schema validator's `$.path: ...` wording with the
+ * parent object in `parameters` (an answer quoted in plhery/node-twitter-api-v2#583:
+ * `{"parameters":{"$.reply":["{}"]},"message":"$.reply.in_reply_to_tweet_id: is missing but it is required"}`).
+ */
+const xInvalid = (issue: SpecIssue): SimResponse => {
+  if (issue.location !== 'body') {
+    const value = issue.value === undefined ? [] : [String(issue.value)];
+    const allowed = (issue.allowed ?? []).join(',');
+    const message =
+      issue.kind === 'required'
+        ? `The \`${issue.name}\` query parameter can not be empty`
+        : issue.kind === 'enum'
+          ? `The \`${issue.name}\` query parameter value [${String(issue.value)}] is not one of [${allowed}]`
+          : issue.message;
+    return invalidRequest(message, { [issue.name]: value });
+  }
+  const at = ['$', ...issue.path].join('.');
+  const parent = ['$', ...issue.path.slice(0, -1)].join('.');
+  const message =
+    issue.kind === 'required'
+      ? `${at}: is missing but it is required`
+      : issue.kind === 'unknown'
+        ? `${at}: is not defined in the schema and the schema does not allow additional properties`
+        : issue.kind === 'enum'
+          ? `${at}: does not have a value in the enumeration [${(issue.allowed ?? []).join(', ')}]`
+          : `${at}: ${issue.message.replace(/^\S+ /, '')}`;
+  const key = issue.kind === 'required' || issue.kind === 'unknown' ? parent : at;
+  return invalidRequest(message, { [key]: [JSON.stringify(issue.value ?? {})] });
 };
 
 /**
@@ -501,6 +535,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
   const simulator = await startSimulator({
     name: 'X',
     errors: xErrors,
+    spec: requestSpecFor('x'),
     port: options.port,
     holdMs: options.holdMs,
     oauth: xOAuthSimulator(options.oauth),

@@ -10,6 +10,7 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
+import { requestSpecFor } from '../simulator/spec-validation.ts';
 import { SimProjectAudit } from './audit-simulator.ts';
 import { youtubeOAuthSimulator } from './oauth-simulator.ts';
 import { requireYouTubeScope, type YouTubeMethod } from './scopes-simulator.ts';
@@ -125,6 +126,33 @@ export const youtubeErrors: SimErrorBodies = {
           'The request cannot be completed because you have exceeded your quota.',
         ),
   badRequest: (message) => googleError(400, 'badRequest', message),
+  // A request the discovery document refuses: Google's error with the parameter in `location`
+  // (reasons from https://developers.google.com/youtube/v3/docs/errors: `required`/
+  // `missingRequiredParameter`, `unexpectedParameter`, `invalidParameter`).
+  invalidRequest: (issue) => {
+    const reason =
+      { unknown: 'unexpectedParameter', required: 'required' }[issue.kind as string] ?? 'invalidParameter';
+    const location = issue.location === 'body' ? issue.path.join('.') : issue.name;
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: issue.message,
+          errors: [
+            {
+              message: issue.message,
+              domain: 'global',
+              reason,
+              location,
+              locationType: issue.location === 'body' ? 'other' : 'parameter',
+            },
+          ],
+          status: 'INVALID_ARGUMENT',
+        },
+      },
+    };
+  },
   notFound: (message) => googleError(404, 'notFound', message),
   badGateway: () => ({ status: 502, body: { error: { code: 502, message: 'Bad Gateway' } } }),
 };
@@ -444,6 +472,7 @@ export const startYouTubeSimulator = async (
   const sim = await startSimulator({
     name: 'YouTube',
     errors: youtubeErrors,
+    spec: requestSpecFor('youtube'),
     oauth,
     onReset: () => {
       videos.clear();
