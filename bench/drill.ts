@@ -397,7 +397,10 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
           workspaceId: seed.workspaces.main,
           platform: channel.platform,
           name: `Drill reconnect ${post.index}`,
-          remoteAccountId: `drill_${post.index}_${channel.slot}`,
+          remoteAccountId:
+            channel.platform === 'bluesky'
+              ? `did:plc:drill${post.index}x${channel.slot}`
+              : `drill_${post.index}_${channel.slot}`,
           accessToken: `drill-token-${plan.tag}-${post.index}-${channel.slot}`,
         });
         dedicated.set(`${post.index}/${channel.slot}`, made.channelId);

@@ -123,6 +123,14 @@ describe('npm run admin refuses what the API refuses', () => {
         ]),
         { HERALD_CHANNEL_TOKEN: 'token' },
       ),
+      // A Bluesky channel's remote id is a DID: anything else could never publish.
+      admin(
+        ['connect-channel', '--account', account, '--workspace', workspace, '--platform', 'bluesky'].concat([
+          '--name',
+          'My Bluesky',
+        ]),
+        { HERALD_CHANNEL_TOKEN: 'token' },
+      ),
       admin(['set-plan', '--account', account, '--plan', 'gold']),
       admin(['set-plan', '--account', 'acct_nope', '--plan', 'growth']),
       admin(['create-workspace', '--account', 'acct_nope', '--name', 'W']),
@@ -133,6 +141,7 @@ describe('npm run admin refuses what the API refuses', () => {
       [1, 'validation_failed', 'mode'],
       [1, 'validation_failed', 'platform'],
       [1, 'not_found', 'accountId'],
+      [1, 'validation_failed', 'remoteAccountId'],
       [1, 'validation_failed', 'plan'],
       [1, 'not_found', 'accountId'],
       [1, 'not_found', 'accountId'],

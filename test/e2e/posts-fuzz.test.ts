@@ -37,6 +37,7 @@ beforeAll(async () => {
       workspaceId: ws.workspaceId,
       platform,
       name: platform,
+      ...(platform === 'bluesky' ? { remoteAccountId: 'did:plc:fuzz' } : {}),
       accessToken: 't',
     });
     channels[platform] = channel.channelId;

@@ -399,6 +399,7 @@ describe('quota and usage', () => {
       workspaceId: ws.workspaceId,
       platform: 'bluesky',
       name: 'q',
+      remoteAccountId: 'did:plc:quotaq',
       accessToken: 't',
     });
     const usage = await rt.api('/usage', { key: secret });
@@ -470,6 +471,7 @@ describe("a create whose reads start beside the key's check (a key this instance
       workspaceId: ws.workspaceId,
       platform: 'bluesky',
       name: 'h',
+      remoteAccountId: 'did:plc:hundredh',
       accessToken: 't',
     });
     const body = {

@@ -106,7 +106,7 @@ const addChannel = async () => {
     workspaceId: ws.workspaceId,
     platform: 'bluesky',
     name: `Disposable ${randomUUID()}`,
-    remoteAccountId: `disposable-${randomUUID()}`,
+    remoteAccountId: `did:plc:disposable${randomUUID().replaceAll('-', '')}`,
     accessToken: 'token',
   });
   ids.ch.push(channel.channelId);

@@ -174,6 +174,16 @@ export const connectChannel = async (
     threadsPermitted?: boolean;
   },
 ): Promise<ChannelRecord> => {
+  const remoteAccountId = input.remoteAccountId ?? input.name;
+  // A Bluesky account is its DID: every write names it as the repo, and the PDS refuses anything
+  // else (the lexicon's `at-identifier`), so a channel with another id could never publish.
+  if (input.platform === 'bluesky' && !/^did:[a-z]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._-]$/.test(remoteAccountId)) {
+    throw new ApiError(
+      'validation_failed',
+      `A Bluesky channel's remote id is the account's DID (did:plc:… or did:web:…), not "${remoteAccountId.slice(0, 60)}".`,
+      'remoteAccountId',
+    );
+  }
   const account = await existingWorkspace(deps, input.accountId, input.workspaceId);
   const channelId = newId('ch');
   const channel: ChannelRecord = {
@@ -182,7 +192,7 @@ export const connectChannel = async (
     workspaceId: input.workspaceId,
     platform: input.platform,
     name: input.name,
-    remoteAccountId: input.remoteAccountId ?? input.name,
+    remoteAccountId,
     connection: 'connected',
     threadsPermitted: input.threadsPermitted ?? true,
     tokenCiphertext: await deps.tokenCipher().encrypt(input.accessToken, { channelId }),

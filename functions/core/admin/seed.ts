@@ -41,7 +41,8 @@ export const seedDemoAccount = async (deps: AdminDeps): Promise<SeedResult> => {
       workspaceId: main.workspaceId,
       platform,
       name: `Demo ${platform}`,
-      remoteAccountId: `demo_${platform}`,
+      // A Bluesky account is its DID.
+      remoteAccountId: platform === 'bluesky' ? 'did:plc:demobluesky' : `demo_${platform}`,
       accessToken: demoToken(),
     });
     channels.push({ id: channel.channelId, platform, name: channel.name });
