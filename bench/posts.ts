@@ -204,6 +204,7 @@ export const runPosts = async () => {
               workspaceId: ws.workspaceId,
               platform,
               name: platform,
+              ...(platform === 'bluesky' ? { remoteAccountId: 'did:plc:benchposts' } : {}),
               accessToken: 't',
             })
           ).channelId,

@@ -196,7 +196,8 @@ export const runPublishing = async () => {
             workspaceId: ws.workspaceId,
             platform,
             name: platform,
-            remoteAccountId: `bench_${platform}`,
+            // A Bluesky account is its DID.
+            remoteAccountId: platform === 'bluesky' ? 'did:plc:benchbluesky' : `bench_${platform}`,
             accessToken: 'bench-token',
           })
         ).channelId,

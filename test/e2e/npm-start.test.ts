@@ -80,6 +80,8 @@ describe('npm start and npm run admin', () => {
         'bluesky',
         '--name',
         'Ops Bsky',
+        '--remote-id',
+        'did:plc:opsbsky',
       ],
       { HERALD_CHANNEL_TOKEN: 'secret-token-value' },
     );

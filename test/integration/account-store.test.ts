@@ -91,6 +91,7 @@ describe('channel limit', () => {
         workspaceId: ws.workspaceId,
         platform: 'bluesky',
         name: `s${i}`,
+        remoteAccountId: `did:plc:s${i}`,
         accessToken: 't',
       });
     }
@@ -100,6 +101,7 @@ describe('channel limit', () => {
         workspaceId: ws.workspaceId,
         platform: 'bluesky',
         name: 'one too many',
+        remoteAccountId: 'did:plc:onetoomany',
         accessToken: 't',
       }),
     ).rejects.toMatchObject({ code: 'quota_exceeded' });
@@ -170,7 +172,15 @@ describe('channels by id', () => {
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
     const other = await createWorkspace(deps, { accountId: account.accountId, name: 'Other' });
     const connect = (workspaceId: string, platform: 'x' | 'bluesky', name: string) =>
-      connectChannel(deps, { accountId: account.accountId, workspaceId, platform, name, accessToken: 't' });
+      connectChannel(deps, {
+        accountId: account.accountId,
+        workspaceId,
+        platform,
+        name,
+        // A Bluesky account is its DID.
+        ...(platform === 'bluesky' ? { remoteAccountId: `did:plc:${name}` } : {}),
+        accessToken: 't',
+      });
     const x = await connect(ws.workspaceId, 'x', 'x');
     const bluesky = await connect(ws.workspaceId, 'bluesky', 'b');
     const elsewhere = await connect(other.workspaceId, 'x', 'elsewhere');
