@@ -5,7 +5,7 @@
  * deliveries, the HTTP answers). Every figure counts a defect; what the documented behaviour makes
  * expected (a `sim:` refusal, LinkedIn's unconfirmed outcome) is counted apart, as information.
  */
-import { getPlatform } from '../functions/platforms/catalog.ts';
+import { getPlatform } from '../functions/domain/platforms/catalog.ts';
 import { verifyWebhook } from '../functions/shared/verify-webhook.ts';
 
 export const DRILL_PLATFORMS = ['x', 'bluesky', 'linkedin', 'threads', 'facebook'] as const;

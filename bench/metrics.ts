@@ -20,7 +20,7 @@ import {
   takeReading,
 } from '../functions/core/metrics/collect.ts';
 import { getStats } from '../functions/core/metrics/stats.ts';
-import type { PostRecord } from '../functions/core/posts/model.ts';
+import type { PostRecord } from '../functions/domain/post.ts';
 import { SandboxNetworkClient } from '../functions/platforms/sandbox/client.ts';
 import type { AccountStore, ChannelRecord } from '../functions/ports/accounts.ts';
 import type { MetricsJob, MetricsStore, MetricsTracker } from '../functions/ports/metrics.ts';

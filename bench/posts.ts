@@ -25,8 +25,8 @@ import {
 import { authenticateAndCount, hashSecret } from '../functions/core/auth/api-keys.ts';
 import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
+import { newId } from '../functions/domain/ids.ts';
 import { getDeps } from '../functions/runtime/container.ts';
-import { newId } from '../functions/shared/ids.ts';
 import {
   type LatencyStats,
   machineLine,

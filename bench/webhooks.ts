@@ -17,9 +17,9 @@ import {
   createApiKey,
   createWorkspace,
 } from '../functions/core/admin/admin.ts';
+import { newId } from '../functions/domain/ids.ts';
 import type { OutboxEvent } from '../functions/ports/publishing.ts';
 import { getDeps } from '../functions/runtime/container.ts';
-import { newId } from '../functions/shared/ids.ts';
 import { verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.ts';
 import { machineLine, ms, percentile, writeSection } from './lib.ts';

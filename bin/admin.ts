@@ -28,11 +28,11 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { seedDemoAccount } from '../functions/core/admin/seed.ts';
 import { tagView } from '../functions/core/tags/tag-view.ts';
-import { PLANS } from '../functions/core/usage/plans.ts';
-import { PLATFORM_IDS } from '../functions/platforms/types.ts';
+import { isApiError } from '../functions/domain/errors.ts';
+import { PLANS } from '../functions/domain/plans.ts';
+import { PLATFORM_IDS } from '../functions/domain/platforms/types.ts';
 import { getDeps } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
-import { isApiError } from '../functions/shared/errors.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

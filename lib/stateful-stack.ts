@@ -5,7 +5,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { PLATFORM_IDS } from '../functions/platforms/types.ts';
+import { PLATFORM_IDS } from '../functions/domain/platforms/types.ts';
 import { MediaStorage } from './constructs/media-storage.ts';
 import { HeraldQueues, type QueueName, type QueueWithDlq } from './constructs/queues.ts';
 import { Scheduling } from './constructs/scheduling.ts';

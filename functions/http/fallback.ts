@@ -1,5 +1,5 @@
-import { ApiError } from '../shared/errors.ts';
-import { httpHandler } from '../shared/http.ts';
+import { ApiError } from '../domain/errors.ts';
+import { httpHandler } from './pipeline.ts';
 import { publicRoutes, routes } from './routes.ts';
 
 const patterns = [...publicRoutes, ...routes].map((route) => ({

@@ -17,7 +17,7 @@
  *     errors: ['not_found'],                // error codes of the route itself (see below)
  *   },
  *
- * `errors` lists the codes the route's own code can answer (functions/shared/errors.ts); the
+ * `errors` lists the codes the route's own code can answer (functions/domain/errors.ts); the
  * document adds the ones every route shares: authentication (unauthorized, forbidden for writes
  * with a read-only key), rate_limited and internal_error on every keyed route; payload_too_large on
  * every route (API Gateway's limits on the request line and headers, and on the body); invalid_json,
@@ -43,11 +43,11 @@ import {
 import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { GRANULARITIES, postMetricsResponseSchema, statsResponseSchema } from '../core/metrics/schema.ts';
-import { POST_STATUSES } from '../core/posts/model.ts';
 import { postBody, reviseBody } from '../core/posts/schema.ts';
 import { createTagBody } from '../core/tags/tags.ts';
 import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts';
-import type { ErrorCode } from '../shared/errors.ts';
+import type { ErrorCode } from '../domain/errors.ts';
+import { POST_STATUSES } from '../domain/post.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/pagination.ts';
 import {
   channelListSchema,

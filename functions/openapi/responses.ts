@@ -2,16 +2,16 @@ import * as z from 'zod';
 import type { channelView } from '../core/channels/channel-view.ts';
 import type { mediaView } from '../core/media/media-context.ts';
 import type { startUpload } from '../core/media/presigned-upload.ts';
-import { POST_STATUSES } from '../core/posts/model.ts';
-import type { PostView } from '../core/posts/post-view.ts';
 import type { retractPost, revisePost } from '../core/publishing/revise-retract.ts';
 import type { tagView } from '../core/tags/tag-view.ts';
 import type { getUsage } from '../core/usage/get-usage.ts';
-import { PLANS } from '../core/usage/plans.ts';
 import type { attemptView, endpointView, rollWebhookSecret } from '../core/webhooks/endpoints.ts';
-import { PLATFORM_IDS, type Platform } from '../platforms/types.ts';
+import { ERROR_CATALOGUE, type ErrorBody } from '../domain/errors.ts';
+import { PLANS } from '../domain/plans.ts';
+import { PLATFORM_IDS, type Platform } from '../domain/platforms/types.ts';
+import { POST_STATUSES } from '../domain/post.ts';
+import type { PostView } from '../domain/post-view.ts';
 import { EVENT_TYPES } from '../ports/webhooks.ts';
-import { ERROR_CATALOGUE, type ErrorBody } from '../shared/errors.ts';
 
 /**
  * Response bodies as zod schemas: what the OpenAPI document says each route answers, and what the

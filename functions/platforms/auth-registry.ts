@@ -1,3 +1,4 @@
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../ports/network-auth.ts';
 import { blueskyAuth } from './bluesky/oauth.ts';
 import { facebookAuth } from './facebook/oauth.ts';
@@ -8,7 +9,6 @@ import { pinterestAuth } from './pinterest/oauth.ts';
 import { redditAuth } from './reddit/oauth.ts';
 import { threadsAuth } from './threads/oauth.ts';
 import { tiktokAuth } from './tiktok/oauth.ts';
-import type { PlatformId } from './types.ts';
 import { vimeoAuth } from './vimeo/oauth.ts';
 import { xAuth } from './x/oauth.ts';
 import { youtubeAuth } from './youtube/oauth.ts';

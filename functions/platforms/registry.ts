@@ -1,8 +1,8 @@
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { KeyMode } from '../ports/accounts.ts';
 import type { NetworkClient } from '../ports/network-client.ts';
 import type { OutboundPolicy } from '../ports/outbound.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';
-import type { PlatformId } from './types.ts';
 
 export interface NetworkConfig {
   /** Base URL per network (the local runtime's simulators); absent: the network's own address. */

@@ -1,5 +1,5 @@
-import type { PlanName } from '../core/usage/plans.ts';
-import type { PlatformId } from '../platforms/types.ts';
+import type { PlanName } from '../domain/plans.ts';
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { OutboxEvent } from './publishing.ts';
 import type { KeyWindowRead } from './rate-limiter.ts';
 

@@ -1,4 +1,4 @@
-import type { PlatformId } from '../platforms/types.ts';
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { ChannelConnectResult, ChannelRecord, GrantToSave, KeyMode } from './accounts.ts';
 import type { NetworkTarget } from './network-auth.ts';
 

@@ -1,4 +1,4 @@
-import type { MediaInfo } from '../core/posts/model.ts';
+import type { MediaInfo } from '../domain/post.ts';
 
 /** A file of the media library, as stored. */
 export interface MediaRecord extends MediaInfo {

@@ -1,4 +1,4 @@
-import type { PlatformId } from '../platforms/types.ts';
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { KeyMode } from './accounts.ts';
 import type { MetricsReading } from './network-client.ts';
 

@@ -1,4 +1,4 @@
-import type { PlatformId } from '../platforms/types.ts';
+import type { PlatformId } from '../domain/platforms/types.ts';
 import type { OutboundPolicy } from './outbound.ts';
 
 /**

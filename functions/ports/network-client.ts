@@ -1,5 +1,5 @@
-import type { OptionValue } from '../core/posts/model.ts';
-import type { PlatformId } from '../platforms/types.ts';
+import type { PlatformId } from '../domain/platforms/types.ts';
+import type { OptionValue } from '../domain/post.ts';
 
 /** What a network client needs to act as a connected channel. */
 export interface NetworkCredentials {

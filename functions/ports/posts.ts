@@ -1,4 +1,4 @@
-import type { PostRecord } from '../core/posts/model.ts';
+import type { PostRecord } from '../domain/post.ts';
 import type { ChannelRecord, KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
@@ -74,7 +74,7 @@ export interface PostPage {
   next: string | null;
 }
 
-/** What the engine is doing with one block, as its claim says (core/posts/post-view.ts reads it). */
+/** What the engine is doing with one block, as its claim says (domain/post-view.ts reads it). */
 export interface BlockActivity {
   channelId: string;
   block: number;

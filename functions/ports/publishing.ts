@@ -1,4 +1,4 @@
-import type { PostView } from '../core/posts/post-view.ts';
+import type { PostView } from '../domain/post-view.ts';
 import type { KeyMode } from './accounts.ts';
 import type { RemoteBlock } from './network-client.ts';
 

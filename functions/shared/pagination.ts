@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 /** Every list endpoint pages the same way: `limit` 1-100 (default 25) and an opaque `cursor`. */
 export const DEFAULT_PAGE_SIZE = 25;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 /** `['channels', 1, 'blocks', 0, 'content']` → `channels[1].blocks[0].content`. */
 export const fieldPath = (path: readonly PropertyKey[]): string =>

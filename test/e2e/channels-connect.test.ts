@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectChannel } from '../../functions/core/admin/admin.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
-import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';

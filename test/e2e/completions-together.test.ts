@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackerFor } from '../../functions/core/metrics/collect.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../functions/ports/posts.ts';
 import { getDeps } from '../../functions/runtime/container.ts';

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
-import type { PostRecord } from '../../functions/core/posts/model.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
+import type { PostRecord } from '../../functions/domain/post.ts';
 import type { AccountStore } from '../../functions/ports/accounts.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type JobReads, jobReadsOf, runJob } from '../../functions/ports/publishing.ts';

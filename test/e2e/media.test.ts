@@ -4,7 +4,7 @@ import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { createAccount, createApiKey, createWorkspace } from '../../functions/core/admin/admin.ts';
 import { MAX_DIRECT_UPLOAD_BYTES } from '../../functions/core/media/formats.ts';
 import { objectKeys } from '../../functions/core/media/object-keys.ts';
-import { PLANS } from '../../functions/core/usage/plans.ts';
+import { PLANS } from '../../functions/domain/plans.ts';
 import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type MediaFileKind, mediaFiles } from '../support/media-files.ts';

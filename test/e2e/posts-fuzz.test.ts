@@ -6,7 +6,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
-import { PLATFORM_IDS } from '../../functions/platforms/types.ts';
+import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 

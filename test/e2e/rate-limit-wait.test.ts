@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requeueLostJobs } from '../../functions/adapters/local/recovery.ts';
-import { channelWaiting } from '../../functions/core/posts/post-view.ts';
 import {
   MAX_QUEUE_DELAY_SECONDS,
   mutatePost,
   PublishingEngine,
   startRound,
 } from '../../functions/core/publishing/engine.ts';
+import { channelWaiting } from '../../functions/domain/post-view.ts';
 import type { BlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import type { XSimulator } from '../../functions/platforms/x/simulator.ts';
 import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';

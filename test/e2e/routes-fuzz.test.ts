@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_REQUEST_LINE_AND_HEADERS_BYTES } from '../../functions/adapters/local/http-server.ts';
 import { addTag, connectChannel, createApiKey } from '../../functions/core/admin/admin.ts';
-import { POST_STATUSES } from '../../functions/core/posts/model.ts';
+import { POST_STATUSES } from '../../functions/domain/post.ts';
 import { routes } from '../../functions/http/routes.ts';
 import { EVENT_TYPES } from '../../functions/ports/webhooks.ts';
 import { getDeps } from '../../functions/runtime/container.ts';

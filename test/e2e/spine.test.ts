@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLATFORM_IDS } from '../../functions/platforms/types.ts';
+import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;

@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TABLE_KEYS } from '../../functions/adapters/aws/dynamo/keys.ts';
-import { PLATFORM_IDS } from '../../functions/platforms/types.ts';
+import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import { buildTestApp, logicalIdOf } from './fixture.ts';
 
 const { stateful } = buildTestApp();

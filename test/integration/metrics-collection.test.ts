@@ -10,8 +10,8 @@ import {
 } from '../../functions/core/metrics/collect.ts';
 import { getPostMetrics } from '../../functions/core/metrics/post-metrics.ts';
 import { getStats } from '../../functions/core/metrics/stats.ts';
-import type { PostRecord } from '../../functions/core/posts/model.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
+import type { PostRecord } from '../../functions/domain/post.ts';
 import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
 import type { MetricsJob, MetricsQueue } from '../../functions/ports/metrics.ts';
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoMetricsStore } from '../../functions/adapters/aws/dynamo/metrics.ts';
 import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
-import type { PostRecord } from '../../functions/core/posts/model.ts';
+import type { PostRecord } from '../../functions/domain/post.ts';
 import type { MetricsTracker } from '../../functions/ports/metrics.ts';
 import { freshTable } from '../support/table.ts';
 

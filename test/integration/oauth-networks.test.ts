@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
@@ -28,7 +29,6 @@ import { startThreadsSimulator } from '../../functions/platforms/threads/simulat
 import { tiktokCall } from '../../functions/platforms/tiktok/client.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import { startTikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
 import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';

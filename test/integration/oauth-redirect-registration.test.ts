@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
 import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
@@ -15,7 +16,6 @@ import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
 import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
 import { startTikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
 import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';

@@ -5,7 +5,7 @@ import { DynamoMetricsStore } from '../../functions/adapters/aws/dynamo/metrics.
 import type { AuthContext } from '../../functions/core/auth/api-keys.ts';
 import { statsDeltas } from '../../functions/core/metrics/collect.ts';
 import { getStats, MAX_CUT_HOUR_POSTS, statsView } from '../../functions/core/metrics/stats.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { MetricsTracker, StatsCounters } from '../../functions/ports/metrics.ts';
 import type { MetricsReading } from '../../functions/ports/network-client.ts';
 import { freshTable } from '../support/table.ts';

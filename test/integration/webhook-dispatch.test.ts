@@ -9,13 +9,13 @@ import {
 } from '../../functions/adapters/aws/dynamo/events.ts';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { DynamoWebhookStore } from '../../functions/adapters/aws/dynamo/webhooks.ts';
-import { deliveryIdFor } from '../../functions/core/webhooks/delivery-id.ts';
 import {
   type DispatchDeps,
   dispatchEvent,
   endpointsOnce,
   sweep,
 } from '../../functions/core/webhooks/dispatch.ts';
+import { deliveryIdFor } from '../../functions/domain/delivery-id.ts';
 import type { EventType, OutboxEvent } from '../../functions/ports/publishing.ts';
 import type { DeliveryJob, WebhookEndpoint } from '../../functions/ports/webhooks.ts';
 import { freshTable } from '../support/table.ts';

@@ -4,7 +4,7 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { KeyMode } from '../../functions/ports/accounts.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { keepEvents } from './outbox.ts';

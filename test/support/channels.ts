@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { openTokens } from '../../functions/core/channels/tokens.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { type NetworkClient, SIM_TOKENS, type SimToken } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from './accounts.ts';

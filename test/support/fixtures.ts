@@ -1,4 +1,4 @@
-import type { PlatformId } from '../../functions/platforms/types.ts';
+import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { ChannelRecord } from '../../functions/ports/accounts.ts';
 
 /** A connected channel of workspace `ws_1`, as the validator and the views read it. */

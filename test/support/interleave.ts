@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach } from 'vitest';
-import type { PostRecord } from '../../functions/core/posts/model.ts';
 import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
+import type { PostRecord } from '../../functions/domain/post.ts';
 import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type Deps, getDeps, overrideDeps } from '../../functions/runtime/container.ts';

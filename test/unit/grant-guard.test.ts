@@ -802,7 +802,7 @@ describe('the partitions the scoped table grants name', () => {
     expect(keys.account('acct_1').PK.startsWith(PARTITIONS.account)).toBe(true);
     expect(keys.channel('ws_1', 'ch_1').PK.startsWith(PARTITIONS.workspace)).toBe(true);
     expect(keys.channelRemote('ws_1', 'x', 'r').PK.startsWith(PARTITIONS.workspace)).toBe(true);
-    // The rate limiter counts a request without a valid key by `ip:<address>` (shared/http.ts).
+    // The rate limiter counts a request without a valid key by `ip:<address>` (http/pipeline.ts).
     expect(keys.rateWindow('ip:192.0.2.1', 0).PK.startsWith(PARTITIONS.addressRate)).toBe(true);
     // ... and no other partition starts like one of them.
     expect(keys.post('post_1').PK.startsWith(PARTITIONS.workspace)).toBe(false);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { authorize, generateSecret, hashSecret, keyFromHeaders } from '../../functions/core/auth/api-keys.ts';
+import { ApiError, ERROR_CATALOGUE, errorBody } from '../../functions/domain/errors.ts';
 import { allowedMethods } from '../../functions/http/fallback.ts';
-import { ApiError, ERROR_CATALOGUE, errorBody } from '../../functions/shared/errors.ts';
 import { fieldPath, zodErrorToApiError } from '../../functions/shared/validation.ts';
 
 describe('error catalogue', () => {

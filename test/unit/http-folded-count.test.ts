@@ -7,6 +7,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { generateSecret } from '../../functions/core/auth/api-keys.ts';
+import { ApiError } from '../../functions/domain/errors.ts';
+import { type HttpResponse, httpHandler } from '../../functions/http/pipeline.ts';
 import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
 import {
   type KeyCount,
@@ -16,8 +18,6 @@ import {
   type RateLimitState,
 } from '../../functions/ports/rate-limiter.ts';
 import { override } from '../../functions/runtime/compose.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
-import { type HttpResponse, httpHandler } from '../../functions/shared/http.ts';
 
 const LIMIT = 10;
 const now = new Date('2026-03-01T10:00:30Z');

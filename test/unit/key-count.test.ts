@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter, keyCountItem } from '../../functions/adapters/aws/dynamo/rate-limits.ts';
-import type { PostRecord } from '../../functions/core/posts/model.ts';
+import type { PostRecord } from '../../functions/domain/post.ts';
 import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
 import { KeyCountRefusedError } from '../../functions/ports/rate-limiter.ts';
 

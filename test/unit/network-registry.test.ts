@@ -4,12 +4,12 @@
  * methods) and hand every call to the real client once loaded.
  */
 import { describe, expect, it } from 'vitest';
+import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import {
   CONSISTENCY_WINDOW_SECONDS,
   loadLiveClient,
   networkClients,
 } from '../../functions/platforms/registry.ts';
-import { PLATFORM_IDS } from '../../functions/platforms/types.ts';
 import { NetworkError } from '../../functions/ports/network-client.ts';
 
 const config = { baseUrls: {}, timeoutMs: 1000 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getPlatform, isPlatformId, platforms } from '../../functions/platforms/catalog.ts';
-import { PLATFORM_IDS, type Platform, type PlatformId } from '../../functions/platforms/types.ts';
+import { getPlatform, isPlatformId, platforms } from '../../functions/domain/platforms/catalog.ts';
+import { PLATFORM_IDS, type Platform, type PlatformId } from '../../functions/domain/platforms/types.ts';
 
 /**
  * Spec section 8, "Per-network limits", copied word for word, one row per network, with the

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { MediaInfo } from '../../functions/core/posts/model.ts';
 import { postBody } from '../../functions/core/posts/schema.ts';
 import {
   parseInstant,
@@ -8,10 +7,11 @@ import {
   type ValidationContext,
   validatePost,
 } from '../../functions/core/posts/validate.ts';
-import { getPlatform } from '../../functions/platforms/catalog.ts';
-import { textLength } from '../../functions/platforms/text-length.ts';
-import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { ApiError } from '../../functions/domain/errors.ts';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
+import { textLength } from '../../functions/domain/platforms/text-length.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
+import type { MediaInfo } from '../../functions/domain/post.ts';
 import { zodErrorToApiError } from '../../functions/shared/validation.ts';
 import { channelRecord } from '../support/fixtures.ts';
 

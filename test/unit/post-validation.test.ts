@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { MediaInfo } from '../../functions/core/posts/model.ts';
 import { postBody, reviseBody } from '../../functions/core/posts/schema.ts';
 import {
   parseInstant,
@@ -7,9 +6,10 @@ import {
   type ValidationContext,
   validatePost,
 } from '../../functions/core/posts/validate.ts';
-import { PLATFORM_IDS, type PlatformId } from '../../functions/platforms/types.ts';
+import { ApiError, type ErrorCode } from '../../functions/domain/errors.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
+import type { MediaInfo } from '../../functions/domain/post.ts';
 import type { ChannelRecord } from '../../functions/ports/accounts.ts';
-import { ApiError, type ErrorCode } from '../../functions/shared/errors.ts';
 import { zodErrorToApiError } from '../../functions/shared/validation.ts';
 import { channelRecord } from '../support/fixtures.ts';
 

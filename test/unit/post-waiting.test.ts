@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PostChannel } from '../../functions/core/posts/model.ts';
-import { channelWaiting } from '../../functions/core/posts/post-view.ts';
+import type { PostChannel } from '../../functions/domain/post.ts';
+import { channelWaiting } from '../../functions/domain/post-view.ts';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const channel = (over: Partial<PostChannel> = {}): PostChannel => ({

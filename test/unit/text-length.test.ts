@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getPlatform } from '../../functions/platforms/catalog.ts';
-import { exceedsLimit, isEmojiGrapheme, textLength } from '../../functions/platforms/text-length.ts';
-import type { Platform, TextCounting } from '../../functions/platforms/types.ts';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
+import { exceedsLimit, isEmojiGrapheme, textLength } from '../../functions/domain/platforms/text-length.ts';
+import type { Platform, TextCounting } from '../../functions/domain/platforms/types.ts';
 
 const platform = (id: string): Platform => {
   const found = getPlatform(id);

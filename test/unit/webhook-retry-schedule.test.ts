@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryIdFor, parseDeliveryId } from '../../functions/core/webhooks/delivery-id.ts';
 import { nominalAttemptOffsets, retryDelaySeconds } from '../../functions/core/webhooks/retry-schedule.ts';
+import { deliveryIdFor, parseDeliveryId } from '../../functions/domain/delivery-id.ts';
 
 describe('webhook retry schedule', () => {
   it('waits 10 s, 20 s, 40 s ... at most an hour apart, and makes the last attempt 5 hours after the first', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { MediaInfo } from '../../functions/core/posts/model.ts';
 import { postBody } from '../../functions/core/posts/schema.ts';
 import { type ValidationContext, validatePost } from '../../functions/core/posts/validate.ts';
-import { getPlatform } from '../../functions/platforms/catalog.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { ApiError } from '../../functions/domain/errors.ts';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
+import type { MediaInfo } from '../../functions/domain/post.ts';
 import { channelRecord } from '../support/fixtures.ts';
 
 const MiB = 1024 * 1024;

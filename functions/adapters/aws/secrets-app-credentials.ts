@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { PlatformId } from '../../platforms/types.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
 

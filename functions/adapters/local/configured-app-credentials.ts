@@ -1,4 +1,4 @@
-import type { PlatformId } from '../../platforms/types.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
 

@@ -1,3 +1,4 @@
+import { PLATFORM_IDS, type PlatformId } from '../../domain/platforms/types.ts';
 import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
 import { startFacebookSimulator } from '../../platforms/facebook/simulator.ts';
 import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
@@ -7,7 +8,6 @@ import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
 import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
 import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
 import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
-import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import { startVimeoSimulator } from '../../platforms/vimeo/simulator.ts';
 import { startXSimulator } from '../../platforms/x/simulator.ts';
 import { startYouTubeSimulator } from '../../platforms/youtube/simulator.ts';

@@ -5,7 +5,10 @@
  * API refuses, with the same error codes and messages, and a refused command changes nothing.
  */
 import * as z from 'zod';
-import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { PLANS, type PlanName, planLimits } from '../../domain/plans.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../domain/platforms/types.ts';
 import type {
   Account,
   AccountStore,
@@ -18,12 +21,9 @@ import type {
 import type { Clock } from '../../ports/clock.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { WebhookStore } from '../../ports/webhooks.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
 import { zodErrorToApiError } from '../../shared/validation.ts';
 import { generateSecret } from '../auth/api-keys.ts';
 import { type CreateTagInput, createTag, createTagBody } from '../tags/tags.ts';
-import { PLANS, type PlanName, planLimits } from '../usage/plans.ts';
 
 /** What the operator commands need. */
 export interface AdminDeps {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PLATFORM_IDS } from '../../platforms/types.ts';
+import { PLATFORM_IDS } from '../../domain/platforms/types.ts';
 import {
   type AdminDeps,
   addTag,

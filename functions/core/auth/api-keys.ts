@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../domain/errors.ts';
+import { randomBase62 } from '../../domain/ids.ts';
 import type { ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
 import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { randomBase62 } from '../../shared/ids.ts';
 
 export const KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };
 const KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32}$/;

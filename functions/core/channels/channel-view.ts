@@ -1,4 +1,4 @@
-import { getPlatform } from '../../platforms/catalog.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/accounts.ts';
 
 /** A channel as GET /v1/channels shows it (spec 2.4, values documented in the README). */

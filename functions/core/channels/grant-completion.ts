@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
+import { ApiError, isApiError } from '../../domain/errors.ts';
+import { randomBase62 } from '../../domain/ids.ts';
 import type { GrantToSave } from '../../ports/accounts.ts';
 import { appFor } from '../../ports/app-credentials.ts';
 import type { ChannelToSave, ConnectState } from '../../ports/connect-states.ts';
 import type { NetworkAuth, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
-import { ApiError, isApiError } from '../../shared/errors.ts';
-import { randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { channelView } from './channel-view.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PlatformId } from '../../platforms/types.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PLATFORM_IDS } from '../../platforms/types.ts';
+import { PLATFORM_IDS } from '../../domain/platforms/types.ts';
 import { MAX_CHANNELS_PER_CONNECTION } from '../../ports/connect-states.ts';
 
 /**

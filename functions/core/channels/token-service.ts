@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PlatformId } from '../../platforms/types.ts';
+import { newId } from '../../domain/ids.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { AccountStore, ChannelRecord, GrantRecord, TokenUpdate } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -7,7 +8,6 @@ import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
 import type { JobQueue, OutboxEvent } from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import { sharedGrantSealId } from './grants.ts';
 import { expiresWithin, openTokens, sealTokens, tokenFields } from './tokens.ts';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { findMedia, type MediaDeps } from './media-context.ts';

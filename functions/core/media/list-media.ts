@@ -1,4 +1,4 @@
-import { ID_BODY } from '../../shared/ids.ts';
+import { ID_BODY } from '../../domain/ids.ts';
 import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { type MediaDeps, mediaView } from './media-context.ts';

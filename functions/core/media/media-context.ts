@@ -1,10 +1,10 @@
+import { ApiError } from '../../domain/errors.ts';
+import { planLimits } from '../../domain/plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaRecord, MediaStore } from '../../ports/media.ts';
-import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import { planLimits } from '../usage/plans.ts';
 import { fileNameAgrees, formatBytes, type MediaFormat, mimeTypeAgrees } from './formats.ts';
 
 /** What the media use cases need. */

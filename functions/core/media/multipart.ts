@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 /** The parts of a `POST /v1/media` form: the file, and optionally its alt text. */
 export interface MediaForm {

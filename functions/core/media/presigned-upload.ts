@@ -1,6 +1,6 @@
+import { ApiError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import type { MediaRecord } from '../../ports/media.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { cleanFileName, extensionOf, formatBytes, formatOfMimeType, MAX_MEDIA_BYTES } from './formats.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { cleanAltText, findMedia, type MediaDeps, mediaView } from './media-context.ts';
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { cleanFileName, formatBytes, MAX_DIRECT_UPLOAD_BYTES } from './formats.ts';

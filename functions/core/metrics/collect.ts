@@ -3,8 +3,9 @@
  * sweep hands each due reading to the metrics queue; the metrics worker takes the reading, stores
  * it with the stats aggregates, and moves the tracker along the cadence until it is finished.
  */
-import { getPlatform } from '../../platforms/catalog.ts';
-import type { PlatformId } from '../../platforms/types.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
+import type { PostChannel, PostRecord } from '../../domain/post.ts';
 import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type {
@@ -26,7 +27,6 @@ import {
 import type { PostStore } from '../../ports/posts.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { TokenService } from '../channels/token-service.ts';
-import type { PostChannel, PostRecord } from '../posts/model.ts';
 import {
   type CadenceSettings,
   leaseSeconds,

@@ -1,10 +1,10 @@
-import { getPlatform } from '../../platforms/catalog.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import type { PostChannel } from '../../domain/post.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StoredReading } from '../../ports/metrics.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { channelView } from '../channels/channel-view.ts';
-import type { PostChannel } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import { type CadenceSettings, readingDueAt } from './cadence.ts';
 import type { ChannelMetrics, Granularity, PostMetricsResponse } from './schema.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
+import { ApiError } from '../../domain/errors.ts';
 import { METRIC_NAMES } from '../../ports/network-client.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { zodErrorToApiError } from '../../shared/validation.ts';
 
 /**

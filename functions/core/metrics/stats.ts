@@ -1,6 +1,6 @@
+import { ApiError } from '../../domain/errors.ts';
 import type { MetricsStore, StatsCounters } from '../../ports/metrics.ts';
 import { METRIC_NAMES, type MetricsReading } from '../../ports/network-client.ts';
-import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { parseBound } from '../posts/list-posts.ts';
 import type { StatsResponse } from './schema.ts';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 
 /**
  * `YYYY-MM-DDThh:mm[:ss[.fff...]]` and an optional zone (`Z`, `±hh:mm` or `±hhmm`). The zone is

@@ -1,11 +1,11 @@
 import { lists } from '../../adapters/aws/dynamo/posts.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { ID_BODY, isId } from '../../domain/ids.ts';
+import { POST_STATUSES, type PostStatus } from '../../domain/post.ts';
 import type { PostPage } from '../../ports/posts.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { ID_BODY, isId } from '../../shared/ids.ts';
 import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { parseInstant } from './instant.ts';
-import { POST_STATUSES, type PostStatus } from './model.ts';
 import type { PostDeps } from './post-context.ts';
 
 const MAX_TAG_FILTERS = 10;

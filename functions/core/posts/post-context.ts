@@ -1,3 +1,6 @@
+import { ApiError } from '../../domain/errors.ts';
+import { isId } from '../../domain/ids.ts';
+import type { PostRecord } from '../../domain/post.ts';
 import type { Account, AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
@@ -5,10 +8,7 @@ import type { BlockActivity, PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
 import type { KeyWindowRead } from '../../ports/rate-limiter.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { isId } from '../../shared/ids.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import type { PostRecord } from './model.ts';
 import type { PostBody } from './schema.ts';
 import type { ValidationContext } from './validate.ts';
 

@@ -1,8 +1,8 @@
+import { ApiError } from '../../domain/errors.ts';
+import type { PostHold, PostRecord } from '../../domain/post.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { PostStore } from '../../ports/posts.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { logger } from '../../shared/powertools.ts';
-import type { PostHold, PostRecord } from './model.ts';
 
 /**
  * How long a revise or retract holds its post. Longer than an HTTP function may run (10 s on AWS;

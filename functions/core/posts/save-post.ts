@@ -1,11 +1,11 @@
+import { ApiError } from '../../domain/errors.ts';
+import { derivedId, newId, randomBase62 } from '../../domain/ids.ts';
+import { planLimits } from '../../domain/plans.ts';
+import type { ChannelStatus, PostRecord, PostStatus } from '../../domain/post.ts';
 import { type PublishJob, runJob } from '../../ports/publishing.ts';
 import type { KeyCount } from '../../ports/rate-limiter.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { derivedId, newId, randomBase62 } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import { planLimits } from '../usage/plans.ts';
-import type { ChannelStatus, PostRecord, PostStatus } from './model.ts';
 import {
   findPost,
   loadValidationContext,

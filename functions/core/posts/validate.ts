@@ -1,11 +1,11 @@
-import { getPlatform } from '../../platforms/catalog.ts';
-import { textLength } from '../../platforms/text-length.ts';
-import type { Platform, PlatformId, PlatformOption, TextCounting } from '../../platforms/types.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import { textLength } from '../../domain/platforms/text-length.ts';
+import type { Platform, PlatformId, PlatformOption, TextCounting } from '../../domain/platforms/types.ts';
+import type { Intent, MediaInfo, OptionValue } from '../../domain/post.ts';
 import type { ChannelRecord } from '../../ports/accounts.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { channelView } from '../channels/channel-view.ts';
 import { parseInstant } from './instant.ts';
-import type { Intent, MediaInfo, OptionValue } from './model.ts';
 import type { PostBody, PostBodyBlock, PostBodyChannel } from './schema.ts';
 
 // Its own module, so a route that only reads dates (GET /v1/posts) bundles none of the validation.

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { getPlatform } from '../../platforms/catalog.ts';
-import type { PlatformId } from '../../platforms/types.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
+import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { postView } from '../../domain/post-view.ts';
 import type { AccountStore, ChannelRecord, KeyMode } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaRecord, MediaStore } from '../../ports/media.ts';
@@ -30,13 +34,9 @@ import {
   skipsEvents,
 } from '../../ports/publishing.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/powertools.ts';
 import { isTokenExpired, type TokenService } from '../channels/token-service.ts';
-import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { usagePeriod } from '../posts/post-context.ts';
-import { postView } from '../posts/post-view.ts';
 import { type RateLimitWait, rateLimitWait } from './rate-limit-wait.ts';
 
 /** What the publishing engine depends on. */

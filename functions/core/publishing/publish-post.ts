@@ -1,9 +1,9 @@
+import { ApiError } from '../../domain/errors.ts';
+import type { PostRecord } from '../../domain/post.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import { type JobQueue, runJob } from '../../ports/publishing.ts';
-import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
-import type { PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import { assertNotHeld, unheld } from '../posts/post-hold.ts';
 import { startRound } from './engine.ts';

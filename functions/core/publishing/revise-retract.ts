@@ -1,13 +1,13 @@
-import { getPlatform } from '../../platforms/catalog.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import type { PostChannel, PostRecord } from '../../domain/post.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { ApiError } from '../../shared/errors.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import { isTokenExpired } from '../channels/token-service.ts';
-import type { PostChannel, PostRecord } from '../posts/model.ts';
 import { findPost } from '../posts/post-context.ts';
 import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
 import type { ReviseBody } from '../posts/schema.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { newId } from '../../domain/ids.ts';
 import type { AccountStore, Tag } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { newId } from '../../shared/ids.ts';
 
 export const createTagBody = z.strictObject({
   name: z

@@ -1,10 +1,10 @@
 import type { TableRef } from '../../adapters/aws/dynamo/client.ts';
 import { getUsageCounters } from '../../adapters/aws/dynamo/usage.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { planLimits } from '../../domain/plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { usagePeriod } from '../posts/post-context.ts';
-import { planLimits } from './plans.ts';
 
 /** GET /usage (spec 2.8): the whole account's usage, across its workspaces. */
 export const getUsage = async (

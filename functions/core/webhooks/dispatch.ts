@@ -1,3 +1,4 @@
+import { deliveryIdFor } from '../../domain/delivery-id.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { EventFacts } from '../../ports/publishing.ts';
 import type {
@@ -10,7 +11,6 @@ import type {
   WebhookStore,
 } from '../../ports/webhooks.ts';
 import { logger } from '../../shared/powertools.ts';
-import { deliveryIdFor } from './delivery-id.ts';
 
 /** What the dispatcher and the sweeper depend on. */
 export interface DispatchDeps {

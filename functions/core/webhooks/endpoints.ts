@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { ApiError } from '../../domain/errors.ts';
+import { newId, randomBase62 } from '../../domain/ids.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type {
@@ -9,8 +11,6 @@ import type {
   WebhookStore,
 } from '../../ports/webhooks.ts';
 import { hostNameProblem, isAllowedAddress, refusalReason } from '../../shared/address-policy.ts';
-import { ApiError } from '../../shared/errors.ts';
-import { newId, randomBase62 } from '../../shared/ids.ts';
 import { type CursorScope, decodeCursor, encodeCursor, parsePageLimit } from '../../shared/pagination.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schema.ts';

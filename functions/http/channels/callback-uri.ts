@@ -1,5 +1,5 @@
 import { env } from '../../shared/env.ts';
-import type { HttpEvent } from '../../shared/http.ts';
+import type { HttpEvent } from '../pipeline.ts';
 
 /**
  * Herald's OAuth callback as the networks must know it: `<PUBLIC_BASE_URL or API_URL>/v1/channels/callback`,

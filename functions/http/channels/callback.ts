@@ -3,7 +3,7 @@ import { completeCallback } from '../../core/channels/grant-completion.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { type HttpEvent, type HttpResult, httpHandler } from '../../shared/http.ts';
+import { type HttpEvent, type HttpResult, httpHandler } from '../pipeline.ts';
 import { callbackUri } from './callback-uri.ts';
 import { errorPage, wantsHtml } from './error-page.ts';
 

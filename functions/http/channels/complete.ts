@@ -2,8 +2,8 @@ import { completeConnect } from '../../core/channels/grant-completion.ts';
 import { completeConnectBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
-import { httpHandler } from '../../shared/http.ts';
-import { idempotent } from '../../shared/idempotency.ts';
+import { idempotent } from '../idempotency.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /**
  * POST /v1/channels/connect/complete: the connect code from the redirect becomes the channel (201,

@@ -2,7 +2,7 @@ import { startConnect } from '../../core/channels/connect.ts';
 import { connectChannelBody } from '../../core/channels/schema.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 import { callbackUri } from './callback-uri.ts';
 
 /** POST /v1/channels/connect: the network's consent screen URL and a single-use state (10 minutes). */

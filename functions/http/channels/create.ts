@@ -4,7 +4,7 @@ import { cipher } from '../../runtime/parts/cipher.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
 import { outbound } from '../../runtime/parts/outbound.ts';
 import { env } from '../../shared/env.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** Bluesky's default PDS entry point (the local simulator's address locally). */
 const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social';

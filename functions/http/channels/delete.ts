@@ -1,7 +1,7 @@
 import { disconnectChannel } from '../../core/channels/connect.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** DELETE /v1/channels/{id}: revokes at the network where possible and removes the channel; posts keep their history. */
 export const handler = httpHandler(

@@ -1,5 +1,5 @@
-import type { ErrorBody } from '../../shared/errors.ts';
-import type { HttpEvent, HttpResult } from '../../shared/http.ts';
+import type { ErrorBody } from '../../domain/errors.ts';
+import type { HttpEvent, HttpResult } from '../pipeline.ts';
 
 /** The request comes from a browser page load (its Accept names HTML). */
 export const wantsHtml = (event: HttpEvent): boolean => /\btext\/html\b/i.test(event.headers?.accept ?? '');

@@ -1,5 +1,5 @@
 import { getChannel } from '../../core/channels/connect.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/channels/{id}: one connected account and its statuses. */
 export const handler = httpHandler({}, async ({ deps, auth, params }) => ({

@@ -1,5 +1,5 @@
 import { channelView } from '../../core/channels/channel-view.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/channels: the workspace's connected accounts. */
 export const handler = httpHandler({}, async ({ deps, auth }) => {

@@ -3,7 +3,7 @@ import { chooseTargetsBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/channels/connect/{state}/targets: the chosen targets become channels. */
 export const handler = httpHandler(

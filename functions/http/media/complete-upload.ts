@@ -1,7 +1,7 @@
 import { completeUpload } from '../../core/media/presigned-upload.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/media/{id}/complete: checks the uploaded bytes and adds the file to the library. */
 export const handler = httpHandler({ uses: [media, blobs] }, async ({ deps, auth, params }) => ({

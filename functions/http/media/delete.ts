@@ -1,7 +1,7 @@
 import { deleteMedia } from '../../core/media/delete-media.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** DELETE /v1/media/{id}: removes the file and frees its storage at once (a pending upload is cancelled). */
 export const handler = httpHandler({ uses: [media, blobs] }, async ({ deps, auth, params }) => ({

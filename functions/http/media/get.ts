@@ -1,7 +1,7 @@
 import { findMedia, mediaView } from '../../core/media/media-context.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/media/{id}: one file (or a pending upload) with a fresh url. */
 export const handler = httpHandler({ uses: [media, blobs] }, async ({ deps, auth, params }) => ({

@@ -1,7 +1,7 @@
 import { listMedia } from '../../core/media/list-media.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/media: the library, newest first, paginated with an opaque cursor; each file with a fresh url. */
 export const handler = httpHandler({ uses: [media, blobs] }, async ({ deps, auth, query }) => ({

@@ -2,7 +2,7 @@ import { startUpload } from '../../core/media/presigned-upload.ts';
 import { startUploadBody } from '../../core/media/start-upload-body.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/media/uploads: starts a direct-to-S3 upload (files up to 100 MiB); returns the pending media and a presigned PUT. */
 export const handler = httpHandler(

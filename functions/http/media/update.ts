@@ -1,7 +1,7 @@
 import { updateMedia, updateMediaBody } from '../../core/media/update-media.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** PUT /v1/media/{id}: sets the file's alt text (`{ altText }`, null removes it). */
 export const handler = httpHandler(

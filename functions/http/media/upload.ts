@@ -1,7 +1,7 @@
 import { uploadMedia } from '../../core/media/upload-media.ts';
 import { blobs } from '../../runtime/parts/blobs.ts';
 import { media } from '../../runtime/parts/media.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/media: a file of up to 4 MiB as multipart/form-data (field `file`); returns the media record. */
 export const handler = httpHandler({ uses: [media, blobs] }, async ({ deps, auth, event, headers }) => {

@@ -1,5 +1,5 @@
 import { buildDocument } from '../../openapi/document.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 let document: Record<string, unknown> | undefined;
 

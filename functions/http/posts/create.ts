@@ -1,13 +1,13 @@
 import { loadValidationContext } from '../../core/posts/post-context.ts';
-import { postView } from '../../core/posts/post-view.ts';
 import { createPost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
+import { postView } from '../../domain/post-view.ts';
 import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
 import { scheduler } from '../../runtime/parts/scheduler.ts';
-import { httpHandler } from '../../shared/http.ts';
-import { idempotent } from '../../shared/idempotency.ts';
+import { idempotent } from '../idempotency.ts';
+import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts: creates a draft, a scheduled post, or one that starts publishing now. */

@@ -3,7 +3,7 @@ import { deletePost } from '../../core/posts/save-post.ts';
 import { metrics } from '../../runtime/parts/metrics.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { scheduler } from '../../runtime/parts/scheduler.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** DELETE /v1/posts/{id}: removes the post from the service only (a live post stays on the network). */
 export const handler = httpHandler({ uses: [posts, scheduler, metrics] }, async ({ deps, auth, params }) => {

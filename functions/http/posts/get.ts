@@ -1,7 +1,7 @@
 import { findPostWithActivity, tagNames } from '../../core/posts/post-context.ts';
-import { postView } from '../../core/posts/post-view.ts';
+import { postView } from '../../domain/post-view.ts';
 import { posts } from '../../runtime/parts/posts.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/posts/{id}: the post with the result of every channel. */
 export const handler = httpHandler({ uses: [posts] }, async ({ deps, auth, params }) => {

@@ -1,8 +1,8 @@
 import { listPosts } from '../../core/posts/list-posts.ts';
 import { tagNames } from '../../core/posts/post-context.ts';
-import { postView } from '../../core/posts/post-view.ts';
+import { postView } from '../../domain/post-view.ts';
 import { posts } from '../../runtime/parts/posts.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/posts: filtered, paginated with an opaque cursor; stop when nextCursor is null. */
 export const handler = httpHandler({ uses: [posts] }, async ({ deps, auth, query }) => {

@@ -2,7 +2,7 @@ import { getPostMetrics } from '../../core/metrics/post-metrics.ts';
 import { parseQuery, postMetricsQuerySchema } from '../../core/metrics/schema.ts';
 import { metrics } from '../../runtime/parts/metrics.ts';
 import { posts } from '../../runtime/parts/posts.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/posts/{id}/metrics: per channel, metrics status, latest totals and the readings over time. */
 export const handler = httpHandler({ uses: [posts, metrics] }, async ({ deps, auth, params, event }) => {

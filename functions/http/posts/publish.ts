@@ -1,10 +1,10 @@
 import { tagNames } from '../../core/posts/post-context.ts';
-import { postView } from '../../core/posts/post-view.ts';
 import { publishPost } from '../../core/publishing/publish-post.ts';
+import { postView } from '../../domain/post-view.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
-import { httpHandler } from '../../shared/http.ts';
-import { idempotent } from '../../shared/idempotency.ts';
+import { idempotent } from '../idempotency.ts';
+import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts/{id}/publish: starts a draft, or retries the channels not yet published. */

@@ -1,12 +1,12 @@
-import { postView } from '../../core/posts/post-view.ts';
 import { replacePost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
+import { postView } from '../../domain/post-view.ts';
 import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
 import { scheduler } from '../../runtime/parts/scheduler.ts';
-import { httpHandler } from '../../shared/http.ts';
-import { idempotent } from '../../shared/idempotency.ts';
+import { idempotent } from '../idempotency.ts';
+import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
 
 /** PUT /v1/posts/{id}: replaces a draft or scheduled post whole. */

@@ -1,8 +1,8 @@
 import type { PostDeps } from '../../core/posts/post-context.ts';
 import { findPost, tagNames } from '../../core/posts/post-context.ts';
-import { postView } from '../../core/posts/post-view.ts';
+import { postView } from '../../domain/post-view.ts';
 import type { BaseDeps } from '../../runtime/compose.ts';
-import type { LargeAnswers } from '../../shared/idempotency.ts';
+import type { LargeAnswers } from '../idempotency.ts';
 
 /**
  * Idempotent post routes answer a post, which can be larger than an idempotency record holds (1 MB

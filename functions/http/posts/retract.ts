@@ -3,7 +3,7 @@ import { cipher } from '../../runtime/parts/cipher.ts';
 import { networks } from '../../runtime/parts/networks.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { tokens } from '../../runtime/parts/tokens.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/posts/{id}/retract: removes the post from the networks that allow it. */
 export const handler = httpHandler(

@@ -4,7 +4,7 @@ import { cipher } from '../../runtime/parts/cipher.ts';
 import { networks } from '../../runtime/parts/networks.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { tokens } from '../../runtime/parts/tokens.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/posts/{id}/revise: changes the words of a live post where the network allows edits. */
 export const handler = httpHandler(

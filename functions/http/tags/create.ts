@@ -1,6 +1,6 @@
 import { tagView } from '../../core/tags/tag-view.ts';
 import { createTag, createTagBody } from '../../core/tags/tags.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** POST /v1/tags: a new label for posts (never published). */
 export const handler = httpHandler({ body: createTagBody }, async ({ deps, auth, body }) => ({

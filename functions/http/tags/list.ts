@@ -1,5 +1,5 @@
 import { tagView } from '../../core/tags/tag-view.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/tags: the workspace's tags, by name. */
 export const handler = httpHandler({}, async ({ deps, auth }) => ({

@@ -4,8 +4,8 @@ import type { Composed } from '../../runtime/compose.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { outbound } from '../../runtime/parts/outbound.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
-import { type HttpRequest, httpHandler } from '../../shared/http.ts';
-import { idempotent } from '../../shared/idempotency.ts';
+import { idempotent } from '../idempotency.ts';
+import { type HttpRequest, httpHandler } from '../pipeline.ts';
 
 const uses = [webhooks, cipher, outbound] as const;
 type Request = HttpRequest<CreateWebhookInput, Composed<typeof uses>>;

@@ -1,6 +1,6 @@
 import { deleteWebhook } from '../../core/webhooks/endpoints.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery history; pending retries stop. */
 export const handler = httpHandler({ uses: [webhooks] }, async ({ deps, auth, params }) => {

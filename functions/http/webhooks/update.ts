@@ -2,7 +2,7 @@ import { updateWebhook } from '../../core/webhooks/endpoints.ts';
 import { updateWebhookBody } from '../../core/webhooks/schema.ts';
 import { outbound } from '../../runtime/parts/outbound.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
-import { httpHandler } from '../../shared/http.ts';
+import { httpHandler } from '../pipeline.ts';
 
 /** PUT /v1/webhooks/{id}: changes only the fields sent (url, events, enabled, description). */
 export const handler = httpHandler(

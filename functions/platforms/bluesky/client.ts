@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BLUESKY_IMAGE_MAX_BYTES } from '../../domain/platforms/rules/bluesky.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -35,7 +36,6 @@ import {
 import { imageSize } from './image-header.ts';
 import { readBlueskyMetrics } from './metrics.ts';
 import { facetsFor } from './rich-text.ts';
-import { BLUESKY_IMAGE_MAX_BYTES } from './rules.ts';
 
 /**
  * Bluesky (AT Protocol) client over XRPC on the account's PDS. The channel token is an access JWT

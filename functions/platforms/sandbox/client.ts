@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { getPlatform } from '../../domain/platforms/catalog.ts';
+import type { Platform, PlatformId } from '../../domain/platforms/types.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,
@@ -12,8 +14,6 @@ import {
   type RemoteBlock,
   simTokenOf,
 } from '../../ports/network-client.ts';
-import { getPlatform } from '../catalog.ts';
-import type { Platform, PlatformId } from '../types.ts';
 import { simulatedMetrics } from './metrics.ts';
 
 /**

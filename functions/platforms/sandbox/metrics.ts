@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { MetricName, MetricsReading } from '../../ports/network-client.ts';
-import type { PlatformId } from '../types.ts';
 
 /** The metrics each network reports (what the sandbox gives for it, matching each real client). */
 export const SIMULATED_METRICS: Record<PlatformId, readonly MetricName[]> = {

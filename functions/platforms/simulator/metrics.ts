@@ -1,5 +1,5 @@
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import { simulatedMetrics } from '../sandbox/metrics.ts';
-import type { PlatformId } from '../types.ts';
 
 /**
  * Simulated engagement on the local simulators: every real second a post has existed counts as a

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { textLength } from '../../domain/platforms/text-length.ts';
 import { GRAPH_ERRORS } from '../facebook/oauth-simulator.ts';
 import {
   objectOf,
@@ -10,7 +11,6 @@ import {
   startSimulator,
 } from '../simulator/framework.ts';
 import { simulatorMetrics } from '../simulator/metrics.ts';
-import { textLength } from '../text-length.ts';
 import { threadsOAuthSimulator } from './oauth-simulator.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { OptionValue } from '../../core/posts/model.ts';
+import type { OptionValue } from '../../domain/post.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,

@@ -1,4 +1,4 @@
-// twitter-text's URL extractor only, not its index (see text-length.ts): the file exports the function itself.
+// twitter-text's URL extractor only, not its index (see domain/platforms/text-length.ts): the file exports the function itself.
 import extractUrlsWithIndices from 'twitter-text/dist/extractUrlsWithIndices.js';
 import {
   type DeleteBlockInput,

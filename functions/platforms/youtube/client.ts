@@ -1,4 +1,4 @@
-import { WARNING_META_PREFIX } from '../../core/posts/model.ts';
+import { WARNING_META_PREFIX } from '../../domain/post.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,

@@ -1,7 +1,7 @@
 import { SecretsManagerAppCredentials } from '../../adapters/aws/secrets-app-credentials.ts';
 import { configuredAppCredentials } from '../../adapters/local/configured-app-credentials.ts';
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import { networkAuths } from '../../platforms/auth-registry.ts';
-import type { PlatformId } from '../../platforms/types.ts';
 import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { env } from '../../shared/env.ts';

@@ -1,5 +1,5 @@
+import type { PlatformId } from '../../domain/platforms/types.ts';
 import { networkClients } from '../../platforms/registry.ts';
-import type { PlatformId } from '../../platforms/types.ts';
 import type { KeyMode } from '../../ports/accounts.ts';
 import type { NetworkClient } from '../../ports/network-client.ts';
 import { env } from '../../shared/env.ts';

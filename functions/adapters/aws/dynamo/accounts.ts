@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlanName } from '../../../core/usage/plans.ts';
+import type { PlanName } from '../../../domain/plans.ts';
 import type { Account, Workspace } from '../../../ports/accounts.ts';
 import { queryByPrefix, type TableRef } from './client.ts';
 import { keys } from './keys.ts';

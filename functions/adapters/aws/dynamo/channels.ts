@@ -1,4 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../../domain/errors.ts';
+import { newId } from '../../../domain/ids.ts';
 import type {
   ChannelConnectResult,
   ChannelRecord,
@@ -8,8 +10,6 @@ import type {
 } from '../../../ports/accounts.ts';
 import { type ChannelToSave, MAX_CHANNELS_PER_CONNECTION } from '../../../ports/connect-states.ts';
 import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
-import { ApiError } from '../../../shared/errors.ts';
-import { newId } from '../../../shared/ids.ts';
 import {
   batchGetAll,
   isConditionFailure,

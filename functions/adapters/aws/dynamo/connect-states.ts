@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../../domain/errors.ts';
 import type { ChannelConnectResult, GrantToSave } from '../../../ports/accounts.ts';
 import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../../ports/connect-states.ts';
-import { ApiError } from '../../../shared/errors.ts';
 import { saveChannels } from './channels.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
 import { keys, TABLE_KEYS } from './keys.ts';

@@ -6,8 +6,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../../domain/errors.ts';
 import type { MediaPage, MediaRecord, MediaStore } from '../../../ports/media.ts';
-import { ApiError } from '../../../shared/errors.ts';
 import {
   batchGetAll,
   isConditionFailure,

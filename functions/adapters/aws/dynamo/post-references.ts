@@ -1,5 +1,5 @@
+import { isId } from '../../../domain/ids.ts';
 import type { PostReferences } from '../../../ports/accounts.ts';
-import { isId } from '../../../shared/ids.ts';
 import { accountFromItem } from './accounts.ts';
 import { channelFromItem } from './channels.ts';
 import { batchGetAll, type TableRef } from './client.ts';

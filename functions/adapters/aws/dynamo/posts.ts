@@ -1,5 +1,6 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PostBlock, PostRecord } from '../../../core/posts/model.ts';
+import { ApiError } from '../../../domain/errors.ts';
+import type { PostBlock, PostRecord } from '../../../domain/post.ts';
 import type { KeyMode } from '../../../ports/accounts.ts';
 import type { OverduePost, OverduePosts } from '../../../ports/overdue-posts.ts';
 import type {
@@ -12,7 +13,6 @@ import type {
 } from '../../../ports/posts.ts';
 import { ClaimTakenError, EndpointsAppearedError, type JobReads } from '../../../ports/publishing.ts';
 import { type KeyCount, KeyCountRefusedError } from '../../../ports/rate-limiter.ts';
-import { ApiError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/powertools.ts';
 import { jobChannelKeys, jobChannelsOf } from './channels.ts';
 import { settleUpdate } from './claims.ts';

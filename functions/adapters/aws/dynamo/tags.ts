@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../../domain/errors.ts';
 import type { Tag } from '../../../ports/accounts.ts';
-import { ApiError } from '../../../shared/errors.ts';
 import {
   queryByPrefix,
   retryOnTransactionConflict,

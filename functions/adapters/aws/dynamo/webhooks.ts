@@ -16,7 +16,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { parseDeliveryId } from '../../../core/webhooks/delivery-id.ts';
+import { parseDeliveryId } from '../../../domain/delivery-id.ts';
 import type {
   AttemptResult,
   Delivery,

@@ -3,11 +3,11 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { keys, TABLE_KEYS } from '../adapters/aws/dynamo/keys.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { BaseDeps } from '../runtime/compose.ts';
-import { env } from './env.ts';
-import { ApiError } from './errors.ts';
-import type { HttpRequest, HttpResponse } from './http.ts';
-import { logger } from './powertools.ts';
+import { env } from '../shared/env.ts';
+import { logger } from '../shared/powertools.ts';
+import type { HttpRequest, HttpResponse } from './pipeline.ts';
 
 /** Replays within this window return the first response. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;

@@ -17,6 +17,7 @@ import {
   keyHashOf,
   scopeHint,
 } from '../core/auth/api-keys.ts';
+import { ApiError, errorBody, isApiError } from '../domain/errors.ts';
 import {
   type KeyCount,
   KeyCountRefusedError,
@@ -24,10 +25,9 @@ import {
   type RateLimitState,
 } from '../ports/rate-limiter.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
-import { env } from './env.ts';
-import { ApiError, errorBody, isApiError } from './errors.ts';
-import { logger, metrics } from './powertools.ts';
-import { zodErrorToApiError } from './validation.ts';
+import { env } from '../shared/env.ts';
+import { logger, metrics } from '../shared/powertools.ts';
+import { zodErrorToApiError } from '../shared/validation.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;

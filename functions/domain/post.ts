@@ -1,5 +1,5 @@
-import type { PlatformId } from '../../platforms/types.ts';
-import type { KeyMode } from '../../ports/accounts.ts';
+import type { KeyMode } from '../ports/accounts.ts';
+import type { PlatformId } from './platforms/types.ts';
 
 /** Summary status of a post (spec 3). */
 export const POST_STATUSES = [

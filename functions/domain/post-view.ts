@@ -1,6 +1,6 @@
-import { getPlatform } from '../../platforms/catalog.ts';
-import type { BlockActivity } from '../../ports/posts.ts';
-import { type PostChannel, type PostRecord, WARNING_META_PREFIX } from './model.ts';
+import type { BlockActivity } from '../ports/posts.ts';
+import { getPlatform } from './platforms/catalog.ts';
+import { type PostChannel, type PostRecord, WARNING_META_PREFIX } from './post.ts';
 
 /**
  * Why a `publishing` channel is not moving right now, and until when (null when it is not waiting):

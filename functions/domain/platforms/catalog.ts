@@ -1,16 +1,16 @@
-import { platform as bluesky } from './bluesky/rules.ts';
-import { platform as facebook } from './facebook/rules.ts';
-import { platform as instagram } from './instagram/rules.ts';
-import { platform as linkedin } from './linkedin/rules.ts';
-import { platform as linkedinPage } from './linkedin_page/rules.ts';
-import { platform as pinterest } from './pinterest/rules.ts';
-import { platform as reddit } from './reddit/rules.ts';
-import { platform as threads } from './threads/rules.ts';
-import { platform as tiktok } from './tiktok/rules.ts';
+import { platform as bluesky } from './rules/bluesky.ts';
+import { platform as facebook } from './rules/facebook.ts';
+import { platform as instagram } from './rules/instagram.ts';
+import { platform as linkedin } from './rules/linkedin.ts';
+import { platform as linkedinPage } from './rules/linkedin_page.ts';
+import { platform as pinterest } from './rules/pinterest.ts';
+import { platform as reddit } from './rules/reddit.ts';
+import { platform as threads } from './rules/threads.ts';
+import { platform as tiktok } from './rules/tiktok.ts';
+import { platform as vimeo } from './rules/vimeo.ts';
+import { platform as x } from './rules/x.ts';
+import { platform as youtube } from './rules/youtube.ts';
 import { PLATFORM_IDS, type Platform, type PlatformId } from './types.ts';
-import { platform as vimeo } from './vimeo/rules.ts';
-import { platform as x } from './x/rules.ts';
-import { platform as youtube } from './youtube/rules.ts';
 
 const byId: Readonly<Record<PlatformId, Platform>> = {
   x,
