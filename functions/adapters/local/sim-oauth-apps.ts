@@ -1,4 +1,4 @@
-import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
+import { simOAuthApp } from '../../../simulators/framework/oauth.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../platforms/types.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
 
