@@ -7,7 +7,7 @@ import {
   type SimStoredRecord,
   startBlueskySimulator,
   VIDEO_MAX_BYTES,
-} from '../functions/platforms/bluesky/simulator.ts';
+} from '../simulators/bluesky/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { mib, runNetworkMediaBench } from './network-media.ts';
 

@@ -3,8 +3,8 @@
  * client as a warm publish worker runs it, streamed from a presigned-URL stand-in in LinkedIn's
  * 4 MiB parts (harness: network-media.ts).
  */
-import type { SimLinkedInMedia } from '../functions/platforms/linkedin/media-simulator.ts';
-import { startLinkedInSimulator } from '../functions/platforms/linkedin/simulator.ts';
+import type { SimLinkedInMedia } from '../simulators/linkedin/media.ts';
+import { startLinkedInSimulator } from '../simulators/linkedin/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 

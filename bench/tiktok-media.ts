@@ -3,8 +3,9 @@
  * as a warm publish worker runs it: FILE_UPLOAD in TikTok-sized chunks, each streamed from a
  * presigned-URL stand-in to the upload URL (harness: network-media.ts).
  */
-import { startTikTokSimulator, type TikTokSimulator } from '../functions/platforms/tiktok/simulator.ts';
+
 import { TIKTOK_CHUNK_BYTES } from '../functions/platforms/tiktok/upload.ts';
+import { startTikTokSimulator, type TikTokSimulator } from '../simulators/tiktok/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 

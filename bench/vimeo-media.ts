@@ -3,7 +3,7 @@
  * warm publish worker runs it: created with `POST /me/videos`, then sent by tus in 16 MiB PATCH
  * requests, each a byte range streamed from a presigned-URL stand-in (harness: network-media.ts).
  */
-import { startVimeoSimulator } from '../functions/platforms/vimeo/simulator.ts';
+import { startVimeoSimulator } from '../simulators/vimeo/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 

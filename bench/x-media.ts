@@ -4,7 +4,7 @@
  * network-media.ts).
  */
 import { DEFAULT_X_CHUNK_BYTES } from '../functions/platforms/x/media-upload.ts';
-import { startXSimulator } from '../functions/platforms/x/simulator.ts';
+import { startXSimulator } from '../simulators/x/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 

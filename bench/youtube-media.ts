@@ -3,7 +3,7 @@
  * client as a warm publish worker runs it, streamed from a presigned-URL stand-in in 8 MiB chunks
  * of the resumable upload protocol (harness: network-media.ts).
  */
-import { startYouTubeSimulator } from '../functions/platforms/youtube/simulator.ts';
+import { startYouTubeSimulator } from '../simulators/youtube/simulator.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { MiB, mib, runNetworkMediaBench } from './network-media.ts';
 

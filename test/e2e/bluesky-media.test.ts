@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
+import type { BlueskySimulator } from '../../simulators/bluesky/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

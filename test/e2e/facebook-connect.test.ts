@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simFacebookAssets } from '../../functions/platforms/facebook/oauth-simulator.ts';
-import { numericIdFor } from '../../functions/platforms/simulator/oauth.ts';
+import { simFacebookAssets } from '../../simulators/facebook/oauth.ts';
+import { numericIdFor } from '../../simulators/framework/oauth.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
-import type { SimFacebookMedia } from '../../functions/platforms/facebook/simulator.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import type { SimFacebookMedia } from '../../simulators/facebook/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimFacebookMedia } from '../../functions/platforms/facebook/simulator.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+import type { SimFacebookMedia } from '../../simulators/facebook/simulator.ts';
 import {
   crashBetweenSendAndRecord,
   FAULT_ENV,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
-import type { SimStoredRecord, StoredBlob } from '../../functions/platforms/bluesky/simulator.ts';
-import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
-import type { SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
-import type { SimMedia } from '../../functions/platforms/x/media-simulator.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import type { SimStoredRecord, StoredBlob } from '../../simulators/bluesky/simulator.ts';
+import type { SimLinkedInMedia } from '../../simulators/linkedin/media.ts';
+import type { SimPostContent } from '../../simulators/linkedin/simulator.ts';
+import type { SimMedia } from '../../simulators/x/media.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import {
   crashBetweenSendAndRecord,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimAttachment } from '../../functions/platforms/instagram/simulator.ts';
+import type { SimAttachment } from '../../simulators/instagram/simulator.ts';
 import {
   crashBetweenSendAndRecord,
   FAULT_ENV,

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-simulator.ts';
+import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+import { simPinterestBoards } from '../../simulators/pinterest/oauth.ts';
 import {
   type SimPin,
   type SimPinterestMedia,
   simPinterestUserFor,
-} from '../../functions/platforms/pinterest/simulator.ts';
-import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+} from '../../simulators/pinterest/simulator.ts';
 import type { freshWorkspace } from '../support/accounts.ts';
 import {
   crashBetweenSendAndRecord,

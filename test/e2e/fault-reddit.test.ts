@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimRedditAsset, SimRedditPost } from '../../functions/platforms/reddit/simulator.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+import type { SimRedditAsset, SimRedditPost } from '../../simulators/reddit/simulator.ts';
 import { crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 

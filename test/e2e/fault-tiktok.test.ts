@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
+import type { TikTokSimulator } from '../../simulators/tiktok/simulator.ts';
 import {
   crashBetweenSendAndRecord,
   FAULT_ENV,

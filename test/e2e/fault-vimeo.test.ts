@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimVimeoVideo } from '../../functions/platforms/vimeo/simulator.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+import type { SimVimeoVideo } from '../../simulators/vimeo/simulator.ts';
 import {
   crashBetweenSendAndRecord,
   FAULT_ENV,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimYouTubeVideo } from '../../functions/platforms/youtube/simulator.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
+import type { SimYouTubeVideo } from '../../simulators/youtube/simulator.ts';
 import {
   crashBetweenSendAndRecord,
   FAULT_ENV,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
-import type { SimCommentContent, SimPostContent } from '../../functions/platforms/linkedin/simulator.ts';
+import type { SimLinkedInMedia } from '../../simulators/linkedin/media.ts';
+import type { SimCommentContent, SimPostContent } from '../../simulators/linkedin/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadLargeMedia, uploadMedia } from '../support/media-upload.ts';

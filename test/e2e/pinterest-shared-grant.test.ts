@@ -4,8 +4,8 @@ import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts
 import { sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
 import { tokenSetOf } from '../../functions/platforms/oauth-http.ts';
 import { PINTEREST_SCOPES, pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
-import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-simulator.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import { simPinterestBoards } from '../../simulators/pinterest/oauth.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { consentOAuth, expireTokens, simUrl, storedChannel } from '../support/channels.ts';
 import { mediaFiles } from '../support/media-files.ts';

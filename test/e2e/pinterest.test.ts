@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-simulator.ts';
-import { type SimPin, simPinterestUserFor } from '../../functions/platforms/pinterest/simulator.ts';
+import { simPinterestBoards } from '../../simulators/pinterest/oauth.ts';
+import { type SimPin, simPinterestUserFor } from '../../simulators/pinterest/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

@@ -7,11 +7,11 @@ import {
   startRound,
 } from '../../functions/core/publishing/engine.ts';
 import { channelWaiting } from '../../functions/domain/post-view.ts';
-import type { BlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import type { XSimulator } from '../../functions/platforms/x/simulator.ts';
 import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';
 import type { PublishJob } from '../../functions/ports/publishing.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import type { BlueskySimulator } from '../../simulators/bluesky/simulator.ts';
+import type { XSimulator } from '../../simulators/x/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 

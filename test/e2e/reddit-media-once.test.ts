@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimRedditPost } from '../../functions/platforms/reddit/simulator.ts';
+import type { SimRedditPost } from '../../simulators/reddit/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimRedditAsset, SimRedditPost } from '../../functions/platforms/reddit/simulator.ts';
+import type { SimRedditAsset, SimRedditPost } from '../../simulators/reddit/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimThreadsPost } from '../../functions/platforms/threads/simulator.ts';
+import type { SimThreadsPost } from '../../simulators/threads/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { NetworkClient, UploadProgress } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import type { TikTokSimulator } from '../../simulators/tiktok/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';

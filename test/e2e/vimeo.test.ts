@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
-import type { SimVimeoVideo } from '../../functions/platforms/vimeo/simulator.ts';
 import type { NetworkClient, PublishBlockInput } from '../../functions/ports/network-client.ts';
 import { getDeps } from '../../functions/runtime/container.ts';
+import type { SimVimeoVideo } from '../../simulators/vimeo/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SimMedia } from '../../functions/platforms/x/media-simulator.ts';
+import type { SimMedia } from '../../simulators/x/media.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
 import { blueskyAuth } from '../../functions/platforms/bluesky/oauth.ts';
-import { type BlueskySimulator, startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import { checkGuarded, sendGuarded } from '../../functions/platforms/guarded-http.ts';
 import { TransportError } from '../../functions/platforms/network-http.ts';
 import type { OutboundPolicy } from '../../functions/ports/outbound.ts';
+import { type BlueskySimulator, startBlueskySimulator } from '../../simulators/bluesky/simulator.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

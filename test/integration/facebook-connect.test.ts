@@ -2,13 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
 import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
 import { FACEBOOK_SCOPES, facebookAuth, GRAPH_VERSION } from '../../functions/platforms/facebook/oauth.ts';
-import { SIM_GRAPH_PAGE_MAX, simFacebookAssets } from '../../functions/platforms/facebook/oauth-simulator.ts';
-import {
-  type FacebookSimulator,
-  startFacebookSimulator,
-} from '../../functions/platforms/facebook/simulator.ts';
-import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
 import type { NetworkAuth, NetworkTarget, TokenSet } from '../../functions/ports/network-auth.ts';
+import { SIM_GRAPH_PAGE_MAX, simFacebookAssets } from '../../simulators/facebook/oauth.ts';
+import { type FacebookSimulator, startFacebookSimulator } from '../../simulators/facebook/simulator.ts';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../simulators/framework/oauth.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 /**

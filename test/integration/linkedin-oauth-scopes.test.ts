@@ -8,9 +8,9 @@ import {
   linkedInMemberAuth,
   linkedInPageAuth,
 } from '../../functions/platforms/linkedin/oauth.ts';
-import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import { startLinkedInSimulator } from '../../simulators/linkedin/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

@@ -10,14 +10,14 @@ import { createAccount, createWorkspace } from '../../functions/core/admin/admin
 import { TokenService } from '../../functions/core/channels/token-service.ts';
 import { sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
 import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
-import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
-import { startInstagramSimulator } from '../../functions/platforms/instagram/simulator.ts';
-import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
-import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
 import type { NetworkAuth, NetworkAuthConfig, TokenSet } from '../../functions/ports/network-auth.ts';
+import { startFacebookSimulator } from '../../simulators/facebook/simulator.ts';
+import { pkceChallenge } from '../../simulators/framework/oauth.ts';
+import { startInstagramSimulator } from '../../simulators/instagram/simulator.ts';
+import { startThreadsSimulator } from '../../simulators/threads/simulator.ts';
 import { failureOf } from '../support/network.ts';
 import { freshTable } from '../support/table.ts';
 

@@ -5,18 +5,18 @@ import {
   INSTAGRAM_SCOPES,
   instagramAuth,
 } from '../../functions/platforms/instagram/oauth.ts';
-import { startInstagramSimulator } from '../../functions/platforms/instagram/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
 import { ThreadsClient } from '../../functions/platforms/threads/client.ts';
 import { THREADS_SCOPES, threadsAuth } from '../../functions/platforms/threads/oauth.ts';
-import { startThreadsSimulator, type ThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import type { NetworkAuth } from '../../functions/ports/network-auth.ts';
 import type {
   MediaForNetwork,
   NetworkCredentials,
   RemoteBlock,
 } from '../../functions/ports/network-client.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../simulators/framework/oauth.ts';
+import { startInstagramSimulator } from '../../simulators/instagram/simulator.ts';
+import { startThreadsSimulator, type ThreadsSimulator } from '../../simulators/threads/simulator.ts';
 import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

@@ -3,12 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlueskyClient, isTid, recordKeyFor } from '../../functions/platforms/bluesky/client.ts';
+import { systemResolver } from '../../functions/shared/address-policy.ts';
 import {
   type BlueskySimulator,
   simDidForHandle,
   startBlueskySimulator,
-} from '../../functions/platforms/bluesky/simulator.ts';
-import { systemResolver } from '../../functions/shared/address-policy.ts';
+} from '../../simulators/bluesky/simulator.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

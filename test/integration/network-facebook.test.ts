@@ -6,12 +6,12 @@ import {
   regainSeconds,
 } from '../../functions/platforms/facebook/client.ts';
 import { GRAPH_VERSION } from '../../functions/platforms/facebook/oauth.ts';
+import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
 import {
   type FacebookSimulator,
   type SimFacebookMedia,
   startFacebookSimulator,
-} from '../../functions/platforms/facebook/simulator.ts';
-import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+} from '../../simulators/facebook/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

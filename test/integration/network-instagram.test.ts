@@ -3,12 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyInstagramFailure, InstagramClient } from '../../functions/platforms/instagram/client.ts';
 import { INSTAGRAM_GRAPH_VERSION } from '../../functions/platforms/instagram/oauth.ts';
-import {
-  type SimAttachment,
-  startInstagramSimulator,
-} from '../../functions/platforms/instagram/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import type { LookupBlockInput, MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import { type SimAttachment, startInstagramSimulator } from '../../simulators/instagram/simulator.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

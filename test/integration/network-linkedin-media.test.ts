@@ -5,14 +5,14 @@ import {
   DEFAULT_LINKEDIN_VERSION,
   type LinkedInClient,
 } from '../../functions/platforms/linkedin/client.ts';
-import type { SimLinkedInMedia } from '../../functions/platforms/linkedin/media-simulator.ts';
+import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import type { SimLinkedInMedia } from '../../simulators/linkedin/media.ts';
 import {
   type SimCommentContent,
   type SimPostContent,
   startLinkedInSimulator,
-} from '../../functions/platforms/linkedin/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
+} from '../../simulators/linkedin/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

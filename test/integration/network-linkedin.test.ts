@@ -6,12 +6,12 @@ import {
   linkedInVersionOf,
   toLittleText,
 } from '../../functions/platforms/linkedin/client.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
 import {
   fromLittleText,
   linkedInVersionActive,
   startLinkedInSimulator,
-} from '../../functions/platforms/linkedin/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
+} from '../../simulators/linkedin/simulator.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const credentials = { accessToken: 'li-token-alice', remoteAccountId: 'AbC123xyz' };

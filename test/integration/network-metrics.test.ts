@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlueskyClient } from '../../functions/platforms/bluesky/client.ts';
-import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
 import { createLinkedInClient } from '../../functions/platforms/linkedin/client.ts';
-import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import { SandboxNetworkClient } from '../../functions/platforms/sandbox/client.ts';
 import { SIMULATED_METRICS, simulatedMetrics } from '../../functions/platforms/sandbox/metrics.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
 import { XClient } from '../../functions/platforms/x/client.ts';
-import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
 import type {
   MetricsReading,
   NetworkClient,
   NetworkCredentials,
   RemoteBlock,
 } from '../../functions/ports/network-client.ts';
+import { startBlueskySimulator } from '../../simulators/bluesky/simulator.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import { startLinkedInSimulator } from '../../simulators/linkedin/simulator.ts';
+import { startXSimulator } from '../../simulators/x/simulator.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 
 const sims: Simulator[] = [];

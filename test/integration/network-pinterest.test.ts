@@ -5,14 +5,14 @@ import {
   PinterestClient,
   pinterestRetryAfter,
 } from '../../functions/platforms/pinterest/client.ts';
-import { simPinterestBoards } from '../../functions/platforms/pinterest/oauth-simulator.ts';
+import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../simulators/framework/oauth.ts';
+import { simPinterestBoards } from '../../simulators/pinterest/oauth.ts';
 import {
   type PinterestSimulator,
   simPinterestUserFor,
   startPinterestSimulator,
-} from '../../functions/platforms/pinterest/simulator.ts';
-import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
-import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+} from '../../simulators/pinterest/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

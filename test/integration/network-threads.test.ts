@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SIM_DEFAULT_REDIRECT_URI } from '../../functions/platforms/simulator/oauth.ts';
 import {
   classifyThreadsFailure,
   parseGraphTime,
   ThreadsClient,
 } from '../../functions/platforms/threads/client.ts';
 import { THREADS_SCOPES, threadsAuth } from '../../functions/platforms/threads/oauth.ts';
+import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { SIM_DEFAULT_REDIRECT_URI } from '../../simulators/framework/oauth.ts';
 import {
   graphTimestamp,
   type SimThreadsPost,
   startThreadsSimulator,
   type ThreadsSimulator,
-} from '../../functions/platforms/threads/simulator.ts';
-import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+} from '../../simulators/threads/simulator.ts';
 import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

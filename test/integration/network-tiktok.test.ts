@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTikTokFailure, postIdsOf, TikTokClient } from '../../functions/platforms/tiktok/client.ts';
-import { startTikTokSimulator, type TikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
+import { startTikTokSimulator, type TikTokSimulator } from '../../simulators/tiktok/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

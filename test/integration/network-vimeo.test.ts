@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyVimeoFailure, trackOf, VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import { VIMEO_SCOPES } from '../../functions/platforms/vimeo/oauth.ts';
+import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
 import {
   type SimVimeoVideo,
   startVimeoSimulator,
   type VimeoSimulator,
-} from '../../functions/platforms/vimeo/simulator.ts';
-import type { MediaForNetwork, UploadProgress } from '../../functions/ports/network-client.ts';
+} from '../../simulators/vimeo/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 import { simOAuthToken } from '../support/sim-oauth-token.ts';

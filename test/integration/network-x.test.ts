@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { XClient } from '../../functions/platforms/x/client.ts';
-import { startXSimulator, type XSimulator, xUserForToken } from '../../functions/platforms/x/simulator.ts';
 import type { MediaForNetwork, RemoteBlock } from '../../functions/ports/network-client.ts';
+import { startXSimulator, type XSimulator, xUserForToken } from '../../simulators/x/simulator.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
 

@@ -7,17 +7,17 @@ import {
   YouTubeClient,
   type YouTubeClientOptions,
 } from '../../functions/platforms/youtube/client.ts';
-import {
-  type SimYouTubeVideo,
-  startYouTubeSimulator,
-  type YouTubeSimulator,
-} from '../../functions/platforms/youtube/simulator.ts';
 import { StateKeeper, stateOf, uploadFrom } from '../../functions/platforms/youtube/upload.ts';
 import type {
   MediaForNetwork,
   PublishBlockInput,
   UploadProgress,
 } from '../../functions/ports/network-client.ts';
+import {
+  type SimYouTubeVideo,
+  startYouTubeSimulator,
+  type YouTubeSimulator,
+} from '../../simulators/youtube/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

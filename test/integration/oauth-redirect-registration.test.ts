@@ -2,27 +2,27 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
-import { startFacebookSimulator } from '../../functions/platforms/facebook/simulator.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
-import { startInstagramSimulator } from '../../functions/platforms/instagram/simulator.ts';
 import { linkedInMemberAuth } from '../../functions/platforms/linkedin/oauth.ts';
-import { startLinkedInSimulator } from '../../functions/platforms/linkedin/simulator.ts';
 import { pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
-import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
 import { redditAuth } from '../../functions/platforms/reddit/oauth.ts';
-import { startRedditSimulator } from '../../functions/platforms/reddit/simulator.ts';
-import { pkceChallenge, type SimOAuthApp, simOAuthApp } from '../../functions/platforms/simulator/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
-import { startThreadsSimulator } from '../../functions/platforms/threads/simulator.ts';
 import { tiktokAuth } from '../../functions/platforms/tiktok/oauth.ts';
-import { startTikTokSimulator } from '../../functions/platforms/tiktok/simulator.ts';
 import { vimeoAuth } from '../../functions/platforms/vimeo/oauth.ts';
-import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
 import { xAuth } from '../../functions/platforms/x/oauth.ts';
-import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
 import { youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
-import { startYouTubeSimulator } from '../../functions/platforms/youtube/simulator.ts';
 import type { NetworkAuth } from '../../functions/ports/network-auth.ts';
+import { startFacebookSimulator } from '../../simulators/facebook/simulator.ts';
+import { pkceChallenge, type SimOAuthApp, simOAuthApp } from '../../simulators/framework/oauth.ts';
+import { startInstagramSimulator } from '../../simulators/instagram/simulator.ts';
+import { startLinkedInSimulator } from '../../simulators/linkedin/simulator.ts';
+import { startPinterestSimulator } from '../../simulators/pinterest/simulator.ts';
+import { startRedditSimulator } from '../../simulators/reddit/simulator.ts';
+import { startThreadsSimulator } from '../../simulators/threads/simulator.ts';
+import { startTikTokSimulator } from '../../simulators/tiktok/simulator.ts';
+import { startVimeoSimulator } from '../../simulators/vimeo/simulator.ts';
+import { startXSimulator } from '../../simulators/x/simulator.ts';
+import { startYouTubeSimulator } from '../../simulators/youtube/simulator.ts';
 
 /**
  * Every OAuth network's simulator knows its app's registered redirect URIs, as the network's

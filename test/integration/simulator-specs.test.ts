@@ -9,14 +9,14 @@
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBlueskySimulator } from '../../functions/platforms/bluesky/simulator.ts';
-import { startPinterestSimulator } from '../../functions/platforms/pinterest/simulator.ts';
-import type { Simulator } from '../../functions/platforms/simulator/framework.ts';
-import { NETWORK_SPECS, requestSpecFor } from '../../functions/platforms/simulator/spec-validation.ts';
-import { startVimeoSimulator } from '../../functions/platforms/vimeo/simulator.ts';
-import { startXSimulator } from '../../functions/platforms/x/simulator.ts';
-import { startYouTubeSimulator } from '../../functions/platforms/youtube/simulator.ts';
 import { lambdaBuildOptions } from '../../lib/bundling/options.ts';
+import { startBlueskySimulator } from '../../simulators/bluesky/simulator.ts';
+import type { Simulator } from '../../simulators/framework/framework.ts';
+import { NETWORK_SPECS, requestSpecFor } from '../../simulators/framework/spec-validation.ts';
+import { startPinterestSimulator } from '../../simulators/pinterest/simulator.ts';
+import { startVimeoSimulator } from '../../simulators/vimeo/simulator.ts';
+import { startXSimulator } from '../../simulators/x/simulator.ts';
+import { startYouTubeSimulator } from '../../simulators/youtube/simulator.ts';
 
 const sims: Record<string, Simulator> = {};
 beforeAll(async () => {

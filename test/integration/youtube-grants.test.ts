@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
-import { pkceChallenge } from '../../functions/platforms/simulator/oauth.ts';
 import { visibilityWarning, YouTubeClient } from '../../functions/platforms/youtube/client.ts';
 import { YOUTUBE_SCOPES, youtubeAuth } from '../../functions/platforms/youtube/oauth.ts';
-import { REFRESH_TOKEN_IDLE_SECONDS } from '../../functions/platforms/youtube/oauth-simulator.ts';
-import { YOUTUBE_METHOD_SCOPES } from '../../functions/platforms/youtube/scopes-simulator.ts';
+import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
+import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
+import { pkceChallenge } from '../../simulators/framework/oauth.ts';
+import { REFRESH_TOKEN_IDLE_SECONDS } from '../../simulators/youtube/oauth.ts';
+import { YOUTUBE_METHOD_SCOPES } from '../../simulators/youtube/scopes.ts';
 import {
   type SimYouTubeVideo,
   startYouTubeSimulator,
   type YouTubeSimulator,
-} from '../../functions/platforms/youtube/simulator.ts';
-import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
-import type { MediaForNetwork } from '../../functions/ports/network-client.ts';
+} from '../../simulators/youtube/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';

@@ -1,4 +1,4 @@
-import { SIM_DEFAULT_REDIRECT_URI, simOAuthApp } from '../../functions/platforms/simulator/oauth.ts';
+import { SIM_DEFAULT_REDIRECT_URI, simOAuthApp } from '../../simulators/framework/oauth.ts';
 
 /**
  * An access token a network simulator's OAuth half issues: consent at `authorizePath` (asking

@@ -1,5 +1,5 @@
+import { simOAuthApp } from '../../../simulators/framework/oauth.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../domain/platforms/types.ts';
-import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
 import type { OAuthApp } from '../../ports/network-auth.ts';
 
 /**

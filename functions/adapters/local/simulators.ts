@@ -1,16 +1,16 @@
+import { startBlueskySimulator } from '../../../simulators/bluesky/simulator.ts';
+import { startFacebookSimulator } from '../../../simulators/facebook/simulator.ts';
+import { simOAuthApp } from '../../../simulators/framework/oauth.ts';
+import { startInstagramSimulator } from '../../../simulators/instagram/simulator.ts';
+import { startLinkedInSimulator } from '../../../simulators/linkedin/simulator.ts';
+import { startPinterestSimulator } from '../../../simulators/pinterest/simulator.ts';
+import { startRedditSimulator } from '../../../simulators/reddit/simulator.ts';
+import { startThreadsSimulator } from '../../../simulators/threads/simulator.ts';
+import { startTikTokSimulator } from '../../../simulators/tiktok/simulator.ts';
+import { startVimeoSimulator } from '../../../simulators/vimeo/simulator.ts';
+import { startXSimulator } from '../../../simulators/x/simulator.ts';
+import { startYouTubeSimulator } from '../../../simulators/youtube/simulator.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../domain/platforms/types.ts';
-import { startBlueskySimulator } from '../../platforms/bluesky/simulator.ts';
-import { startFacebookSimulator } from '../../platforms/facebook/simulator.ts';
-import { startInstagramSimulator } from '../../platforms/instagram/simulator.ts';
-import { startLinkedInSimulator } from '../../platforms/linkedin/simulator.ts';
-import { startPinterestSimulator } from '../../platforms/pinterest/simulator.ts';
-import { startRedditSimulator } from '../../platforms/reddit/simulator.ts';
-import { simOAuthApp } from '../../platforms/simulator/oauth.ts';
-import { startThreadsSimulator } from '../../platforms/threads/simulator.ts';
-import { startTikTokSimulator } from '../../platforms/tiktok/simulator.ts';
-import { startVimeoSimulator } from '../../platforms/vimeo/simulator.ts';
-import { startXSimulator } from '../../platforms/x/simulator.ts';
-import { startYouTubeSimulator } from '../../platforms/youtube/simulator.ts';
 
 /** What the runtime and the tests need of a simulator. */
 export interface RunningSimulator {
