@@ -1,3 +1,4 @@
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { PlanName } from '../domain/plans.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
 import type { OutboxEvent } from './publishing.ts';
@@ -21,7 +22,7 @@ export interface Workspace {
   createdAt: string;
 }
 
-export type KeyMode = 'live' | 'test';
+export type { KeyMode };
 export type KeyPermission = 'read' | 'write';
 
 /** What the service keeps of an API key: never the secret, only its SHA-256. */
