@@ -2,7 +2,6 @@ import type { KeyMode } from '../domain/key-mode.ts';
 import type { PlanName } from '../domain/plans.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
 import type { OutboxEvent } from './publishing.ts';
-import type { KeyWindowRead } from './rate-limiter.ts';
 
 export interface Account {
   accountId: string;
@@ -37,6 +36,13 @@ export interface ApiKeyRecord {
   permission: KeyPermission;
   name: string;
   createdAt: string;
+}
+
+/** An API key's item as a read found it: the key, and its rate-limit window (null: never counted). */
+export interface KeyWindowRead {
+  key: ApiKeyRecord;
+  window: number | null;
+  count: number;
 }
 
 /** Whether a channel can post: `needs_reconnect` after the network refused its token. */
