@@ -34,6 +34,9 @@ const violationsIn = async (root: string, folders: string[]): Promise<IViolation
   return result.output.summary.violations;
 };
 
+/** A cruise parses every module with TypeScript: seconds alone, more beside other test files. */
+const CRUISE_TIMEOUT = 120_000;
+
 const describeViolation = (violation: IViolation): string => {
   const rule = config.forbidden?.find((r) => r.name === violation.rule.name);
   const cycle = violation.cycle?.length
@@ -43,12 +46,16 @@ const describeViolation = (violation: IViolation): string => {
 };
 
 describe('the layers', () => {
-  it('hold over functions/ and simulators/', async () => {
-    const violations = await violationsIn(ROOT, ['functions', 'simulators']);
-    expect(violations.map(describeViolation).join('\n'), 'imports that break .dependency-cruiser.cjs').toBe(
-      '',
-    );
-  });
+  it(
+    'hold over functions/ and simulators/',
+    async () => {
+      const violations = await violationsIn(ROOT, ['functions', 'simulators']);
+      expect(violations.map(describeViolation).join('\n'), 'imports that break .dependency-cruiser.cjs').toBe(
+        '',
+      );
+    },
+    CRUISE_TIMEOUT,
+  );
 
   describe('refuse', () => {
     const fixture = mkdtempSync(join(tmpdir(), 'herald-layers-'));
@@ -96,24 +103,28 @@ describe('the layers', () => {
       }),
     };
 
-    it('each import that breaks a rule, and none that keeps them', async () => {
-      for (const [path, text] of Object.entries(tree)) write(path, text);
-      const found = (await violationsIn(fixture, ['functions', 'simulators'])).map(
-        (v) => `${v.rule.name}: ${v.from} -> ${v.to}`,
-      );
-      expect(found.sort()).toEqual(
-        [
-          'domain-imports-only-itself: functions/domain/upward.ts -> functions/core/use-case.ts',
-          'ports-imports-only-domain: functions/ports/names-a-use-case.ts -> functions/core/use-case.ts',
-          'no-cycles-in-the-model: functions/ports/cycle-a.ts -> functions/ports/cycle-b.ts',
-          'core-imports-only-domain-shared-ports: functions/core/reads-the-table.ts -> functions/adapters/aws/table.ts',
-          'platforms-imports-only-domain-shared-ports: functions/platforms/x/client.ts -> functions/core/use-case.ts',
-          'host-loads-handlers-by-path: functions/adapters/local/runtime.ts -> functions/http/posts/create.ts',
-          'simulators-only-in-the-local-runtime: functions/http/posts/create.ts -> simulators/x/sim.ts',
-          'every-folder-is-a-layer: functions/misc/helper.ts -> functions/domain/post.ts',
-          'simulators-fake-only-the-network: simulators/x/sim.ts -> functions/adapters/aws/table.ts',
-        ].sort(),
-      );
-    });
+    it(
+      'each import that breaks a rule, and none that keeps them',
+      async () => {
+        for (const [path, text] of Object.entries(tree)) write(path, text);
+        const found = (await violationsIn(fixture, ['functions', 'simulators'])).map(
+          (v) => `${v.rule.name}: ${v.from} -> ${v.to}`,
+        );
+        expect(found.sort()).toEqual(
+          [
+            'domain-imports-only-itself: functions/domain/upward.ts -> functions/core/use-case.ts',
+            'ports-imports-only-domain: functions/ports/names-a-use-case.ts -> functions/core/use-case.ts',
+            'no-cycles-in-the-model: functions/ports/cycle-a.ts -> functions/ports/cycle-b.ts',
+            'core-imports-only-domain-shared-ports: functions/core/reads-the-table.ts -> functions/adapters/aws/table.ts',
+            'platforms-imports-only-domain-shared-ports: functions/platforms/x/client.ts -> functions/core/use-case.ts',
+            'host-loads-handlers-by-path: functions/adapters/local/runtime.ts -> functions/http/posts/create.ts',
+            'simulators-only-in-the-local-runtime: functions/http/posts/create.ts -> simulators/x/sim.ts',
+            'every-folder-is-a-layer: functions/misc/helper.ts -> functions/domain/post.ts',
+            'simulators-fake-only-the-network: simulators/x/sim.ts -> functions/adapters/aws/table.ts',
+          ].sort(),
+        );
+      },
+      CRUISE_TIMEOUT,
+    );
   });
 });
