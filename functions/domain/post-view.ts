@@ -1,4 +1,4 @@
-import type { BlockActivity } from '../ports/posts.ts';
+import type { BlockActivity } from './block-activity.ts';
 import { getPlatform } from './platforms/catalog.ts';
 import { type PostChannel, type PostRecord, WARNING_META_PREFIX } from './post.ts';
 

@@ -1,4 +1,4 @@
-import type { KeyMode } from '../ports/accounts.ts';
+import type { KeyMode } from './key-mode.ts';
 import type { PlatformId } from './platforms/types.ts';
 
 /** Summary status of a post (spec 3). */

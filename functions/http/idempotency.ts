@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { keys, TABLE_KEYS } from '../adapters/aws/dynamo/keys.ts';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { ApiError } from '../domain/errors.ts';
-import type { BaseDeps } from '../runtime/compose.ts';
-import { env } from '../shared/env.ts';
+import type { BaseDeps, Provided } from '../runtime/compose.ts';
+import type { idempotency } from '../runtime/parts/idempotency.ts';
 import { logger } from '../shared/powertools.ts';
 import type { HttpRequest, HttpResponse } from './pipeline.ts';
 
@@ -18,6 +17,9 @@ const INLINE_BYTES = 16 * 1024;
 const STORED_BYTES = 256 * 1024;
 /** Tries at keeping the answer again after the first save failed (the SDK has retried each already). */
 const SAVE_RETRIES = 2;
+
+/** What a route that wraps itself composes besides the base: the `idempotency` part. */
+export type IdempotentDeps = BaseDeps & Provided<typeof idempotency>;
 
 interface Payload {
   /** Who and what: the workspace, the key mode, the path parameters and the client's key. */
@@ -98,30 +100,22 @@ const fromStored = async <B, D extends BaseDeps>(
  * answer can exceed 256 KB gzipped passes `large`. Once the route has run, its answer is what the
  * caller gets, even if keeping the record fails.
  */
-export const idempotent = <B, D extends BaseDeps>(
+export const idempotent = <B, D extends IdempotentDeps>(
   routeKey: string,
   fn: (request: HttpRequest<B, D>) => Promise<HttpResponse>,
   large?: LargeAnswers<NoInfer<D>>,
 ): ((request: HttpRequest<B, D>) => Promise<HttpResponse>) => {
   let wrapped: ((payload: Payload, call: Call<B, D>) => Promise<StoredResponse>) | undefined;
   let config: IdempotencyConfig | undefined;
-  let persistenceStore: DynamoDBPersistenceLayer | undefined;
-  const build = (deps: BaseDeps) => {
+  let persistenceStore: BasePersistenceLayer | undefined;
+  const build = (deps: IdempotentDeps) => {
     config = new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'body',
       expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
       throwOnNoIdempotencyKey: true,
     });
-    persistenceStore = new DynamoDBPersistenceLayer({
-      tableName: env.tableName,
-      keyAttr: TABLE_KEYS.partitionKey,
-      sortKeyAttr: TABLE_KEYS.sortKey,
-      staticPkValue: keys.idempotencyPartition,
-      expiryAttr: TABLE_KEYS.ttlAttribute,
-      // The function's client: one connection pool, and the local runtime checks its calls like the rest.
-      awsSdkV3Client: deps.dynamo,
-    });
+    persistenceStore = deps.idempotencyRecords();
     return makeIdempotent(
       async (_payload: Payload, call: Call<B, D>): Promise<StoredResponse> => {
         try {

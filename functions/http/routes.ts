@@ -3,7 +3,7 @@
  * The CDK stack makes one Lambda per entry (with exactly these grants) and the local HTTP
  * server dispatches to the same modules, so the two runtimes can never disagree on routing.
  */
-import type { Grant } from '../shared/grants.ts';
+import { type Grant, tokenRefresh } from '../shared/grants.ts';
 
 export type { Grant } from '../shared/grants.ts';
 
@@ -33,13 +33,6 @@ export interface RouteDef {
 const base: Grant[] = ['table:read', 'table:write'];
 /** A route that reads nothing besides its key (and writes only through conditions): no table:read. */
 const keyOnly: Grant[] = ['table:write'];
-/** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
-export const tokenRefresh: Grant[] = [
-  'channelToken:decrypt',
-  'channelToken:encrypt',
-  'appSecrets:read',
-  'eventQueue:send',
-];
 
 export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/platforms', entry: 'functions/http/platforms/list.ts', grants: keyOnly },

@@ -1,7 +1,7 @@
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { PlanName } from '../domain/plans.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
 import type { OutboxEvent } from './publishing.ts';
-import type { KeyWindowRead } from './rate-limiter.ts';
 
 export interface Account {
   accountId: string;
@@ -21,7 +21,7 @@ export interface Workspace {
   createdAt: string;
 }
 
-export type KeyMode = 'live' | 'test';
+export type { KeyMode };
 export type KeyPermission = 'read' | 'write';
 
 /** What the service keeps of an API key: never the secret, only its SHA-256. */
@@ -36,6 +36,13 @@ export interface ApiKeyRecord {
   permission: KeyPermission;
   name: string;
   createdAt: string;
+}
+
+/** An API key's item as a read found it: the key, and its rate-limit window (null: never counted). */
+export interface KeyWindowRead {
+  key: ApiKeyRecord;
+  window: number | null;
+  count: number;
 }
 
 /** Whether a channel can post: `needs_reconnect` after the network refused its token. */

@@ -1,5 +1,5 @@
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
-import type { KeyMode } from './accounts.ts';
 import type { MetricsReading } from './network-client.ts';
 
 /** Collection state of one live channel of a post: which reading is next and what it has seen. */

@@ -1,8 +1,9 @@
-import type { PostRecord } from '../domain/post.ts';
+import type { BlockActivity } from '../domain/block-activity.ts';
+import type { PostRecord, PostStatus } from '../domain/post.ts';
 import type { ChannelRecord, KeyMode } from './accounts.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
-import type { BlockClaim, ClaimState, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';
+import type { BlockClaim, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';
 import type { KeyCount } from './rate-limiter.ts';
 
 /** Written in the same transaction as a post change. */
@@ -58,8 +59,10 @@ export interface PostListQuery {
   workspaceId: string;
   /** Only posts of this mode: a key lists the posts of its own mode. */
   mode: KeyMode;
-  /** Lists to merge (see `postLists`); a post in several of them appears once. */
-  lists: string[];
+  /** Only posts in one of these statuses (none: any status). */
+  statuses: PostStatus[];
+  /** Only posts carrying one of these tags (none: any tags); with `statuses`, both must hold. */
+  tagIds: string[];
   /** Inclusive bounds over the list time (ISO UTC). */
   from?: string;
   to?: string;
@@ -74,18 +77,7 @@ export interface PostPage {
   next: string | null;
 }
 
-/** What the engine is doing with one block, as its claim says (domain/post-view.ts reads it). */
-export interface BlockActivity {
-  channelId: string;
-  block: number;
-  state: ClaimState;
-  /** The block's first send. */
-  firstSentAt?: string;
-  /** `checking`: when the next lookup is due. */
-  nextCheckAt?: string;
-  /** A resumable upload or the network's processing is under way (its place is saved). */
-  inProgress: boolean;
-}
+export type { BlockActivity };
 
 /** Posts and their list indexes. Every write is one transaction. */
 export interface PostStore {

@@ -1,5 +1,6 @@
+import type { ClaimState } from '../domain/block-activity.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { PostView } from '../domain/post-view.ts';
-import type { KeyMode } from './accounts.ts';
 import type { RemoteBlock } from './network-client.ts';
 
 /** A message on the publish queue: ids only, never copies of state. */
@@ -68,20 +69,7 @@ export interface JobQueue {
 /** What never changes about an event and tells whom it concerns: carried by its queue message. */
 export type EventFacts = Pick<OutboxEvent, 'workspaceId' | 'type' | 'mode'>;
 
-/**
- * The claim on one block of one channel, written before the network is called, so that a block
- * is sent at most once whatever SQS redelivers and wherever a worker dies:
- * - `sending`: a worker holds it until `leaseUntil` (sending, or looking the block up); past that
- *   the outcome of its send is unknown;
- * - `checking`: a send's answer was lost (timeout, reset, 5xx) and the network has not shown the
- *   block yet; it is looked up again from `nextCheckAt`, and sent again only once a lookup finds
- *   nothing after the network's consistency window (from `lastSentAt`) has passed;
- * - `sent`: the network has it (`remote`);
- * - `not_sent`: the network certainly does not have it (refused, failed before accepting, or not
- *   found after the consistency window); a later attempt may claim it again;
- * - `unknown`: the answer was lost and the network offers no (working) lookup: never sent again.
- */
-export type ClaimState = 'sending' | 'checking' | 'sent' | 'not_sent' | 'unknown';
+export type { ClaimState };
 
 export interface BlockClaim {
   postId: string;

@@ -1,4 +1,7 @@
-import type { ApiKeyRecord } from './accounts.ts';
+import type { ApiKeyRecord, KeyWindowRead } from './accounts.ts';
+
+// Defined beside the key record it carries; `planKeyCount` takes it.
+export type { KeyWindowRead };
 
 /** The state of a subject's rate-limit window after counting one request. */
 export interface RateLimitState {
@@ -7,13 +10,6 @@ export interface RateLimitState {
   /** Seconds until the window resets. */
   resetSeconds: number;
   allowed: boolean;
-}
-
-/** An API key's item as a read found it: the key, and its rate-limit window (null: never counted). */
-export interface KeyWindowRead {
-  key: ApiKeyRecord;
-  window: number | null;
-  count: number;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Composed, compose, override, reset } from './compose.ts';
 import { blobs } from './parts/blobs.ts';
 import { cipher } from './parts/cipher.ts';
 import { connectStates } from './parts/connect-states.ts';
+import { idempotency } from './parts/idempotency.ts';
 import { media } from './parts/media.ts';
 import { mediaUrls } from './parts/media-urls.ts';
 import { metrics } from './parts/metrics.ts';
@@ -18,6 +19,7 @@ import { publishing } from './parts/publishing.ts';
 import { queues } from './parts/queues.ts';
 import { scheduler } from './parts/scheduler.ts';
 import { tokens } from './parts/tokens.ts';
+import { usage } from './parts/usage.ts';
 import { webhookSender } from './parts/webhook-sender.ts';
 import { webhooks } from './parts/webhooks.ts';
 
@@ -40,6 +42,8 @@ const allParts = [
   outbound,
   metrics,
   publishing,
+  usage,
+  idempotency,
 ] as const;
 
 /** Everything the use cases depend on: the base and every part. */

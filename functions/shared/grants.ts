@@ -187,6 +187,14 @@ export const GRANT_STATEMENTS: Record<Grant, readonly GrantStatement[]> = {
 /** Every grant name, in a stable order. */
 export const ALL_GRANTS = Object.keys(GRANT_STATEMENTS) as Grant[];
 
+/** What the token service needs (core/channels/token-service.ts): open and seal tokens, read the app, send the needs_reconnect event. */
+export const tokenRefresh: Grant[] = [
+  'channelToken:decrypt',
+  'channelToken:encrypt',
+  'appSecrets:read',
+  'eventQueue:send',
+];
+
 /** One AWS authorisation question: may the caller do `action` on `resource`, with these condition values? */
 export interface AccessRequest {
   /** IAM action, e.g. `dynamodb:PutItem`. */

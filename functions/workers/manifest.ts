@@ -3,7 +3,7 @@
  * Lambda event source mapping (partial batch responses on); the local runtime starts one
  * poller per entry that plays the same mapping. Later capabilities add their workers here.
  */
-import { type Grant, tokenRefresh } from '../http/routes.ts';
+import { type Grant, tokenRefresh } from '../shared/grants.ts';
 
 export type QueueName = 'publish' | 'event' | 'delivery' | 'metrics';
 

@@ -1,4 +1,3 @@
-import { lists } from '../../adapters/aws/dynamo/posts.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { ID_BODY, isId } from '../../domain/ids.ts';
 import { POST_STATUSES, type PostStatus } from '../../domain/post.ts';
@@ -37,14 +36,6 @@ export const parseBound = (value: string, field: 'from' | 'to'): string => {
 
 /** A list position: the post's list time (as `toISOString` writes it) and its id, as index entries sort. */
 const POSITION = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)#post_${ID_BODY}$`);
-
-/** Which index lists answer the filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
-const listsFor = (statuses: PostStatus[], tags: string[]): string[] => {
-  if (tags.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
-  return tags.flatMap((tag) =>
-    statuses.length ? statuses.map((s) => lists.tagStatus(tag, s)) : [lists.tag(tag)],
-  );
-};
 
 /** GET /posts: newest list time first (scheduledAt, else creation time); the cost of a page does not depend on how many posts exist. */
 export const listPosts = async (
@@ -98,7 +89,8 @@ export const listPosts = async (
   const page = await deps.posts.list({
     workspaceId: auth.workspaceId,
     mode: auth.mode,
-    lists: listsFor(statuses as PostStatus[], tags),
+    statuses: statuses as PostStatus[],
+    tagIds: tags,
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
     ...(after ? { after } : {}),

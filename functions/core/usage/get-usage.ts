@@ -1,20 +1,19 @@
-import type { TableRef } from '../../adapters/aws/dynamo/client.ts';
-import { getUsageCounters } from '../../adapters/aws/dynamo/usage.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { planLimits } from '../../domain/plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { UsageStore } from '../../ports/usage.ts';
 import { usagePeriod } from '../posts/post-context.ts';
 
 /** GET /usage (spec 2.8): the whole account's usage, across its workspaces. */
 export const getUsage = async (
-  deps: { accounts: AccountStore; table: TableRef; clock: Clock },
+  deps: { accounts: AccountStore; usage: UsageStore; clock: Clock },
   accountId: string,
 ) => {
   const account = await deps.accounts.getAccount(accountId);
   if (!account) throw new ApiError('unauthorized');
   const period = usagePeriod(deps.clock.now());
-  const counters = await getUsageCounters(deps.table, accountId, period.id);
+  const counters = await deps.usage.counters(accountId, period.id);
   const limits = planLimits(account.plan);
   return {
     plan: account.plan,

@@ -2,6 +2,7 @@ import { completeConnect } from '../../core/channels/grant-completion.ts';
 import { completeConnectBody } from '../../core/channels/schema.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
+import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { idempotent } from '../idempotency.ts';
 import { httpHandler } from '../pipeline.ts';
 
@@ -10,7 +11,7 @@ import { httpHandler } from '../pipeline.ts';
  * or 200 reconnected), or the targets to choose (200).
  */
 export const handler = httpHandler(
-  { keys: 'live', body: completeConnectBody, uses: [connectStates, cipher] },
+  { keys: 'live', body: completeConnectBody, uses: [connectStates, cipher, idempotency] },
   idempotent('POST /v1/channels/connect/complete', async ({ deps, auth, body }) =>
     completeConnect(deps, auth, body),
   ),

@@ -2,6 +2,7 @@ import { loadValidationContext } from '../../core/posts/post-context.ts';
 import { createPost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
 import { postView } from '../../domain/post-view.ts';
+import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
@@ -14,7 +15,7 @@ import { postAnswers } from './replay.ts';
 export const handler = httpHandler(
   {
     body: postBody,
-    uses: [posts, media, scheduler, queues],
+    uses: [posts, media, scheduler, queues, idempotency],
     // The account, channels, tags and media the body names, read alongside the key's check, and
     // the key's own item in the same BatchGetItem: the post's transaction counts the request.
     prefetch: (deps, scope, body, keyHash) =>

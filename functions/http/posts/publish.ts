@@ -1,6 +1,7 @@
 import { tagNames } from '../../core/posts/post-context.ts';
 import { publishPost } from '../../core/publishing/publish-post.ts';
 import { postView } from '../../domain/post-view.ts';
+import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
 import { idempotent } from '../idempotency.ts';
@@ -9,7 +10,7 @@ import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts/{id}/publish: starts a draft, or retries the channels not yet published. */
 export const handler = httpHandler(
-  { uses: [posts, queues] },
+  { uses: [posts, queues, idempotency] },
   idempotent(
     'POST /v1/posts/{id}/publish',
     async ({ deps, auth, params }) => {

@@ -1,6 +1,7 @@
 import { replacePost } from '../../core/posts/save-post.ts';
 import { postBody } from '../../core/posts/schema.ts';
 import { postView } from '../../domain/post-view.ts';
+import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
@@ -11,7 +12,7 @@ import { postAnswers } from './replay.ts';
 
 /** PUT /v1/posts/{id}: replaces a draft or scheduled post whole. */
 export const handler = httpHandler(
-  { body: postBody, uses: [posts, media, scheduler, queues] },
+  { body: postBody, uses: [posts, media, scheduler, queues, idempotency] },
   idempotent(
     'PUT /v1/posts/{id}',
     async ({ deps, auth, body, params }) => {

@@ -1,8 +1,9 @@
 import { getUsage } from '../../core/usage/get-usage.ts';
+import { usage } from '../../runtime/parts/usage.ts';
 import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/usage: plan, monthly period and usage across the whole account. */
-export const handler = httpHandler({}, async ({ deps, auth }) => ({
+export const handler = httpHandler({ uses: [usage] }, async ({ deps, auth }) => ({
   status: 200,
   body: await getUsage(deps, auth.accountId),
 }));

@@ -2,12 +2,13 @@ import { createWebhook, revealSecret } from '../../core/webhooks/endpoints.ts';
 import { type CreateWebhookInput, createWebhookBody } from '../../core/webhooks/schema.ts';
 import type { Composed } from '../../runtime/compose.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
+import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { outbound } from '../../runtime/parts/outbound.ts';
 import { webhooks } from '../../runtime/parts/webhooks.ts';
 import { idempotent } from '../idempotency.ts';
 import { type HttpRequest, httpHandler } from '../pipeline.ts';
 
-const uses = [webhooks, cipher, outbound] as const;
+const uses = [webhooks, cipher, outbound, idempotency] as const;
 type Request = HttpRequest<CreateWebhookInput, Composed<typeof uses>>;
 type Sealed = Awaited<ReturnType<typeof createWebhook>>['sealed'];
 

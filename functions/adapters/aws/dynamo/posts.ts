@@ -39,7 +39,7 @@ export const listTime = (post: Pick<PostRecord, 'scheduledAt' | 'createdAt'>): s
   post.scheduledAt ?? post.createdAt;
 
 /** Names of the index lists GET /posts reads, within one mode (see `inMode`). */
-export const lists = {
+const lists = {
   all: 'all',
   status: (status: string) => `status:${status}`,
   tag: (tagId: string) => `tag:${tagId}`,
@@ -51,6 +51,14 @@ export const lists = {
  * the same whatever the other mode holds. Live lists keep the names they had before the split.
  */
 const inMode = (mode: KeyMode, list: string) => (mode === 'live' ? list : `test:${list}`);
+
+/** Which index lists answer a query's filters: statuses OR-ed, tags OR-ed, the two AND-ed. */
+const listsFor = ({ statuses, tagIds }: Pick<PostListQuery, 'statuses' | 'tagIds'>): string[] => {
+  if (tagIds.length === 0) return statuses.length ? statuses.map(lists.status) : [lists.all];
+  return tagIds.flatMap((tag) =>
+    statuses.length ? statuses.map((s) => lists.tagStatus(tag, s)) : [lists.tag(tag)],
+  );
+};
 
 /** The lists a post belongs to, in its mode: all posts, its status, each tag, each tag with its status. */
 export const postLists = (post: Pick<PostRecord, 'status' | 'tagIds' | 'mode'>): string[] =>
@@ -408,7 +416,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
   async list(query: PostListQuery): Promise<PostPage> {
     const { expression, values } = keyCondition(query);
     const pages = await Promise.all(
-      query.lists.map((list) =>
+      listsFor(query).map((list) =>
         this.table.doc.send(
           new QueryCommand({
             TableName: this.table.tableName,

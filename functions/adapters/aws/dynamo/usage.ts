@@ -1,13 +1,9 @@
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UsageCounters, UsageStore } from '../../../ports/usage.ts';
 import type { TableRef } from './client.ts';
 import { keys } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-export interface UsageCounters {
-  postsCreated: number;
-  postsPublished: number;
-}
 
 /** The transaction part that takes one `posts.created` of the period, refused at the limit. */
 export const takePostsCreated = (
@@ -32,19 +28,24 @@ export const takePostsCreated = (
   },
 });
 
-export const getUsageCounters = async (
-  { doc, tableName }: TableRef,
-  accountId: string,
-  period: string,
-): Promise<UsageCounters> => {
-  const out = await doc.send(
-    new GetCommand({ TableName: tableName, Key: keys.usagePeriod(accountId, period), ConsistentRead: true }),
-  );
-  return {
-    postsCreated: Number(out.Item?.postsCreated ?? 0),
-    postsPublished: Number(out.Item?.postsPublished ?? 0),
-  };
-};
+export class DynamoUsageStore implements UsageStore {
+  constructor(private readonly table: TableRef) {}
+
+  async counters(accountId: string, period: string): Promise<UsageCounters> {
+    const { doc, tableName } = this.table;
+    const out = await doc.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.usagePeriod(accountId, period),
+        ConsistentRead: true,
+      }),
+    );
+    return {
+      postsCreated: Number(out.Item?.postsCreated ?? 0),
+      postsPublished: Number(out.Item?.postsPublished ?? 0),
+    };
+  }
+}
 
 /** The transaction part that counts one post in `posts.published` (live posts, once each). */
 export const addPostsPublished = (tableName: string, accountId: string, period: string): TransactItem => ({
