@@ -6,7 +6,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
-import { TOKEN_SWEEP_MESSAGE } from '../../core/channels/sweep-tokens.ts';
+import {
+  METRICS_SWEEP_MESSAGE,
+  POST_SWEEP_MESSAGE,
+  TOKEN_SWEEP_MESSAGE,
+  WEBHOOK_SWEEP_MESSAGE,
+} from '../../ports/queue-messages.ts';
 import { createContainer, type RuntimeContainer } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
@@ -359,7 +364,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const sweepPosts = () =>
         sqs
           .send(
-            new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
+            new SendMessageCommand({
+              QueueUrl: services.queues.publish.url,
+              MessageBody: POST_SWEEP_MESSAGE,
+            }),
           )
           .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
       const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
@@ -382,7 +390,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const sweepWebhooks = () =>
         sqs
           .send(
-            new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }),
+            new SendMessageCommand({
+              QueueUrl: services.queues.event.url,
+              MessageBody: WEBHOOK_SWEEP_MESSAGE,
+            }),
           )
           .catch((error: unknown) =>
             log.error(
@@ -397,7 +408,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const sweepMetrics = () =>
         sqs
           .send(
-            new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
+            new SendMessageCommand({
+              QueueUrl: services.queues.metrics.url,
+              MessageBody: METRICS_SWEEP_MESSAGE,
+            }),
           )
           .catch((error: unknown) =>
             log.error(
