@@ -12,7 +12,8 @@ import { findPost } from '../posts/post-context.ts';
 import { holdPost, release, writeAndRelease } from '../posts/post-hold.ts';
 import type { ReviseBody } from '../posts/schema.ts';
 import { checkContentLength } from '../posts/validate.ts';
-import { finalStatus, type PublishingDeps } from './engine.ts';
+import type { PublishingDeps } from './deps.ts';
+import { finalStatus } from './post-mutation.ts';
 
 /** A stored block as the network clients address it (its remote id, link and network metadata). */
 const liveBlock = (block: PostChannel['blocks'][number]) => ({

@@ -1,0 +1,64 @@
+import type { PlatformId } from '../../domain/platforms/types.ts';
+import type { PostRecord } from '../../domain/post.ts';
+import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { MediaRecord, MediaStore } from '../../ports/media.ts';
+import type { MetricsTracker } from '../../ports/metrics.ts';
+import type { NetworkClient } from '../../ports/network-client.ts';
+import type { PostStore } from '../../ports/posts.ts';
+import type { ClaimStore, JobQueue } from '../../ports/publishing.ts';
+import type { TokenService } from '../channels/token-service.ts';
+
+/** The post reads and writes the engine makes (a fake implements only these). */
+export type EnginePosts = Pick<PostStore, 'get' | 'getForJob' | 'replace'>;
+/** The channel and tag reads, and the reconnect mark, the engine makes. */
+export type EngineAccounts = Pick<
+  AccountStore,
+  'getChannel' | 'getChannelsForJob' | 'markNeedsReconnect' | 'listTags'
+>;
+/** The token calls the engine makes for live channels. */
+export type EngineTokens = Pick<TokenService, 'credentials' | 'afterExpired'>;
+
+/** What the publishing engine depends on. */
+export interface PublishingDeps {
+  clock: Clock;
+  posts: EnginePosts;
+  accounts: EngineAccounts;
+  media: Pick<MediaStore, 'getMany'>;
+  claims: ClaimStore;
+  queue: () => JobQueue;
+  /** The client for a network: the sandbox for test keys, the real API (or its simulator) for live keys. */
+  networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
+  /** Live channels' valid access tokens (refreshed when they expire; see core/channels/token-service.ts). */
+  tokens: () => EngineTokens;
+  /** A temporary URL the network can fetch the file from. */
+  mediaUrl: (record: MediaRecord) => Promise<string>;
+  settings: PublishingSettings;
+  /** Called once a channel is live (again after a redelivery: it must be idempotent); starts its metrics readings. */
+  onChannelLive?: (post: PostRecord, channelId: string) => Promise<void>;
+  /**
+   * The metrics tracker a channel starts with once live (null: none). With it, the start is
+   * written with the channel's completion instead of by `onChannelLive` afterwards.
+   */
+  trackerFor?: (post: PostRecord, channelId: string) => MetricsTracker | null;
+}
+
+export interface PublishingSettings {
+  /** Transient failures per channel and round before the channel fails. */
+  maxTransientAttempts: number;
+  /** How long a worker holds a block claim; past it, a `sending` claim's outcome is unknown. */
+  leaseSeconds: number;
+  /** First retry delay after a transient failure; doubles each time. */
+  retryBaseSeconds: number;
+  /**
+   * First step of the growing wait after a rate limit that announced no reset (then 2×, 4×, 8×,
+   * at most 15×); default 60 s.
+   */
+  rateLimitProbeSeconds?: number;
+}
+
+export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
+  maxTransientAttempts: 5,
+  leaseSeconds: 60,
+  retryBaseSeconds: 2,
+};

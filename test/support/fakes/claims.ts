@@ -1,0 +1,102 @@
+import type { RemoteBlock } from '../../../functions/ports/network-client.ts';
+import type { BlockClaim, ClaimState, ClaimStore } from '../../../functions/ports/publishing.ts';
+
+/** What DynamoDB throws when a condition refuses a write (the adapters let it through). */
+export class ConditionFailedError extends Error {
+  constructor() {
+    super('The conditional request failed');
+    this.name = 'ConditionalCheckFailedException';
+  }
+}
+
+const keyOf = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
+  `${c.postId}#${c.channelId}#${c.block}`;
+const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
+
+/** Block claims in memory, with the conditions of adapters/aws/dynamo/claims.ts. */
+export class FakeClaimStore implements ClaimStore {
+  private readonly claims = new Map<string, BlockClaim>();
+
+  /** The stored claim of a block (a copy), or undefined. */
+  get(postId: string, channelId: string, block: number): BlockClaim | undefined {
+    const stored = this.claims.get(keyOf({ postId, channelId, block }));
+    return stored && structuredClone(stored);
+  }
+
+  /** Stores a claim as is (a test's starting state: another worker's, a dead worker's...). */
+  put(claim: BlockClaim): void {
+    this.claims.set(keyOf(claim), structuredClone(claim));
+  }
+
+  async acquire(
+    claim: BlockClaim,
+  ): Promise<{ acquired: true; claim: BlockClaim } | { acquired: false; current: BlockClaim }> {
+    const key = keyOf(claim);
+    const stored = this.claims.get(key);
+    if (stored && stored.state !== 'not_sent') return { acquired: false, current: structuredClone(stored) };
+    // An update, as DynamoDB's: the send history of a `not_sent` claim survives; the outcome goes.
+    const { remote: _r, checks: _c, nextCheckAt: _n, duplicate: _d, ...kept } = stored ?? ({} as BlockClaim);
+    const next: BlockClaim = {
+      ...kept,
+      postId: claim.postId,
+      channelId: claim.channelId,
+      block: claim.block,
+      state: claim.state,
+      owner: claim.owner,
+      leaseUntil: claim.leaseUntil,
+      since: claim.since,
+      lastSentAt: claim.lastSentAt ?? claim.since,
+      firstSentAt: stored?.firstSentAt ?? claim.firstSentAt ?? claim.since,
+    };
+    this.claims.set(key, next);
+    return { acquired: true, claim: structuredClone(next) };
+  }
+
+  async takeOver(previous: BlockClaim, claim: BlockClaim): Promise<boolean> {
+    const stored = this.claims.get(keyOf(claim));
+    if (
+      !stored ||
+      stored.state !== previous.state ||
+      stored.owner !== previous.owner ||
+      stored.leaseUntil !== previous.leaseUntil
+    )
+      return false;
+    this.claims.set(keyOf(claim), structuredClone(claim));
+    return true;
+  }
+
+  /** Whether `claim.owner` still holds the stored claim (the condition of a settle). */
+  holds(claim: BlockClaim): boolean {
+    return this.claims.get(keyOf(claim))?.owner === claim.owner;
+  }
+
+  async settle(
+    claim: BlockClaim,
+    state: Exclude<ClaimState, 'sending'>,
+    remote?: RemoteBlock,
+  ): Promise<void> {
+    if (!this.holds(claim)) throw new ConditionFailedError();
+    this.applySettle(claim, state, remote);
+  }
+
+  /** A settle whose condition was checked (a post write's transaction checks them all first). */
+  applySettle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): void {
+    const stored = this.claims.get(keyOf(claim)) as BlockClaim;
+    const next: BlockClaim = { ...stored, state, ...(remote ? { remote } : {}) };
+    for (const field of TRACKING) {
+      if (claim[field] !== undefined) Object.assign(next, { [field]: claim[field] });
+    }
+    this.claims.set(keyOf(claim), structuredClone(next));
+  }
+
+  async saveProgress(
+    claim: BlockClaim,
+    progress: Record<string, unknown>,
+    leaseUntil: string,
+  ): Promise<boolean> {
+    const stored = this.claims.get(keyOf(claim));
+    if (!stored || stored.owner !== claim.owner || stored.state !== 'sending') return false;
+    this.claims.set(keyOf(claim), { ...stored, progress: structuredClone(progress), leaseUntil });
+    return true;
+  }
+}
