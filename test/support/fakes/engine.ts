@@ -1,7 +1,7 @@
-import type { PostChannel, PostRecord } from '../../../functions/core/posts/model.ts';
 import type { PublishingDeps, PublishingSettings } from '../../../functions/core/publishing/deps.ts';
 import { PublishingEngine } from '../../../functions/core/publishing/job.ts';
-import type { PlatformId } from '../../../functions/platforms/types.ts';
+import type { PlatformId } from '../../../functions/domain/platforms/types.ts';
+import type { PostChannel, PostRecord } from '../../../functions/domain/post.ts';
 import type { ChannelRecord } from '../../../functions/ports/accounts.ts';
 import { FakeAccountStore } from './accounts.ts';
 import { FakeClaimStore } from './claims.ts';

@@ -1,4 +1,4 @@
-import type { PlatformId } from '../../../functions/platforms/types.ts';
+import type { PlatformId } from '../../../functions/domain/platforms/types.ts';
 import {
   type DeleteBlockInput,
   type EditBlockInput,

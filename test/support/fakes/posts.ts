@@ -1,5 +1,6 @@
-import type { PostRecord } from '../../../functions/core/posts/model.ts';
 import type { EnginePosts } from '../../../functions/core/publishing/deps.ts';
+import { ApiError } from '../../../functions/domain/errors.ts';
+import type { PostRecord } from '../../../functions/domain/post.ts';
 import type { ChannelRecord } from '../../../functions/ports/accounts.ts';
 import type { PostWriteExtras, TrackingStart } from '../../../functions/ports/posts.ts';
 import {
@@ -9,7 +10,6 @@ import {
   type OutboxEvent,
   skipsEvents,
 } from '../../../functions/ports/publishing.ts';
-import { ApiError } from '../../../functions/shared/errors.ts';
 import type { FakeAccountStore } from './accounts.ts';
 import type { FakeClaimStore } from './claims.ts';
 

@@ -9,7 +9,7 @@ import {
   progressed,
   startRound,
 } from '../../../functions/core/publishing/post-mutation.ts';
-import { ApiError } from '../../../functions/shared/errors.ts';
+import { ApiError } from '../../../functions/domain/errors.ts';
 import { engineOnFakes, postChannel, publishingPost } from '../../support/fakes/engine.ts';
 
 const remote = { remoteId: 'x-9', remoteUrl: 'https://x.example/x-9', meta: { cid: 'c' } };
