@@ -1,6 +1,7 @@
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
 import type { MetricsReading } from './network-client.ts';
+import type { MetricsMessage } from './queue-messages.ts';
 
 /** Collection state of one live channel of a post: which reading is next and what it has seen. */
 export interface MetricsTracker {
@@ -94,14 +95,8 @@ export interface MetricsStore {
   forgetPost(postId: string): Promise<void>;
 }
 
-/** A message on the metrics queue: take reading `step` of a channel (ids only). */
-export interface MetricsJob {
-  postId: string;
-  channelId: string;
-  step: number;
-  /** 1 for the first try, 2 for the first retry, ... */
-  attempt: number;
-}
+/** A message on the metrics queue: take reading `step` of a channel (ids only; `attempt` 1 for the first try). */
+export type MetricsJob = Omit<Extract<MetricsMessage, { kind: 'reading' }>, 'kind'>;
 
 /** The metrics queue (SQS on AWS, the SQS stand-in locally). */
 export interface MetricsQueue {

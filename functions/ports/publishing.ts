@@ -2,34 +2,10 @@ import type { ClaimState } from '../domain/block-activity.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { PostView } from '../domain/post-view.ts';
 import type { RemoteBlock } from './network-client.ts';
+import type { PublishJob } from './queue-messages.ts';
 
-/** A message on the publish queue: ids only, never copies of state. */
-export interface PublishJob {
-  postId: string;
-  /** `scheduled`: a schedule fired (for `scheduledAt`); `run`: work on a post that is publishing. */
-  kind: 'scheduled' | 'run';
-  /** The scheduled time this firing is for; a firing for another time is stale and ignored. */
-  scheduledAt?: string;
-  /** The publication round the job belongs to; jobs of an earlier round are ignored. */
-  round?: number;
-  /**
-   * What a `run` job reads besides the post (ids only), so that one request reads them all. Absent,
-   * or not naming every channel left to publish, the channels are read after the post.
-   */
-  reads?: JobReads;
-  /**
-   * Sent by the local runtime's start to put back the jobs a restart lost (its SQS stand-in keeps
-   * messages in memory): a rate-limit wait step owned by a lost job is taken over instead of left
-   * to its owner, which will never come.
-   */
-  recovered?: true;
-}
-
-/** The workspace and channels of a post, named by its publish job (see `PublishJob.reads`). */
-export interface JobReads {
-  workspaceId: string;
-  channelIds: string[];
-}
+export type { JobReads, PublishJob } from './queue-messages.ts';
+export { jobReadsOf } from './queue-messages.ts';
 
 /** The `run` job of a post's current round, naming the channels it has left to publish. */
 export const runJob = (post: {
@@ -46,15 +22,6 @@ export const runJob = (post: {
     channelIds: post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId),
   },
 });
-
-/** `reads` when it is well formed (a message may come from anywhere on the queue), else undefined. */
-export const jobReadsOf = (reads: unknown): JobReads | undefined => {
-  if (typeof reads !== 'object' || reads === null) return undefined;
-  const { workspaceId, channelIds } = reads as Record<string, unknown>;
-  if (typeof workspaceId !== 'string' || !Array.isArray(channelIds)) return undefined;
-  if (!channelIds.every((id) => typeof id === 'string')) return undefined;
-  return { workspaceId, channelIds: channelIds as string[] };
-};
 
 /** Queues with optional delay (SQS on AWS, the SQS stand-in locally). */
 export interface JobQueue {

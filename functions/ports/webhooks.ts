@@ -1,4 +1,5 @@
 import type { EventType, OutboxEvent } from './publishing.ts';
+import type { DeliveryMessage } from './queue-messages.ts';
 
 export const EVENT_TYPES = [
   'post.published',
@@ -138,10 +139,7 @@ export interface WebhookStore {
 }
 
 /** A message on the delivery queue: ids and the attempt it is for. */
-export interface DeliveryJob {
-  deliveryId: string;
-  attempt: number;
-}
+export type DeliveryJob = Omit<DeliveryMessage, 'kind'>;
 
 export interface DeliveryQueue {
   send(jobs: DeliveryJob[], delaySeconds?: number): Promise<void>;

@@ -24,7 +24,7 @@ export const workers: WorkerDef[] = [
     entry: 'functions/workers/publish.ts',
     batchSize: 10,
     // Reads posts and channels, writes outcomes and claims; re-queues itself (and stuck posts, on
-    // the post sweep's `{ sweep: true }`); hands events on; decrypts channel tokens; presigns media
+    // the post sweep's `{ kind: "sweep" }`); hands events on; decrypts channel tokens; presigns media
     // URLs for the networks.
     // Refreshes channel tokens through the token service (seals new tokens, reads the network app).
     grants: ['table:read', 'table:write', 'publishQueue:send', ...tokenRefresh, 'bucket:read'],
@@ -35,7 +35,7 @@ export const workers: WorkerDef[] = [
     entry: 'functions/workers/webhook-dispatch.ts',
     batchSize: 10,
     // Reads events and endpoints, writes deliveries and marks events dispatched; queues deliveries.
-    // Also runs the sweep (a recurring schedule puts `{ sweep: true }` on the event queue).
+    // Also runs the sweep (a recurring schedule puts `{ kind: "sweep" }` on the event queue).
     grants: ['table:read', 'table:write', 'deliveryQueue:send'],
     timeoutSeconds: 60,
   },

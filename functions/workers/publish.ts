@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sweepTokens } from '../core/channels/sweep-tokens.ts';
 import { sweepPosts } from '../core/publishing/sweep-posts.ts';
-import { jobReadsOf, type PublishJob } from '../ports/publishing.ts';
+import { parsePublishMessage } from '../ports/queue-messages.ts';
 import { compose } from '../runtime/compose.ts';
 import { posts } from '../runtime/parts/posts.ts';
 import { publishing } from '../runtime/parts/publishing.ts';
@@ -23,49 +23,28 @@ const DEADLINE_MARGIN_MS = 3_000;
 /** The running invocation's context: its remaining time bounds each publish. */
 let invocation: Context | undefined;
 
-const parseJob = (record: SQSRecord): PublishJob | null => {
-  try {
-    const job = JSON.parse(record.body) as Partial<PublishJob>;
-    if (typeof job.postId === 'string' && (job.kind === 'scheduled' || job.kind === 'run')) {
-      // A malformed hint of what to read is left out: the job then reads in two steps.
-      const { reads, ...rest } = job as PublishJob;
-      const checked = jobReadsOf(reads);
-      return checked ? { ...rest, reads: checked } : rest;
-    }
-  } catch {
-    // reported below
-  }
-  return null;
-};
-
-const sweepOf = (record: SQSRecord): 'posts' | 'tokens' | null => {
-  try {
-    const body = JSON.parse(record.body) as { sweep?: unknown; tokenSweep?: unknown };
-    return body.sweep === true ? 'posts' : body.tokenSweep === true ? 'tokens' : null;
-  } catch {
-    return null;
-  }
-};
-
 /**
  * One message: reload the post and do what is left; a thrown error puts the message back on the
- * queue. `{ "sweep": true }` (a recurring schedule on AWS) requeues posts that got stuck;
- * `{ "tokenSweep": true }` (another) extends channels' long-lived tokens before they lapse.
+ * queue. `sweep` (a recurring schedule on AWS) requeues posts that got stuck; `token-sweep`
+ * (another) extends channels' long-lived tokens before they lapse.
  */
 const recordHandler = async (record: SQSRecord): Promise<void> => {
-  const sweep = sweepOf(record);
-  if (sweep === 'posts') {
+  const parsed = parsePublishMessage(record.body);
+  if (!parsed.ok) {
+    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
+    logger.error('Dropped a malformed publish message', {
+      messageId: record.messageId,
+      problem: parsed.problem,
+    });
+    return;
+  }
+  const job = parsed.message;
+  if (job.kind === 'sweep') {
     await sweepPosts(deps);
     return;
   }
-  if (sweep === 'tokens') {
+  if (job.kind === 'token-sweep') {
     await sweepTokens(deps);
-    return;
-  }
-  const job = parseJob(record);
-  if (!job) {
-    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
-    logger.error('Dropped a malformed publish message', { messageId: record.messageId });
     return;
   }
   logger.appendKeys({ postId: job.postId });

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliver } from '../core/webhooks/deliver.ts';
-import type { DeliveryJob } from '../ports/webhooks.ts';
+import { parseDeliveryMessage } from '../ports/queue-messages.ts';
 import { compose } from '../runtime/compose.ts';
 import { cipher } from '../runtime/parts/cipher.ts';
 import { outbound } from '../runtime/parts/outbound.ts';
@@ -15,25 +15,18 @@ const deps = compose(webhooks, webhookSender, outbound, queues, cipher);
 
 const processor = new BatchProcessor(EventType.SQS);
 
-const parseJob = (record: SQSRecord): DeliveryJob | null => {
-  try {
-    const job = JSON.parse(record.body) as Partial<DeliveryJob>;
-    if (typeof job.deliveryId === 'string' && Number.isInteger(job.attempt) && (job.attempt as number) >= 1)
-      return job as DeliveryJob;
-  } catch {
-    // reported below
-  }
-  return null;
-};
-
 /** One attempt of one delivery; a thrown error puts the message back on the queue. */
 const recordHandler = async (record: SQSRecord): Promise<void> => {
-  const job = parseJob(record);
-  if (!job) {
-    logger.error('Dropped a malformed delivery message', { messageId: record.messageId });
+  const parsed = parseDeliveryMessage(record.body);
+  if (!parsed.ok) {
+    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
+    logger.error('Dropped a malformed delivery message', {
+      messageId: record.messageId,
+      problem: parsed.problem,
+    });
     return;
   }
-  await deliver(deps, job);
+  await deliver(deps, parsed.message);
 };
 
 /** SQS consumer of the delivery queue: signed POSTs to subscribers, with retries. */

@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dispatchEvent, type EndpointLookup, endpointsOnce, sweep } from '../core/webhooks/dispatch.ts';
 import type { EventFacts } from '../ports/publishing.ts';
-import { EVENT_TYPES } from '../ports/webhooks.ts';
+import { type EventMessage, parseEventMessage } from '../ports/queue-messages.ts';
 import { compose } from '../runtime/compose.ts';
 import { outbound } from '../runtime/parts/outbound.ts';
 import { queues } from '../runtime/parts/queues.ts';
@@ -12,35 +12,33 @@ import { logger } from '../shared/powertools.ts';
 /** What this worker uses, composed once per instance. */
 const deps = compose(webhooks, outbound, queues);
 
-/** The event's facts a message carries (`{ eventId, workspaceId, type, mode }`), when all are there. */
-const factsOf = (message: Record<string, unknown>): EventFacts | undefined => {
+/** The event's facts a message carries (`workspaceId`, `type`, `mode`), when all are there. */
+const factsOf = (message: EventMessage & { kind: 'event' }): EventFacts | undefined => {
   const { workspaceId, type, mode } = message;
-  if (typeof workspaceId !== 'string' || (mode !== 'live' && mode !== 'test')) return undefined;
-  if (!(EVENT_TYPES as readonly unknown[]).includes(type)) return undefined;
-  return { workspaceId, type: type as EventFacts['type'], mode };
+  return workspaceId !== undefined && type !== undefined && mode !== undefined
+    ? { workspaceId, type, mode }
+    : undefined;
 };
 
 /**
- * One message of the event queue: `{ eventId, workspaceId, type, mode }` from the publishing
- * engine (`{ eventId }` alone from older senders: the event is then read first), or
- * `{ sweep: true }` from the recurring sweep schedule (the local runtime sends it on a timer).
- * `endpoints` reads each workspace's endpoints once per batch.
+ * One message of the event queue: `event` from the publishing engine (with the event's facts; with
+ * its id alone from older senders: the event is then read first), or `sweep` from the recurring
+ * sweep schedule (the local runtime sends it on a timer). `endpoints` reads each workspace's
+ * endpoints once per batch.
  */
 const recordHandler = async (record: SQSRecord, endpoints: EndpointLookup): Promise<void> => {
-  let message: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(record.body);
-    message = parsed && typeof parsed === 'object' ? (parsed as typeof message) : {};
-  } catch {
-    message = {};
-  }
-  if (message.sweep === true) {
-    await sweep(deps);
+  const parsed = parseEventMessage(record.body);
+  if (!parsed.ok) {
+    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
+    logger.error('Dropped a malformed event message', {
+      messageId: record.messageId,
+      problem: parsed.problem,
+    });
     return;
   }
-  if (typeof message.eventId !== 'string') {
-    // A malformed message can never succeed: drop it rather than loop to the dead-letter queue.
-    logger.error('Dropped a malformed event message', { messageId: record.messageId });
+  const message = parsed.message;
+  if (message.kind === 'sweep') {
+    await sweep(deps);
     return;
   }
   logger.appendKeys({ eventId: message.eventId });

@@ -3,34 +3,28 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TOKEN_SWEEP_MESSAGE } from '../../functions/core/channels/sweep-tokens.ts';
+import {
+  METRICS_SWEEP_MESSAGE,
+  POST_SWEEP_MESSAGE,
+  TOKEN_SWEEP_MESSAGE,
+  WEBHOOK_SWEEP_MESSAGE,
+} from '../../functions/ports/queue-messages.ts';
 
 export interface SchedulingProps {
   readonly groupName: string;
   /** The target of the one-time schedules (scheduled posts). */
   readonly publishQueue: IQueue;
   /**
-   * The webhook sweep: a recurring schedule that puts `{"sweep":true}` on the event queue every
+   * The webhook sweep: a recurring schedule that puts a `sweep` message on the event queue every
    * minute, so outbox events and deliveries whose queue message was lost are sent again.
    */
   readonly webhookSweep?: { readonly eventQueue: IQueue };
   /**
-   * The metrics sweep: a recurring schedule that puts `{"sweep":true}` on the metrics queue every
+   * The metrics sweep: a recurring schedule that puts a `sweep` message on the metrics queue every
    * minute; the metrics worker hands the readings that are due to the same queue.
    */
   readonly metricsSweep?: { readonly metricsQueue: IQueue };
 }
-
-/** The message the sweep schedule sends; the webhook dispatcher recognises it. */
-export const WEBHOOK_SWEEP_MESSAGE = '{"sweep":true}';
-/**
- * The message the post sweep schedule puts on the publish queue every minute; the publish worker
- * requeues posts stuck publishing (or scheduled past their time) with it.
- */
-export const POST_SWEEP_MESSAGE = '{"sweep":true}';
-export { TOKEN_SWEEP_MESSAGE } from '../../functions/core/channels/sweep-tokens.ts';
-/** The message the metrics sweep schedule puts on the metrics queue every minute. */
-export const METRICS_SWEEP_MESSAGE = '{"sweep":true}';
 
 /**
  * The EventBridge Scheduler group holding one `at()` schedule per scheduled post (and the recurring

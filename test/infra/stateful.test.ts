@@ -211,11 +211,11 @@ describe('stateful stack', () => {
     expect(attached).toEqual([]);
   });
 
-  it('refreshes long-lived channel tokens every 15 minutes: a recurring schedule puts {"tokenSweep":true} on the publish queue', () => {
+  it('refreshes long-lived channel tokens every 15 minutes: a recurring schedule puts {"kind":"token-sweep"} on the publish queue', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       Name: 'token-refresh-sweep',
       ScheduleExpression: 'rate(15 minutes)',
-      Target: Match.objectLike({ Input: '{"tokenSweep":true}' }),
+      Target: Match.objectLike({ Input: '{"kind":"token-sweep"}' }),
     });
   });
 
@@ -227,7 +227,7 @@ describe('stateful stack', () => {
     });
   });
 
-  it('sweeps lost webhook work every minute: a recurring schedule puts {"sweep":true} on the event queue', () => {
+  it('sweeps lost webhook work every minute: a recurring schedule puts {"kind":"sweep"} on the event queue', () => {
     // The webhook sweep, the post sweep, the token refresh sweep and the metrics sweep.
     template.resourceCountIs('AWS::Scheduler::Schedule', 4);
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
@@ -241,12 +241,12 @@ describe('stateful stack', () => {
       Target: {
         Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.event.queue), 'Arn'] },
         RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
-        Input: '{"sweep":true}',
+        Input: '{"kind":"sweep"}',
       },
     });
   });
 
-  it('hands out due metrics readings every minute: a recurring schedule puts {"sweep":true} on the metrics queue', () => {
+  it('hands out due metrics readings every minute: a recurring schedule puts {"kind":"sweep"} on the metrics queue', () => {
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
     const [sweep] = Object.values(
       template.findResources('AWS::Scheduler::Schedule', { Properties: { Name: 'metrics-sweep' } }),
@@ -260,12 +260,12 @@ describe('stateful stack', () => {
       Target: {
         Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.metrics.queue), 'Arn'] },
         RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
-        Input: '{"sweep":true}',
+        Input: '{"kind":"sweep"}',
       },
     });
   });
 
-  it('sweeps stuck posts every minute: a recurring schedule puts {"sweep":true} on the publish queue', () => {
+  it('sweeps stuck posts every minute: a recurring schedule puts {"kind":"sweep"} on the publish queue', () => {
     const groupId = logicalIdOf(stateful, stateful.node.findChild('Scheduling').node.findChild('Group'));
     const [sweep] = Object.values(
       template.findResources('AWS::Scheduler::Schedule', { Properties: { Name: 'post-sweep' } }),
@@ -279,7 +279,7 @@ describe('stateful stack', () => {
       Target: {
         Arn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queues.publish.queue), 'Arn'] },
         RoleArn: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.schedulerRole), 'Arn'] },
-        Input: '{"sweep":true}',
+        Input: '{"kind":"sweep"}',
       },
     });
   });

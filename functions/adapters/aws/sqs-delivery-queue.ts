@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { deliveryBody } from '../../ports/queue-messages.ts';
 import type { DeliveryJob, DeliveryQueue } from '../../ports/webhooks.ts';
 import { MAX_DELAY_SECONDS } from './sqs-job-queue.ts';
 
@@ -18,7 +19,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
           QueueUrl: this.queueUrl,
           Entries: chunk.map((job, index) => ({
             Id: String(index),
-            MessageBody: JSON.stringify({ deliveryId: job.deliveryId, attempt: job.attempt }),
+            MessageBody: deliveryBody({ kind: 'delivery', deliveryId: job.deliveryId, attempt: job.attempt }),
             DelaySeconds: delay,
           })),
         }),

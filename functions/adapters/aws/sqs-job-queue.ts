@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EventFacts, JobQueue, PublishJob } from '../../ports/publishing.ts';
+import { eventBody, publishBody } from '../../ports/queue-messages.ts';
 
 /** SQS allows at most 15 minutes of delay per message. */
 export const MAX_DELAY_SECONDS = 900;
@@ -14,18 +15,18 @@ export class SqsJobQueue implements JobQueue {
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.queues.publish,
-        MessageBody: JSON.stringify(job),
+        MessageBody: publishBody(job),
         DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.floor(delaySeconds))),
       }),
     );
   }
 
   async sendEvent(eventId: string, about?: EventFacts): Promise<void> {
-    const body = about
-      ? { eventId, workspaceId: about.workspaceId, type: about.type, mode: about.mode }
-      : { eventId };
-    await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: JSON.stringify(body) }),
+    const body = eventBody(
+      about
+        ? { kind: 'event', eventId, workspaceId: about.workspaceId, type: about.type, mode: about.mode }
+        : { kind: 'event', eventId },
     );
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queues.event, MessageBody: body }));
   }
 }

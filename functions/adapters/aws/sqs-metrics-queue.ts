@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { MetricsJob, MetricsQueue } from '../../ports/metrics.ts';
+import { metricsBody } from '../../ports/queue-messages.ts';
 import { MAX_DELAY_SECONDS } from './sqs-job-queue.ts';
 
 /** The metrics queue on SQS: jobs go in batches of ten (SQS's batch limit). */
@@ -18,7 +19,13 @@ export class SqsMetricsQueue implements MetricsQueue {
           QueueUrl: this.queueUrl,
           Entries: batch.map((job, n) => ({
             Id: String(n),
-            MessageBody: JSON.stringify(job),
+            MessageBody: metricsBody({
+              kind: 'reading',
+              postId: job.postId,
+              channelId: job.channelId,
+              step: job.step,
+              attempt: job.attempt,
+            }),
             DelaySeconds: delay,
           })),
         }),

@@ -9,7 +9,7 @@ const PER_START = 100_000;
  * The local SQS stand-in keeps messages in memory, so a restart loses jobs in flight (SQS on AWS
  * does not). On start the local runtime puts them back at once, from the same due index the post
  * sweep reads (no Scan): a job for every post still publishing, and a firing for every scheduled
- * post whose schedule already fired. The post sweep (`{ "sweep": true }` on the publish queue, a
+ * post whose schedule already fired. The post sweep (`{ "kind": "sweep" }` on the publish queue, a
  * timer locally, a recurring schedule on AWS) would find them too, but only once they are
  * `POST_SWEEP_AFTER_SECONDS` overdue; a restart should not make them wait that long.
  */

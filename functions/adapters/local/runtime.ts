@@ -6,7 +6,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
-import { TOKEN_SWEEP_MESSAGE } from '../../core/channels/sweep-tokens.ts';
+import {
+  METRICS_SWEEP_MESSAGE,
+  POST_SWEEP_MESSAGE,
+  TOKEN_SWEEP_MESSAGE,
+  WEBHOOK_SWEEP_MESSAGE,
+} from '../../ports/queue-messages.ts';
 import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
@@ -341,7 +346,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const sweepPosts = () =>
       sqs
         .send(
-          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
+          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: POST_SWEEP_MESSAGE }),
         )
         .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
     const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
@@ -360,7 +365,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     // finds what the in-memory queue lost when the runtime last stopped.
     const sweepWebhooks = () =>
       sqs
-        .send(new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }))
+        .send(
+          new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: WEBHOOK_SWEEP_MESSAGE }),
+        )
         .catch((error: unknown) =>
           log.error(
             `Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
@@ -374,7 +381,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const sweepMetrics = () =>
       sqs
         .send(
-          new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
+          new SendMessageCommand({
+            QueueUrl: services.queues.metrics.url,
+            MessageBody: METRICS_SWEEP_MESSAGE,
+          }),
         )
         .catch((error: unknown) =>
           log.error(

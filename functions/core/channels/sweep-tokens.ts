@@ -4,9 +4,6 @@ import { NetworkError } from '../../ports/network-client.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { TokenService } from './token-service.ts';
 
-/** The message the token refresh sweep puts on the publish queue (a recurring schedule on AWS, a timer locally). */
-export const TOKEN_SWEEP_MESSAGE = '{"tokenSweep":true}';
-
 /** Channels refreshed per sweep at most; the rest wait for the next sweep (they are not yet expiring). */
 const BATCH = 40;
 /** Refreshes running at once (different channels: each channel's own refresh is serialised by the token service). */
