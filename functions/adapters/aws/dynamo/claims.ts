@@ -1,15 +1,38 @@
 import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import type { RemoteBlock } from '../../../ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../ports/publishing.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
 const key = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
   keys.blockClaim(c.postId, c.channelId, c.block);
-const fromItem = (item: Record<string, unknown>): BlockClaim => {
-  const { PK: _pk, SK: _sk, type: _type, ...fields } = item;
-  return fields as unknown as BlockClaim;
-};
+const CLAIM_STATES = ['sending', 'checking', 'sent', 'not_sent', 'unknown'] as const;
+const optionalTime = z.string().optional();
+const claimSchema: z.ZodType<BlockClaim> = z.looseObject({
+  postId: z.string(),
+  channelId: z.string(),
+  block: z.number().int(),
+  state: z.enum(CLAIM_STATES),
+  owner: z.string(),
+  leaseUntil: z.string(),
+  since: z.string(),
+  firstSentAt: optionalTime,
+  lastSentAt: optionalTime,
+  lostAt: optionalTime,
+  checks: z.number().optional(),
+  nextCheckAt: optionalTime,
+  duplicate: z.boolean().optional(),
+  progress: z.record(z.string(), z.unknown()).optional(),
+  remote: z
+    .looseObject({ remoteId: z.string(), remoteUrl: z.string(), meta: z.record(z.string(), z.string()) })
+    .optional(),
+});
+
+/** A block claim item as its record (the table's keys left out); `MalformedItemError` if it is not one. */
+export const claimFromItem = (item: Record<string, unknown>): BlockClaim =>
+  parseItem('BlockClaim', claimSchema, item);
 
 /** The fields a settle writes besides the state: the send history and the lookup schedule. */
 const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
@@ -91,7 +114,7 @@ export class DynamoClaimStore implements ClaimStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { acquired: true, claim: fromItem(out.Attributes ?? {}) };
+      return { acquired: true, claim: claimFromItem(out.Attributes ?? {}) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // Read it back (the document client does not unmarshal an error's item).
@@ -99,7 +122,7 @@ export class DynamoClaimStore implements ClaimStore {
         new GetCommand({ TableName: this.table.tableName, Key: key(claim), ConsistentRead: true }),
       );
       if (!out.Item) return this.acquire(claim);
-      const current = fromItem(out.Item);
+      const current = claimFromItem(out.Item);
       return { acquired: false, current };
     }
   }

@@ -1,9 +1,13 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.ts';
+import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import type { ChannelConnectResult, GrantToSave } from '../../../ports/accounts.ts';
 import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../../ports/connect-states.ts';
+import type { NetworkTarget } from '../../../ports/network-auth.ts';
 import { saveChannels } from './channels.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 
 /** Kept a day past its expiry so a late replay is told "expired", then removed by the table's TTL. */
@@ -15,6 +19,40 @@ export const connectStateToItem = (state: ConnectState) => ({
   [TABLE_KEYS.ttlAttribute]: Math.floor(Date.parse(state.expiresAt) / 1000) + TTL_GRACE_SECONDS,
   state,
 });
+
+const isPlainMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// The channel and targets a connection found are the network's answer, saved as read: their own
+// modules check them when they become channels.
+const connectStateSchema: z.ZodType<ConnectState> = z.looseObject({
+  stateHash: z.string(),
+  accountId: z.string(),
+  workspaceId: z.string(),
+  mode: z.enum(['live', 'test']),
+  platform: z.enum(PLATFORM_IDS),
+  redirectUrl: z.string(),
+  codeVerifier: z.string().nullable(),
+  status: z.enum(['pending', 'exchanging', 'granted', 'targets', 'done', 'failed']),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  grantCiphertext: z.string().optional(),
+  channel: z.custom<ConnectState['channel']>(isPlainMap).optional(),
+  connectCodeHash: z.string().optional(),
+  targets: z.custom<NetworkTarget[]>(Array.isArray).optional(),
+  grantAccountId: z.string().optional(),
+  channelIds: z.array(z.string()).optional(),
+});
+
+/** States made before the key's mode was kept were all started by live keys. */
+const modeOfOlderStates = (fields: Record<string, unknown>): Record<string, unknown> => {
+  const state = isPlainMap(fields.state) ? fields.state : {};
+  return state.mode === undefined ? { ...state, mode: 'live' } : state;
+};
+
+/** The connect state an item holds (as its `state` map); `MalformedItemError` if it holds none. */
+export const connectStateFromItem = (item: Record<string, unknown>): ConnectState =>
+  parseItem('ConnectState', connectStateSchema, item, modeOfOlderStates);
 
 /** Connect states in the single table, one item each. */
 export class DynamoConnectStateStore implements ConnectStateStore {
@@ -38,7 +76,7 @@ export class DynamoConnectStateStore implements ConnectStateStore {
         ConsistentRead: true,
       }),
     );
-    return (out.Item?.state as ConnectState | undefined) ?? null;
+    return out.Item ? connectStateFromItem(out.Item) : null;
   }
 
   async transition(

@@ -1,7 +1,10 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { type OutboxEvent, type OutboxGate, skipsEvents } from '../../../ports/publishing.ts';
+import { EVENT_TYPES } from '../../../ports/webhooks.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 import type { TransactItem } from './usage.ts';
 
@@ -78,13 +81,31 @@ export const readEndpointCount = async (
 export const endpointCountOf = (item: Record<string, unknown> | undefined): number | null =>
   typeof item?.endpoints === 'number' ? item.endpoints : null;
 
-/** The event an outbox item holds (deflated, or as a plain map in items written before). */
-export const eventFromItem = (item: Record<string, unknown> | undefined): OutboxEvent | null => {
-  if (!item) return null;
-  if (item.eventZ instanceof Uint8Array)
-    return JSON.parse(inflateRawSync(item.eventZ).toString('utf8')) as OutboxEvent;
-  return (item.event as OutboxEvent | undefined) ?? null;
+const eventSchema: z.ZodType<OutboxEvent> = z.looseObject({
+  id: z.string(),
+  type: z.enum(EVENT_TYPES),
+  createdAt: z.string(),
+  accountId: z.string(),
+  workspaceId: z.string(),
+  mode: z.enum(['live', 'test']),
+  // The rest of the data (the post's snapshot, counts) passes through as stored.
+  data: z.looseObject({ channelId: z.string(), platform: z.string(), error: z.string().nullable() }),
+});
+
+/** Items written before events were deflated hold the event as a plain map (`event`). */
+const inflated = (fields: Record<string, unknown>): Record<string, unknown> => {
+  if (fields.eventZ instanceof Uint8Array) return JSON.parse(inflateRawSync(fields.eventZ).toString('utf8'));
+  return isPlainMap(fields.event) ? fields.event : {};
 };
+const isPlainMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The event an outbox item holds (deflated, or as a plain map in items written before); null when
+ * there is no item, `MalformedItemError` when the item holds no event.
+ */
+export const eventFromItem = (item: Record<string, unknown> | undefined): OutboxEvent | null =>
+  item ? parseItem('OutboxEvent', eventSchema, item, inflated) : null;
 
 const eventIdOf = (item: Record<string, unknown>): string => String(item.PK).slice(keys.event('').PK.length);
 

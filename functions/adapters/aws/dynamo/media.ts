@@ -6,6 +6,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.ts';
 import type { MediaPage, MediaRecord, MediaStore } from '../../../ports/media.ts';
 import {
@@ -15,6 +16,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 import type { TransactItem } from './usage.ts';
 
@@ -25,10 +27,22 @@ export const mediaToItem = (m: MediaRecord) => ({
   type: 'Media',
   ...m,
 });
-export const mediaFromItem = (item: Record<string, unknown>): MediaRecord => {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1pk, GSI1SK: _g1sk, type: _type, ...fields } = item;
-  return fields as unknown as MediaRecord;
-};
+const mediaSchema: z.ZodType<MediaRecord> = z.looseObject({
+  mediaId: z.string(),
+  workspaceId: z.string(),
+  accountId: z.string(),
+  mimeType: z.string(),
+  size: z.number(),
+  status: z.enum(['pending', 'ready']),
+  fileName: z.string(),
+  altText: z.string().nullable(),
+  objectKey: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.number().optional(),
+});
+/** A media item as its record; `MalformedItemError` if it is not one. */
+export const mediaFromItem = (item: Record<string, unknown>): MediaRecord =>
+  parseItem('Media', mediaSchema, item);
 
 /**
  * The transaction part that adds `bytes` (negative to free) to the account's stored bytes; when

@@ -8,8 +8,11 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import type { KeyMode } from '../../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StatsCounters, StoredReading } from '../../../ports/metrics.ts';
+import { METRIC_NAMES } from '../../../ports/network-client.ts';
 import type { TrackingStart } from '../../../ports/posts.ts';
 import {
   isConditionFailure,
@@ -18,6 +21,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
+import { parseItem } from './item.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -35,33 +39,52 @@ const trackerItem = (t: MetricsTracker): Record<string, unknown> => ({
   ...t,
 });
 
-const STATS_ATTRIBUTES = new Set([
-  'postId',
-  'channelId',
-  'workspaceId',
-  'mode',
-  'platform',
-  'liveAt',
-  'postLiveAt',
-  'step',
-  'nextAt',
-  'known',
-  'latest',
-  'readings',
-  'missed',
-  'skipped',
-]);
+const trackerSchema: z.ZodType<MetricsTracker> = z.object({
+  postId: z.string(),
+  channelId: z.string(),
+  workspaceId: z.string(),
+  mode: z.enum(['live', 'test']),
+  platform: z.enum(PLATFORM_IDS),
+  liveAt: z.string(),
+  postLiveAt: z.string(),
+  step: z.number().int(),
+  nextAt: z.string().nullable(),
+  known: z.partialRecord(z.enum(METRIC_NAMES), z.number()),
+  latest: z.object({ at: z.string(), metrics: z.partialRecord(z.enum(METRIC_NAMES), z.number()) }).nullable(),
+  readings: z.number().int(),
+  missed: z.number().int(),
+  skipped: z.number().int(),
+});
 
-const fromTrackerItem = (item: Record<string, unknown>): MetricsTracker => {
-  const tracker: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) if (STATS_ATTRIBUTES.has(name)) tracker[name] = value;
-  return { nextAt: null, latest: null, known: {}, ...tracker } as MetricsTracker;
-};
+/** A tracker is stored without what it does not have yet (no next reading, no reading yet): read as null and empty. */
+const trackerDefaults = (fields: Record<string, unknown>) => ({
+  nextAt: null,
+  latest: null,
+  known: {},
+  ...fields,
+});
 
-const fromReadingItem = (item: Record<string, unknown>): StoredReading => {
-  const { PK: _pk, SK: _sk, type: _type, ...reading } = item;
-  return reading as unknown as StoredReading;
-};
+/** A metrics tracker item as its record (its index keys and other attributes left out); `MalformedItemError` if it is not one. */
+const fromTrackerItem = (item: Record<string, unknown>): MetricsTracker =>
+  parseItem('metricsTracker', trackerSchema, item, trackerDefaults);
+
+const readingSchema: z.ZodType<StoredReading> = z.looseObject({
+  postId: z.string(),
+  channelId: z.string(),
+  step: z.number().int(),
+  at: z.string(),
+  dueAt: z.string(),
+  outcome: z.enum(['ok', 'missed', 'skipped']),
+  metrics: z.partialRecord(z.enum(METRIC_NAMES), z.number()).optional(),
+  blocks: z
+    .array(z.object({ block: z.number().int(), metrics: z.partialRecord(z.enum(METRIC_NAMES), z.number()) }))
+    .optional(),
+  reason: z.string().optional(),
+});
+
+/** A stored reading item as its record; `MalformedItemError` if it is not one. */
+const fromReadingItem = (item: Record<string, unknown>): StoredReading =>
+  parseItem('metricsReading', readingSchema, item);
 
 /** Counters are stored as plain numeric attributes; everything else on an aggregate item is a key. */
 const countersOf = (item: Record<string, unknown>): StatsCounters => {

@@ -15,7 +15,7 @@ import { ClaimTakenError, EndpointsAppearedError, type JobReads } from '../../..
 import { type KeyCount, KeyCountRefusedError } from '../../../ports/rate-limiter.ts';
 import { logger } from '../../../shared/powertools.ts';
 import { jobChannelKeys, jobChannelsOf } from './channels.ts';
-import { settleUpdate } from './claims.ts';
+import { claimFromItem, settleUpdate } from './claims.ts';
 import {
   batchGetAll,
   isConditionFailure,
@@ -27,6 +27,7 @@ import {
 import { outboxItems } from './events.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 import { DynamoMetricsStore, trackingItems } from './metrics.ts';
+import { postFromMainItem, type TextRef, textsFromChunkItem } from './post-item.ts';
 import { keyCountItem } from './rate-limits.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
@@ -90,12 +91,6 @@ const dueIndexOf = (post: PostRecord) => {
   return dueAt === null ? {} : keys.postDueIndex(postDueShard(post.postId), dueAt, post.postId);
 };
 
-interface TextRef {
-  c: number;
-  b: number;
-  content: string;
-}
-
 const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 /** The main item, plus chunk items holding the block texts when they would make it too large. */
@@ -139,10 +134,9 @@ export const postFromItems = (
   main: Record<string, unknown>,
   chunks: Record<string, unknown>[],
 ): PostRecord => {
-  const { PK: _pk, SK: _sk, type: _type, GSI1PK: _gpk, GSI1SK: _gsk, ...fields } = main;
-  const post = fields as unknown as PostRecord;
+  const post = postFromMainItem(main);
   for (const chunk of chunks) {
-    for (const ref of chunk.texts as TextRef[]) {
+    for (const ref of textsFromChunkItem(chunk)) {
       const block = post.channels[ref.c]?.blocks[ref.b] as PostBlock | undefined;
       if (block) block.content = ref.content;
     }
@@ -284,14 +278,15 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     // The blocks' claims come in the same page (`CLAIM#…` sorts before `POST`).
     const activity = items
       .filter((item) => item.type === 'BlockClaim')
+      .map(claimFromItem)
       .map(
-        (item): BlockActivity => ({
-          channelId: String(item.channelId),
-          block: Number(item.block),
-          state: item.state as BlockActivity['state'],
-          ...(typeof item.firstSentAt === 'string' ? { firstSentAt: item.firstSentAt } : {}),
-          ...(typeof item.nextCheckAt === 'string' ? { nextCheckAt: item.nextCheckAt } : {}),
-          inProgress: item.progress !== undefined && item.progress !== null,
+        (claim): BlockActivity => ({
+          channelId: claim.channelId,
+          block: claim.block,
+          state: claim.state,
+          ...(claim.firstSentAt !== undefined ? { firstSentAt: claim.firstSentAt } : {}),
+          ...(claim.nextCheckAt !== undefined ? { nextCheckAt: claim.nextCheckAt } : {}),
+          inProgress: claim.progress !== undefined && claim.progress !== null,
         }),
       );
     return { post: postFromItems(main, chunks), activity };

@@ -32,6 +32,7 @@ import {
 } from './client.ts';
 import { endpointCountOf } from './events.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
+import { attemptFromItem, deliveryFromItem, endpointFromItem } from './webhook-items.ts';
 
 /** The `type` of a workspace's count of webhook endpoints (`keys.webhookCount`). */
 export const COUNT_TYPE = 'WebhookCount';
@@ -51,11 +52,6 @@ export const dueShard = (deliveryId: string): number => {
   return (hash >>> 0) % DUE_SHARDS;
 };
 
-const strip = (item: Record<string, unknown>) => {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, type: _t, expiresAt: _e, ...rest } = item;
-  return rest;
-};
-
 /** The `type` of a webhook endpoint's item. */
 const ENDPOINT_TYPE = 'Webhook';
 
@@ -64,8 +60,6 @@ export const endpointToItem = (endpoint: WebhookEndpoint) => ({
   type: ENDPOINT_TYPE,
   ...endpoint,
 });
-export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint =>
-  strip(item) as unknown as WebhookEndpoint;
 
 export const deliveryToItem = (delivery: Delivery) => {
   // Unset times are left out, not stored as NULL: the claim sets firstAttemptAt with if_not_exists.
@@ -86,14 +80,6 @@ export const deliveryToItem = (delivery: Delivery) => {
     expiresAt: expiresAt(delivery.createdAt),
   };
 };
-export const deliveryFromItem = (item: Record<string, unknown>): Delivery => {
-  const fields = strip(item) as unknown as Delivery;
-  return {
-    ...fields,
-    inFlightUntil: fields.inFlightUntil ?? null,
-    firstAttemptAt: fields.firstAttemptAt ?? null,
-  };
-};
 
 export const attemptToItem = (log: DeliveryAttempt) => ({
   ...keys.webhookAttempt(log.webhookId, log.attemptedAt, log.deliveryId, log.attempt),
@@ -101,8 +87,6 @@ export const attemptToItem = (log: DeliveryAttempt) => ({
   ...log,
   expiresAt: expiresAt(log.attemptedAt),
 });
-export const attemptFromItem = (item: Record<string, unknown>): DeliveryAttempt =>
-  strip(item) as unknown as DeliveryAttempt;
 
 const UPDATABLE = [
   'url',
