@@ -65,7 +65,7 @@ const trackerDefaults = (fields: Record<string, unknown>) => ({
 });
 
 /** A metrics tracker item as its record (its index keys and other attributes left out); `MalformedItemError` if it is not one. */
-const fromTrackerItem = (item: Record<string, unknown>): MetricsTracker =>
+export const fromTrackerItem = (item: Record<string, unknown>): MetricsTracker =>
   parseItem('metricsTracker', trackerSchema, item, trackerDefaults);
 
 const readingSchema: z.ZodType<StoredReading> = z.looseObject({
@@ -83,7 +83,7 @@ const readingSchema: z.ZodType<StoredReading> = z.looseObject({
 });
 
 /** A stored reading item as its record; `MalformedItemError` if it is not one. */
-const fromReadingItem = (item: Record<string, unknown>): StoredReading =>
+export const fromReadingItem = (item: Record<string, unknown>): StoredReading =>
   parseItem('metricsReading', readingSchema, item);
 
 /** Counters are stored as plain numeric attributes; everything else on an aggregate item is a key. */
