@@ -3,6 +3,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dispatchEvent, type EndpointLookup, endpointsOnce, sweep } from '../core/webhooks/dispatch.ts';
 import type { EventFacts } from '../ports/publishing.ts';
 import { type EventMessage, parseEventMessage } from '../ports/queue-messages.ts';
+import { EVENT_TYPES } from '../ports/webhooks.ts';
 import { compose } from '../runtime/compose.ts';
 import { outbound } from '../runtime/parts/outbound.ts';
 import { queues } from '../runtime/parts/queues.ts';
@@ -15,9 +16,9 @@ const deps = compose(webhooks, outbound, queues);
 /** The event's facts a message carries (`workspaceId`, `type`, `mode`), when all are there. */
 const factsOf = (message: EventMessage & { kind: 'event' }): EventFacts | undefined => {
   const { workspaceId, type, mode } = message;
-  return workspaceId !== undefined && type !== undefined && mode !== undefined
-    ? { workspaceId, type, mode }
-    : undefined;
+  if (workspaceId === undefined || mode === undefined) return undefined;
+  const known = EVENT_TYPES.find((eventType) => eventType === type);
+  return known ? { workspaceId, type: known, mode } : undefined;
 };
 
 /**

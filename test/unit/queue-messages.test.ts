@@ -96,11 +96,9 @@ describe('event queue messages', () => {
   });
 
   it('leaves a malformed fact out (the event is then read first) and refuses a message without an event id', () => {
-    const message = ok(
-      parseEventMessage('{"kind":"event","eventId":"evt_1","workspaceId":"ws_1","type":"nope"}'),
-    );
+    const message = ok(parseEventMessage('{"kind":"event","eventId":"evt_1","workspaceId":"ws_1","mode":7}'));
     expect(message).toMatchObject({ kind: 'event', eventId: 'evt_1', workspaceId: 'ws_1' });
-    expect((message as { type?: unknown }).type).toBeUndefined();
+    expect((message as { mode?: unknown }).mode).toBeUndefined();
     expect(problemOf(parseEventMessage('{"kind":"event"}'))).toContain('eventId');
     expect(problemOf(parseEventMessage('{"eventId":42}'))).toContain('eventId');
     expect(problemOf(parseEventMessage('{}'))).toContain('kind');
