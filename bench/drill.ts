@@ -384,9 +384,9 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
     });
-    const { getDeps } = await import('../functions/runtime/container.ts');
+    const { createContainer } = await import('../functions/runtime/container.ts');
     const { connectChannel, setPlan } = await import('../functions/core/admin/admin.ts');
-    const deps = getDeps();
+    const { deps } = createContainer();
     await setPlan(deps, { accountId: seed.accountId, plan: 'unlimited' });
     const channelOf = new Map(seed.channels.map((c) => [c.platform, c.id]));
     const dedicated = new Map<string, string>();

@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import { createAccount, createApiKey, createWorkspace } from '../functions/core/admin/admin.ts';
 import { MAX_DIRECT_UPLOAD_BYTES } from '../functions/core/media/formats.ts';
-import { getDeps } from '../functions/runtime/container.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
 import { machineLine, ms, percentile, ratio, writeSection } from './lib.ts';
 
@@ -32,7 +31,7 @@ export const runMedia = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-media-'));
   const runtime = await startLocalRuntime({ dataDir, port: 0, fresh: true, rateLimitPerMinute: 10_000_000 });
   try {
-    const deps = getDeps();
+    const deps = runtime.container.deps;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'bench' });
     const { secret } = await createApiKey(deps, {

@@ -26,7 +26,6 @@ import { authenticateAndCount, hashSecret } from '../functions/core/auth/api-key
 import { createPost } from '../functions/core/posts/save-post.ts';
 import type { PostBody } from '../functions/core/posts/schema.ts';
 import { newId } from '../functions/domain/ids.ts';
-import { getDeps } from '../functions/runtime/container.ts';
 import {
   type LatencyStats,
   machineLine,
@@ -47,8 +46,8 @@ const ROUNDS = 6;
 const PAGES = 200;
 
 /** A document client that asks for and adds up consumed capacity on every call. */
-const meteredTable = (tableName: string) => {
-  const client = new DynamoDBClient({});
+const meteredTable = (tableName: string, endpoint: string) => {
+  const client = new DynamoDBClient({ endpoint });
   const totals = { read: 0, write: 0 };
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -182,7 +181,7 @@ export const runPosts = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-posts-'));
   const runtime = await startLocalRuntime({ dataDir, port: 0, fresh: true, rateLimitPerMinute: 10_000_000 });
   try {
-    const deps = getDeps();
+    const deps = runtime.container.deps;
     const javaPid =
       (JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { javaPid?: number }).javaPid ?? null;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
@@ -311,7 +310,10 @@ export const runPosts = async () => {
     const calls = await countCalls(deps.dynamo, 20, post);
 
     // 3. Capacity units of one create (the whole use case: reads to validate, then the transaction).
-    const metered = meteredTable(deps.table.tableName);
+    const metered = meteredTable(
+      deps.table.tableName,
+      runtime.container.environment.AWS_ENDPOINT_URL_DYNAMODB as string,
+    );
     const meteredDeps = {
       ...deps,
       table: metered.table,

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../functions/adapters/aws/dynamo/client.ts';
 import { currentFunction } from '../functions/adapters/local/grant-guard.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
@@ -20,7 +21,7 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
 import { type PublishJob, runJob } from '../functions/ports/publishing.ts';
-import { getDeps } from '../functions/runtime/container.ts';
+import type { Deps } from '../functions/runtime/container.ts';
 import { awsCapacity, batchedSizeOf } from './capacity.ts';
 import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
 
@@ -85,8 +86,10 @@ interface StackOwner {
  * counts are taken, so the timed runs do no extra reads: item sizes are those of the items then,
  * read in batches with a client of our own, outside any function.
  */
-const counter = (deps: ReturnType<typeof getDeps>) => {
-  const lookup = createDocumentClient();
+const counter = (deps: Deps, environment: Record<string, string | undefined>) => {
+  const lookup = createDocumentClient(
+    new DynamoDBClient({ endpoint: environment.AWS_ENDPOINT_URL_DYNAMODB as string }),
+  );
   let requests: {
     fn: string;
     command: string;
@@ -177,7 +180,7 @@ export const runPublishing = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-publish-'));
   const runtime = await startLocalRuntime({ dataDir, port: 0, fresh: true, rateLimitPerMinute: 10_000_000 });
   try {
-    const deps = getDeps();
+    const deps = runtime.container.deps;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'bench' });
     const { secret } = await createApiKey(deps, {
@@ -235,7 +238,7 @@ export const runPublishing = async () => {
       });
     });
 
-    const count = counter(deps);
+    const count = counter(deps, runtime.container.environment);
     const untilNonePublishing = async () => {
       let remaining = 1;
       while (remaining > 0) {

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { createDocumentClient } from '../functions/adapters/aws/dynamo/client.ts';
 import { DynamoRateLimiter } from '../functions/adapters/aws/dynamo/rate-limits.ts';
@@ -144,7 +145,13 @@ export const runSpine = async () => {
     for (let i = 0; i < 200; i++) await call();
     const http = await measure(REQUESTS, CONCURRENCY, call);
 
-    const table = { doc: createDocumentClient(), tableName: process.env.TABLE_NAME as string };
+    const { environment, deps } = runtime.container;
+    const table = {
+      doc: createDocumentClient(
+        new DynamoDBClient({ endpoint: environment.AWS_ENDPOINT_URL_DYNAMODB as string }),
+      ),
+      tableName: deps.table.tableName,
+    };
     const limiter = new DynamoRateLimiter(table, 10_000_000);
     const hash = hashSecret(key);
     // What the request does in DynamoDB: one UpdateItem of the key's item finds the key and counts it.

@@ -19,7 +19,6 @@ import {
 } from '../functions/core/admin/admin.ts';
 import { newId } from '../functions/domain/ids.ts';
 import type { OutboxEvent } from '../functions/ports/publishing.ts';
-import { getDeps } from '../functions/runtime/container.ts';
 import { verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.ts';
 import { machineLine, ms, percentile, writeSection } from './lib.ts';
@@ -39,7 +38,7 @@ export const runWebhooks = async () => {
     env: { WEBHOOK_EXTRA_CA_CERTS: certs.caFile },
   });
   try {
-    const deps = getDeps();
+    const deps = runtime.container.deps;
     const account = await createAccount(deps, { name: 'Bench', plan: 'unlimited' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'bench' });
     const { secret: key } = await createApiKey(deps, {

@@ -31,7 +31,7 @@ import { tagView } from '../functions/core/tags/tag-view.ts';
 import { isApiError } from '../functions/domain/errors.ts';
 import { PLANS } from '../functions/domain/plans.ts';
 import { PLATFORM_IDS } from '../functions/domain/platforms/types.ts';
-import { getDeps } from '../functions/runtime/container.ts';
+import { createContainer } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -136,7 +136,8 @@ const main = async () => {
     return;
   }
   target();
-  const deps = getDeps();
+  // The process's environment, which target() just pointed at the running runtime's engines.
+  const { deps } = createContainer();
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
   switch (command) {
     case 'create-account':

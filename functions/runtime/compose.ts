@@ -6,8 +6,10 @@
  *
  * A function sees the base (clock, table, keys and rate limit) and its parts, nothing else: a
  * capability it did not compose is a compile error, and absent at run time, locally as on AWS.
- * Each part is built once per process, on first use, and shared by every view that names it.
+ * Each part is built once per container (one per process on AWS, one per local runtime), on
+ * first use, and shared by every view that names it.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -24,7 +26,7 @@ import type { MediaRecord } from '../ports/media.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { TokenCipher } from '../ports/token-cipher.ts';
-import { ENV, env } from '../shared/env.ts';
+import { ENV, env, withEnvironment } from '../shared/env.ts';
 
 /** An AWS SDK client built by a part. */
 export type AwsSdkClient = DynamoDBClient | SQSClient | S3Client | SchedulerClient | KMSClient;
@@ -107,58 +109,133 @@ export const part = <
   return defined;
 };
 
-let decorators: AdapterDecorators = {};
-/** The fields of every part built in this process (and any override in place). */
-let values: Record<string, unknown> = {};
-let built = new Set<Part>();
-const building = new Set<Part>();
+/** What a container reads its environment from and puts around its adapters. */
+export interface ContainerOptions {
+  /**
+   * The environment its parts are built from and its invocations read (`env`), instead of the
+   * process's: the local runtime's queue URLs, table and endpoints. Default: the process's, read
+   * live (AWS, bin/ scripts).
+   */
+  environment?: Readonly<Record<string, string | undefined>>;
+  decorators?: AdapterDecorators;
+}
 
-const kit: BuildKit = {
-  decorated: (client) => {
-    decorators.awsClient?.(client);
-    return client;
-  },
-  get decorators() {
-    return decorators;
-  },
-  lazy: <T>(make: () => T) => {
-    let value: T | undefined;
-    return () => {
-      value ??= make();
-      return value;
+/**
+ * The parts built for one runtime instance, with its decorators, overrides and environment.
+ *
+ * Why the views find their container through AsyncLocalStorage rather than handler factories
+ * (`makeHandler(container)`): on AWS a Lambda process is one function whose module-scope
+ * `compose(...)` is its init, built once and reused by every invocation; factories would change
+ * every handler module and the bundle's entry shape for a need only the local runtime has (several
+ * functions, and in tests several runtimes, in one process). So the modules stay as they are, and
+ * the local runtime runs each invocation (HTTP, queue batches, scheduler ticks, sweeps, recovery)
+ * inside `container.run`; a view reads the container of the code that reads it, and outside any
+ * run the process's default container (AWS, bin/ scripts). A runtime cannot reach another's parts:
+ * each part's builder, and each `lazy` value, runs inside its own container, whatever the caller's.
+ */
+export class Container {
+  readonly decorators: AdapterDecorators;
+  readonly environment: Readonly<Record<string, string | undefined>> | undefined;
+  /** The fields of every part built in this container (and any override in place). */
+  private values: Record<string, unknown> = {};
+  private readonly built = new Set<Part>();
+  private readonly building = new Set<Part>();
+  private readonly kit: BuildKit;
+
+  constructor(options: ContainerOptions = {}) {
+    this.decorators = options.decorators ?? {};
+    this.environment = options.environment;
+    const decorators = this.decorators;
+    this.kit = {
+      decorated: (client) => {
+        decorators.awsClient?.(client);
+        return client;
+      },
+      decorators,
+      lazy: <T>(make: () => T) => {
+        let value: T | undefined;
+        return () => {
+          value ??= this.run(make);
+          return value;
+        };
+      },
     };
-  },
-};
-
-const ensure = (p: Part): void => {
-  if (built.has(p)) return;
-  if (building.has(p)) throw new Error(`The part ${p.name} needs itself`);
-  building.add(p);
-  try {
-    for (const need of p.needs) ensure(need);
-    const made = p.build(p === base ? {} : view(p.needs), kit) as Record<string, unknown>;
-    const extra = Object.keys(made).filter((key) => !p.keys.includes(key));
-    const missing = p.keys.filter((key) => !(key in made));
-    if (extra.length > 0 || missing.length > 0) {
-      throw new Error(`The part ${p.name} built [${Object.keys(made)}], not its keys [${p.keys}]`);
-    }
-    Object.assign(values, made);
-    built.add(p);
-  } finally {
-    building.delete(p);
   }
+
+  /** Runs `fn` as this container's: every view read inside it, however deep, reads this container. */
+  run<T>(fn: () => T): T {
+    const inScope = () => current.run(this, fn);
+    return this.environment ? withEnvironment(this.environment, inScope) : inScope();
+  }
+
+  /** The base and `parts`, bound to this container whoever reads them (tests, seeding, the scheduler). */
+  compose<const Ps extends readonly Part[]>(...parts: Ps): Composed<Ps> {
+    return view(parts, () => this) as Composed<Ps>;
+  }
+
+  /** Replaces some built fields (tests); returns a function that restores them. */
+  override(partial: Record<string, unknown>): () => void {
+    const previous: Record<string, unknown> = {};
+    for (const key of Object.keys(partial)) {
+      const owner = owners.get(key);
+      if (!owner) throw new Error(`No part provides ${key}`);
+      this.ensure(owner);
+      previous[key] = this.values[key];
+    }
+    Object.assign(this.values, partial);
+    return () => {
+      Object.assign(this.values, previous);
+    };
+  }
+
+  /** The value of `key`, provided by `p`, built on first use. */
+  read(p: Part, key: string): unknown {
+    this.ensure(p);
+    return this.values[key];
+  }
+
+  private ensure(p: Part): void {
+    if (this.built.has(p)) return;
+    if (this.building.has(p)) throw new Error(`The part ${p.name} needs itself`);
+    this.building.add(p);
+    try {
+      for (const need of p.needs) this.ensure(need);
+      const made = this.run(() => p.build(p === base ? {} : view(p.needs, () => this), this.kit)) as Record<
+        string,
+        unknown
+      >;
+      const extra = Object.keys(made).filter((key) => !p.keys.includes(key));
+      const missing = p.keys.filter((key) => !(key in made));
+      if (extra.length > 0 || missing.length > 0) {
+        throw new Error(`The part ${p.name} built [${Object.keys(made)}], not its keys [${p.keys}]`);
+      }
+      Object.assign(this.values, made);
+      this.built.add(p);
+    } finally {
+      this.building.delete(p);
+    }
+  }
+}
+
+/** The container of the invocation running here (Container.run). */
+const current = new AsyncLocalStorage<Container>();
+let processDefault: Container | undefined;
+
+/** The container code running here uses: its runtime's, else the process's (AWS, bin/ scripts). */
+export const currentContainer = (): Container => {
+  const running = current.getStore();
+  if (running) return running;
+  processDefault ??= new Container();
+  return processDefault;
 };
 
-const view = (parts: readonly Part[]): object => {
+const view = (parts: readonly Part[], container: () => Container): object => {
   const out: Record<string, unknown> = {};
   for (const p of [base as Part, ...parts]) {
     for (const key of p.keys) {
       Object.defineProperty(out, key, {
         enumerable: true,
-        get: () => {
-          ensure(p);
-          return values[key];
-        },
+        get: () => container().read(p, key),
       });
     }
   }
@@ -167,38 +244,11 @@ const view = (parts: readonly Part[]): object => {
 
 /**
  * The dependencies of a function that uses `parts`: the base and those parts' fields, each built
- * on first use. Call it once at module scope (a Lambda's init); the view reads the process's
- * current values, so an override (tests) reaches it.
+ * on first use. Call it once at module scope (a Lambda's init); the view reads the container of
+ * the invocation reading it (the process's on AWS), so each local runtime's handlers see its own.
  */
 export const compose = <const Ps extends readonly Part[]>(...parts: Ps): Composed<Ps> =>
-  view(parts) as Composed<Ps>;
-
-/** Replaces some built fields (tests, the local runtime's clock); returns a function that restores them. */
-export const override = (partial: Record<string, unknown>): (() => void) => {
-  const previous: Record<string, unknown> = {};
-  for (const key of Object.keys(partial)) {
-    const owner = owners.get(key);
-    if (!owner) throw new Error(`No part provides ${key}`);
-    ensure(owner);
-    previous[key] = values[key];
-  }
-  Object.assign(values, partial);
-  return () => {
-    Object.assign(values, previous);
-  };
-};
-
-/** Forgets every built part so the next use reads the environment again. */
-export const reset = (): void => {
-  values = {};
-  built = new Set();
-};
-
-/** Sets the decorators of every part built from now on (the built ones are forgotten). */
-export const decorateAdapters = (next: AdapterDecorators): void => {
-  decorators = next;
-  reset();
-};
+  view(parts, currentContainer) as Composed<Ps>;
 
 /**
  * What every function uses: the clock, the table, API keys and accounts, the rate limit, and the
@@ -213,7 +263,7 @@ export const base: Part<BaseDeps> = part({
       throw new Error(`${ENV.publishLeaseSeconds} must be more than twice ${ENV.networkTimeoutMs}`);
     }
     // The document client shares the plain client's middleware, so decorating one covers both.
-    const dynamo = new DynamoDBClient({});
+    const dynamo = new DynamoDBClient(env.awsEndpoint('DYNAMODB'));
     // The SDK's logger middleware filters every call's input and output for a logger that is
     // never configured (its default drops everything): about 0.07 ms of CPU per call for nothing.
     dynamo.middlewareStack.remove('loggerMiddleware');

@@ -3,7 +3,7 @@
  * the benchmarks and the tests. No function's bundle imports this module: each composes only the
  * parts it uses (compose.ts).
  */
-import { type Composed, compose, override, reset } from './compose.ts';
+import { type Composed, Container, type ContainerOptions } from './compose.ts';
 import { blobs } from './parts/blobs.ts';
 import { cipher } from './parts/cipher.ts';
 import { connectStates } from './parts/connect-states.ts';
@@ -22,8 +22,6 @@ import { tokens } from './parts/tokens.ts';
 import { usage } from './parts/usage.ts';
 import { webhookSender } from './parts/webhook-sender.ts';
 import { webhooks } from './parts/webhooks.ts';
-
-export { decorateAdapters } from './compose.ts';
 
 const allParts = [
   posts,
@@ -49,16 +47,28 @@ const allParts = [
 /** Everything the use cases depend on: the base and every part. */
 export type Deps = Composed<typeof allParts>;
 
-let everything: Deps | undefined;
+/** A container with every part in view: what a local runtime, a script or a benchmark holds. */
+export interface RuntimeContainer {
+  /** The base and every part, each built on first use in this container and reused. */
+  readonly deps: Deps;
+  /** Replaces some dependencies (tests); returns a function that restores them. */
+  override(partial: Partial<Deps>): () => void;
+  /** Runs `fn` as this container's (its handlers' views, its environment). */
+  run<T>(fn: () => T): T;
+  /** The variables its functions read (a local runtime's engines and queues); the process's when none was given. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+}
 
-/** The process-wide dependencies: every part, each built on first use and reused. */
-export const getDeps = (): Deps => {
-  everything ??= compose(...allParts);
-  return everything;
+/**
+ * A container of its own: one per local runtime instance, or for a script (bin/, bench/) that
+ * uses the parts without a runtime.
+ */
+export const createContainer = (options: ContainerOptions = {}): RuntimeContainer => {
+  const container = new Container(options);
+  return {
+    deps: container.compose(...allParts),
+    override: (partial) => container.override(partial),
+    run: (fn) => container.run(fn),
+    environment: options.environment ?? process.env,
+  };
 };
-
-/** Replaces some dependencies (tests, or the local runtime's clock); returns a function that restores them. */
-export const overrideDeps = (partial: Partial<Deps>): (() => void) => override(partial);
-
-/** Forgets the built dependencies so the next use reads the environment again. */
-export const resetDeps = (): void => reset();

@@ -1,16 +1,35 @@
 /**
  * Every environment variable the functions read, read in this one module.
- * On AWS the stack sets them; locally `bin/local.ts` sets them before loading any handler.
+ * On AWS the stack sets them; locally each runtime instance gives its own (`withEnvironment`).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+type Variables = Readonly<Record<string, string | undefined>>;
+
+const scoped = new AsyncLocalStorage<Variables>();
+
+/**
+ * Runs `fn` with `variables` as its environment: every read below made inside it, however deep,
+ * reads them instead of the process's. The local runtime runs its invocations so (through its
+ * container), so two runtimes in one process (tests) each read their own table, queues and endpoints.
+ */
+export const withEnvironment = <T>(variables: Variables, fn: () => T): T => scoped.run(variables, fn);
+
+/** The environment of the code running here: its runtime's, else the process's. */
+const vars = (): Variables => scoped.getStore() ?? process.env;
+
+/** One variable as it is set here, unparsed (for a cache keyed on the variables it reads). */
+export const variable = (name: string): string | undefined => vars()[name];
+
 const read = (name: string, fallback?: string): string => {
-  const value = process.env[name];
+  const value = vars()[name];
   if (value !== undefined && value !== '') return value;
   if (fallback !== undefined) return fallback;
   throw new Error(`Missing environment variable ${name}`);
 };
 
 const readNumber = (name: string, fallback: number): number => {
-  const raw = process.env[name];
+  const raw = vars()[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0)
@@ -107,7 +126,7 @@ export const env = {
   },
   /** Base URL per network id, as JSON (`{"x":"http://127.0.0.1:4001"}`): the local runtime's simulators. Default: none (the networks' own). */
   get networkBaseUrls(): Record<string, string> {
-    const raw = process.env[ENV.networkBaseUrls];
+    const raw = vars()[ENV.networkBaseUrls];
     if (!raw) return {};
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed !== 'object' || parsed === null)
@@ -120,12 +139,12 @@ export const env = {
   },
   /** How long X's timeline may lag behind a stored tweet: a lookup finding nothing proves nothing before (default: the X client's, 30 s). */
   get xConsistencyWindowSeconds(): number | undefined {
-    const raw = process.env[ENV.xConsistencyWindowSeconds];
+    const raw = vars()[ENV.xConsistencyWindowSeconds];
     return raw === undefined || raw === '' ? undefined : readNumber(ENV.xConsistencyWindowSeconds, 0);
   },
   /** How long Reddit's listings may miss a post after a send (media processing): as X's (default: the Reddit client's, 300 s). */
   get redditConsistencyWindowSeconds(): number | undefined {
-    const raw = process.env[ENV.redditConsistencyWindowSeconds];
+    const raw = vars()[ENV.redditConsistencyWindowSeconds];
     return raw === undefined || raw === '' ? undefined : readNumber(ENV.redditConsistencyWindowSeconds, 0);
   },
   /** How long before scheduledAt a schedule fires; the queue's delay covers the rest (default 60 s). */
@@ -157,14 +176,14 @@ export const env = {
   },
   /** Whether webhooks may target loopback addresses: only the local runtime sets it (default false). */
   get webhookAllowLoopback(): boolean {
-    return process.env[ENV.webhookAllowLoopback] === 'true';
+    return vars()[ENV.webhookAllowLoopback] === 'true';
   },
   /**
    * A PEM file of extra CAs webhook deliveries trust besides the public ones (default: the file in
    * NODE_EXTRA_CA_CERTS, which Node reads only at start; this one is read when first needed).
    */
   get webhookExtraCaCerts(): string | undefined {
-    return process.env[ENV.webhookExtraCaCerts] || process.env.NODE_EXTRA_CA_CERTS || undefined;
+    return vars()[ENV.webhookExtraCaCerts] || vars().NODE_EXTRA_CA_CERTS || undefined;
   },
   /** Outbox events and deliveries overdue by this long are sent again by the sweeper (default 60 s). */
   get webhookSweepAfterSeconds(): number {
@@ -199,21 +218,21 @@ export const env = {
   },
   /** Local runtime only: a directory where each process writes which grants its functions used (tests set it). */
   get grantUsageDir(): string | undefined {
-    return process.env[ENV.grantUsageDir] || undefined;
+    return vars()[ENV.grantUsageDir] || undefined;
   },
   /**
    * The service's public base URL when it is served on a custom domain (`https://api.example.com`,
    * no /v1): the OAuth callback `<base>/v1/channels/callback` registered with each network app.
    */
   get publicBaseUrl(): string | undefined {
-    return process.env[ENV.publicBaseUrl]?.replace(/\/+$/, '') || undefined;
+    return vars()[ENV.publicBaseUrl]?.replace(/\/+$/, '') || undefined;
   },
   /**
    * The API's own URL, without PUBLIC_BASE_URL the base of the OAuth callback: the HTTP API's
    * endpoint on AWS (set by the stack), the runtime's `http://localhost:<port>` locally.
    */
   get apiUrl(): string | undefined {
-    return process.env[ENV.apiUrl]?.replace(/\/+$/, '') || undefined;
+    return vars()[ENV.apiUrl]?.replace(/\/+$/, '') || undefined;
   },
   /** Locally: how often the token refresh sweep runs (default 900 s, the AWS schedule's rate). */
   get tokenSweepIntervalSeconds(): number {
@@ -225,12 +244,25 @@ export const env = {
   },
   /** Locally: each network's app credentials as JSON (`{"x":{"clientId":"…","clientSecret":"…"}}`), the simulators' preset apps. */
   get networkAppCredentials(): Record<string, { clientId: string; clientSecret: string }> {
-    const raw = process.env[ENV.networkAppCredentials];
+    const raw = vars()[ENV.networkAppCredentials];
     if (!raw) return {};
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed !== 'object' || parsed === null)
       throw new Error(`${ENV.networkAppCredentials} must be a JSON object`);
     return parsed as Record<string, { clientId: string; clientSecret: string }>;
+  },
+  /** The AWS region (the SDK's own AWS_REGION; set on AWS and by the local runtime). */
+  get awsRegion(): string | undefined {
+    return vars().AWS_REGION || undefined;
+  },
+  /**
+   * A service's endpoint from the SDK's own variables (AWS_ENDPOINT_URL_<SERVICE>, else
+   * AWS_ENDPOINT_URL): the local runtime's engines; none on AWS. Read here and handed to the
+   * clients, because the SDK would read the process's and a local runtime has its own.
+   */
+  awsEndpoint(service: 'DYNAMODB' | 'S3' | 'SQS'): { endpoint?: string } {
+    const endpoint = vars()[`AWS_ENDPOINT_URL_${service}`] || vars().AWS_ENDPOINT_URL;
+    return endpoint ? { endpoint } : {};
   },
   /** Largest JSON request body accepted, in bytes (default 1 MiB). */
   get maxJsonBodyBytes(): number {

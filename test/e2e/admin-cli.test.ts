@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointToItem } from '../../functions/adapters/aws/dynamo/webhooks.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { offEndpoint } from '../support/outbox.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -98,14 +97,14 @@ describe('npm run admin refuses what the API refuses', () => {
     });
     expect(foreign.code).toBe(1);
     expect(foreign.error?.code).toBe('not_found');
-    expect(await getDeps().accounts.listTags('ws_nope')).toEqual([]);
+    expect(await rt.container.deps.accounts.listTags('ws_nope')).toEqual([]);
     expect(await tagNames()).not.toContain('Ghost');
   }, 180_000);
 
   it('keys, channels, plans and workspaces: unknown accounts and workspaces are not_found, bad values validation_failed', async () => {
     const account = rt.seed.accountId;
     const workspace = rt.seed.workspaces.main;
-    const channelsBefore = (await getDeps().accounts.getAccount(account))?.channelCount;
+    const channelsBefore = (await rt.container.deps.accounts.getAccount(account))?.channelCount;
     const results = await Promise.all([
       admin(['create-key', '--account', account, '--workspace', 'ws_nope']),
       admin(['create-key', '--account', account, '--workspace', workspace, '--mode', 'prod']),
@@ -147,7 +146,7 @@ describe('npm run admin refuses what the API refuses', () => {
       [1, 'not_found', 'accountId'],
       [1, 'validation_failed', 'name'],
     ]);
-    const after = await getDeps().accounts.getAccount(account);
+    const after = await rt.container.deps.accounts.getAccount(account);
     expect(after?.plan).toBe('starter');
     expect(after?.channelCount).toBe(channelsBefore);
   }, 180_000);
@@ -172,8 +171,8 @@ describe('npm run admin refuses what the API refuses', () => {
 
 describe('npm run admin recount-webhook-endpoints', () => {
   it('sets a workspace’s count to the endpoints it has (one written without the count, as the previous version did)', async () => {
-    const ws = await freshWorkspace(['x']);
-    const { table, webhooks } = getDeps();
+    const ws = await freshWorkspace(rt, ['x']);
+    const { table, webhooks } = rt.container.deps;
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,

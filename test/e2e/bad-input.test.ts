@@ -7,7 +7,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addTag } from '../../functions/core/admin/admin.ts';
-import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type ApiResponse, REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -59,7 +58,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
   };
 
   it('3 Facebook blocks of 40,000 emoji (480 KB): 201, then the same answer replayed, one post', async () => {
-    const ws = await freshWorkspace(['facebook']);
+    const ws = await freshWorkspace(rt, ['facebook']);
     const content = '😀'.repeat(40_000);
     const body = {
       intent: 'draft',
@@ -76,7 +75,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
   }, 60_000);
 
   it('an answer that stays over the limit compressed: 201, a replay answers the same post', async () => {
-    const ws = await freshWorkspace(['facebook']);
+    const ws = await freshWorkspace(rt, ['facebook']);
     // Random CJK text barely compresses: 3 x 60,000 characters are about 540 KB, over 300 KB gzipped.
     const randomText = () =>
       String.fromCodePoint(...Array.from({ length: 60_000 }, () => 0x4e00 + randomInt(0x5000)));
@@ -114,7 +113,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
   };
 
   it('when saving the answer fails once, the first call still succeeds and a retry creates nothing', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const state = failOnce(
       (command) =>
         command instanceof UpdateItemCommand &&
@@ -135,7 +134,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
   });
 
   it('when the record cannot be started, 503 to retry and nothing created; the retry runs', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const state = failOnce((command) => command instanceof PutItemCommand);
     const body = {
       intent: 'draft',
@@ -150,7 +149,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
   });
 
   it('a refused request whose record cannot be removed still answers its own refusal', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const state = failOnce((command) => command instanceof DeleteItemCommand);
     const res = await rt.api('/posts', {
       method: 'POST',
@@ -170,7 +169,7 @@ describe('Idempotency-Key on answers too large for one DynamoDB item', () => {
 describe('cursors are bound to the list and filters they were issued for', () => {
   let ws: Awaited<ReturnType<typeof freshWorkspace>>;
   beforeAll(async () => {
-    ws = await freshWorkspace(['x']);
+    ws = await freshWorkspace(rt, ['x']);
     for (const content of ['one', 'two', 'three']) {
       const res = await rt.api('/posts', {
         method: 'POST',
@@ -245,10 +244,10 @@ describe('cursors are bound to the list and filters they were issued for', () =>
 
 describe('webhook URLs whose host cannot be a DNS name', () => {
   it('are 422 url_not_allowed before any DNS lookup', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     const looked: string[] = [];
     // A resolver that cannot answer just now (the case that is a 503): it must not even be asked.
-    const restore = overrideDeps({
+    const restore = rt.container.override({
       resolveHost: async (host) => {
         looked.push(host);
         throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' });
@@ -301,8 +300,8 @@ describe('path ids and filters are checked before they reach a key', () => {
   });
 
   it('GET /posts?tag= with a tag id of the wrong shape or length is 400 validation_failed', async () => {
-    const ws = await freshWorkspace([]);
-    const tag = await addTag(getDeps(), {
+    const ws = await freshWorkspace(rt, []);
+    const tag = await addTag(rt.container.deps, {
       accountId: ws.accountId,
       workspaceId: ws.workspaceId,
       name: 'Real',
@@ -318,7 +317,7 @@ describe('path ids and filters are checked before they reach a key', () => {
   });
 
   it('a media id in a post body that cannot be an id is media_not_found, never a key', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const res = await rt.api('/posts', {
       method: 'POST',
       key: ws.key,
@@ -336,7 +335,7 @@ describe('path ids and filters are checked before they reach a key', () => {
 describe('Idempotency-Key across a crash that left its record unfinished', () => {
   /** Removes the key records of the table, as the in-progress window expiring after a killed request does. */
   const forgetKeyRecords = async () => {
-    const { doc, tableName } = getDeps().table;
+    const { doc, tableName } = rt.container.deps.table;
     const { QueryCommand, DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const page = await doc.send(
       new QueryCommand({
@@ -352,7 +351,7 @@ describe('Idempotency-Key across a crash that left its record unfinished', () =>
   };
 
   it('a retry with the same key finds the post the first attempt made: one post, counted once, published once', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const body = {
       intent: 'now',
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `crash-retry ${randomUUID()}` }] }],

@@ -18,7 +18,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  ws = await freshWorkspace(['bluesky']);
+  ws = await freshWorkspace(rt, ['bluesky']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { override } from '../../functions/runtime/compose.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { publishNow } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -94,7 +92,7 @@ beforeAll(async () => {
   rt = await startTestRuntime({
     env: { NETWORK_BASE_URLS: JSON.stringify({ bluesky: `http://127.0.0.1:${pds.port}` }) },
   });
-  restore = override({
+  restore = rt.container.override({
     resolveHost: async (host: string) => {
       const address = host === 'localhost' ? localhostIs : '93.184.215.14';
       return [{ address, family: 4 }];
@@ -117,7 +115,7 @@ const connect = (key: string) =>
 
 describe('a Bluesky PDS is called only through the guarded path', () => {
   it('a DID document naming a refused PDS (http://0.0.0.0:<port>): 422 url_not_allowed, nothing stored, nothing sent there', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     pdsEndpoint = `http://0.0.0.0:${named.port}`;
     const res = await connect(ws.key);
     expect(res.status, res.text).toBe(422);
@@ -125,17 +123,17 @@ describe('a Bluesky PDS is called only through the guarded path', () => {
     expect(res.body.error.message).toMatch(/DID document names its PDS at http:\/\/0\.0\.0\.0:\d+/);
     expect(res.body.error.message).toMatch(/unspecified address/);
     expect((await rt.api('/channels', { key: ws.key })).body.data).toEqual([]);
-    expect(await getDeps().accounts.listChannels(ws.workspaceId)).toEqual([]);
+    expect(await rt.container.deps.accounts.listChannels(ws.workspaceId)).toEqual([]);
     expect(named.seen).toEqual([]);
   });
 
   it('a PDS stored before this check (http://0.0.0.0:<port>) is refused at every publish: the post fails with the reason, no token is sent', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     pdsEndpoint = `http://127.0.0.1:${pds.port}`;
     const res = await connect(ws.key);
     expect(res.status, res.text).toBe(201);
     // What the old code stored from such a DID document.
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const record = await deps.accounts.getChannel(ws.workspaceId, res.body.id);
     if (!record) throw new Error('the channel was not stored');
     const { channelId: _, tokenCiphertext, ...base } = record;
@@ -155,7 +153,7 @@ describe('a Bluesky PDS is called only through the guarded path', () => {
   });
 
   it('DNS rebinding: the PDS named at connect resolved to an allowed address; once it resolves to a private one, publishing is refused and nothing reaches it', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     // The DID document names the fake PDS under another name: a host Herald did not configure.
     pdsEndpoint = `http://localhost:${pds.port}`;
     localhostIs = '127.0.0.1';

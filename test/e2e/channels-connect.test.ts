@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectChannel } from '../../functions/core/admin/admin.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
 import { networkAuths } from '../../functions/platforms/auth-registry.ts';
-import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -15,7 +14,7 @@ const REDIRECT = 'https://client.example/after-connect?from=herald';
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { NETWORK_TIMEOUT_MS: '2000', PUBLISH_RETRY_BASE_SECONDS: '1' } });
-  ws = await freshWorkspace([]);
+  ws = await freshWorkspace(rt, []);
 });
 
 /** The API with this file's workspace key unless another is given. */
@@ -238,7 +237,7 @@ describe('state', () => {
     url.searchParams.set('sim_user', 'late');
     const atNetwork = await follow(url.toString());
     const later = new Date(Date.now() + 11 * 60_000);
-    const restore = overrideDeps({ clock: { now: () => later } });
+    const restore = rt.container.override({ clock: { now: () => later } });
     try {
       const end = await follow(atNetwork.location as string);
       expect(end.status).toBe(400);
@@ -342,7 +341,7 @@ describe('bad input and configuration', () => {
   });
 
   it('a network without a connection flow answers 422 network_not_configured', async () => {
-    const restore = overrideDeps({ auths: () => null });
+    const restore = rt.container.override({ auths: () => null });
     try {
       const res = await api('/channels/connect', {
         method: 'POST',
@@ -362,7 +361,7 @@ describe('bad input and configuration', () => {
   });
 
   it('a network whose app credentials are not configured answers 422 network_not_configured', async () => {
-    const restore = overrideDeps({ appCredentials: { get: async () => null } });
+    const restore = rt.container.override({ appCredentials: { get: async () => null } });
     try {
       const res = await api('/channels/connect', {
         method: 'POST',
@@ -472,7 +471,7 @@ describe('completing with the connect code', () => {
   const xUser = () => `c${randomBytes(3).toString('hex')}`;
 
   it("only the key holder's workspace completes: another workspace's key gets 404, the code stays good", async () => {
-    const other = await freshWorkspace([]);
+    const other = await freshWorkspace(rt, []);
     const before = await channelIds(other.key);
     const { connectCode } = await codeThroughBrowser('x', xUser());
     const stolen = await complete(connectCode, { key: other.key });
@@ -505,7 +504,7 @@ describe('completing with the connect code', () => {
   it('expires 10 minutes after the redirect (400 connect_code_expired)', async () => {
     const { connectCode } = await codeThroughBrowser('x', xUser());
     const later = new Date(Date.now() + 11 * 60_000);
-    const restore = overrideDeps({ clock: { now: () => later } });
+    const restore = rt.container.override({ clock: { now: () => later } });
     try {
       const late = await complete(connectCode);
       expect(late.status).toBe(400);
@@ -531,9 +530,9 @@ describe('completing with the connect code', () => {
 
 /** A workspace of its own account on the free plan (13 channels) with `count` channels already. */
 const atCount = async (count: number) => {
-  const fresh = await freshWorkspace(PLATFORM_IDS.slice(0, count));
+  const fresh = await freshWorkspace(rt, PLATFORM_IDS.slice(0, count));
   for (let i = PLATFORM_IDS.length; i < count; i++) {
-    await connectChannel(getDeps(), {
+    await connectChannel(rt.container.deps, {
       accountId: fresh.accountId,
       workspaceId: fresh.workspaceId,
       platform: 'x',
@@ -542,12 +541,12 @@ const atCount = async (count: number) => {
       accessToken: 'token',
     });
   }
-  await getDeps().accounts.setPlan(fresh.accountId, 'free');
-  expect((await getDeps().accounts.getAccount(fresh.accountId))?.channelCount).toBe(count);
+  await rt.container.deps.accounts.setPlan(fresh.accountId, 'free');
+  expect((await rt.container.deps.accounts.getAccount(fresh.accountId))?.channelCount).toBe(count);
   return fresh;
 };
 const usedChannels = async (accountId: string) =>
-  (await getDeps().accounts.getAccount(accountId))?.channelCount;
+  (await rt.container.deps.accounts.getAccount(accountId))?.channelCount;
 
 describe('channel limit', () => {
   it('a new channel past the plan limit is refused with 402 (app password, and the completion, which keeps the code)', async () => {
@@ -564,9 +563,9 @@ describe('channel limit', () => {
     expect(res.status).toBe(402);
     expect(res.body.error.code).toBe('quota_exceeded');
     // The plan changes between the start and the completion: the completion checks the limit.
-    await getDeps().accounts.setPlan(full.accountId, 'unlimited');
+    await rt.container.deps.accounts.setPlan(full.accountId, 'unlimited');
     const { connectCode } = await codeThroughBrowser('x', `q${randomBytes(3).toString('hex')}`, full.key);
-    await getDeps().accounts.setPlan(full.accountId, 'free');
+    await rt.container.deps.accounts.setPlan(full.accountId, 'free');
     const refused = await complete(connectCode, { key: full.key });
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('quota_exceeded');

@@ -70,19 +70,19 @@ const metricsOf = async (postId: string, key: string) => {
 
 describe('the metrics worker across a token expiry (X: the refresh sends the app’s client secret)', () => {
   it('refreshes the expired token, stores the reading and keeps the channel connected', async () => {
-    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, [], 'live', { keepEvents: true });
     const channelId = await connectOAuth(rt, 'x', ws.key);
     const postId = await publishNow(ws.key, channelId);
     await eventually('a first reading', async () =>
       (await metricsOf(postId, ws.key)).readings.some((r: any) => r.status === 'ok'),
     );
-    const before = await storedChannel(ws.workspaceId, channelId);
+    const before = await storedChannel(rt, ws.workspaceId, channelId);
     const expiredAt = new Date().toISOString();
     await expireTokens(rt, 'x');
 
     // Nothing else uses this channel now: only a metrics reading can have refreshed its tokens.
     const after = await eventually('the refresh', async () => {
-      const stored = await storedChannel(ws.workspaceId, channelId);
+      const stored = await storedChannel(rt, ws.workspaceId, channelId);
       return stored.version > before.version ? stored : null;
     });
     expect(after.connection).toBe('connected');
@@ -97,11 +97,11 @@ describe('the metrics worker across a token expiry (X: the refresh sends the app
     expect(channel.metricsStatus).toBe('available');
     expect(channel.readings.filter((r: any) => r.status !== 'ok')).toEqual([]);
     expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('connected');
-    expect(await needsReconnectEvents(postId)).toEqual([]);
+    expect(await needsReconnectEvents(rt, postId)).toEqual([]);
   });
 
   it('when the refresh is refused: the channel needs_reconnect, its owner gets the signed event, and its readings say why', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     const endpoint = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -148,6 +148,6 @@ describe('the metrics worker across a token expiry (X: the refresh sends the app
     const notRead = channel.readings.filter((r: any) => r.status !== 'ok');
     expect(notRead[0].reason).toMatch(/reconnect/i);
     // Later readings do not try the network again: still the one event.
-    expect(await needsReconnectEvents(postId)).toHaveLength(1);
+    expect(await needsReconnectEvents(rt, postId)).toHaveLength(1);
   });
 });

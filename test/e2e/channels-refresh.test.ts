@@ -110,7 +110,7 @@ describe('a refused refresh', () => {
  * the next call needs a refresh, and LinkedIn refuses it.
  */
 const postWithDeadRefresh = async () => {
-  const ws = await freshWorkspace([], 'live', { keepEvents: true });
+  const ws = await freshWorkspace(rt, [], 'live', { keepEvents: true });
   // Refresh tokens issued from now on live one second (access tokens keep LinkedIn's 60 days).
   await setTokenLifetimes(rt, 'linkedin', { refreshSeconds: 1 });
   let channelId: string;
@@ -129,11 +129,11 @@ const postWithDeadRefresh = async () => {
 
 describe('revise refreshes a token whose refresh needs the app’s client secret (LinkedIn)', () => {
   it('revises a published post after the access token expired: one refresh, new tokens stored, channel connected', async () => {
-    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, [], 'live', { keepEvents: true });
     const channelId = await connectOAuth(rt, 'linkedin', ws.key);
     const postId = await publish(channelId, `before ${randomBytes(3).toString('hex')}`, ws.key);
     expect((await waitForPost(rt, postId, ws.key)).status).toBe('published');
-    const before = await storedChannel(ws.workspaceId, channelId);
+    const before = await storedChannel(rt, ws.workspaceId, channelId);
     await expireTokens(rt, 'linkedin');
 
     const content = `revised ${randomBytes(3).toString('hex')}`;
@@ -150,14 +150,14 @@ describe('revise refreshes a token whose refresh needs the app’s client secret
     const post = await rt.api(`/posts/${postId}`, { key: ws.key });
     expect(post.body.channels[0].blocks[0].content).toBe(content);
 
-    const after = await storedChannel(ws.workspaceId, channelId);
+    const after = await storedChannel(rt, ws.workspaceId, channelId);
     expect(after.connection).toBe('connected');
     expect(after.version).toBe(before.version + 1);
     expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
     // LinkedIn does not rotate its refresh tokens.
     expect(after.tokens.refreshToken).toBe(before.tokens.refreshToken);
     expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('connected');
-    expect(await needsReconnectEvents(postId)).toEqual([]);
+    expect(await needsReconnectEvents(rt, postId)).toEqual([]);
   });
 });
 
@@ -170,7 +170,7 @@ const refusedRefresh = (channelId: string) => ({
 
 /** The post's one `channel.needs_reconnect` event, about its LinkedIn channel. */
 const expectOneReconnectEvent = async (workspaceId: string, channelId: string, postId: string) => {
-  const events = await needsReconnectEvents(postId);
+  const events = await needsReconnectEvents(rt, postId);
   expect(events).toHaveLength(1);
   expect(events[0]).toMatchObject({ workspaceId, data: { channelId, platform: 'linkedin', postId } });
 };
@@ -196,7 +196,7 @@ describe('a refused refresh during revise and retract', () => {
     expect(again.body.unchanged).toEqual([
       { channelId, platform: 'linkedin', reason: 'The channel must be reconnected first.' },
     ]);
-    expect(await needsReconnectEvents(postId)).toHaveLength(1);
+    expect(await needsReconnectEvents(rt, postId)).toHaveLength(1);
   });
 
   it('retract: 200 with the channel remaining and why, the post still live, the channel needs_reconnect with one event', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { LookupBlockInput, NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
 import { eventsOfPost } from '../support/outbox.ts';
@@ -26,8 +25,8 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const deps = () => getDeps();
-const useClient = liveXClientPerTest();
+const deps = () => rt.container.deps;
+const useClient = liveXClientPerTest(() => rt);
 
 /** A scripted X whose publish waits at `held` (when given) before it answers; lookups find what it published. */
 const scriptedX = (held?: Gate) => {
@@ -56,7 +55,7 @@ const scriptedX = (held?: Gate) => {
 
 /** A live draft on X made publishing, with no job queued: the test runs the engine itself. */
 const publishingDraft = async () => {
-  const ws = await freshWorkspace(['x'], 'live', { keepEvents: true });
+  const ws = await freshWorkspace(rt, ['x'], 'live', { keepEvents: true });
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,
@@ -80,10 +79,10 @@ describe('a block recorded with its claim settled in the same write', () => {
     const post = await deps().posts.get(postId);
     expect(post?.status).toBe('published');
     expect(post?.channels[0]?.blocks[0]?.remoteId).toBe('x1');
-    const claim = await storedClaim(postId, channelId);
+    const claim = await storedClaim(rt, postId, channelId);
     expect(claim.state).toBe('sent');
     expect(claim.remote).toEqual(network.published[0]);
-    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    expect((await eventsOfPost(rt, postId)).map((e) => e.type)).toEqual(['post.published']);
     expect(network.sends()).toBe(1);
   });
 
@@ -96,7 +95,7 @@ describe('a block recorded with its claim settled in the same write', () => {
     first.catch(() => undefined);
     await held.reached;
     // Another worker takes the claim over while the send is in flight (its lease made to look expired).
-    const current = await storedClaim(postId, channelId);
+    const current = await storedClaim(rt, postId, channelId);
     expect(current.state).toBe('sending');
     const past = new Date(Date.now() - 1000).toISOString();
     expect(await deps().claims.takeOver(current, { ...current, owner: 'other', leaseUntil: past })).toBe(
@@ -108,8 +107,8 @@ describe('a block recorded with its claim settled in the same write', () => {
     const untouched = await deps().posts.get(postId);
     expect(untouched?.status).toBe('publishing');
     expect(untouched?.channels[0]?.blocks[0]?.remoteId).toBeNull();
-    expect(await eventsOfPost(postId)).toEqual([]);
-    expect((await storedClaim(postId, channelId)).owner).toBe('other');
+    expect(await eventsOfPost(rt, postId)).toEqual([]);
+    expect((await storedClaim(rt, postId, channelId)).owner).toBe('other');
 
     // The next worker finds the claim abandoned: it looks the block up (never sends it again) and records it.
     await new PublishingEngine(deps()).handle({ postId, kind: 'run', round: 1 });
@@ -118,10 +117,10 @@ describe('a block recorded with its claim settled in the same write', () => {
     expect(post?.channels[0]?.blocks[0]?.remoteId).toBe('x1');
     expect(network.sends()).toBe(1);
     expect(network.lookups).toHaveLength(1);
-    const claim = await storedClaim(postId, channelId);
+    const claim = await storedClaim(rt, postId, channelId);
     expect(claim.state).toBe('sent');
     expect(claim.remote?.remoteId).toBe('x1');
-    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    expect((await eventsOfPost(rt, postId)).map((e) => e.type)).toEqual(['post.published']);
   });
 
   it('a write made by someone else while the job held the post is kept: the stale copy is refused and the post read again', async () => {

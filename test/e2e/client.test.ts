@@ -28,7 +28,7 @@ const until = async <T>(what: string, probe: () => T | undefined, timeoutMs = 30
 
 describe('herald/client end to end', () => {
   it('creates a webhook and a post, waits until it is published, and verifies the signed event', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky']);
+    const ws = await freshWorkspace(rt, ['x', 'bluesky']);
     // Its answers are contract-checked too: the test runtime checks every answer it gives this process.
     const herald: HeraldClient = createHeraldClient({ baseUrl: rt.url, apiKey: ws.key });
 

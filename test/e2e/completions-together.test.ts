@@ -4,7 +4,6 @@ import { mutatePost, PublishingEngine, startRound } from '../../functions/core/p
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../functions/ports/posts.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { barrier } from '../support/interleave.ts';
 import { eventsOfPost, offEndpoint } from '../support/outbox.ts';
@@ -29,7 +28,7 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const deps = () => getDeps();
+const deps = () => rt.container.deps;
 const PLATFORMS = ['x', 'bluesky', 'linkedin'] as const satisfies PlatformId[];
 
 /** A scripted network per platform: publishes wait for `hold`; lookups find what was published. */
@@ -93,7 +92,7 @@ const engineWith = (
 
 /** A live draft on X, Bluesky and LinkedIn made publishing, with no job queued. */
 const publishingDraft = async ({ keepEvents = true } = {}) => {
-  const ws = await freshWorkspace([...PLATFORMS], 'live', { keepEvents });
+  const ws = await freshWorkspace(rt, [...PLATFORMS], 'live', { keepEvents });
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,
@@ -141,13 +140,13 @@ describe('channel completions whose answers come in together', () => {
       const channel = post?.channels.find((c) => c.platform === p);
       expect(channel?.status).toBe('published');
       expect(channel?.blocks[0]?.remoteId).toBe(`${p}1`);
-      const claim = await storedClaim(postId, ws.channels[p]);
+      const claim = await storedClaim(rt, postId, ws.channels[p]);
       expect(claim.state).toBe('sent');
       expect(claim.remote?.remoteId).toBe(`${p}1`);
     }
 
     // One event per channel, each carrying the post exactly as GET /posts/{id} answers it.
-    const events = await eventsOfPost(postId);
+    const events = await eventsOfPost(rt, postId);
     expect(events.map((e) => e.type)).toEqual(['post.published', 'post.published', 'post.published']);
     expect(new Set(events.map((e) => e.data.channelId))).toEqual(
       new Set(PLATFORMS.map((p) => ws.channels[p])),
@@ -180,7 +179,7 @@ describe('channel completions whose answers come in together', () => {
     job.catch(() => undefined);
     await held.there;
     // Another worker takes X's claim over while the sends are in flight (its lease made to look expired).
-    const current = await storedClaim(postId, ws.channels.x);
+    const current = await storedClaim(rt, postId, ws.channels.x);
     const past = new Date(Date.now() - 1000).toISOString();
     expect(await deps().claims.takeOver(current, { ...current, owner: 'other', leaseUntil: past })).toBe(
       true,
@@ -197,8 +196,8 @@ describe('channel completions whose answers come in together', () => {
     expect(byPlatform('linkedin')?.status).toBe('published');
     expect(byPlatform('x')?.status).toBe('publishing');
     expect(byPlatform('x')?.blocks[0]?.remoteId).toBeNull();
-    expect((await storedClaim(postId, ws.channels.x)).owner).toBe('other');
-    expect((await eventsOfPost(postId)).map((e) => e.data.channelId).sort()).toEqual(
+    expect((await storedClaim(rt, postId, ws.channels.x)).owner).toBe('other');
+    expect((await eventsOfPost(rt, postId)).map((e) => e.data.channelId).sort()).toEqual(
       [ws.channels.bluesky, ws.channels.linkedin].sort(),
     );
 
@@ -208,7 +207,7 @@ describe('channel completions whose answers come in together', () => {
     expect(done?.status).toBe('published');
     expect(done?.channels.find((c) => c.platform === 'x')?.blocks[0]?.remoteId).toBe('x1');
     for (const p of PLATFORMS) expect(network.published.get(p)).toHaveLength(1);
-    expect(await eventsOfPost(postId)).toHaveLength(3);
+    expect(await eventsOfPost(rt, postId)).toHaveLength(3);
   });
 
   it('when an endpoint appeared since the job read the count, the events are kept', async () => {
@@ -224,7 +223,7 @@ describe('channel completions whose answers come in together', () => {
     await job;
     const post = await deps().posts.get(postId);
     expect(post?.status).toBe('published');
-    const events = await eventsOfPost(postId);
+    const events = await eventsOfPost(rt, postId);
     expect(events.map((e) => e.type)).toEqual(['post.published', 'post.published', 'post.published']);
     // Each write that committed kept its events (none was written without them).
     expect(writes.every((w) => (w.events?.length ?? 0) > 0 && w.outbox?.endpoints !== 0)).toBe(true);

@@ -18,7 +18,7 @@ const REDIRECT = 'https://client.example/after-connect';
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { NETWORK_TIMEOUT_MS: '3000', PUBLISH_RETRY_BASE_SECONDS: '0.5' } });
-  ws = await freshWorkspace([]);
+  ws = await freshWorkspace(rt, []);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FacebookClient } from '../../functions/platforms/facebook/client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { SimFacebookMedia } from '../../simulators/facebook/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
@@ -27,7 +26,7 @@ beforeAll(async () => {
       METRICS_SWEEP_INTERVAL_SECONDS: '0.5',
     },
   });
-  ws = await freshWorkspace(['facebook']);
+  ws = await freshWorkspace(rt, ['facebook']);
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -132,8 +131,8 @@ describe('Facebook Pages through the API', { timeout: 90_000 }, () => {
 
   it('a video that processes longer than one attempt is uploaded once and published once (waited for across invocations)', async () => {
     // The runtime's worker with a Facebook client that waits 0.4 s per invocation (20 s in production).
-    const real = getDeps().networks;
-    const restore = useNetworks((platform, mode) =>
+    const real = rt.container.deps.networks;
+    const restore = useNetworks(rt, (platform, mode) =>
       platform === 'facebook' && mode === 'live'
         ? new FacebookClient({ baseUrl: simUrl(), timeoutMs: 1_000, videoWaitMs: 400, videoPollMs: 50 })
         : real(platform, mode),

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { SimStoredRecord, StoredBlob } from '../../simulators/bluesky/simulator.ts';
 import type { SimLinkedInMedia } from '../../simulators/linkedin/media.ts';
 import type { SimPostContent } from '../../simulators/linkedin/simulator.ts';
@@ -124,7 +123,7 @@ describe('sim tokens in every block position of a 3-block thread', () => {
 
 describe('at-least-once delivery', () => {
   it('publishes once when every message arrives three times, concurrently', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky', 'linkedin'], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, ['x', 'bluesky', 'linkedin'], 'live', { keepEvents: true });
     const marker = `dup-${Date.now()}`;
     const created = await rt.api('/posts', {
       method: 'POST',
@@ -143,14 +142,14 @@ describe('at-least-once delivery', () => {
     });
     const started = await rt.api(`/posts/${created.body.id}/publish`, { method: 'POST', key: ws.key });
     const job = { postId: created.body.id, kind: 'run' as const, round: started.body.round ?? 1 };
-    const deps = getDeps();
+    const deps = rt.container.deps;
     await Promise.all([deps.queue().sendPublish(job), deps.queue().sendPublish(job)]);
     // Two more deliveries handled by other "instances" at the same time.
     await Promise.all([new PublishingEngine(deps).handle(job), new PublishingEngine(deps).handle(job)]);
     const post = await waitForPost(rt, created.body.id, ws.key);
     expect(post.status).toBe('published');
     for (const n of NETWORKS) expect(noDuplicates(rt, n, marker)).toBe(3);
-    expect((await eventsOfPost(post.id)).filter((e) => e.type === 'post.published')).toHaveLength(3);
+    expect((await eventsOfPost(rt, post.id)).filter((e) => e.type === 'post.published')).toHaveLength(3);
   });
 
   it.each(NETWORKS)(

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
 import { routes } from '../../functions/http/routes.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { schedulesOf } from '../support/interleave.ts';
@@ -55,7 +54,7 @@ describe('a function without the grant for a call it makes', () => {
     timeout: 120_000,
   }, async () => {
     // A test-key (sandbox) post: the publish worker needs no token for it.
-    const ws = await freshWorkspace(['x'], 'test');
+    const ws = await freshWorkspace(rt, ['x'], 'test');
     const res = await rt.api('/posts', {
       method: 'POST',
       key: ws.key,
@@ -76,7 +75,7 @@ describe('a function without the grant for a call it makes', () => {
   });
 
   it('PUT /v1/posts/{id} without scheduler:manage: 500, and the draft stays as it was', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const draft = {
       intent: 'draft',
       channels: [{ channelId: ws.channels.x, blocks: [{ content: 'Draft' }] }],
@@ -97,7 +96,7 @@ describe('a function without the grant for a call it makes', () => {
     expect(moved.status).toBe(500);
     // The schedule is written before the post: refused, nothing changed.
     expect((await rt.api(`/posts/${created.body.id}`, { key: ws.key })).body).toEqual(created.body);
-    const { table } = getDeps();
+    const { table } = rt.container.deps;
     const schedule = await table.doc.send(
       new GetCommand({ TableName: table.tableName, Key: keys.schedule(created.body.id) }),
     );
@@ -107,7 +106,7 @@ describe('a function without the grant for a call it makes', () => {
   it('the publish worker without channelToken:decrypt cannot open a live channel’s token: the channel fails', {
     timeout: 120_000,
   }, async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     // POST /v1/posts lacks publishQueue:send here: the sweep brings the post to the worker.
     const res = await rt.api('/posts', {
       method: 'POST',
@@ -126,16 +125,16 @@ describe('a function without the grant for a call it makes', () => {
 
 describe('POST /v1/webhooks with webhookSecret:encrypt only (its grants before issue 9)', () => {
   it('creates the endpoint and answers the secret it generated, without decrypting it', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const body = { url: 'https://127.0.0.1:9/hook', events: ['post.published'] };
     const headers = { 'idempotency-key': `grants-${Date.now()}` };
     const created = await rt.api('/webhooks', { method: 'POST', key: ws.key, body, headers });
     expect(created.status, created.text).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     // The answer is the secret the endpoint signs with.
-    const stored = await getDeps().webhooks.getEndpoint(ws.workspaceId, created.body.endpoint.id);
+    const stored = await rt.container.deps.webhooks.getEndpoint(ws.workspaceId, created.body.endpoint.id);
     expect(
-      await getDeps()
+      await rt.container.deps
         .tokenCipher()
         .decrypt(stored?.secretCiphertext ?? '', { channelId: created.body.endpoint.id }),
     ).toBe(created.body.secret);
@@ -149,7 +148,7 @@ describe('POST /v1/webhooks with webhookSecret:encrypt only (its grants before i
 
 describe('the key-less functions, with only the partitions their manifest grants name', () => {
   it('$default counts a request on the key’s item or, without a key, on the address’s window, and answers 404', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const keyed = await rt.api('/v1/nothing-here', { key: ws.key });
     expect(keyed.status).toBe(404);
     expect(Number(keyed.headers.get('x-ratelimit-remaining'))).toBeLessThan(
@@ -173,7 +172,7 @@ describe('the key-less functions, with only the partitions their manifest grants
 
 describe('the post sweep (on AWS what the local start-up recovery does)', () => {
   it('fires a scheduled post whose schedule was lost, once it is overdue', { timeout: 120_000 }, async () => {
-    const ws = await freshWorkspace(['x'], 'test');
+    const ws = await freshWorkspace(rt, ['x'], 'test');
     const at = new Date(Date.now() + 10_000).toISOString();
     const created = await rt.api('/posts', {
       method: 'POST',
@@ -186,8 +185,8 @@ describe('the post sweep (on AWS what the local start-up recovery does)', () => 
     });
     expect(created.status, created.text).toBe(201);
     // The schedule goes missing before it fires.
-    const { table } = getDeps();
-    const [own] = await schedulesOf(created.body.id);
+    const { table } = rt.container.deps;
+    const [own] = await schedulesOf(rt, created.body.id);
     expect(own).toBeDefined();
     const deleted = await table.doc.send(
       new DeleteCommand({

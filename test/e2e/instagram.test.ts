@@ -17,7 +17,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['instagram']);
+  ws = await freshWorkspace(rt, ['instagram']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -6,7 +6,6 @@ import type { PostRecord } from '../../functions/domain/post.ts';
 import type { AccountStore } from '../../functions/ports/accounts.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type JobReads, jobReadsOf, runJob } from '../../functions/ports/publishing.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -25,7 +24,7 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const deps = () => getDeps();
+const deps = () => rt.container.deps;
 
 /** The table's client, counting the requests sent through it. */
 const counting = () => {
@@ -46,7 +45,7 @@ const counting = () => {
 
 /** A live draft on X and Bluesky (in sandbox mode: its sends go to the sandbox), made publishing. */
 const publishingDraft = async () => {
-  const ws = await freshWorkspace(['x', 'bluesky'], 'test');
+  const ws = await freshWorkspace(rt, ['x', 'bluesky'], 'test');
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,

@@ -18,7 +18,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['linkedin']);
+  ws = await freshWorkspace(rt, ['linkedin']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -10,7 +10,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  ws = await freshWorkspace(['instagram', 'facebook', 'x', 'linkedin']);
+  ws = await freshWorkspace(rt, ['instagram', 'facebook', 'x', 'linkedin']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -5,7 +5,6 @@ import { createAccount, createApiKey, createWorkspace } from '../../functions/co
 import { MAX_DIRECT_UPLOAD_BYTES } from '../../functions/core/media/formats.ts';
 import { objectKeys } from '../../functions/core/media/object-keys.ts';
 import { PLANS } from '../../functions/domain/plans.ts';
-import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { type MediaFileKind, mediaFiles } from '../support/media-files.ts';
 import { startAndPut as startUpload } from '../support/media-upload.ts';
@@ -16,7 +15,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  ws = await freshWorkspace([]);
+  ws = await freshWorkspace(rt, []);
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -184,7 +183,7 @@ describe('POST /v1/media (multipart)', () => {
   });
 
   it('needs a write key; a read key lists and reads', async () => {
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const { secret } = await createApiKey(deps, {
       accountId: ws.accountId,
       workspaceId: ws.workspaceId,
@@ -246,7 +245,7 @@ describe('presigned upload flow', () => {
     expect((await usage()).bytesUsed).toBe(used + bytes.length);
     expect((await rt.api('/media?limit=100', { key: ws.key })).body.data[0].id).toBe(id);
     // The upload copy is gone; completing again answers the same file without counting it twice.
-    expect(await getDeps().blobs().size(objectKeys.upload(ws.workspaceId, id))).toBeNull();
+    expect(await rt.container.deps.blobs().size(objectKeys.upload(ws.workspaceId, id))).toBeNull();
     const again = await rt.api(`/media/${id}/complete`, { method: 'POST', key: ws.key });
     expect(again.status).toBe(200);
     expect((await usage()).bytesUsed).toBe(used + bytes.length);
@@ -262,7 +261,9 @@ describe('presigned upload flow', () => {
     const res = await rt.api(`/media/${start.media.id}/complete`, { method: 'POST', key: ws.key });
     expectError(res, 422, 'media_type_mismatch', 'file');
     expectError(await rt.api(`/media/${start.media.id}`, { key: ws.key }), 404, 'not_found');
-    expect(await getDeps().blobs().size(objectKeys.upload(ws.workspaceId, start.media.id))).toBeNull();
+    expect(
+      await rt.container.deps.blobs().size(objectKeys.upload(ws.workspaceId, start.media.id)),
+    ).toBeNull();
     expect((await usage()).bytesUsed).toBe(used);
   });
 
@@ -277,7 +278,9 @@ describe('presigned upload flow', () => {
       'size',
     );
     expectError(await rt.api(`/media/${start.media.id}`, { key: ws.key }), 404, 'not_found');
-    expect(await getDeps().blobs().size(objectKeys.upload(ws.workspaceId, start.media.id))).toBeNull();
+    expect(
+      await rt.container.deps.blobs().size(objectKeys.upload(ws.workspaceId, start.media.id)),
+    ).toBeNull();
   });
 
   it('checks the declared type, name and size before handing out an upload URL', async () => {
@@ -337,8 +340,10 @@ describe('presigned upload flow', () => {
       { fileName: 'late.png', mimeType: 'image/png', size: bytes.length },
       bytes,
     );
-    const real = getDeps().clock;
-    const restore = overrideDeps({ clock: { now: () => new Date(real.now().getTime() + 25 * 3600_000) } });
+    const real = rt.container.deps.clock;
+    const restore = rt.container.override({
+      clock: { now: () => new Date(real.now().getTime() + 25 * 3600_000) },
+    });
     try {
       expectError(
         await rt.api(`/media/${start.media.id}/complete`, { method: 'POST', key: ws.key }),
@@ -363,7 +368,7 @@ describe('the library', () => {
   });
 
   it('lists newest first, paginated with an opaque cursor, each file with a url', async () => {
-    const own = await freshWorkspace([]);
+    const own = await freshWorkspace(rt, []);
     const ids: string[] = [];
     for (const kind of ['jpeg', 'png', 'gif'] as const) {
       ids.push(
@@ -438,7 +443,7 @@ describe('the library', () => {
 
 describe('storage quota', () => {
   it('refuses with 402 what would pass the plan storage limit, storing nothing', async () => {
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const account = await createAccount(deps, { name: 'Small', plan: 'free' });
     const space = await createWorkspace(deps, { accountId: account.accountId, name: 'S' });
     const { secret } = await createApiKey(deps, {
@@ -490,7 +495,9 @@ describe('storage quota', () => {
       'quota_exceeded',
     );
     expectError(await rt.api(`/media/${pending.media.id}`, { key: secret }), 404, 'not_found');
-    expect(await getDeps().blobs().size(objectKeys.library(space.workspaceId, pending.media.id))).toBeNull();
+    expect(
+      await rt.container.deps.blobs().size(objectKeys.library(space.workspaceId, pending.media.id)),
+    ).toBeNull();
     expect((await usage(secret)).bytesUsed).toBe(limit - 1000);
   });
 });

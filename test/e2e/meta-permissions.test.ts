@@ -84,7 +84,7 @@ const expectReconnectFor = async (
   expect(post.channels[0].error).toContain(permission);
   expect(post.channels[0].error).toMatch(/Reconnecting the channel grants it/);
   expect((await rt.api(`/channels/${channelId}`, { key: ws.key })).body.status).toBe('needs_reconnect');
-  const events = await needsReconnectEvents(postId);
+  const events = await needsReconnectEvents(rt, postId);
   expect(events).toHaveLength(1);
   expect(events[0]).toMatchObject({ workspaceId: ws.workspaceId, data: { channelId, platform, postId } });
   const error = events[0]?.data.error as string;
@@ -96,7 +96,7 @@ const expectReconnectFor = async (
 
 describe('a call refused for a missing permission: the needs_reconnect event says which', () => {
   it('Threads: a reply whose answer was lost cannot be looked up without threads_read_replies', async () => {
-    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, [], 'live', { keepEvents: true });
     // A channel whose user did not grant threads_read_replies (Threads echoes no scopes: Herald
     // believes it has all it asked for).
     const channelId = await connectAs(
@@ -121,7 +121,7 @@ describe('a call refused for a missing permission: the needs_reconnect event say
   }, 90_000);
 
   it('Instagram: a permission taken back after consent (instagram_business_content_publish)', async () => {
-    const ws = await freshWorkspace([], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, [], 'live', { keepEvents: true });
     const user = `ig${randomBytes(3).toString('hex')}`;
     const channelId = await connectAs(ws.key, 'instagram', user);
     const dropped = await fetch(`${simUrl(rt, 'instagram')}/_sim/oauth/permissions`, {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { postMetricsResponseSchema, statsResponseSchema } from '../../functions/core/metrics/schema.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -20,8 +19,8 @@ beforeAll(async () => {
   rt = await startTestRuntime({
     env: { METRICS_TIME_SCALE: '36000', METRICS_SWEEP_INTERVAL_SECONDS: '0.2' },
   });
-  const base = await freshWorkspace(['x', 'bluesky']);
-  const { secret } = await createApiKey(getDeps(), {
+  const base = await freshWorkspace(rt, ['x', 'bluesky']);
+  const { secret } = await createApiKey(rt.container.deps, {
     accountId: base.accountId,
     workspaceId: base.workspaceId,
     mode: 'test',
@@ -29,7 +28,7 @@ beforeAll(async () => {
     name: 'sandbox',
   });
   ws = { ...base, test: secret };
-  other = await freshWorkspace(['x']);
+  other = await freshWorkspace(rt, ['x']);
 });
 afterAll(async () => {
   await rt?.destroy();

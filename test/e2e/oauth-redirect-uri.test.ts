@@ -16,7 +16,7 @@ const FORGED_HOST = 'attacker.example';
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  ws = await freshWorkspace([]);
+  ws = await freshWorkspace(rt, []);
 });
 afterAll(async () => {
   await rt?.destroy();

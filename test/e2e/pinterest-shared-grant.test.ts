@@ -4,7 +4,6 @@ import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts
 import { sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
 import { tokenSetOf } from '../../functions/platforms/oauth-http.ts';
 import { PINTEREST_SCOPES, pinterestAuth } from '../../functions/platforms/pinterest/oauth.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { simPinterestBoards } from '../../simulators/pinterest/oauth.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { consentOAuth, expireTokens, simUrl, storedChannel } from '../support/channels.ts';
@@ -35,7 +34,7 @@ type Ws = Awaited<ReturnType<typeof freshWorkspace>> & { imageId: string };
 
 /** A workspace with an image to pin (a pin needs one). */
 const workspace = async (options: { keepEvents?: boolean } = {}): Promise<Ws> => {
-  const ws = await freshWorkspace([], 'live', options);
+  const ws = await freshWorkspace(rt, [], 'live', options);
   const image = await uploadMedia(rt, ws.key, mediaFiles.png(2_000), 'a.png', 'image/png');
   return { ...ws, imageId: image.id as string };
 };
@@ -102,7 +101,7 @@ describe('Pinterest boards connected from one grant', () => {
       await published(ws, await pin(ws, first, `first ${round}`));
       const later = await pin(ws, second, `second ${round}`);
       await published(ws, later);
-      expect(await needsReconnectEvents(later)).toEqual([]);
+      expect(await needsReconnectEvents(rt, later)).toEqual([]);
     }
     expect(await statusOf(ws, a.id)).toBe('connected');
     expect(await statusOf(ws, b.id)).toBe('connected');
@@ -125,7 +124,7 @@ describe('Pinterest boards connected from one grant', () => {
     const ws = await workspace();
     const { boards } = await connectBoards(ws);
     const [a, b] = boards as [{ id: string; board: string }, { id: string; board: string }];
-    const accounts = getDeps().accounts;
+    const accounts = rt.container.deps.accounts;
     const channelA = await accounts.getChannel(ws.workspaceId, a.id);
     const channelB = await accounts.getChannel(ws.workspaceId, b.id);
     const grantId = channelA?.grantId as string;
@@ -149,7 +148,7 @@ describe('Pinterest boards connected from one grant', () => {
     const { user, boards } = await connectBoards(ws);
     const again = await connectBoards(ws, user);
     expect(again.boards.map((board) => board.id).sort()).toEqual(boards.map((board) => board.id).sort());
-    const accounts = getDeps().accounts;
+    const accounts = rt.container.deps.accounts;
     const grantId = (await accounts.getChannel(ws.workspaceId, (boards[0] as { id: string }).id))
       ?.grantId as string;
     expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds).toHaveLength(2);
@@ -194,7 +193,7 @@ describe('a board channel that holds its own copy of the tokens (connected befor
     const ws = await workspace();
     const user = `l${randomBytes(3).toString('hex')}`;
     const { tokens } = await legacyTokens(user);
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const owner = (await pinterestAuth({
       baseUrls: { pinterest: simUrl(rt, 'pinterest') },
       timeoutMs: 5000,
@@ -224,11 +223,11 @@ describe('a board channel that holds its own copy of the tokens (connected befor
     );
     expect(channel.grantId).toBeUndefined();
     const own = { id: channel.channelId, board: board.id };
-    const refreshTokens = [(await storedChannel(ws.workspaceId, own.id)).tokens.refreshToken];
+    const refreshTokens = [(await storedChannel(rt, ws.workspaceId, own.id)).tokens.refreshToken];
     for (let round = 1; round <= 2; round++) {
       await expireTokens(rt, 'pinterest');
       await published(ws, await pin(ws, own, `own copy ${round}`));
-      const stored = await storedChannel(ws.workspaceId, own.id);
+      const stored = await storedChannel(rt, ws.workspaceId, own.id);
       expect(stored.connection).toBe('connected');
       refreshTokens.push(stored.tokens.refreshToken);
     }

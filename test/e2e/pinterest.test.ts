@@ -26,7 +26,7 @@ beforeAll(async () => {
       METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
     },
   });
-  ws = await freshWorkspace(['pinterest']);
+  ws = await freshWorkspace(rt, ['pinterest']);
   // freshWorkspace connects the channel with this token; the simulator derives the user's boards from it.
   board = (simPinterestBoards(simPinterestUserFor(`token-${ws.workspaceId}`).id)[0] as { id: string }).id;
 });

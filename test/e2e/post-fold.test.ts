@@ -11,7 +11,6 @@ import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { hashSecret, scopeHint } from '../../functions/core/auth/api-keys.ts';
 import { usagePeriod } from '../../functions/core/posts/post-context.ts';
 import type { AccountStore } from '../../functions/ports/accounts.ts';
-import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -39,7 +38,7 @@ afterEach(() => {
 
 const useMidMinuteClock = () => {
   nowMs = windowOf(Date.now()) * 1000 + 30_000;
-  restores.push(overrideDeps({ clock: { now: () => new Date(nowMs) } }));
+  restores.push(rt.container.override({ clock: { now: () => new Date(nowMs) } }));
 };
 
 /**
@@ -51,7 +50,7 @@ const callsDuring = async <T>(
   ws: { key: string; accountId: string; workspaceId: string },
   run: () => Promise<T>,
 ): Promise<{ result: T; calls: Record<string, number> }> => {
-  const client = getDeps().dynamo as DynamoDBClient;
+  const client = rt.container.deps.dynamo as DynamoDBClient;
   const markers = [hashSecret(ws.key), ws.accountId, ws.workspaceId, 'ip:'];
   const calls: Record<string, number> = {};
   const name = `foldCount${Math.random()}`;
@@ -74,7 +73,7 @@ const callsDuring = async <T>(
 };
 
 const keyItem = async (secret: string) => {
-  const { table } = getDeps();
+  const { table } = rt.container.deps;
   const out = await table.doc.send(
     new GetCommand({
       TableName: table.tableName,
@@ -86,7 +85,7 @@ const keyItem = async (secret: string) => {
 };
 
 const setKeyWindow = async (secret: string, window: number, count: number) => {
-  const { table } = getDeps();
+  const { table } = rt.container.deps;
   await table.doc.send(
     new UpdateCommand({
       TableName: table.tableName,
@@ -98,7 +97,7 @@ const setKeyWindow = async (secret: string, window: number, count: number) => {
 };
 
 const deleteKey = async (secret: string) => {
-  const { table } = getDeps();
+  const { table } = rt.container.deps;
   await table.doc.send(
     new DeleteCommand({ TableName: table.tableName, Key: keys.apiKey(hashSecret(secret)) }),
   );
@@ -106,7 +105,7 @@ const deleteKey = async (secret: string) => {
 
 /** posts.created of the account this month: how many posts the account has made. */
 const postsCreated = async (accountId: string) => {
-  const { table } = getDeps();
+  const { table } = rt.container.deps;
   const out = await table.doc.send(
     new GetCommand({
       TableName: table.tableName,
@@ -119,7 +118,7 @@ const postsCreated = async (accountId: string) => {
 
 /** A workspace with one X channel and a key this instance has confirmed (one GET, counted). */
 const warmWorkspace = async () => {
-  const ws = await freshWorkspace(['x']);
+  const ws = await freshWorkspace(rt, ['x']);
   const warm = await rt.api('/platforms', { key: ws.key });
   expect(warm.status).toBe(200);
   expect(scopeHint(ws.key, new Date(nowMs))).toEqual({
@@ -137,7 +136,7 @@ const warmWorkspace = async () => {
 
 /** Runs `effect` once, right after the folded read of the key's item (between read and transaction). */
 const afterFoldedRead = (effect: () => Promise<void>) => {
-  const real = getDeps().accounts;
+  const real = rt.container.deps.accounts;
   let done = false;
   const accounts: AccountStore = {
     ...real,
@@ -150,7 +149,7 @@ const afterFoldedRead = (effect: () => Promise<void>) => {
       return found;
     },
   };
-  restores.push(overrideDeps({ accounts }));
+  restores.push(rt.container.override({ accounts }));
 };
 
 describe('POST /v1/posts, folded count', () => {
@@ -227,8 +226,8 @@ describe('POST /v1/posts, folded count', () => {
 
   it('answers 403 for a read-only key, counted once, creating nothing', async () => {
     useMidMinuteClock();
-    const ws = await freshWorkspace(['x']);
-    const { secret } = await createApiKey(getDeps(), {
+    const ws = await freshWorkspace(rt, ['x']);
+    const { secret } = await createApiKey(rt.container.deps, {
       accountId: ws.accountId,
       workspaceId: ws.workspaceId,
       mode: 'live',
@@ -273,7 +272,7 @@ describe('POST /v1/posts, folded count', () => {
   it('answers 402 quota_exceeded counted once when the plan allowance is used up', async () => {
     useMidMinuteClock();
     const ws = await warmWorkspace();
-    const deps = getDeps();
+    const deps = rt.container.deps;
     await deps.accounts.setPlan(ws.accountId, 'free');
     await deps.table.doc.send(
       new UpdateCommand({

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { liveOnNetwork, schedulesOf, wrapDeps } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -14,8 +13,8 @@ const m = `modes-${Math.random().toString(36).slice(2, 10)}`;
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  const base = await freshWorkspace(['linkedin']);
-  const { secret } = await createApiKey(getDeps(), {
+  const base = await freshWorkspace(rt, ['linkedin']);
+  const { secret } = await createApiKey(rt.container.deps, {
     accountId: base.accountId,
     workspaceId: base.workspaceId,
     mode: 'test',
@@ -76,7 +75,7 @@ describe.each(['live', 'test'] as const)('a %s post, seen with the other mode’
       expect((await read(mode, id)).body).toEqual(post);
     }
     // The scheduled post keeps its schedule; the draft never reached a network.
-    expect(await schedulesOf(scheduled.id)).toHaveLength(1);
+    expect(await schedulesOf(rt, scheduled.id)).toHaveLength(1);
     expect(liveOnNetwork(rt, 'linkedin', `${m} ${mode} draft`)).toHaveLength(0);
   });
 
@@ -149,8 +148,8 @@ describe('GET /posts', () => {
 describe('channels with a test key (the sandbox rule)', () => {
   it('reads them, but cannot connect, choose targets, complete or disconnect, and no network is called', async () => {
     const calls: string[] = [];
-    const real = getDeps().auths;
-    const restore = wrapDeps({
+    const real = rt.container.deps.auths;
+    const restore = wrapDeps(rt, {
       auths: (platform) => {
         const auth = real(platform);
         if (!auth) return auth;

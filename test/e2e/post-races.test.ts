@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requeueLostJobs } from '../../functions/adapters/local/recovery.ts';
 import type { PublishJob } from '../../functions/ports/publishing.ts';
 import type { Scheduler } from '../../functions/ports/scheduler.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import {
   gate,
@@ -45,8 +44,8 @@ const create = async (key: string, body: unknown) => {
 
 /** The post's one schedule is the one its stored time needs, and a firing of it is one the worker acts on. */
 const expectScheduleMatchesStore = async (postId: string) => {
-  const stored = await storedPost(postId);
-  const schedules = await schedulesOf(postId);
+  const stored = await storedPost(rt, postId);
+  const schedules = await schedulesOf(rt, postId);
   expect(schedules).toHaveLength(1);
   expect(schedules[0]?.fireAt).toBe(
     new Date(Date.parse(stored?.scheduledAt as string) - LEAD_MS).toISOString(),
@@ -76,7 +75,7 @@ const expectNothingUntracked = async (
 
 describe('PUT /posts/{id} racing PUT on a scheduled post', () => {
   it('one answers 200, the other 409, and the schedule is the winner’s: the post publishes at its stored time', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const m = marker('put-race');
     const post = await create(ws.key, {
       intent: 'schedule',
@@ -85,7 +84,7 @@ describe('PUT /posts/{id} racing PUT on a scheduled post', () => {
     });
     // Both requests read the post before either writes: the first write waits for the second.
     const arrived: (() => void)[] = [];
-    restore = wrapPosts((real) => ({
+    restore = wrapPosts(rt, (real) => ({
       replace: async (previous, next, extras) => {
         if (previous.postId === post.id && arrived.length < 2) {
           await new Promise<void>((resolve) => {
@@ -117,19 +116,19 @@ describe('PUT /posts/{id} racing PUT on a scheduled post', () => {
     const done = await waitForPost(rt, post.id, ws.key, 30_000);
     expect(done.status).toBe('published');
     expect(done.channels[0].blocks[0].content).toBe(winner.body.channels[0].blocks[0].content);
-    const started = (await storedPost(post.id))?.roundStartedAt as string;
+    const started = (await storedPost(rt, post.id))?.roundStartedAt as string;
     expect(Date.parse(started)).toBeGreaterThanOrEqual(Date.parse(winner.body.scheduledAt));
   });
 
   it('a PUT that fails to save leaves the stored post and its schedule as they were', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const m = marker('put-fail');
     const post = await create(ws.key, {
       intent: 'schedule',
       scheduledAt: inSeconds(10),
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} kept` }] }],
     });
-    restore = wrapPosts(() => ({
+    restore = wrapPosts(rt, () => ({
       replace: async () => {
         throw new Error('The table is unavailable');
       },
@@ -156,14 +155,14 @@ describe('PUT /posts/{id} racing PUT on a scheduled post', () => {
 
 describe('a PUT that dies after its save, before the schedule work that follows it', () => {
   it('a time too close for the scheduler, whose queue message is lost, still publishes', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const m = marker('close-lost');
     const post = await create(ws.key, {
       intent: 'draft',
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} draft` }] }],
     });
-    const queue = getDeps().queue();
-    restore = wrapDeps({
+    const queue = rt.container.deps.queue();
+    restore = wrapDeps(rt, {
       queue: () => ({
         sendPublish: async () => {
           throw new Error('The queue is unavailable');
@@ -186,28 +185,28 @@ describe('a PUT that dies after its save, before the schedule work that follows 
     expect(res.status).toBe(200);
     const done = await waitForPost(rt, post.id, ws.key, 30_000);
     expect(done.status).toBe('published');
-    expect(Date.parse((await storedPost(post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
+    expect(Date.parse((await storedPost(rt, post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
       Date.parse(res.body.scheduledAt),
     );
     expect(liveOnNetwork(rt, 'bluesky', m)).toHaveLength(1);
   });
 
   it('a move whose previous schedule stays behind publishes at the new time only', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const m = marker('move-left');
     const post = await create(ws.key, {
       intent: 'schedule',
       scheduledAt: inSeconds(9),
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `${m} text` }] }],
     });
-    const scheduler = getDeps().scheduler();
+    const scheduler = rt.container.deps.scheduler();
     const failing: Scheduler = {
       scheduleOnce: (name, at, payload) => scheduler.scheduleOnce(name, at, payload),
       cancel: async () => {
         throw new Error('The scheduler is unavailable');
       },
     };
-    restore = wrapDeps({ scheduler: () => failing });
+    restore = wrapDeps(rt, { scheduler: () => failing });
     const moved = await rt.api(`/posts/${post.id}`, {
       method: 'PUT',
       key: ws.key,
@@ -221,12 +220,12 @@ describe('a PUT that dies after its save, before the schedule work that follows 
     restore = undefined;
     expect(moved.status).toBe(200);
     // The old schedule fires first; its firing is checked against the stored time and ignored.
-    expect((await schedulesOf(post.id)).map((s) => s.payload.scheduledAt).sort()).toEqual(
+    expect((await schedulesOf(rt, post.id)).map((s) => s.payload.scheduledAt).sort()).toEqual(
       [post.scheduledAt, moved.body.scheduledAt].sort(),
     );
     const done = await waitForPost(rt, post.id, ws.key, 30_000);
     expect(done.status).toBe('published');
-    expect(Date.parse((await storedPost(post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
+    expect(Date.parse((await storedPost(rt, post.id))?.roundStartedAt as string)).toBeGreaterThanOrEqual(
       Date.parse(moved.body.scheduledAt),
     );
   });
@@ -234,7 +233,7 @@ describe('a PUT that dies after its save, before the schedule work that follows 
 
 describe('POST /posts/{id}/retract racing POST /posts/{id}/publish on a partially published post', () => {
   const partiallyPublished = async (m: string) => {
-    const ws = await freshWorkspace(['x', 'bluesky']);
+    const ws = await freshWorkspace(rt, ['x', 'bluesky']);
     const post = await create(ws.key, {
       intent: 'now',
       channels: [
@@ -250,7 +249,7 @@ describe('POST /posts/{id}/retract racing POST /posts/{id}/publish on a partiall
     const m = marker('retract-first');
     const { ws, postId } = await partiallyPublished(m);
     const deleting = gate();
-    restore = wrapNetworks((client) => ({
+    restore = wrapNetworks(rt, (client) => ({
       delete: async (input) => {
         await deleting.hold();
         return client.delete(input);
@@ -274,7 +273,7 @@ describe('POST /posts/{id}/retract racing POST /posts/{id}/publish on a partiall
     const { ws, postId } = await partiallyPublished(m);
     const reading = gate();
     let armed = true;
-    restore = wrapPosts((real) => ({
+    restore = wrapPosts(rt, (real) => ({
       get: async (id) => {
         const post = await real.get(id);
         if (armed && id === postId) {
@@ -302,7 +301,7 @@ describe('POST /posts/{id}/retract racing POST /posts/{id}/publish on a partiall
 
 describe('POST /posts/{id}/revise racing another revise', () => {
   it('the second is refused while the first runs: the stored text is what the network shows', async () => {
-    const ws = await freshWorkspace(['linkedin']);
+    const ws = await freshWorkspace(rt, ['linkedin']);
     const m = marker('revise-race');
     const post = await create(ws.key, {
       intent: 'now',
@@ -311,7 +310,7 @@ describe('POST /posts/{id}/revise racing another revise', () => {
     expect((await waitForPost(rt, post.id, ws.key)).status).toBe('published');
     const edited = gate();
     let armed = true;
-    restore = wrapNetworks((client) => ({
+    restore = wrapNetworks(rt, (client) => ({
       edit: async (input) => {
         await client.edit(input);
         if (armed) {
@@ -342,7 +341,7 @@ describe('POST /posts/{id}/revise racing another revise', () => {
 
 describe('DELETE /posts/{id} while the post is publishing', () => {
   it('is 409 while blocks are being sent, and allowed once the post is done', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const m = marker('delete-publishing');
     // Block 4 meets one transient failure: the thread waits for its retry with three blocks live.
     const blocks = Array.from({ length: 10 }, (_, i) => ({
@@ -364,7 +363,7 @@ describe('DELETE /posts/{id} while the post is publishing', () => {
 
 describe('local restart recovery', () => {
   it('finds a scheduled post’s schedule by the name the post gives it, and requeues a firing only when it is gone', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const post = await create(ws.key, {
       intent: 'schedule',
       scheduledAt: inSeconds(3600),
@@ -374,18 +373,18 @@ describe('local restart recovery', () => {
     const queue = { sendPublish: async (job: PublishJob) => void sent.push(job), sendEvent: async () => {} };
     const recover = () =>
       requeueLostJobs({
-        posts: getDeps().overduePosts,
-        schedules: { get: async (name: string) => (await schedulesOf(post.id)).find((s) => s.name === name) },
+        posts: rt.container.deps.overduePosts,
+        schedules: {
+          get: async (name: string) => (await schedulesOf(rt, post.id)).find((s) => s.name === name),
+        },
         queue,
         now: new Date(),
       });
     await recover();
     expect(sent.filter((job) => job.postId === post.id)).toEqual([]);
 
-    const [own] = await schedulesOf(post.id);
-    await getDeps()
-      .scheduler()
-      .cancel(own?.name as string);
+    const [own] = await schedulesOf(rt, post.id);
+    await rt.container.deps.scheduler().cancel(own?.name as string);
     await recover();
     expect(sent.filter((job) => job.postId === post.id)).toEqual([
       { postId: post.id, kind: 'scheduled', scheduledAt: post.scheduledAt },

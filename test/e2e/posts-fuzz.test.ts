@@ -7,7 +7,6 @@ import {
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
 import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /** Bodies thrown at POST /v1/posts through the real HTTP server (set FUZZ_RUNS to go further). */
@@ -19,7 +18,7 @@ const channels: Record<string, string> = {};
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  const deps = getDeps();
+  const deps = rt.container.deps;
   const account = await createAccount(deps, { name: 'Fuzz', plan: 'unlimited' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'F' });
   key = (

@@ -6,7 +6,6 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -50,7 +49,7 @@ const expected = (filter: (m: Made) => boolean) =>
 
 beforeAll(async () => {
   rt = await startTestRuntime();
-  const deps = getDeps();
+  const deps = rt.container.deps;
   const account = await createAccount(deps, { name: 'Lists', plan: 'unlimited' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'L' });
   key = (

@@ -9,7 +9,6 @@ import {
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
 import { hashSecret } from '../../functions/core/auth/api-keys.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { schedulesOf } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -27,7 +26,7 @@ const xPost = (content = 'Hello from Herald', extra: Record<string, unknown> = {
 const ahead = (iso: string) => new Date(Date.parse(iso) - 5000).toISOString();
 /** The post's schedule (each save writes one of its own; at most one is left once a request is done). */
 const schedule = async (postId: string) => {
-  const found = await schedulesOf(postId);
+  const found = await schedulesOf(rt, postId);
   expect(found.length).toBeLessThanOrEqual(1);
   return found[0];
 };
@@ -384,7 +383,7 @@ describe('Idempotency-Key', () => {
 
 describe('quota and usage', () => {
   it('lets exactly N of N+5 parallel creates through when N are left, then answers 402', async () => {
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const account = await createAccount(deps, { name: 'Quota', plan: 'free' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'Q' });
     const { secret } = await createApiKey(deps, {
@@ -453,7 +452,7 @@ describe('quota and usage', () => {
 describe("a create whose reads start beside the key's check (a key this instance has seen)", () => {
   /** A workspace with one channel, and a key of each permission (the write key used once: now known). */
   const workspaceWithKeys = async () => {
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const account = await createAccount(deps, { name: 'Hint', plan: 'starter' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'H' });
     const key = async (permission: 'write' | 'read') =>
@@ -488,7 +487,7 @@ describe("a create whose reads start beside the key's check (a key this instance
 
   it('refuses a key removed since it was last used (401, nothing created)', async () => {
     const { write, body, count } = await workspaceWithKeys();
-    const deps = getDeps();
+    const deps = rt.container.deps;
     await deps.table.doc.send(
       new DeleteCommand({ TableName: deps.table.tableName, Key: keys.apiKey(hashSecret(write)) }),
     );

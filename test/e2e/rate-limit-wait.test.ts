@@ -9,7 +9,6 @@ import {
 import { channelWaiting } from '../../functions/domain/post-view.ts';
 import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';
 import type { PublishJob } from '../../functions/ports/publishing.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { BlueskySimulator } from '../../simulators/bluesky/simulator.ts';
 import type { XSimulator } from '../../simulators/x/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
@@ -37,7 +36,7 @@ const blueskySim = () => rt.simulators.byPlatform.get('bluesky') as unknown as B
 
 /** An engine on a clock the test moves, queueing into `queued` instead of the real queue. */
 const harness = (wrap?: (client: NetworkClient) => NetworkClient, { realTime = false } = {}) => {
-  const deps = getDeps();
+  const deps = rt.container.deps;
   let now = Date.now();
   const queued: { job: PublishJob; delaySeconds: number }[] = [];
   const calls = { publish: 0 };
@@ -73,7 +72,7 @@ const harness = (wrap?: (client: NetworkClient) => NetworkClient, { realTime = f
 };
 
 const draft = async (platform: 'x' | 'bluesky' | 'linkedin', content: string) => {
-  const ws = await freshWorkspace([platform]);
+  const ws = await freshWorkspace(rt, [platform]);
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,

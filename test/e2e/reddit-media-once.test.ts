@@ -20,7 +20,7 @@ beforeAll(async () => {
   rt = await startTestRuntime({
     env: { PUBLISH_RETRY_BASE_SECONDS: '0.2', REDDIT_CONSISTENCY_WINDOW_SECONDS: '2' },
   });
-  ws = await freshWorkspace(['reddit']);
+  ws = await freshWorkspace(rt, ['reddit']);
 });
 afterAll(async () => {
   await rt?.destroy();

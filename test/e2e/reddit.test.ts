@@ -17,7 +17,7 @@ const FLAIR = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['reddit']);
+  ws = await freshWorkspace(rt, ['reddit']);
 });
 afterAll(async () => {
   await rt?.destroy();

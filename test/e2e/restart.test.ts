@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mutatePost, startRound } from '../../functions/core/publishing/engine.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime } from '../support/runtime.ts';
 
@@ -26,7 +25,7 @@ describe('local runtime restart', () => {
         channels: [{ channelId: bluesky, blocks: [{ content: 'in flight at stop' }] }],
       },
     });
-    await mutatePost(getDeps(), draft.body.id, (post) => ({ next: startRound(post, new Date()) }));
+    await mutatePost(first.container.deps, draft.body.id, (post) => ({ next: startRound(post, new Date()) }));
     await first.stop();
 
     const second = await startTestRuntime({ dataDir, tableName });

@@ -7,7 +7,6 @@ import { addTag, connectChannel, createApiKey } from '../../functions/core/admin
 import { POST_STATUSES } from '../../functions/domain/post.ts';
 import { routes } from '../../functions/http/routes.ts';
 import { EVENT_TYPES } from '../../functions/ports/webhooks.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -101,7 +100,7 @@ const addWebhook = async () => {
 
 /** A channel DELETE /channels/{id} may remove (the workspace's own channels serve the post fixtures). */
 const addChannel = async () => {
-  const channel = await connectChannel(getDeps(), {
+  const channel = await connectChannel(rt.container.deps, {
     accountId: ws.accountId,
     workspaceId: ws.workspaceId,
     platform: 'bluesky',
@@ -173,8 +172,8 @@ const addFixtureFor = async (path: string) => {
 beforeAll(async () => {
   rt = await startTestRuntime();
   watchKeys();
-  ws = await freshWorkspace(['x', 'bluesky', 'facebook', 'reddit']);
-  const deps = getDeps();
+  ws = await freshWorkspace(rt, ['x', 'bluesky', 'facebook', 'reddit']);
+  const deps = rt.container.deps;
   const extra = async (mode: 'live' | 'test', permission: 'read' | 'write') =>
     (
       await createApiKey(deps, {
@@ -235,7 +234,7 @@ const inNameOrder = (value: unknown): unknown =>
  * counter items of client addresses, and the window an API key's item carries.
  */
 const snapshot = async (): Promise<Map<string, string>> => {
-  const { doc, tableName } = getDeps().table;
+  const { doc, tableName } = rt.container.deps.table;
   const items = new Map<string, string>();
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { eventsOfPost } from '../support/outbox.ts';
@@ -27,8 +26,8 @@ const recordsOf = (platform: string, marker: string) =>
 const media = async (workspaceId: string, accountId: string, mimeType = 'image/jpeg') => {
   const mediaId = `med_${Math.random().toString(36).slice(2, 12).padEnd(22, '0')}`;
   // The bytes too: networks that pull media (Instagram) fetch them from a presigned URL.
-  await getDeps().blobs().put(`${workspaceId}/${mediaId}`, mediaFiles.jpeg(1000), mimeType);
-  await getDeps().media.put({
+  await rt.container.deps.blobs().put(`${workspaceId}/${mediaId}`, mediaFiles.jpeg(1000), mimeType);
+  await rt.container.deps.media.put({
     mediaId,
     workspaceId,
     accountId,
@@ -45,7 +44,7 @@ const media = async (workspaceId: string, accountId: string, mimeType = 'image/j
 
 describe('spec 3 state table, end to end', () => {
   it('scheduled → publishing when the time comes (never before it), then published', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky'], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, ['x', 'bluesky'], 'live', { keepEvents: true });
     const at = new Date(Date.now() + 7000);
     const post = await create(ws.key, {
       intent: 'schedule',
@@ -60,18 +59,18 @@ describe('spec 3 state table, end to end', () => {
     expect((await rt.api(`/posts/${post.id}`, { key: ws.key })).body.status).toBe('scheduled');
     const done = await waitForPost(rt, post.id, ws.key);
     expect(done.status).toBe('published');
-    const stored = await getDeps().posts.get(post.id);
+    const stored = await rt.container.deps.posts.get(post.id);
     const lag = Date.parse(stored?.roundStartedAt as string) - at.getTime();
     // Never early; how close to the time it starts is measured by `npm run bench -- publishing`.
     expect(lag).toBeGreaterThanOrEqual(0);
-    const events = await eventsOfPost(post.id);
+    const events = await eventsOfPost(rt, post.id);
     expect(events.map((e) => e.type)).toEqual(['post.published', 'post.published']);
     expect(new Set(events.map((e) => e.data.channelId))).toEqual(
       new Set([ws.channels.x, ws.channels.bluesky]),
     );
     // Live events leave the outbox (GSI1 OUTBOX) once the webhook dispatcher has taken them.
     await expect
-      .poll(async () => (await eventsOfPost(post.id)).some((e) => e.pending), { timeout: 5000 })
+      .poll(async () => (await eventsOfPost(rt, post.id)).some((e) => e.pending), { timeout: 5000 })
       .toBe(false);
     // data.post is the post as GET shows it at that moment: the last event sees it published.
     expect(events.at(-1)?.data.post?.status).toBe('published');
@@ -79,7 +78,7 @@ describe('spec 3 state table, end to end', () => {
   });
 
   it('publishing → partially_published when some channels fail, failed when none went out', async () => {
-    const ws = await freshWorkspace(['x', 'linkedin', 'threads'], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, ['x', 'linkedin', 'threads'], 'live', { keepEvents: true });
     const partial = await create(ws.key, {
       intent: 'now',
       channels: [
@@ -92,7 +91,7 @@ describe('spec 3 state table, end to end', () => {
     expect(p.publishedAt).toBeNull();
     expect(p.channels.map((c: any) => c.status)).toEqual(['published', 'failed']);
     expect(p.channels[1].error).toMatch(/.+/);
-    expect((await eventsOfPost(partial.id)).map((e) => e.type).sort()).toEqual([
+    expect((await eventsOfPost(rt, partial.id)).map((e) => e.type).sort()).toEqual([
       'post.failed',
       'post.published',
     ]);
@@ -106,13 +105,13 @@ describe('spec 3 state table, end to end', () => {
     });
     const f = await waitForPost(rt, failed.id, ws.key);
     expect(f.status).toBe('failed');
-    const events = await eventsOfPost(failed.id);
+    const events = await eventsOfPost(rt, failed.id);
     expect(events.map((e) => e.type)).toEqual(['post.failed', 'post.failed']);
     expect(events.every((e) => typeof e.data.error === 'string')).toBe(true);
   });
 
   it('draft → publish starts it; only draft, failed and partially published posts can be published', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const draft = await create(ws.key, {
       intent: 'draft',
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: 'from draft' }] }],
@@ -135,7 +134,7 @@ describe('spec 3 state table, end to end', () => {
   });
 
   it('a retry publishes only the channels not yet published and resumes a thread at the failed block', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky'], 'live', { keepEvents: true });
+    const ws = await freshWorkspace(rt, ['x', 'bluesky'], 'live', { keepEvents: true });
     const marker = `resume-${Date.now()}`;
     const post = await create(ws.key, {
       intent: 'now',
@@ -154,7 +153,7 @@ describe('spec 3 state table, end to end', () => {
     const first = await waitForPost(rt, post.id, ws.key);
     expect(first.status).toBe('partially_published');
     expect(first.channels[1].blocks.map((b: any) => b.remoteUrl !== null)).toEqual([true, false, false]);
-    const events = await eventsOfPost(post.id);
+    const events = await eventsOfPost(rt, post.id);
     expect(events.find((e) => e.data.channelId === ws.channels.x)).toMatchObject({
       type: 'post.partially_failed',
       data: { blocksPublished: 1, blocksTotal: 3 },
@@ -174,7 +173,7 @@ describe('spec 3 state table, end to end', () => {
   });
 
   it('published → revise changes the words where the network allows edits', async () => {
-    const ws = await freshWorkspace(['linkedin', 'x', 'facebook']);
+    const ws = await freshWorkspace(rt, ['linkedin', 'x', 'facebook']);
     const post = await create(ws.key, {
       intent: 'now',
       channels: [
@@ -225,7 +224,7 @@ describe('spec 3 state table, end to end', () => {
   });
 
   it('published → retract removes what the networks allow; the rest remains; retract again; nothing left removes the post', async () => {
-    const ws = await freshWorkspace(['x', 'instagram']);
+    const ws = await freshWorkspace(rt, ['x', 'instagram']);
     const photo = await media(ws.workspaceId, ws.accountId);
     const marker = `retract-${Date.now()}`;
     const post = await create(ws.key, {
@@ -265,7 +264,7 @@ describe('spec 3 state table, end to end', () => {
   });
 
   it('a deleted scheduled post never publishes', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const marker = `deleted-${Date.now()}`;
     const post = await create(ws.key, {
       intent: 'schedule',
@@ -281,7 +280,7 @@ describe('spec 3 state table, end to end', () => {
 
 describe('test keys run in the sandbox', () => {
   it('follow the same state machine, call no network, queue no webhook and use no quota', async () => {
-    const ws = await freshWorkspace(['x', 'linkedin'], 'test', { keepEvents: true });
+    const ws = await freshWorkspace(rt, ['x', 'linkedin'], 'test', { keepEvents: true });
     const marker = `sandbox-${Date.now()}`;
     const post = await create(ws.key, {
       intent: 'now',
@@ -301,7 +300,7 @@ describe('test keys run in the sandbox', () => {
     expect(recordsOf('linkedin', marker)).toHaveLength(0);
     // Sandbox events are never delivered and nothing reads them: they are not kept, even in a
     // workspace with a webhook endpoint.
-    expect(await eventsOfPost(post.id)).toEqual([]);
+    expect(await eventsOfPost(rt, post.id)).toEqual([]);
     const usage = await rt.api('/usage', { key: ws.key });
     expect(usage.body.posts).toEqual({ created: { used: 0, limit: null }, published: 0 });
   });

@@ -17,7 +17,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['threads']);
+  ws = await freshWorkspace(rt, ['threads']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkClient, UploadProgress } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { TikTokSimulator } from '../../simulators/tiktok/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
@@ -21,7 +20,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['tiktok']);
+  ws = await freshWorkspace(rt, ['tiktok']);
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -163,11 +162,11 @@ describe('TikTok through the local runtime', () => {
   it("an upload that outlasts the worker's invocation continues in the next one: one session, one video, no attempt spent", async () => {
     const bytes = mediaFiles.mp4(21 * MiB + 7);
     const mediaId = await uploadVideo(bytes, 'long.mp4');
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const real = deps.networks;
     /** Each call's saved offset as it began, and whether it was cut short. */
     const calls: { savedOffset: number | null; cut: boolean }[] = [];
-    const restore = useNetworks((platform, mode) => {
+    const restore = useNetworks(rt, (platform, mode) => {
       const client = real(platform, mode);
       if (platform !== 'tiktok' || mode !== 'live') return client;
       const wrapped: NetworkClient = Object.create(client);

@@ -3,7 +3,7 @@ import { mutatePost, PublishingEngine, startRound } from '../../functions/core/p
 import type { Clock } from '../../functions/ports/clock.ts';
 import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import type { JobQueue, PublishJob } from '../../functions/ports/publishing.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
+import type { Deps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -48,7 +48,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A draft with one channel and one block, made `publishing` without a queue message (only the test's engine runs it). */
 const startDraft = async (platform: 'x' | 'bluesky' | 'linkedin' | 'threads', content: string) => {
-  const ws = await freshWorkspace([platform]);
+  const ws = await freshWorkspace(rt, [platform]);
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,
@@ -56,7 +56,7 @@ const startDraft = async (platform: 'x' | 'bluesky' | 'linkedin' | 'threads', co
   });
   expect(created.status).toBe(201);
   const postId: string = created.body.id;
-  await mutatePost(getDeps(), postId, (post) => ({ next: startRound(post, new Date()) }));
+  await mutatePost(rt.container.deps, postId, (post) => ({ next: startRound(post, new Date()) }));
   return { ws, postId, job: { postId, kind: 'run', round: 1 } as PublishJob };
 };
 
@@ -64,8 +64,8 @@ const startDraft = async (platform: 'x' | 'bluesky' | 'linkedin' | 'threads', co
  * An engine the test drives by hand: its publish messages are kept (not queued), its clock is
  * the system's plus `skewMs`, which the test moves forward instead of waiting.
  */
-const handDriven = (overrides: { networks?: ReturnType<typeof getDeps>['networks'] } = {}) => {
-  const deps = getDeps();
+const handDriven = (overrides: { networks?: Deps['networks'] } = {}) => {
+  const deps = rt.container.deps;
   const state = { skewMs: 0, delays: [] as number[] };
   const clock: Clock = { now: () => new Date(Date.now() + state.skewMs) };
   const queue: JobQueue = {
@@ -125,7 +125,7 @@ describe('the issue: a timeout on X, then X rate-limited for 120 s', () => {
 
 describe('lost answers through the real queue', () => {
   it('X: a lookup right after the timeout finds nothing (the timeline lags); the tweet is found later, never resent', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const marker = `lag-${Date.now()}`;
     const created = await rt.api('/posts', {
       method: 'POST',
@@ -151,7 +151,7 @@ describe('lost answers through the real queue', () => {
   ] as const)(
     '%s, %s after the network stored the post: looked up, recorded, posted once',
     async (network, token) => {
-      const ws = await freshWorkspace([network]);
+      const ws = await freshWorkspace(rt, [network]);
       const marker = `stored-${network}-${token}-${Date.now()}`;
       const created = await rt.api('/posts', {
         method: 'POST',
@@ -178,7 +178,7 @@ describe('lost answers through the real queue', () => {
   );
 
   it('X, a 503 before anything was stored: nothing is sent again until the window has passed, then it is', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const marker = `flaky-${Date.now()}`;
     const created = await rt.api('/posts', {
       method: 'POST',
@@ -197,7 +197,7 @@ describe('lost answers through the real queue', () => {
   }, 60_000);
 
   it('LinkedIn, a 502 after storing: a member post cannot be listed, so the resend is refused as DUPLICATE_POST naming the post, which is adopted', async () => {
-    const ws = await freshWorkspace(['linkedin']);
+    const ws = await freshWorkspace(rt, ['linkedin']);
     const marker = `li-gateway-${Date.now()}`;
     const created = await rt.api('/posts', {
       method: 'POST',
@@ -223,7 +223,7 @@ describe('X refuses a resend as a duplicate after a lost answer', () => {
     const { ws, postId, job } = await startDraft('x', `${marker} sim:timeout`);
     // A client that trusts X's timeline at once (no window): the lookup right after the timeout
     // finds nothing, so the engine sends again and X answers 403 duplicate content.
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const driver = handDriven({
       networks: (platform, mode) => {
         const real = deps.networks(platform, mode);

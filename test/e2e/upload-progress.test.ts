@@ -6,7 +6,6 @@ import {
   NetworkError,
   type PublishBlockInput,
 } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { liveXClientPerTest } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -34,8 +33,8 @@ afterAll(async () => {
   await rt?.destroy();
 });
 
-const deps = () => getDeps();
-const useClient = liveXClientPerTest();
+const deps = () => rt.container.deps;
+const useClient = liveXClientPerTest(() => rt);
 
 /** A scripted network that uploads one chunk per call, in `chunks` chunks, to one session per video. */
 const resumableNetwork = (chunks: number, options: { hangAfterFirstChunk?: boolean } = {}) => {
@@ -87,7 +86,7 @@ const resumableNetwork = (chunks: number, options: { hangAfterFirstChunk?: boole
 };
 
 const createPost = async (intent: 'now' | 'draft') => {
-  const ws = await freshWorkspace(['x']);
+  const ws = await freshWorkspace(rt, ['x']);
   const created = await rt.api('/posts', {
     method: 'POST',
     key: ws.key,

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VimeoClient } from '../../functions/platforms/vimeo/client.ts';
 import type { NetworkClient, PublishBlockInput } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { SimVimeoVideo } from '../../simulators/vimeo/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
@@ -28,7 +27,7 @@ beforeAll(async () => {
       METRICS_SWEEP_INTERVAL_SECONDS: '0.2',
     },
   });
-  ws = await freshWorkspace(['vimeo']);
+  ws = await freshWorkspace(rt, ['vimeo']);
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -172,9 +171,9 @@ describe('Vimeo through the API', () => {
       };
       return real.publish({ ...input, deadline, ...(progress ? { progress } : {}) });
     };
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const networks = deps.networks;
-    const restore = useNetworks((platform, mode) =>
+    const restore = useNetworks(rt, (platform, mode) =>
       platform === 'vimeo' && mode === 'live' ? client : networks(platform, mode),
     );
     try {

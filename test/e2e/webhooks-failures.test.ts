@@ -34,7 +34,7 @@ const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number, what:
 
 describe('failing receivers', () => {
   it('gives up on an event after the whole schedule; 5 failed events in a row disable the endpoint; PUT enables it again', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const created = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -109,7 +109,7 @@ describe('failing receivers', () => {
   }, 40_000);
 
   it('cuts a receiver that never answers at the timeout and retries', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const created = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,

@@ -5,7 +5,6 @@ import { DynamoWebhookStore, endpointToItem } from '../../functions/adapters/aws
 import { recountWebhookEndpoints } from '../../functions/core/admin/admin.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { NetworkClient, RemoteBlock } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
 import { type Gate, gate, liveXClientPerTest } from '../support/interleave.ts';
@@ -38,8 +37,8 @@ afterAll(async () => {
   await stop?.();
 });
 
-const deps = () => getDeps();
-const useClient = liveXClientPerTest();
+const deps = () => rt.container.deps;
+const useClient = liveXClientPerTest(() => rt);
 
 /** The workspace's count of endpoints as stored; null when there is none (a workspace from before it). */
 const countOf = async (workspaceId: string): Promise<number | null> => {
@@ -74,7 +73,7 @@ const endpointsOf = async (workspaceId: string) => (await deps().webhooks.listEn
 
 describe('the count of a workspace’s webhook endpoints', () => {
   it('is 0 for a new workspace and follows the routes; failed creates and deletes change nothing', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     expect(await countOf(ws.workspaceId)).toBe(0);
     const first = await createEndpoint(ws.key, '/count-1');
     expect(await countOf(ws.workspaceId)).toBe(1);
@@ -110,7 +109,7 @@ describe('the count of a workspace’s webhook endpoints', () => {
   });
 
   it('counts the endpoints a workspace from before the count has when it gets another, never fewer', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     await createEndpoint(ws.key, '/old-1');
     await createEndpoint(ws.key, '/old-2');
     await forgetCount(ws.workspaceId);
@@ -129,7 +128,7 @@ describe('the count of a workspace’s webhook endpoints', () => {
   });
 
   it('a delete in a workspace from before the count leaves it uncounted (unknown, events kept)', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const id = await createEndpoint(ws.key, '/uncounted');
     await forgetCount(ws.workspaceId);
     expect((await deleteEndpoint(ws.key, id)).status).toBe(200);
@@ -138,7 +137,7 @@ describe('the count of a workspace’s webhook endpoints', () => {
   });
 
   it('the dispatcher’s count of 0 is refused when an endpoint was created after its read found none', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     await forgetCount(ws.workspaceId);
     const { webhooks } = deps();
     expect(await webhooks.listEndpoints(ws.workspaceId)).toEqual([]);
@@ -150,35 +149,35 @@ describe('the count of a workspace’s webhook endpoints', () => {
 
 describe('events and endpoints', () => {
   it('a workspace with no endpoint keeps no event; one from before the count keeps them until the dispatcher counts it', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const none = await publishNow(rt, ws.key, ws.channels.x, `no endpoint ${Date.now()}`);
     expect(none.status).toBe('published');
-    expect(await eventsOfPost(none.id)).toEqual([]);
+    expect(await eventsOfPost(rt, none.id)).toEqual([]);
 
     await forgetCount(ws.workspaceId);
     const old = await publishNow(rt, ws.key, ws.channels.x, `before the count ${Date.now()}`);
-    expect((await eventsOfPost(old.id)).map((e) => e.type)).toEqual(['post.published']);
+    expect((await eventsOfPost(rt, old.id)).map((e) => e.type)).toEqual(['post.published']);
     // The dispatcher finds no endpoint for it: the workspace is counted (0) and the event leaves the outbox.
     await expect.poll(() => countOf(ws.workspaceId), { timeout: 10_000 }).toBe(0);
     await expect
-      .poll(async () => (await eventsOfPost(old.id)).some((e) => e.pending), { timeout: 10_000 })
+      .poll(async () => (await eventsOfPost(rt, old.id)).some((e) => e.pending), { timeout: 10_000 })
       .toBe(false);
     const later = await publishNow(rt, ws.key, ws.channels.x, `counted ${Date.now()}`);
     expect(later.status).toBe('published');
-    expect(await eventsOfPost(later.id)).toEqual([]);
+    expect(await eventsOfPost(rt, later.id)).toEqual([]);
   });
 
   it('a channel that needs reconnecting in a workspace with no endpoint is marked; neither event is kept', async () => {
-    const ws = await freshWorkspace(['bluesky']);
+    const ws = await freshWorkspace(rt, ['bluesky']);
     const post = await publishNow(rt, ws.key, ws.channels.bluesky, `reconnect ${Date.now()} sim:reconnect`);
     expect(post.status).toBe('failed');
     const channel = await rt.api(`/channels/${ws.channels.bluesky}`, { key: ws.key });
     expect(channel.body.status).toBe('needs_reconnect');
-    expect(await eventsOfPost(post.id)).toEqual([]);
+    expect(await eventsOfPost(rt, post.id)).toEqual([]);
   });
 
   it('an endpoint created after an event happened does not receive it', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const before = await publishNow(rt, ws.key, ws.channels.x, `before the endpoint ${Date.now()}`);
     await createEndpoint(ws.key, '/after');
     const after = await publishNow(rt, ws.key, ws.channels.x, `after the endpoint ${Date.now()}`);
@@ -225,7 +224,7 @@ describe('events and endpoints', () => {
   };
 
   it('an endpoint created between the job’s read and its commit gets the event', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const held = gate();
     useClient(heldX(held));
     const postId = await publishingDraft(ws.key, ws.channels.x);
@@ -237,7 +236,7 @@ describe('events and endpoints', () => {
     await job;
     const post = await deps().posts.get(postId);
     expect(post?.status).toBe('published');
-    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    expect((await eventsOfPost(rt, postId)).map((e) => e.type)).toEqual(['post.published']);
     await receiver.waitFor(
       (all) => all.some((r) => r.path === '/race-create' && r.body?.data?.post?.id === postId),
       15_000,
@@ -247,7 +246,7 @@ describe('events and endpoints', () => {
   });
 
   it('an endpoint deleted between the job’s read and its commit is harmless: the event is kept and leaves the outbox undelivered', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const id = await createEndpoint(ws.key, '/race-delete');
     const held = gate();
     useClient(heldX(held));
@@ -258,9 +257,9 @@ describe('events and endpoints', () => {
     held.release();
     await job;
     expect((await deps().posts.get(postId))?.status).toBe('published');
-    expect((await eventsOfPost(postId)).map((e) => e.type)).toEqual(['post.published']);
+    expect((await eventsOfPost(rt, postId)).map((e) => e.type)).toEqual(['post.published']);
     await expect
-      .poll(async () => (await eventsOfPost(postId)).some((e) => e.pending), { timeout: 10_000 })
+      .poll(async () => (await eventsOfPost(rt, postId)).some((e) => e.pending), { timeout: 10_000 })
       .toBe(false);
     expect(receiver.received.filter((r) => r.path === '/race-delete')).toEqual([]);
     expect(await countOf(ws.workspaceId)).toBe(0);
@@ -281,13 +280,13 @@ describe('recounting a workspace’s endpoints (the operator’s repair)', () =>
 
   it('sets the count to the endpoints: one never counted, one too low, one too high, and every workspace with an endpoint', async () => {
     const { webhooks } = deps();
-    const never = await freshWorkspace(['x']);
+    const never = await freshWorkspace(rt, ['x']);
     await forgetCount(never.workspaceId);
     await uncounted(never.accountId, never.workspaceId);
     await uncounted(never.accountId, never.workspaceId);
-    const low = await freshWorkspace(['x']);
+    const low = await freshWorkspace(rt, ['x']);
     await uncounted(low.accountId, low.workspaceId);
-    const high = await freshWorkspace(['x']);
+    const high = await freshWorkspace(rt, ['x']);
     await forgetCount(high.workspaceId);
     // A create whose list of existing endpoints raced a delete: the count starts one too high.
     await webhooks.createEndpoint(offEndpoint(high.accountId, high.workspaceId), 2);
@@ -320,7 +319,7 @@ describe('recounting a workspace’s endpoints (the operator’s repair)', () =>
 
   it('reads again when an endpoint is deleted before its list and another created before its write (the count then looks unchanged)', async () => {
     const { table, webhooks } = deps();
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     await uncounted(ws.accountId, ws.workspaceId);
     const doomed = offEndpoint(ws.accountId, ws.workspaceId);
     await webhooks.createEndpoint(doomed, 1);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
 import { waitForPost } from '../support/publishing.ts';
@@ -53,7 +52,7 @@ const REFUSED = [
 
 describe('webhook targets must be on the public internet', () => {
   it.each(REFUSED)('refuses %s when saved', async (url) => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     const res = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -65,7 +64,7 @@ describe('webhook targets must be on the public internet', () => {
   });
 
   it('refuses a private target on update too', async () => {
-    const ws = await freshWorkspace([]);
+    const ws = await freshWorkspace(rt, []);
     const created = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -85,7 +84,7 @@ describe('webhook targets must be on the public internet', () => {
   });
 
   it('checks again at delivery: an endpoint whose host now points inside is not contacted', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const created = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -93,7 +92,7 @@ describe('webhook targets must be on the public internet', () => {
     });
     const id = created.body.endpoint.id;
     // What a DNS change after saving amounts to: the target is now the receiver on loopback.
-    await getDeps().webhooks.updateEndpoint(ws.workspaceId, id, { url: receiver.url('/inside') });
+    await rt.container.deps.webhooks.updateEndpoint(ws.workspaceId, id, { url: receiver.url('/inside') });
     const post = await rt.api('/posts', {
       method: 'POST',
       key: ws.key,

@@ -2,7 +2,6 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { verifyWebhook } from '../../functions/shared/verify-webhook.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
@@ -56,7 +55,7 @@ const deliveries = async (key: string, id: string) => {
 
 describe('webhook endpoints API', () => {
   it('creates, lists, reads, updates and deletes endpoints; the secret is shown only on create', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const created = await rt.api('/webhooks', {
       method: 'POST',
       key: ws.key,
@@ -113,7 +112,7 @@ describe('webhook endpoints API', () => {
     // Disabled endpoints are listed too.
     expect((await rt.api('/webhooks', { key: ws.key })).body.data).toHaveLength(1);
 
-    const other = await freshWorkspace(['x']);
+    const other = await freshWorkspace(rt, ['x']);
     expect((await rt.api(`/webhooks/${endpoint.id}`, { key: other.key })).status).toBe(404);
     expect((await rt.api(`/webhooks/${endpoint.id}`, { method: 'DELETE', key: other.key })).status).toBe(404);
 
@@ -125,7 +124,7 @@ describe('webhook endpoints API', () => {
   });
 
   it('validates input with the field at fault', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const post = (body: unknown) => rt.api('/webhooks', { method: 'POST', key: ws.key, body });
     const plain = await post({ url: 'http://example.com/hooks', events: ['post.published'] });
     expect(plain.status).toBe(400);
@@ -161,7 +160,7 @@ describe('webhook endpoints API', () => {
   });
 
   it('replays POST /webhooks for the same Idempotency-Key and refuses it with another body', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const headers = { 'idempotency-key': `idem-${Date.now()}` };
     const body = { url: receiver.url('/idem'), events: ['post.published'] };
     const first = await rt.api('/webhooks', { method: 'POST', key: ws.key, body, headers });
@@ -171,7 +170,7 @@ describe('webhook endpoints API', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     // The stored answer holds the secret sealed, never in the clear.
-    const { table } = getDeps();
+    const { table } = rt.container.deps;
     const records = await table.doc.send(
       new QueryCommand({
         TableName: table.tableName,
@@ -194,9 +193,9 @@ describe('webhook endpoints API', () => {
   });
 
   it('lets test keys read endpoints but not create or change them', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/modes');
-    const test = await createApiKey(getDeps(), {
+    const test = await createApiKey(rt.container.deps, {
       accountId: ws.accountId,
       workspaceId: ws.workspaceId,
       mode: 'test',
@@ -218,7 +217,7 @@ describe('webhook endpoints API', () => {
 
 describe('webhook delivery', () => {
   it('sends one signed event per channel, with the spec 6 body and headers', async () => {
-    const ws = await freshWorkspace(['x', 'bluesky', 'linkedin']);
+    const ws = await freshWorkspace(rt, ['x', 'bluesky', 'linkedin']);
     const { secret, endpoint } = await createEndpoint(ws.key, '/three');
     const post = await publish(
       ws.key,
@@ -273,7 +272,7 @@ describe('webhook delivery', () => {
   });
 
   it('signs with the new secret right after roll-secret; the old one no longer verifies', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { secret: old, endpoint } = await createEndpoint(ws.key, '/roll');
     await publish(ws.key, [ws.channels.x], 'before roll');
     await receiver.waitFor(() => atPath('/roll').length >= 1);
@@ -296,7 +295,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failing receiver on the schedule with the same event id: attempts 1, 2, 3', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/flaky');
     let calls = 0;
     receiver.setAnswer((r) => (r.path === '/flaky' && ++calls <= 2 ? { status: 500 } : { status: 200 }));
@@ -346,7 +345,7 @@ describe('webhook delivery', () => {
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/redirect');
     receiver.setAnswer((r) =>
       r.path === '/redirect'
@@ -371,9 +370,9 @@ describe('webhook delivery', () => {
   });
 
   it('delivers nothing for posts made with a test key', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/sandbox');
-    const test = await createApiKey(getDeps(), {
+    const test = await createApiKey(rt.container.deps, {
       accountId: ws.accountId,
       workspaceId: ws.workspaceId,
       mode: 'test',
@@ -391,7 +390,7 @@ describe('webhook delivery', () => {
   });
 
   it('stops retrying when the endpoint is deleted, and its history goes with it', async () => {
-    const ws = await freshWorkspace(['x']);
+    const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/deleted');
     receiver.setAnswer((r) => (r.path === '/deleted' ? { status: 503 } : { status: 200 }));
     try {

@@ -18,7 +18,7 @@ beforeAll(async () => {
   rt = await startTestRuntime({
     env: { PUBLISH_RETRY_BASE_SECONDS: '0.2', X_CONSISTENCY_WINDOW_SECONDS: '5' },
   });
-  ws = await freshWorkspace(['x']);
+  ws = await freshWorkspace(rt, ['x']);
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDeps, overrideDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { consentOAuth, simUrl, storedChannel } from '../support/channels.ts';
 import { mediaFiles } from '../support/media-files.ts';
@@ -30,8 +29,8 @@ beforeAll(async () => {
     env: { PUBLISH_RETRY_BASE_SECONDS: '0.2', TOKEN_SWEEP_INTERVAL_SECONDS: '0.3' },
   });
   // Before anything keeps a copy of the clock (the token service and the engine copy theirs).
-  restoreClock = overrideDeps({ clock: { now: () => new Date(Date.now() + aheadMs) } });
-  ws = await freshWorkspace([]);
+  restoreClock = rt.container.override({ clock: { now: () => new Date(Date.now() + aheadMs) } });
+  ws = await freshWorkspace(rt, []);
 });
 afterAll(async () => {
   restoreClock?.();
@@ -151,7 +150,7 @@ describe('an idle YouTube channel across six months (Herald’s and the simulato
     const kept = await connectYouTube();
     const unswept = await connectYouTube();
     // The control: stored without a refresh due time, as the old policy stored every YouTube channel.
-    const deps = getDeps();
+    const deps = rt.container.deps;
     const record = await deps.accounts.getChannel(ws.workspaceId, unswept);
     if (!record) throw new Error('no channel');
     expect(
@@ -166,15 +165,15 @@ describe('an idle YouTube channel across six months (Herald’s and the simulato
 
     // Five months idle, twice: each time the sweep refreshes the channel (Google sees it used).
     for (let round = 1; round <= 2; round++) {
-      const before = await storedChannel(ws.workspaceId, kept);
+      const before = await storedChannel(rt, ws.workspaceId, kept);
       await advance(150 * DAY);
       const after = await eventually(`the sweep's refresh (round ${round})`, async () => {
-        const stored = await storedChannel(ws.workspaceId, kept);
+        const stored = await storedChannel(rt, ws.workspaceId, kept);
         return stored.version > before.version ? stored : null;
       });
       expect(after.connection).toBe('connected');
     }
-    const unsweptNow = await storedChannel(ws.workspaceId, unswept);
+    const unsweptNow = await storedChannel(rt, ws.workspaceId, unswept);
     expect(unsweptNow.version).toBe((record.tokenVersion ?? 0) + 1);
 
     // Ten months after the consent: the swept channel publishes, the other one's grant is dead.

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import { YouTubeClient } from '../../functions/platforms/youtube/client.ts';
 import type { PublishBlockInput, UploadProgress } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { SimYouTubeVideo } from '../../simulators/youtube/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
@@ -22,7 +21,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
-  ws = await freshWorkspace(['youtube']);
+  ws = await freshWorkspace(rt, ['youtube']);
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -152,7 +151,7 @@ describe('YouTube through the API', () => {
       },
     });
     expect(created.status, created.text).toBe(201);
-    const deps = getDeps();
+    const deps = rt.container.deps;
     // The first invocation: a client with 256 KiB chunks whose time runs out once it has saved
     // progress past the first bytes; the runtime's own worker (8 MiB chunks) takes the rest.
     const small = new YouTubeClient({ baseUrl: simUrl(), timeoutMs: 5_000, chunkBytes: 256 * 1024 });

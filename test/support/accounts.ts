@@ -6,23 +6,23 @@ import {
 } from '../../functions/core/admin/admin.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { KeyMode } from '../../functions/ports/accounts.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { keepEvents } from './outbox.ts';
+import type { TestRuntime } from './runtime.ts';
 
 /**
- * A fresh account and workspace with a key and one channel per platform asked for (in the running
- * local runtime). `keepEvents`: the workspace has a webhook endpoint (turned off), so that its
+ * A fresh account and workspace with a key and one channel per platform asked for (in `rt`'s table). `keepEvents`: the workspace has a webhook endpoint (turned off), so that its
  * events are kept in the outbox for the test to read (a workspace with none keeps no event).
  */
 export const freshWorkspace = async (
+  rt: TestRuntime,
   platforms: PlatformId[],
   mode: KeyMode = 'live',
   { keepEvents: keep = false }: { keepEvents?: boolean } = {},
 ) => {
-  const deps = getDeps();
+  const deps = rt.container.deps;
   const account = await createAccount(deps, { name: 'Test', plan: 'unlimited' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'T' });
-  if (keep) await keepEvents(account.accountId, ws.workspaceId);
+  if (keep) await keepEvents(rt, account.accountId, ws.workspaceId);
   const { secret } = await createApiKey(deps, {
     accountId: account.accountId,
     workspaceId: ws.workspaceId,

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { openTokens } from '../../functions/core/channels/tokens.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
 
 /** Where the runtime's simulator of `platform` listens. */
@@ -71,8 +70,8 @@ export const connectOAuth = async (rt: TestRuntime, platform: PlatformId, key?: 
 };
 
 /** The channel as stored: its connection, token version and opened tokens. */
-export const storedChannel = async (workspaceId: string, channelId: string) => {
-  const deps = getDeps();
+export const storedChannel = async (rt: TestRuntime, workspaceId: string, channelId: string) => {
+  const deps = rt.container.deps;
   const record = await deps.accounts.getChannel(workspaceId, channelId);
   if (!record) throw new Error(`channel ${channelId} not found`);
   const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);

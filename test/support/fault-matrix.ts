@@ -2,7 +2,6 @@ import { expect } from 'vitest';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { type NetworkClient, SIM_TOKENS, type SimToken } from '../../functions/ports/network-client.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import { freshWorkspace } from './accounts.ts';
 import { mediaFiles } from './media-files.ts';
 import { uploadMedia } from './media-upload.ts';
@@ -138,7 +137,7 @@ export const runFaultMatrix = async (
   const results = await Promise.all(
     cases.map(async ({ token, position }): Promise<FaultCase> => {
       // A workspace each: a reconnect marks its channel, which must not spill into other cases.
-      const ws = await freshWorkspace([network], 'live', { keepEvents: true });
+      const ws = await freshWorkspace(rt, [network], 'live', { keepEvents: true });
       const marker = `${network}-${token}-${position}-${Math.random().toString(36).slice(2, 8)}`;
       const blocks = await Promise.all(
         positions.map(async (i) => ({
@@ -174,7 +173,7 @@ export const runFaultMatrix = async (
         ws,
         firstRound,
         post,
-        events: await eventsOfPost(post.id),
+        events: await eventsOfPost(rt, post.id),
         count: 0,
       };
     }),
@@ -246,7 +245,7 @@ export const crashBetweenSendAndRecord = async (
   options: Pick<FaultMatrixOptions, 'blocks' | 'mediaBlocks' | 'imageType' | 'media' | 'channel'> = {},
 ) => {
   const blockCount = options.blocks ?? 2;
-  const ws = await freshWorkspace([network]);
+  const ws = await freshWorkspace(rt, [network]);
   const marker = `crash-${network}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   const blocks = await Promise.all(
     Array.from({ length: blockCount }, async (_, i) => ({
@@ -265,7 +264,7 @@ export const crashBetweenSendAndRecord = async (
   expect(created.status, created.text).toBe(201);
   const postId = created.body.id;
   const last = ` ${blockCount}`;
-  const deps = getDeps();
+  const deps = rt.container.deps;
   let sentLast = false;
   const dying = new PublishingEngine({
     ...deps,

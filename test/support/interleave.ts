@@ -4,7 +4,7 @@ import { PublishingEngine } from '../../functions/core/publishing/engine.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
 import type { NetworkClient } from '../../functions/ports/network-client.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
-import { type Deps, getDeps, overrideDeps } from '../../functions/runtime/container.ts';
+import type { Deps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
 
 /** A point where a request is held: `reached` settles when one gets there, `release()` lets it go on. */
@@ -47,18 +47,18 @@ export const gate = (): Gate => {
 };
 
 /**
- * Replaces dependencies of the HTTP handlers (which take `getDeps()` per request), so a test forces
+ * Replaces dependencies of `rt`'s handlers (which read its container per request), so a test forces
  * an interleaving or a failure on a request's path. The publishing engine is built first, with
  * the real ones: it keeps the deps it was built with. Returns the restore.
  */
-export const wrapDeps = (partial: Partial<Deps>): (() => void) => {
-  getDeps().publishing();
-  return overrideDeps(partial);
+export const wrapDeps = (rt: TestRuntime, partial: Partial<Deps>): (() => void) => {
+  rt.container.deps.publishing();
+  return rt.container.override(partial);
 };
 
 /** The post store wrapped (see `wrapDeps`). */
-export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() => void) => {
-  const real = getDeps().posts;
+export const wrapPosts = (rt: TestRuntime, wrap: (real: PostStore) => Partial<PostStore>): (() => void) => {
+  const real = rt.container.deps.posts;
   const base: PostStore = {
     create: (post, quota) => real.create(post, quota),
     get: (postId) => real.get(postId),
@@ -68,15 +68,16 @@ export const wrapPosts = (wrap: (real: PostStore) => Partial<PostStore>): (() =>
     delete: (post) => real.delete(post),
     list: (query) => real.list(query),
   };
-  return wrapDeps({ posts: { ...base, ...wrap(real) } });
+  return wrapDeps(rt, { posts: { ...base, ...wrap(real) } });
 };
 
 /** The same for network clients: `wrap` may replace methods of the client of any platform and mode. */
 export const wrapNetworks = (
+  rt: TestRuntime,
   wrap: (client: NetworkClient) => Partial<Pick<NetworkClient, 'publish' | 'edit' | 'delete'>>,
 ): (() => void) => {
-  const real: Deps['networks'] = getDeps().networks;
-  return wrapDeps({
+  const real: Deps['networks'] = rt.container.deps.networks;
+  return wrapDeps(rt, {
     networks: (platform, mode) => {
       const client = real(platform, mode);
       const overrides = wrap(client);
@@ -92,20 +93,20 @@ export const wrapNetworks = (
 };
 
 /**
- * Every function of this process, the publishing engine (the runtime's worker) included, gets
+ * Every function of `rt`, the publishing engine (the runtime's worker) included, gets
  * `networks`: a new engine is built with it, as a worker's cold start would. Returns the restore.
  */
-export const useNetworks = (networks: Deps['networks']): (() => void) => {
-  const engine = new PublishingEngine({ ...getDeps(), networks });
-  return overrideDeps({ networks, publishing: () => engine });
+export const useNetworks = (rt: TestRuntime, networks: Deps['networks']): (() => void) => {
+  const engine = new PublishingEngine({ ...rt.container.deps, networks });
+  return rt.container.override({ networks, publishing: () => engine });
 };
 
 /**
- * For a file whose tests each script X: returns `useClient`, which gives every engine of this
- * process (the runtime's worker included) `client` for live X posts, through `useNetworks`; the
+ * For a file whose tests each script X: returns `useClient`, which gives every engine of the
+ * runtime (its worker included) `client` for live X posts, through `useNetworks`; the
  * real networks come back after each test.
  */
-export const liveXClientPerTest = (): ((client: NetworkClient) => void) => {
+export const liveXClientPerTest = (runtime: () => TestRuntime): ((client: NetworkClient) => void) => {
   let restore: (() => void) | null = null;
   afterEach(() => {
     restore?.();
@@ -113,16 +114,17 @@ export const liveXClientPerTest = (): ((client: NetworkClient) => void) => {
   });
   return (client) => {
     restore?.();
-    const real = getDeps().networks;
-    restore = useNetworks((platform, mode) =>
+    const rt = runtime();
+    const real = rt.container.deps.networks;
+    restore = useNetworks(rt, (platform, mode) =>
       platform === 'x' && mode === 'live' ? client : real(platform, mode),
     );
   };
 };
 
 /** Every schedule (local scheduler items) whose firing names the post. */
-export const schedulesOf = async (postId: string) => {
-  const { table } = getDeps();
+export const schedulesOf = async (rt: TestRuntime, postId: string) => {
+  const { table } = rt.container.deps;
   const found: { name: string; fireAt: string; payload: Record<string, unknown> }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -146,7 +148,8 @@ export const schedulesOf = async (postId: string) => {
 };
 
 /** The stored post, as the store holds it (fields the API does not show included). */
-export const storedPost = async (postId: string): Promise<PostRecord | null> => getDeps().posts.get(postId);
+export const storedPost = async (rt: TestRuntime, postId: string): Promise<PostRecord | null> =>
+  rt.container.deps.posts.get(postId);
 
 /**
  * Blocks of posts whose text carries `marker` that are live on a network right now (created and

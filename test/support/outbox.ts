@@ -2,7 +2,7 @@ import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import type { OutboxEvent } from '../../functions/ports/publishing.ts';
 import type { WebhookEndpoint } from '../../functions/ports/webhooks.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
+import type { TestRuntime } from './runtime.ts';
 
 /** An endpoint record as the create route stores it, turned off (as by a request): it receives nothing. */
 export const offEndpoint = (accountId: string, workspaceId: string): WebhookEndpoint => {
@@ -29,16 +29,23 @@ export const offEndpoint = (accountId: string, workspaceId: string): WebhookEndp
  * are kept in the outbox as for any workspace with an endpoint: a workspace with none keeps no
  * event. Created as the route does (counted in the workspace's count).
  */
-export const keepEvents = async (accountId: string, workspaceId: string): Promise<WebhookEndpoint> => {
+export const keepEvents = async (
+  rt: TestRuntime,
+  accountId: string,
+  workspaceId: string,
+): Promise<WebhookEndpoint> => {
   const endpoint = offEndpoint(accountId, workspaceId);
-  const { webhooks } = getDeps();
+  const { webhooks } = rt.container.deps;
   await webhooks.createEndpoint(endpoint, (await webhooks.listEndpoints(workspaceId)).length);
   return endpoint;
 };
 
 /** Every outbox event about a post (a test-only scan of the test's own table). */
-export const eventsOfPost = async (postId: string): Promise<(OutboxEvent & { pending: boolean })[]> => {
-  const { table } = getDeps();
+export const eventsOfPost = async (
+  rt: TestRuntime,
+  postId: string,
+): Promise<(OutboxEvent & { pending: boolean })[]> => {
+  const { table } = rt.container.deps;
   const events: (OutboxEvent & { pending: boolean })[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -63,8 +70,8 @@ export const eventsOfPost = async (postId: string): Promise<(OutboxEvent & { pen
 };
 
 /** Events still waiting in the outbox for the webhooks capability (GSI1 `OUTBOX`). */
-export const pendingEventIds = async (): Promise<string[]> => {
-  const { table } = getDeps();
+export const pendingEventIds = async (rt: TestRuntime): Promise<string[]> => {
+  const { table } = rt.container.deps;
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
@@ -77,5 +84,5 @@ export const pendingEventIds = async (): Promise<string[]> => {
 };
 
 /** The `channel.needs_reconnect` events kept about a post. */
-export const needsReconnectEvents = async (postId: string) =>
-  (await eventsOfPost(postId)).filter((event) => event.type === 'channel.needs_reconnect');
+export const needsReconnectEvents = async (rt: TestRuntime, postId: string) =>
+  (await eventsOfPost(rt, postId)).filter((event) => event.type === 'channel.needs_reconnect');

@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import type { BlockClaim } from '../../functions/ports/publishing.ts';
-import { getDeps } from '../../functions/runtime/container.ts';
 import type { TestRuntime } from './runtime.ts';
 
 const TERMINAL = new Set(['published', 'partially_published', 'failed']);
@@ -29,8 +28,13 @@ export const publishNow = async (rt: TestRuntime, key: string, channelId: string
 };
 
 /** A block's claim as stored (read by a probe that cannot take it: the claim exists). */
-export const storedClaim = async (postId: string, channelId: string, block = 0): Promise<BlockClaim> => {
-  const probe = await getDeps().claims.acquire({
+export const storedClaim = async (
+  rt: TestRuntime,
+  postId: string,
+  channelId: string,
+  block = 0,
+): Promise<BlockClaim> => {
+  const probe = await rt.container.deps.claims.acquire({
     postId,
     channelId,
     block,

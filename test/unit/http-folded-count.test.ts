@@ -17,7 +17,7 @@ import {
   type RateLimiter,
   type RateLimitState,
 } from '../../functions/ports/rate-limiter.ts';
-import { override } from '../../functions/runtime/compose.ts';
+import { Container } from '../../functions/runtime/compose.ts';
 
 const LIMIT = 10;
 const now = new Date('2026-03-01T10:00:30Z');
@@ -97,6 +97,8 @@ const context = {
   getRemainingTimeInMillis: () => 1000,
 } as unknown as Context;
 
+/** The handler's parts, with the test's rate limiter and clock (as a local runtime's container). */
+const container = new Container();
 let restores: (() => void)[] = [];
 afterEach(() => {
   for (const restore of restores) restore();
@@ -110,7 +112,7 @@ afterEach(() => {
 const setup = (permission: ApiKeyRecord['permission'] = 'write') => {
   const { secret, secretHash } = generateSecret('live');
   const store = limiterFor(keyOf(secretHash, permission));
-  restores.push(override({ rateLimiter: store.limiter, clock: { now: () => now } }));
+  restores.push(container.override({ rateLimiter: store.limiter, clock: { now: () => now } }));
   const seen: (KeyCount | undefined)[] = [];
   let behave: (keyCount: KeyCount | undefined) => Promise<HttpResponse> = async (keyCount) => {
     if (keyCount) store.countIn(keyCount);
@@ -128,7 +130,7 @@ const setup = (permission: ApiKeyRecord['permission'] = 'write') => {
     },
   );
   const send = async (body: unknown = { n: 1 }) => {
-    const res = await handler(event(secret, body), context as never);
+    const res = await container.run(() => handler(event(secret, body), context as never));
     return {
       status: res.statusCode,
       remaining: res.headers?.['X-RateLimit-Remaining'],

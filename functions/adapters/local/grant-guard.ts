@@ -24,7 +24,7 @@ import type { AppCredentials } from '../../ports/app-credentials.ts';
 import type { MediaRecord } from '../../ports/media.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
-import { ENV, env } from '../../shared/env.ts';
+import { ENV, env, variable } from '../../shared/env.ts';
 import { type AccessRequest, type Grant, type GrantResource, grantsAllowing } from '../../shared/grants.ts';
 import { TABLE_KEYS } from '../aws/dynamo/keys.ts';
 import { recordGrantUse } from './grant-usage.ts';
@@ -100,7 +100,7 @@ let cachedNames: { variables: string; names: ResourceNames } | null = null;
  * through `env` throws and catches for each unset optional one).
  */
 export const resourceNamesFromEnv = (): ResourceNames => {
-  const variables = RESOURCE_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
+  const variables = RESOURCE_VARIABLES.map((name) => variable(name) ?? '').join('\n');
   if (cachedNames?.variables === variables) return cachedNames.names;
   const names = readResourceNames();
   cachedNames = { variables, names };
@@ -110,7 +110,7 @@ export const resourceNamesFromEnv = (): ResourceNames => {
 const readResourceNames = (): ResourceNames => {
   const account = '000000000000';
   return {
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: env.awsRegion ?? 'us-east-1',
     account,
     tableName: env.tableName,
     indexNames: [TABLE_KEYS.gsi1.name, TABLE_KEYS.gsi2.name],

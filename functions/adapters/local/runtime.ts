@@ -7,7 +7,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
 import { TOKEN_SWEEP_MESSAGE } from '../../core/channels/sweep-tokens.ts';
-import { decorateAdapters, getDeps, resetDeps } from '../../runtime/container.ts';
+import { createContainer, type RuntimeContainer } from '../../runtime/container.ts';
 import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
@@ -82,6 +82,11 @@ export interface RuntimeInfo {
 export const RUNTIME_INFO_FILE = 'runtime.json';
 
 export interface LocalRuntime {
+  /**
+   * This runtime's parts, decorators and environment: every invocation it runs (requests, queue
+   * batches, schedules, sweeps) reads them, and no other runtime's. Tests read and override them here.
+   */
+  container: RuntimeContainer;
   simulators: NetworkSimulators;
   url: string;
   baseUrl: string;
@@ -195,7 +200,19 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const tableName = options.tableName ?? 'herald';
     const receiverCa = receiverTrustFile(dataDir);
+    // The same for every runtime in the process, and read by the SDK itself: the process's.
     Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+    // This runtime's own: its functions read them through `env` (its container's environment),
+    // never from the process's, so another runtime in the process changes nothing here.
+    const environment: Record<string, string | undefined> = Object.freeze({
+      ...process.env,
       [ENV.runtime]: 'local',
       [ENV.tableName]: tableName,
       [ENV.mediaBucket]: services.bucket,
@@ -210,15 +227,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       [ENV.rateLimitPerMinute]: String(
         options.rateLimitPerMinute ?? process.env[ENV.rateLimitPerMinute] ?? 300,
       ),
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_S3: services.s3Endpoint,
       AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
-      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Live keys' channels publish to the local network simulators.
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
       // Each simulator's preset OAuth app (the client id and secret its token endpoint accepts).
@@ -231,166 +242,188 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       ...(receiverCa ? { [ENV.webhookExtraCaCerts]: receiverCa } : {}),
       ...options.env,
     });
-    // Every function gets only its manifest grants, as its own IAM role would give it on AWS.
-    decorateAdapters({
-      awsClient: installGrantGuard,
-      tokenCipher: guardTokenCipher,
-      scheduler: guardScheduler,
-      appCredentials: guardAppCredentials,
-      mediaUrl: guardMediaUrl,
+    const container = createContainer({
+      environment,
+      // Every function gets only its manifest grants, as its own IAM role would give it on AWS.
+      decorators: {
+        awsClient: installGrantGuard,
+        tokenCipher: guardTokenCipher,
+        scheduler: guardScheduler,
+        appCredentials: guardAppCredentials,
+        mediaUrl: guardMediaUrl,
+      },
     });
-    resetDeps();
+    // Everything from here runs as this runtime's: the timers, pollers and ticker started inside
+    // keep its container (AsyncLocalStorage follows them), and each request is run in it below.
+    return await container.run(async () => {
+      const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
+      await createTable(dynamoClient, tableName);
 
-    const dynamoClient = new DynamoDBClient({ endpoint: dynamoEndpoint });
-    await createTable(dynamoClient, tableName);
-
-    const since = performance.now();
-    const requestLog = log.level === 'debug' || log.level === 'info';
-    const handlers = await loadHttpHandlers({
-      root: options.root ?? REPO_ROOT,
-      ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
-      ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
-    });
-    // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
-    stops.push(() => httpPort.close());
-    const baseUrl = `${httpPort.url}/v1`;
-    log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
-
-    const seedPath = join(dataDir, 'seed.json');
-    let seededNow = false;
-    let seed: SeedFile;
-    if (existsSync(seedPath)) {
-      seed = { ...(JSON.parse(readFileSync(seedPath, 'utf8')) as SeedFile), baseUrl };
-    } else {
-      log.info('  seeding a demo account...');
-      const result = await seedDemoAccount(getDeps());
-      seededNow = true;
-      seed = {
-        baseUrl,
-        keys: result.keys,
-        channels: result.channels,
-        tags: result.tags,
-        otherWorkspace: { channels: result.otherWorkspaceChannels },
-        accountId: result.accountId,
-        workspaces: result.workspaces,
-      };
-    }
-    writeFileSync(seedPath, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
-    // Lets `npm run admin` find the running engines; removed on stop.
-    const runtimeInfo: RuntimeInfo = {
-      pid: process.pid,
-      tableName,
-      dynamoEndpoint,
-      baseUrl,
-      port: httpPort.port,
-      ...(dynamoPid ? { dynamoPid } : {}),
-    };
-    writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
-    stops.push(async () => rmSync(join(dataDir, RUNTIME_INFO_FILE), { force: true }));
-
-    const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
-
-    const scheduler = new TableScheduler({
-      table: { doc: createDocumentClient(dynamoClient), tableName },
-      sqs,
-      targetArn: services.queues.publish.arn,
-      log: (line) => log.warn(line),
-    });
-    // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
-    // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
-    const deps = getDeps();
-    const requeued = await requeueLostJobs({
-      posts: deps.overduePosts,
-      schedules: scheduler,
-      queue: deps.queue(),
-      now: new Date(),
-    });
-    scheduler.start();
-    stops.push(async () => scheduler.stop());
-
-    for (const worker of workers) {
-      const module = (await import(pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href)) as {
-        handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
-      };
-      const queue = services.queues[worker.queue];
-      // Receiving and deleting are the event source mapping's part; only the handler runs as the worker.
-      const fn = {
-        id: worker.entry,
-        name: worker.entry
-          .replace(/^functions\//, '')
-          .replace(/\.ts$/, '')
-          .replaceAll('/', '-'),
-        grants: options.grantOverrides?.[worker.entry] ?? worker.grants,
-      };
-      const poller = new LocalEventSourceMapping({
-        sqs,
-        queueUrl: queue.url,
-        queueArn: queue.arn,
-        batchSize: worker.batchSize,
-        // The context's remaining time counts down from the function's own timeout, as on AWS.
-        timeoutSeconds: worker.timeoutSeconds,
-        // Several batches in flight, as Lambda runs several instances of a consumer.
-        concurrency: 8,
-        handler: (event, context) => runAsFunction(fn, () => module.handler(event, context)),
+      const since = performance.now();
+      const requestLog = log.level === 'debug' || log.level === 'info';
+      const handlers = await loadHttpHandlers({
+        root: options.root ?? REPO_ROOT,
+        ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
+        ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
       });
-      poller.start();
-      stops.push(() => poller.stop());
-    }
+      // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
+      stops.push(() => httpPort.close());
+      const baseUrl = `${httpPort.url}/v1`;
+      log.info(`  table ${tableName} ready, handlers loaded (${seconds(since)})`);
 
-    // Plays the recurring schedule that sweeps stuck posts on AWS (the publish worker runs the sweep).
-    const sweepPosts = () =>
-      sqs
-        .send(
-          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
-        )
-        .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
-    const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
-    stops.push(async () => clearInterval(postSweepTimer));
-    // Plays the recurring schedule that extends channels' long-lived tokens on AWS (the publish worker runs it).
-    const sweepTokens = () =>
-      sqs
-        .send(
-          new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: TOKEN_SWEEP_MESSAGE }),
-        )
-        .catch((error: unknown) => log.error(`Token refresh sweep could not be queued: ${String(error)}`));
-    const tokenSweepTimer = setInterval(sweepTokens, env.tokenSweepIntervalSeconds * 1000);
-    stops.push(async () => clearInterval(tokenSweepTimer));
+      const seedPath = join(dataDir, 'seed.json');
+      let seededNow = false;
+      let seed: SeedFile;
+      if (existsSync(seedPath)) {
+        seed = { ...(JSON.parse(readFileSync(seedPath, 'utf8')) as SeedFile), baseUrl };
+      } else {
+        log.info('  seeding a demo account...');
+        const result = await seedDemoAccount(container.deps);
+        seededNow = true;
+        seed = {
+          baseUrl,
+          keys: result.keys,
+          channels: result.channels,
+          tags: result.tags,
+          otherWorkspace: { channels: result.otherWorkspaceChannels },
+          accountId: result.accountId,
+          workspaces: result.workspaces,
+        };
+      }
+      writeFileSync(seedPath, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+      // Lets `npm run admin` find the running engines; removed on stop.
+      const runtimeInfo: RuntimeInfo = {
+        pid: process.pid,
+        tableName,
+        dynamoEndpoint,
+        baseUrl,
+        port: httpPort.port,
+        ...(dynamoPid ? { dynamoPid } : {}),
+      };
+      writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
+      stops.push(async () => rmSync(join(dataDir, RUNTIME_INFO_FILE), { force: true }));
 
-    // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
-    // finds what the in-memory queue lost when the runtime last stopped.
-    const sweepWebhooks = () =>
-      sqs
-        .send(new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }))
-        .catch((error: unknown) =>
-          log.error(
-            `Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-    await sweepWebhooks();
-    const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);
-    stops.push(async () => clearInterval(sweepTimer));
+      const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
 
-    // Plays the recurring schedule that hands out due metrics readings on AWS (the metrics worker runs it).
-    const sweepMetrics = () =>
-      sqs
-        .send(
-          new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
-        )
-        .catch((error: unknown) =>
-          log.error(
-            `Metrics sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-    const metricsSweepTimer = setInterval(sweepMetrics, env.metricsSweepIntervalSeconds * 1000);
-    stops.push(async () => clearInterval(metricsSweepTimer));
+      const scheduler = new TableScheduler({
+        table: { doc: createDocumentClient(dynamoClient), tableName },
+        sqs,
+        targetArn: services.queues.publish.arn,
+        log: (line) => log.warn(line),
+      });
+      // The in-memory queue lost whatever was in flight when the runtime last stopped. Done before
+      // the scheduler starts: a schedule it fires meanwhile would look "already fired" and go twice.
+      const deps = container.deps;
+      const requeued = await requeueLostJobs({
+        posts: deps.overduePosts,
+        schedules: scheduler,
+        queue: deps.queue(),
+        now: new Date(),
+      });
+      scheduler.start();
+      stops.push(async () => scheduler.stop());
 
-    log.info(
-      `  scheduler and ${workers.length} queue consumers running` +
-        `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
-        ` (started in ${seconds(started)})`,
-    );
-    httpPort.serve(handlers);
-    return { simulators, url: httpPort.url, baseUrl, port: httpPort.port, seed, seededNow, stop: stopAll };
+      for (const worker of workers) {
+        const module = (await import(
+          pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href
+        )) as {
+          handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+        };
+        const queue = services.queues[worker.queue];
+        // Receiving and deleting are the event source mapping's part; only the handler runs as the worker.
+        const fn = {
+          id: worker.entry,
+          name: worker.entry
+            .replace(/^functions\//, '')
+            .replace(/\.ts$/, '')
+            .replaceAll('/', '-'),
+          grants: options.grantOverrides?.[worker.entry] ?? worker.grants,
+        };
+        const poller = new LocalEventSourceMapping({
+          sqs,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          batchSize: worker.batchSize,
+          // The context's remaining time counts down from the function's own timeout, as on AWS.
+          timeoutSeconds: worker.timeoutSeconds,
+          // Several batches in flight, as Lambda runs several instances of a consumer.
+          concurrency: 8,
+          handler: (event, context) =>
+            container.run(() => runAsFunction(fn, () => module.handler(event, context))),
+        });
+        poller.start();
+        stops.push(() => poller.stop());
+      }
+
+      // Plays the recurring schedule that sweeps stuck posts on AWS (the publish worker runs the sweep).
+      const sweepPosts = () =>
+        sqs
+          .send(
+            new SendMessageCommand({ QueueUrl: services.queues.publish.url, MessageBody: '{"sweep":true}' }),
+          )
+          .catch((error: unknown) => log.error(`Post sweep could not be queued: ${String(error)}`));
+      const postSweepTimer = setInterval(sweepPosts, env.postSweepIntervalSeconds * 1000);
+      stops.push(async () => clearInterval(postSweepTimer));
+      // Plays the recurring schedule that extends channels' long-lived tokens on AWS (the publish worker runs it).
+      const sweepTokens = () =>
+        sqs
+          .send(
+            new SendMessageCommand({
+              QueueUrl: services.queues.publish.url,
+              MessageBody: TOKEN_SWEEP_MESSAGE,
+            }),
+          )
+          .catch((error: unknown) => log.error(`Token refresh sweep could not be queued: ${String(error)}`));
+      const tokenSweepTimer = setInterval(sweepTokens, env.tokenSweepIntervalSeconds * 1000);
+      stops.push(async () => clearInterval(tokenSweepTimer));
+
+      // Plays the recurring schedule that sweeps lost webhook work on AWS; the first sweep also
+      // finds what the in-memory queue lost when the runtime last stopped.
+      const sweepWebhooks = () =>
+        sqs
+          .send(
+            new SendMessageCommand({ QueueUrl: services.queues.event.url, MessageBody: '{"sweep":true}' }),
+          )
+          .catch((error: unknown) =>
+            log.error(
+              `Webhook sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+          );
+      await sweepWebhooks();
+      const sweepTimer = setInterval(sweepWebhooks, env.webhookSweepIntervalSeconds * 1000);
+      stops.push(async () => clearInterval(sweepTimer));
+
+      // Plays the recurring schedule that hands out due metrics readings on AWS (the metrics worker runs it).
+      const sweepMetrics = () =>
+        sqs
+          .send(
+            new SendMessageCommand({ QueueUrl: services.queues.metrics.url, MessageBody: '{"sweep":true}' }),
+          )
+          .catch((error: unknown) =>
+            log.error(
+              `Metrics sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+          );
+      const metricsSweepTimer = setInterval(sweepMetrics, env.metricsSweepIntervalSeconds * 1000);
+      stops.push(async () => clearInterval(metricsSweepTimer));
+
+      log.info(
+        `  scheduler and ${workers.length} queue consumers running` +
+          `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
+          ` (started in ${seconds(started)})`,
+      );
+      httpPort.serve((req, res) => container.run(() => handlers(req, res)));
+      return {
+        container,
+        simulators,
+        url: httpPort.url,
+        baseUrl,
+        port: httpPort.port,
+        seed,
+        seededNow,
+        stop: stopAll,
+      };
+    });
   } catch (error) {
     await stopAll();
     throw error;

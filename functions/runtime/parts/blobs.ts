@@ -21,6 +21,7 @@ export const blobs = part({
     const s3 = lazy(() =>
       decorated(
         new S3Client({
+          ...env.awsEndpoint('S3'),
           ...(env.runtime === 'local'
             ? { forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
             : {}),

@@ -20,15 +20,14 @@ export const mediaUrls = part({
   keys: ['mediaUrl'],
   build: (_deps, { decorators, lazy }): { mediaUrl: MediaUrl } => {
     const sign = lazy(() => {
-      const region = process.env.AWS_REGION;
+      const region = env.awsRegion;
       if (!region) throw new Error('AWS_REGION is not set: presigned media URLs need the bucket region');
-      const endpoint = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
       return presignedGetUrls({
         bucket: env.mediaBucket,
         region,
         credentials:
           env.runtime === 'local' ? { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } : fromEnv(),
-        ...(endpoint ? { endpoint } : {}),
+        ...env.awsEndpoint('S3'),
       });
     });
     const mediaUrl: MediaUrl = (record) => sign()(record.objectKey, { expiresIn: 3600 });

@@ -23,7 +23,12 @@ export const queues = part({
   build: (_deps, { decorated, lazy }): QueueDeps => {
     // Locally the queue URLs name a host that only the SQS stand-in's endpoint reaches.
     const sqs = lazy(() =>
-      decorated(new SQSClient(env.runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {})),
+      decorated(
+        new SQSClient({
+          ...env.awsEndpoint('SQS'),
+          ...(env.runtime === 'local' ? { useQueueUrlAsEndpoint: false } : {}),
+        }),
+      ),
     );
     return {
       sqs,
