@@ -108,6 +108,14 @@ describe('compose', () => {
     expect(() => container.override({ noSuchField: 1 })).toThrow(/No part provides noSuchField/);
   });
 
+  it('leaves nothing process-wide to patch: a test reaches parts through its own container', async () => {
+    const exported = (module: object) => Object.keys(module).sort();
+    expect(exported(await import('../../functions/runtime/compose.ts'))).toEqual(
+      ['Container', 'base', 'compose', 'currentContainer', 'part'].sort(),
+    );
+    expect(exported(await import('../../functions/runtime/container.ts'))).toEqual(['createContainer']);
+  });
+
   it('lets no container see the parts, overrides or environment of another, even interleaved', async () => {
     const made: string[] = [];
     const probe = part({
