@@ -137,7 +137,7 @@ export class Container {
   readonly decorators: AdapterDecorators;
   readonly environment: Readonly<Record<string, string | undefined>> | undefined;
   /** The fields of every part built in this container (and any override in place). */
-  private values: Record<string, unknown> = {};
+  private readonly values: Record<string, unknown> = {};
   private readonly built = new Set<Part>();
   private readonly building = new Set<Part>();
   private readonly kit: BuildKit;
@@ -222,7 +222,7 @@ const current = new AsyncLocalStorage<Container>();
 let processDefault: Container | undefined;
 
 /** The container code running here uses: its runtime's, else the process's (AWS, bin/ scripts). */
-export const currentContainer = (): Container => {
+const currentContainer = (): Container => {
   const running = current.getStore();
   if (running) return running;
   processDefault ??= new Container();
