@@ -1,6 +1,6 @@
 /**
  * How every function is bundled: the one definition the CDK stack (lib/constructs/handler-function.ts),
- * the bundle test (test/unit/composition.test.ts) and the spine bench (bench/spine.ts) all use.
+ * the bundle test (test/infra/function-bundles.test.ts) and the spine bench (bench/spine.ts) all use.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -55,8 +55,10 @@ describe('spec 3 state table, end to end', () => {
       ],
     });
     expect(post.status).toBe('scheduled');
-    await new Promise((r) => setTimeout(r, 4000));
-    expect((await rt.api(`/posts/${post.id}`, { key: ws.key })).body.status).toBe('scheduled');
+    const before = await rt.api(`/posts/${post.id}`, { key: ws.key });
+    // Read before its time (else this run says nothing about "never before it"), still scheduled.
+    expect(Date.now()).toBeLessThan(at.getTime());
+    expect(before.body.status).toBe('scheduled');
     const done = await waitForPost(rt, post.id, ws.key);
     expect(done.status).toBe('published');
     const stored = await rt.container.deps.posts.get(post.id);
@@ -266,14 +268,23 @@ describe('spec 3 state table, end to end', () => {
   it('a deleted scheduled post never publishes', async () => {
     const ws = await freshWorkspace(rt, ['bluesky']);
     const marker = `deleted-${Date.now()}`;
+    const at = Date.now() + 6500;
     const post = await create(ws.key, {
       intent: 'schedule',
-      scheduledAt: new Date(Date.now() + 6500).toISOString(),
+      scheduledAt: new Date(at).toISOString(),
       channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: marker }] }],
     });
-    await new Promise((r) => setTimeout(r, 2500));
+    // A post of the same channel due a second later: once it is published, the deleted post's time
+    // has passed and the scheduler has handled it, so its absence below is not just "not yet".
+    const later = await create(ws.key, {
+      intent: 'schedule',
+      scheduledAt: new Date(at + 1000).toISOString(),
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `kept-${marker.slice(8)}` }] }],
+    });
     expect((await rt.api(`/posts/${post.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 6000));
+    expect(Date.now()).toBeLessThan(at);
+    expect((await waitForPost(rt, later.id, ws.key)).status).toBe('published');
+    expect(recordsOf('bluesky', `kept-${marker.slice(8)}`)).toHaveLength(1);
     expect(recordsOf('bluesky', marker)).toHaveLength(0);
   });
 });

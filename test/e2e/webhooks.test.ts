@@ -8,6 +8,7 @@ import type { Receiver } from '../support/https-receiver.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
 import type { TestRuntime } from '../support/runtime.ts';
+import { waitFor } from '../support/wait.ts';
 
 const BASE = 0.2;
 let rt: TestRuntime;
@@ -226,7 +227,12 @@ describe('webhook delivery', () => {
     );
     expect(post.status).toBe('published');
     await receiver.waitFor(() => atPath('/three').length >= 3);
-    await new Promise((r) => setTimeout(r, 300));
+    // Each delivery logged as succeeded: nothing is left to send, so a fourth would be a duplicate.
+    await waitFor(
+      async () =>
+        (await deliveries(ws.key, endpoint.id)).filter((e) => e.outcome === 'succeeded').length >= 3,
+      { what: 'three deliveries logged' },
+    );
     const got = atPath('/three');
     expect(got).toHaveLength(3);
     expect(new Set(got.map((r) => r.body.data.channelId))).toEqual(
@@ -305,7 +311,12 @@ describe('webhook delivery', () => {
     } finally {
       receiver.setAnswer(() => ({ status: 200 }));
     }
-    await new Promise((r) => setTimeout(r, 2 * BASE * 4 * 1000));
+    // Attempt 3 logged as succeeded: no attempt is left to come.
+    await waitFor(
+      async () =>
+        (await deliveries(ws.key, endpoint.id)).some((e) => e.attempt === 3 && e.outcome === 'succeeded'),
+      { what: 'attempt 3 logged' },
+    );
     const got = atPath('/flaky');
     expect(got.map((r) => r.headers['x-herald-attempt'])).toEqual(['1', '2', '3']);
     expect(new Set(got.map((r) => r.body.id)).size).toBe(1);
@@ -384,7 +395,9 @@ describe('webhook delivery', () => {
     // A live post afterwards: once its event arrives, the sandbox one would have too.
     const live = await publish(ws.key, [ws.channels.x], 'live post');
     await receiver.waitFor(() => atPath('/sandbox').length >= 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(async () => (await deliveries(ws.key, endpoint.id)).length >= 1, {
+      what: 'the delivery log',
+    });
     expect(atPath('/sandbox').map((r) => r.body.data.post.id)).toEqual([live.id]);
     expect((await deliveries(ws.key, endpoint.id)).map((e) => e.attempt)).toEqual([1]);
   });
@@ -392,14 +405,19 @@ describe('webhook delivery', () => {
   it('stops retrying when the endpoint is deleted, and its history goes with it', async () => {
     const ws = await freshWorkspace(rt, ['x']);
     const { endpoint } = await createEndpoint(ws.key, '/deleted');
-    receiver.setAnswer((r) => (r.path === '/deleted' ? { status: 503 } : { status: 200 }));
+    // A witness on the same schedule, kept: once its fourth attempt arrives, the deleted endpoint's
+    // attempts 3 and 4 were due too, so their absence is not just "not yet".
+    await createEndpoint(ws.key, '/witness');
+    receiver.setAnswer((r) =>
+      r.path === '/deleted' || r.path === '/witness' ? { status: 503 } : { status: 200 },
+    );
     try {
       await publish(ws.key, [ws.channels.x], 'to a deleted endpoint');
       await receiver.waitFor(() => atPath('/deleted').length >= 2);
       expect((await rt.api(`/webhooks/${endpoint.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
       const count = atPath('/deleted').length;
       // Attempts 3 and 4 were due 0.4 s and 1.2 s later (one may have been on its way already).
-      await new Promise((r) => setTimeout(r, 2000));
+      await receiver.waitFor(() => atPath('/witness').length >= 4, 15_000, "the witness's fourth attempt");
       expect(atPath('/deleted').length).toBeLessThanOrEqual(count + 1);
     } finally {
       receiver.setAnswer(() => ({ status: 200 }));

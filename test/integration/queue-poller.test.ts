@@ -159,10 +159,13 @@ describe('LocalEventSourceMapping', () => {
     expect(context.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(context.getRemainingTimeInMillis()).toBeGreaterThan(0);
 
-    // Deleted: nothing reappears (the visibility timeout is zero).
-    await sleep(500);
+    // Deleted: nothing reappears (the visibility timeout is zero; a message not deleted is visible or
+    // in flight, so an empty queue is the sign the deletes were made).
+    await waitFor(async () => {
+      const now = await counts(queue.url);
+      return now.visible === 0 && now.inFlight === 0;
+    });
     expect(events).toHaveLength(1);
-    expect(await counts(queue.url)).toEqual({ visible: 0, inFlight: 0 });
   });
 
   it('respects the batch size and runs parallel pollers', async () => {
@@ -207,7 +210,11 @@ describe('LocalEventSourceMapping', () => {
       },
     });
     await waitFor(() => seen.length === 4);
-    await sleep(300);
+    // Everything deleted: nothing is left to be received again.
+    await waitFor(async () => {
+      const now = await counts(queue.url);
+      return now.visible === 0 && now.inFlight === 0;
+    });
     expect(seen).toEqual([
       { body: 'a', count: '1' },
       { body: 'b', count: '1' },
@@ -338,24 +345,38 @@ describe('LocalEventSourceMapping', () => {
     expect(await counts(queue.url)).toEqual({ visible: 0, inFlight: 0 });
 
     await send(queue.url, 'after stop');
-    await sleep(300);
+    // The message is there for another consumer to take: the stopped poller did not receive it.
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queue.url, WaitTimeSeconds: 5 }),
+    );
+    expect(Messages?.map((m) => m.Body)).toEqual(['after stop']);
     expect(received).toEqual(['slow']);
-    expect(await counts(queue.url)).toEqual({ visible: 1, inFlight: 0 });
   });
 
   it('stop() aborts an idle long poll at once', async () => {
     const queue = await newQueue();
+    // A client of its own that counts the receives it sends: stop() comes once the long poll is under way.
+    const watched = new SQSClient(localClientConfig.sqs(services.sqsEndpoint));
+    let receives = 0;
+    watched.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ReceiveMessageCommand') receives += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
     const poller = new LocalEventSourceMapping({
-      sqs,
+      sqs: watched,
       queueUrl: queue.url,
       queueArn: queue.arn,
       waitTimeSeconds: 20,
       handler: async () => undefined,
     }).start();
-    await sleep(200);
+    await waitFor(() => receives >= 1);
     const before = Date.now();
     await poller.stop();
     expect(Date.now() - before).toBeLessThan(1000);
+    watched.destroy();
   });
 
   it('rejects batch sizes Lambda would refuse', () => {

@@ -8,12 +8,14 @@ import {
   ValidationException,
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { atExpression, EventBridgeScheduler } from '../../functions/adapters/aws/scheduler.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const mock = mockClient(SchedulerClient);
+// The mock replaces the client class's send for the whole process: undone for the files after this one.
+afterAll(() => mock.restore());
 const options = {
   client: new SchedulerClient({ region: 'eu-west-1' }),
   groupName: 'herald',

@@ -242,18 +242,24 @@ const fn = (grants: Grant[]): FunctionIdentity => ({
 });
 
 describe('the guard on real SDK clients', () => {
-  const saved = { ...process.env };
+  const set = {
+    [ENV.tableName]: 'herald',
+    [ENV.mediaBucket]: 'media',
+    [ENV.publishQueueUrl]: names.queueUrls.publishQueue,
+    [ENV.eventQueueUrl]: names.queueUrls.eventQueue,
+    [ENV.deliveryQueueUrl]: names.queueUrls.deliveryQueue,
+  };
+  const saved = Object.fromEntries(Object.keys(set).map((name) => [name, process.env[name]]));
   beforeAll(() => {
-    Object.assign(process.env, {
-      [ENV.tableName]: 'herald',
-      [ENV.mediaBucket]: 'media',
-      [ENV.publishQueueUrl]: names.queueUrls.publishQueue,
-      [ENV.eventQueueUrl]: names.queueUrls.eventQueue,
-      [ENV.deliveryQueueUrl]: names.queueUrls.deliveryQueue,
-    });
+    Object.assign(process.env, set);
   });
+  // Restored name by name (process.env stays the process's own object: the unit project shares a
+  // worker between files).
   afterAll(() => {
-    process.env = saved;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
 
   const credentials = { accessKeyId: 'a', secretAccessKey: 'b' };
