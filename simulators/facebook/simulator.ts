@@ -8,8 +8,9 @@ import {
   snowflake,
   startSimulator,
 } from '../framework/framework.ts';
+import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
 import { simulatorMetrics } from '../framework/metrics.ts';
-import { facebookOAuthSimulator, GRAPH_ERRORS, graphPermissionError, missingScopes } from './oauth.ts';
+import { facebookOAuthSimulator, graphPermissionError, missingScopes } from './oauth.ts';
 
 /**
  * A local Facebook Pages Graph API (any `v…` version in the path), with Graph's shapes, error

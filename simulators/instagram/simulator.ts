@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { GRAPH_ERRORS } from '../facebook/oauth.ts';
 import {
   objectOf,
   type SimContext,
@@ -10,6 +9,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../framework/framework.ts';
+import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
 import { simulatorMetrics } from '../framework/metrics.ts';
 import { instagramOAuthSimulator } from './oauth.ts';
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { textLength } from '../../functions/domain/platforms/text-length.ts';
-import { GRAPH_ERRORS } from '../facebook/oauth.ts';
 import {
   objectOf,
   type SimContext,
@@ -10,6 +9,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../framework/framework.ts';
+import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
 import { simulatorMetrics } from '../framework/metrics.ts';
 import { threadsOAuthSimulator } from './oauth.ts';
 

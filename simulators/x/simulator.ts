@@ -93,16 +93,6 @@ const scopesOf = (route: SimRoute): string[] => {
 /** X's answer to a user token that lacks a scope the endpoint needs. */
 const forbidden = (): SimResponse => problem(403, 'Forbidden', 'Forbidden');
 
-/** `route` refusing tokens the simulators issued without `scopes` (other tokens carry every scope). */
-const scoped = (route: SimRoute, scopes: readonly string[]): SimRoute => ({
-  ...route,
-  handler: (ctx) => {
-    const granted = ctx.token ? xIssuedScopes(ctx.token) : null;
-    if (granted && !scopes.every((scope) => granted.includes(scope))) return forbidden();
-    return route.handler(ctx);
-  },
-});
-
 const invalidRequest = (message: string, parameters?: Record<string, string[]>): SimResponse => ({
   status: 400,
   body: {
@@ -130,6 +120,7 @@ export const xErrors: SimErrorBodies = {
       : rateLimitedAnswer(resetAt, null),
   badRequest: (message) => invalidRequest(message),
   invalidRequest: (issue) => xInvalid(issue),
+  missingScope: () => forbidden(),
   notFound: () => ({
     status: 404,
     body: { errors: [{ message: 'Sorry, that page does not exist', code: 34 }] },
@@ -535,6 +526,8 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
   const simulator = await startSimulator({
     name: 'X',
     errors: xErrors,
+    // A token the OAuth half issued holds its grant's scopes; X answers 403 for a missing one.
+    scopesOf: xIssuedScopes,
     spec: requestSpecFor('x'),
     port: options.port,
     holdMs: options.holdMs,
@@ -547,7 +540,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       serverErrorAfterStore = false;
     },
     routes: [
-      ...mediaSim.routes(userOf).map((route) => scoped(route, MEDIA_SCOPES)),
+      ...mediaSim.routes(userOf).map((route) => ({ ...route, scopes: MEDIA_SCOPES })),
       // Inspection and switches, without auth like the framework's own `/_sim/` routes.
       {
         method: 'GET',
@@ -595,7 +588,7 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
           },
           { method: 'GET', path: '/2/users/:id/tweets', handler: userTweets },
         ] as SimRoute[]
-      ).map((route) => scoped(route, scopesOf(route))),
+      ).map((route) => ({ ...route, scopes: scopesOf(route) })),
     ],
   });
   return { ...simulator, media: () => mediaSim.list(), setSwitches };
