@@ -83,6 +83,14 @@ module.exports = {
       to: { path: any(HIGHER_THAN_PLATFORMS) },
     },
     {
+      name: 'simulator-imports-no-other-network',
+      comment:
+        "A network's simulator imports the simulator framework and its own network's files, never another network's.",
+      severity: 'error',
+      from: { path: '^simulators/([^/]+)/' },
+      to: { path: '^simulators/', pathNot: ['^simulators/framework/', '^simulators/$1/'] },
+    },
+    {
       name: 'shipped-code-imports-no-tooling',
       comment: 'functions/ is what the Lambdas ship: it never imports the CLI, the stacks, benches or tests.',
       severity: 'error',

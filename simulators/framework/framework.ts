@@ -1,257 +1,37 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { simTokenOf } from '../../functions/ports/network-client.ts';
-import type { RequestSpec, SpecIssue } from './spec-validation.ts';
+import { type CompiledRoute, matchRoute, readBody, send, splitPath } from './http.ts';
+import {
+  type LostAnswer,
+  type RateLimitKind,
+  type SimContext,
+  SimHttpError,
+  type SimRecord,
+  type SimResponse,
+  type SimRoute,
+  type Simulator,
+  type SimulatorOptions,
+} from './types.ts';
+
+export { headerOf, objectOf } from './http.ts';
+export { snowflake } from './ids.ts';
+export * from './types.ts';
 
 /**
  * A small framework for local simulators of social networks' APIs. Each network module declares
  * its routes and its own error bodies; the framework gives them a JSON router, bearer-token checks,
  * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`, and
- * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch, and an inspection API without auth, shaped like the generic
+ * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch,
+ * the scope check of routes that declare `scopes`, and an inspection API without auth, shaped like the generic
  * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `POST /_sim/reset` → 204,
  * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only. A network's OAuth half
- * (simulator/oauth.ts) is mounted with the `oauth` option: its routes, and the refusal of the
+ * (oauth.ts) is mounted with the `oauth` option: its routes, and the refusal of the
  * expired or revoked tokens it issued. Form bodies (`application/x-www-form-urlencoded`, what OAuth
  * token endpoints take) reach handlers as a plain object of strings.
  */
 
-/** One thing the simulated network did to a post, in order. */
-export interface SimRecord {
-  kind: 'post' | 'reply' | 'comment' | 'edit' | 'delete';
-  /** The network's id of the object created, edited or deleted. */
-  id: string;
-  /** What a reply or comment attaches to (for edits and deletes of comments: the post). */
-  parentId: string | null;
-  /** The first post of the thread a reply or comment belongs to. */
-  rootId: string | null;
-  /** The text as the network stored it; null for deletes. */
-  text: string | null;
-  /** ISO 8601 time the simulator stored it. */
-  at: string;
-  /** The network-side account (user id, DID, author URN). */
-  account: string;
-}
-
-export interface SimResponse {
-  status: number;
-  /** Serialized as JSON; absent means an empty body. */
-  body?: unknown;
-  /** An HTML page instead of JSON: what a network's sign-in site shows the user's browser. */
-  html?: string;
-  headers?: Record<string, string | number>;
-  /**
-   * The request was accepted (and whatever it did is stored), but its answer is lost: `timeout`
-   * holds the socket until the client gives up (closed after `holdMs` at the latest), `reset`
-   * resets the connection, `bad-gateway` answers 502 as a gateway in front of the network would.
-   */
-  lost?: LostAnswer | null;
-}
-
-/** How an answer is lost after the network stored the post (`sim:timeout`, `sim:reset`, `sim:bad-gateway`). */
-export type LostAnswer = 'timeout' | 'reset' | 'bad-gateway';
-
-/** Thrown by handlers (and by `ctx.screen`) to answer with an error at once. */
-export class SimHttpError extends Error {
-  constructor(readonly response: SimResponse) {
-    super(`simulated ${response.status}`);
-    this.name = 'SimHttpError';
-  }
-}
-
-/** The two throttles every simulator models: a short one, and a spent daily cap. */
-export type RateLimitKind = 'short' | 'daily';
-
-/** Why the simulator refuses a token. */
-export type UnauthorizedReason = 'missing' | 'expired' | 'revoked';
-
-/** The network's own answers for the situations the framework produces. */
-export interface SimErrorBodies {
-  unauthorized(reason: UnauthorizedReason): SimResponse;
-  /** The network's permanent refusal of content (`sim:fail`, `sim:fail-once` the first time). */
-  refused(content: string): SimResponse;
-  /** A transient outage (`sim:flaky` the first time): a 503 with the network's body. */
-  unavailable(): SimResponse;
-  /**
-   * The network's rate-limit answer, with its headers: `short` a throttle of seconds or minutes,
-   * `daily` a spent daily cap (some networks announce its reset, some answer both alike).
-   */
-  rateLimited(resetAt: Date, seconds: number, kind: RateLimitKind): SimResponse;
-  badRequest(message: string): SimResponse;
-  notFound(message: string): SimResponse;
-  /** A gateway's 502 (`sim:bad-gateway`); default: a bare `{ message: 'Bad Gateway' }`. */
-  badGateway?(): SimResponse;
-  /** The network's answer to a request its published spec refuses; default: `badRequest(issue.message)`. */
-  invalidRequest?(issue: SpecIssue): SimResponse;
-}
-
-export interface SimContext {
-  method: string;
-  path: string;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  /** Parsed JSON body; undefined when the request had none. */
-  body: unknown;
-  /** The request body's bytes as sent (empty when none). */
-  rawBody: Buffer;
-  /** The bearer token (already checked for `revoked`/`expired` prefixes); null on routes without auth. */
-  token: string | null;
-  /**
-   * Applies the sim tokens in `content` for `account`: throws the network's answer for
-   * `sim:fail`, `sim:fail-once` (first time), `sim:flaky` (first time) and `sim:reconnect`;
-   * returns how the answer is lost for `sim:timeout`, `sim:reset` and `sim:bad-gateway` (store the
-   * post, then answer with `lost` set to it).
-   */
-  screen(content: string, account: string): LostAnswer | null;
-  /** Appends to the inspection log. */
-  record(entry: Omit<SimRecord, 'at'>): SimRecord;
-  errors: SimErrorBodies;
-}
-
-export type SimMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface SimRoute {
-  method: SimMethod;
-  /** `/2/tweets/:id`: `:name` segments become `params.name` (URL-decoded). */
-  path: string;
-  /** Default true: the route needs `Authorization: Bearer <token>`. */
-  auth?: boolean;
-  /** The body is binary (an upload): not parsed as JSON, read from `ctx.rawBody`. */
-  rawBody?: boolean;
-  /** The largest body the route takes (default 5 MiB): a network's own upload limit. */
-  maxBodyBytes?: number;
-  handler(ctx: SimContext): SimResponse | Promise<SimResponse>;
-}
-
-export interface SimulatorOptions {
-  /** The network's name, for messages. */
-  name: string;
-  routes: SimRoute[];
-  errors: SimErrorBodies;
-  /** Clears the network module's own state on reset. */
-  onReset?: () => void;
-  /** How long a `sim:timeout` request is held before the socket is closed (default and maximum 30 s). */
-  holdMs?: number;
-  /** Default 0: a free port. */
-  port?: number;
-  /**
-   * The network's OAuth endpoints and the tokens they issued (simulator/oauth.ts): its routes are
-   * mounted next to `routes`, and a bearer token it issued is refused once expired or revoked.
-   */
-  oauth?: SimOAuthMount;
-  /**
-   * The network's published description of its API (spec-validation.ts): every request to a route
-   * it describes is checked against it before the handler runs, and refused with
-   * `errors.invalidRequest`.
-   */
-  spec?: RequestSpec;
-}
-
-/** What a simulator's OAuth half adds to it (see simulator/oauth.ts). */
-export interface SimOAuthMount {
-  routes: SimRoute[];
-  /** Why an access token the simulator issued is refused now; null when it is valid or not one it issued. */
-  refusal(token: string): UnauthorizedReason | null;
-  reset(): void;
-}
-
-export interface Simulator {
-  name: string;
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-  /** A copy of the inspection log, oldest first. */
-  records(): SimRecord[];
-  /** Forgets records, network state, `fail-once`/`flaky` memory and the rate limit. */
-  reset(): void;
-  /**
-   * Every authenticated request answers the network's rate-limit refusal for `seconds` (0 or less:
-   * off), as a short throttle (default) or a spent daily cap.
-   */
-  setRateLimited(seconds: number, kind?: RateLimitKind): void;
-}
-
 const MAX_HOLD_MS = 30_000;
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
-
-interface CompiledRoute {
-  route: SimRoute;
-  segments: string[];
-}
-
-const splitPath = (path: string) => path.split('/').filter((segment) => segment !== '');
-
-const matchRoute = (compiled: CompiledRoute, rawSegments: string[]): Record<string, string> | null => {
-  if (compiled.segments.length !== rawSegments.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < rawSegments.length; i++) {
-    const pattern = compiled.segments[i] as string;
-    const raw = rawSegments[i] as string;
-    if (pattern.startsWith(':')) {
-      try {
-        params[pattern.slice(1)] = decodeURIComponent(raw);
-      } catch {
-        return null;
-      }
-    } else if (pattern !== raw) {
-      return null;
-    }
-  }
-  return params;
-};
-
-const readBody = (req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > limit ? null : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-
-const send = (res: ServerResponse, response: SimResponse) => {
-  const headers: Record<string, string | number> = { ...(response.headers ?? {}) };
-  let payload: string | undefined;
-  if (response.html !== undefined) {
-    payload = response.html;
-    headers['content-type'] = 'text/html; charset=utf-8';
-    headers['content-length'] = Buffer.byteLength(payload);
-  } else if (response.body !== undefined) {
-    payload = JSON.stringify(response.body);
-    headers['content-type'] = 'application/json; charset=utf-8';
-    headers['content-length'] = Buffer.byteLength(payload);
-  } else {
-    headers['content-length'] = 0;
-  }
-  res.writeHead(response.status, headers);
-  res.end(payload);
-};
-
-let snowflakeSequence = 0n;
-let lastSnowflakeMs = 0n;
-
-/**
- * A numeric id laid out like X's and LinkedIn's: milliseconds since `epochMs` shifted left by 22
- * bits, then a sequence number. Strictly increasing within the process.
- */
-export const snowflake = (epochMs = 0): string => {
-  let now = BigInt(Date.now() - epochMs);
-  if (now <= lastSnowflakeMs) {
-    snowflakeSequence += 1n;
-    if (snowflakeSequence > 4095n) {
-      lastSnowflakeMs += 1n;
-      snowflakeSequence = 0n;
-    }
-    now = lastSnowflakeMs;
-  } else {
-    lastSnowflakeMs = now;
-    snowflakeSequence = 0n;
-  }
-  return ((now << 22n) | (1n << 12n) | snowflakeSequence).toString();
-};
 
 /** Starts a simulator on 127.0.0.1. */
 export const startSimulator = async (options: SimulatorOptions): Promise<Simulator> => {
@@ -277,6 +57,12 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
   let rateLimitKind: RateLimitKind = 'short';
   const held = new Map<Socket, NodeJS.Timeout>();
   const { errors } = options;
+  const scopesOf = options.scopesOf ?? options.oauth?.scopesOf;
+  if (compiled.some(({ route }) => route.scopes) && (!scopesOf || !errors.missingScope)) {
+    throw new Error(
+      `${options.name} simulator: routes declare scopes without scopesOf and errors.missingScope`,
+    );
+  }
 
   const screen = (content: string, account: string): LostAnswer | null => {
     const token = simTokenOf(content);
@@ -432,6 +218,9 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       contentType: req.headers['content-type'],
     });
     if (issue) return send(res, errors.invalidRequest?.(issue) ?? errors.badRequest(issue.message));
+    const granted = token && found.route.scopes ? (scopesOf?.(token) ?? null) : null;
+    const missing = granted ? (found.route.scopes ?? []).filter((scope) => !granted.includes(scope)) : [];
+    if (missing.length > 0 && errors.missingScope) return send(res, errors.missingScope(missing));
     const ctx: SimContext = {
       method: req.method ?? 'GET',
       path: url.pathname,
@@ -493,15 +282,3 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
       }),
   };
 };
-
-/** Reads a header that may be repeated, as one string. */
-export const headerOf = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-};
-
-/** A plain JSON object, or null. */
-export const objectOf = (value: unknown): Record<string, unknown> | null =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;

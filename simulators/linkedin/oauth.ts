@@ -94,6 +94,16 @@ export const linkedInOAuthSimulator = (options: LinkedInOAuthSimulatorOptions = 
   const app = options.app ?? simOAuthApp('linkedin');
   const pageApp = options.pageApp ?? simOAuthApp('linkedin_page', app.redirectUris);
   const apps = [app, pageApp];
+  /**
+   * The client a token or revoke request authenticated as (HTTP Basic or the form's client_id and
+   * client_secret, one of the two apps'); null when LinkedIn refuses it (`invalid_client`).
+   */
+  const authenticatedClient = (ctx: SimContext, params: Record<string, string>): string | null => {
+    const client = clientCredentials(ctx.headers, params);
+    return apps.some((a) => client?.clientId === a.clientId && client.clientSecret === a.clientSecret)
+      ? (client?.clientId ?? null)
+      : null;
+  };
   const store = new SimTokenStore({
     prefix: 'li',
     defaults: { accessSeconds: 60 * 86400, refreshSeconds: 365 * 86400 },
@@ -174,11 +184,8 @@ export const linkedInOAuthSimulator = (options: LinkedInOAuthSimulatorOptions = 
         auth: false,
         handler: (ctx) => {
           const params = paramsOf(ctx);
-          const client = clientCredentials(ctx.headers, params);
-          if (!apps.some((a) => client?.clientId === a.clientId && client.clientSecret === a.clientSecret)) {
-            return oauthError(401, 'invalid_client', 'Client authentication failed');
-          }
-          const clientId = client?.clientId as string;
+          const clientId = authenticatedClient(ctx, params);
+          if (!clientId) return oauthError(401, 'invalid_client', 'Client authentication failed');
           if (params.grant_type === 'authorization_code') {
             const grant = orRefuse(
               store.redeemCode({
@@ -221,8 +228,7 @@ export const linkedInOAuthSimulator = (options: LinkedInOAuthSimulatorOptions = 
         auth: false,
         handler: (ctx) => {
           const params = paramsOf(ctx);
-          const client = clientCredentials(ctx.headers, params);
-          if (!apps.some((a) => client?.clientId === a.clientId && client.clientSecret === a.clientSecret)) {
+          if (!authenticatedClient(ctx, params)) {
             return oauthError(401, 'invalid_client', 'Client authentication failed');
           }
           if (!params.token) return oauthError(400, 'invalid_request', 'token is required');

@@ -1,5 +1,10 @@
-import { GRAPH_ERRORS, graphGrantFaults, REDIRECT_URI_MISMATCH, withGrantFaults } from '../facebook/oauth.ts';
 import type { SimOAuthMount } from '../framework/framework.ts';
+import {
+  GRAPH_ERRORS,
+  graphGrantFaults,
+  REDIRECT_URI_MISMATCH,
+  withGrantFaults,
+} from '../framework/meta-graph.ts';
 import {
   authorizeRoute,
   clientCredentials,
@@ -13,7 +18,7 @@ import {
   SimTokenStore,
   simOAuthApp,
 } from '../framework/oauth.ts';
-import { droppedPermissions } from '../instagram/oauth.ts';
+import { droppedPermissions } from '../framework/oauth-permissions.ts';
 
 /**
  * Threads on the simulator: `GET /oauth/authorize` (threads.net), `POST /oauth/access_token`

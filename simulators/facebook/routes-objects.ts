@@ -1,0 +1,290 @@
+import { type SimContext, type SimResponse, snowflake } from '../framework/framework.ts';
+import { simulatorMetrics } from '../framework/metrics.ts';
+import { graphError } from './errors.ts';
+import { graphTime } from './media-files.ts';
+import type { StoredComment, StoredPost } from './records.ts';
+import type { FacebookState } from './state.ts';
+
+/** A post's or comment's life after publishing: comments, edits, deletes, reads, insights, the page's posts. */
+export const facebookObjectRoutes = (s: FacebookState) => {
+  const {
+    posts,
+    comments,
+    media,
+    paramsOf,
+    checkVersion,
+    requirePermission,
+    noObject,
+    visiblePost,
+    liveComment,
+    messageOf,
+  } = s;
+
+  const createComment = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    requirePermission(ctx.token, 'engage');
+    const objectId = ctx.params.id as string;
+    const post = visiblePost(objectId);
+    if (!post) return noObject(objectId);
+    const params = paramsOf(ctx);
+    const message = messageOf(params.message, 'message');
+    if (message === '' && params.attachment_url === undefined) {
+      return graphError(400, 100, '(#100) Missing message or attachment');
+    }
+    const outcome = ctx.screen(message, post.pageId);
+    const id = `${post.id.split('_')[1]}_${snowflake()}`;
+    comments.set(id, { id, postId: post.id, message, createdAt: Date.now(), deleted: false });
+    post.comments.push(id);
+    ctx.record({
+      kind: 'comment',
+      id,
+      parentId: post.id,
+      rootId: post.id,
+      text: message,
+      account: post.pageId,
+    });
+    return { status: 200, body: { id }, lost: outcome };
+  };
+
+  const listComments = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
+    const post = visiblePost(ctx.params.id as string);
+    if (!post) return noObject(ctx.params.id as string);
+    const list = post.comments
+      .map((id) => comments.get(id) as StoredComment)
+      .filter((comment) => !comment.deleted)
+      .sort((a, b) => a.createdAt - b.createdAt);
+    if (ctx.query.get('order') === 'reverse_chronological') list.reverse();
+    const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
+    return {
+      status: 200,
+      body: {
+        data: list.slice(0, limit).map((comment) => ({
+          id: comment.id,
+          message: comment.message,
+          created_time: graphTime(comment.createdAt),
+          from: { id: post.pageId, name: `Page ${post.pageId}` },
+        })),
+        paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } },
+      },
+    };
+  };
+
+  const editObject = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    const params = paramsOf(ctx);
+    // A reel's (or video's) description is edited on the video: `POST /{video-id} {description}`.
+    const video = media.get(ctx.params.id as string);
+    const id = video?.kind === 'video' && video.postId ? video.postId : (ctx.params.id as string);
+    if (video?.kind === 'video' && params.description !== undefined) params.message = params.description;
+    if (posts.get(id)?.type === 'story') {
+      return graphError(400, 100, '(#100) A story cannot be edited');
+    }
+    const comment = liveComment(id);
+    const post = comment ? null : visiblePost(id);
+    if (!comment && !post) return noObject(id);
+    // A comment is the page's engagement; a post (or video description) its content.
+    requirePermission(ctx.token, comment ? 'engage' : 'post');
+    if (params.message === undefined) return graphError(400, 100, '(#100) Missing message');
+    const message = messageOf(params.message, 'message');
+    if (comment) {
+      const root = posts.get(comment.postId) as StoredPost;
+      const outcome = ctx.screen(message, root.pageId);
+      comment.message = message;
+      ctx.record({
+        kind: 'edit',
+        id,
+        parentId: root.id,
+        rootId: root.id,
+        text: message,
+        account: root.pageId,
+      });
+      return { status: 200, body: { success: true }, lost: outcome };
+    }
+    const target = post as StoredPost;
+    const outcome = ctx.screen(message, target.pageId);
+    target.message = message;
+    ctx.record({ kind: 'edit', id, parentId: null, rootId: null, text: message, account: target.pageId });
+    return { status: 200, body: { success: true }, lost: outcome };
+  };
+
+  const deleteObject = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    const id = ctx.params.id as string;
+    const comment = liveComment(id);
+    requirePermission(ctx.token, comment ? 'engage' : 'post');
+    if (comment) {
+      comment.deleted = true;
+      const root = posts.get(comment.postId) as StoredPost;
+      ctx.record({
+        kind: 'delete',
+        id,
+        parentId: root.id,
+        rootId: root.id,
+        text: null,
+        account: root.pageId,
+      });
+      return { status: 200, body: { success: true } };
+    }
+    const post = posts.get(id);
+    const video = media.get(id);
+    const target = post ?? (video?.kind === 'video' && video.postId ? posts.get(video.postId) : undefined);
+    if (!target || target.deleted) return noObject(id);
+    target.deleted = true;
+    if (video?.kind === 'video' && video.status === 'processing') video.status = 'error';
+    ctx.record({
+      kind: 'delete',
+      id: target.id,
+      parentId: null,
+      rootId: null,
+      text: null,
+      account: target.pageId,
+    });
+    return { status: 200, body: { success: true } };
+  };
+
+  /** The fields a read asks for: `a,b.summary(total_count).limit(0)` → `a`, `b`. */
+  const fieldsOf = (ctx: SimContext) =>
+    new Set(
+      (ctx.query.get('fields') ?? '')
+        .split(/,(?![^(]*\))/)
+        .map((field) => field.trim().split(/[.{]/)[0] as string)
+        .filter(Boolean),
+    );
+
+  const readObject = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
+    const id = ctx.params.id as string;
+    const fields = fieldsOf(ctx);
+    const video = media.get(id);
+    if (video?.kind === 'video') {
+      const post = video.postId ? posts.get(video.postId) : undefined;
+      // A reel's or story's upload exists before its post; a feed video is its post.
+      if (post ? post.deleted : video.product === 'feed') return noObject(id);
+      const body: Record<string, unknown> = { id };
+      if (fields.has('status')) {
+        // Until `upload_phase=finish`, an uploaded reel or story reads `upload_complete` with its
+        // processing `not_started` (never `ready`): what integrations observe on Graph (see
+        // shared notes, "Reels / video stories"; Reels guide: init, upload, then publish with
+        // finish, https://developers.facebook.com/documentation/video-api/guides/reels-publishing).
+        body.status = {
+          video_status: video.status === 'uploaded' ? 'upload_complete' : video.status,
+          uploading_phase: { status: video.status === 'uploading' ? 'in_progress' : 'complete' },
+          processing_phase: {
+            status:
+              video.status === 'uploading' || video.status === 'uploaded'
+                ? 'not_started'
+                : video.status === 'error'
+                  ? 'error'
+                  : video.status === 'ready'
+                    ? 'complete'
+                    : 'in_progress',
+            ...(video.error ? { errors: [{ code: 1363040, message: video.error }] } : {}),
+          },
+          publishing_phase: {
+            status: post?.state === 'live' ? 'complete' : post ? 'in_progress' : 'not_started',
+          },
+        };
+      }
+      if (fields.has('post_id') && video.postId) body.post_id = video.postId;
+      if (fields.has('description') && post) body.description = post.message;
+      return { status: 200, body };
+    }
+    const comment = liveComment(id);
+    if (comment) {
+      const m = simulatorMetrics('facebook', comment.id, new Date(comment.createdAt));
+      const body: Record<string, unknown> = { id };
+      if (fields.has('message')) body.message = comment.message;
+      if (fields.has('created_time')) body.created_time = graphTime(comment.createdAt);
+      if (fields.has('like_count')) body.like_count = m.likes ?? 0;
+      if (fields.has('comment_count')) body.comment_count = m.comments ?? 0;
+      return { status: 200, body };
+    }
+    const post = visiblePost(id);
+    if (post?.state !== 'live') return noObject(id);
+    const m = simulatorMetrics('facebook', post.id, new Date(post.createdAt));
+    const body: Record<string, unknown> = { id };
+    if (fields.has('message') && post.message !== '') body.message = post.message;
+    if (fields.has('created_time')) body.created_time = graphTime(post.createdAt);
+    if (fields.has('permalink_url')) body.permalink_url = `https://www.facebook.com/${post.id}`;
+    if (fields.has('reactions'))
+      body.reactions = { data: [], summary: { total_count: m.likes ?? 0, viewer_reaction: 'NONE' } };
+    if (fields.has('comments')) {
+      body.comments = {
+        data: [],
+        summary: {
+          order: 'ranked',
+          total_count: (m.comments ?? 0) + post.comments.filter((c) => !comments.get(c)?.deleted).length,
+          can_comment: true,
+        },
+      };
+    }
+    // Graph leaves `shares` out while a post has none.
+    if (fields.has('shares') && (m.shares ?? 0) > 0) body.shares = { count: m.shares };
+    return { status: 200, body };
+  };
+
+  const insights = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    requirePermission(ctx.token, 'insights');
+    const post = visiblePost(ctx.params.id as string);
+    if (post?.state !== 'live') return noObject(ctx.params.id as string);
+    const metrics = (ctx.query.get('metric') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
+    const m = simulatorMetrics('facebook', post.id, new Date(post.createdAt));
+    const values: Record<string, number> = {
+      post_media_view: m.views ?? 0,
+      post_total_media_view_unique: Math.floor((m.views ?? 0) * 0.7),
+      post_clicks: Math.floor((m.likes ?? 0) * 0.6),
+    };
+    for (const metric of metrics) {
+      if (!(metric in values)) {
+        return graphError(400, 100, `(#100) The value must be a valid insights metric`);
+      }
+    }
+    return {
+      status: 200,
+      body: {
+        data: metrics.map((name) => ({
+          name,
+          period: 'lifetime',
+          values: [{ value: values[name] }],
+          title: name,
+          description: name,
+          id: `${post.id}/insights/${name}/lifetime`,
+        })),
+        paging: {},
+      },
+    };
+  };
+
+  const listPosts = (ctx: SimContext): SimResponse => {
+    checkVersion(ctx);
+    requirePermission(ctx.token, 'read');
+    const pageId = ctx.params.page as string;
+    const since = Number(ctx.query.get('since') ?? 0) * 1000;
+    const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
+    const fields = fieldsOf(ctx);
+    const data = [...posts.values()]
+      .filter(
+        (post) => post.pageId === pageId && !post.deleted && post.state === 'live' && post.type !== 'story',
+      )
+      .filter((post) => Math.floor(post.createdAt / 1000) * 1000 >= since)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, limit)
+      .map((post) => ({
+        id: post.id,
+        ...(fields.has('message') && post.message !== '' ? { message: post.message } : {}),
+        ...(fields.has('created_time') || fields.size === 0
+          ? { created_time: graphTime(post.createdAt) }
+          : {}),
+      }));
+    return { status: 200, body: { data, paging: { cursors: { before: 'QVFIU', after: 'QVFIT' } } } };
+  };
+
+  return { createComment, listComments, editObject, deleteObject, readObject, insights, listPosts };
+};
