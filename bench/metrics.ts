@@ -22,7 +22,7 @@ import {
 import { getStats } from '../functions/core/metrics/stats.ts';
 import type { PostRecord } from '../functions/domain/post.ts';
 import { SandboxNetworkClient } from '../functions/platforms/sandbox/client.ts';
-import type { AccountStore, ChannelRecord } from '../functions/ports/accounts.ts';
+import type { ChannelRecord, ChannelStore } from '../functions/ports/channels.ts';
 import type { MetricsJob, MetricsStore, MetricsTracker } from '../functions/ports/metrics.ts';
 import type { PostStore } from '../functions/ports/posts.ts';
 import { createMeter } from './capacity.ts';
@@ -216,7 +216,7 @@ export const runMetrics = async () => {
         },
       }),
       posts: { get: async (id: string) => posts.get(id) ?? null } as unknown as PostStore,
-      accounts: { getChannel: async () => channel } as unknown as AccountStore,
+      channels: { getChannel: async () => channel } as unknown as ChannelStore,
       networks: () => sandbox,
       // Sandbox posts: the token service is never asked.
       tokens: () => {

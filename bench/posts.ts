@@ -8,11 +8,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoAccountStore } from '../functions/adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../functions/adapters/aws/dynamo/client.ts';
 import { keys } from '../functions/adapters/aws/dynamo/keys.ts';
 import { DynamoMediaStore } from '../functions/adapters/aws/dynamo/media.ts';
+import { dynamoPostReferences } from '../functions/adapters/aws/dynamo/post-references.ts';
 import { DynamoPostStore, postToItems } from '../functions/adapters/aws/dynamo/posts.ts';
+import { dynamoTagStore } from '../functions/adapters/aws/dynamo/tags.ts';
 import { takePostsCreated } from '../functions/adapters/aws/dynamo/usage.ts';
 import { LOCK_FILE } from '../functions/adapters/local/data-dir-lock.ts';
 import { startLocalRuntime } from '../functions/adapters/local/runtime.ts';
@@ -317,7 +318,8 @@ export const runPosts = async () => {
     const meteredDeps = {
       ...deps,
       table: metered.table,
-      accounts: dynamoAccountStore(metered.table),
+      postReferences: dynamoPostReferences(metered.table),
+      tags: dynamoTagStore(metered.table),
       posts: new DynamoPostStore(metered.table),
       media: new DynamoMediaStore(metered.table),
     };

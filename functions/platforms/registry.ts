@@ -1,5 +1,5 @@
 import type { PlatformId } from '../domain/platforms/types.ts';
-import type { KeyMode } from '../ports/accounts.ts';
+import type { KeyMode } from '../ports/api-keys.ts';
 import type { NetworkClient } from '../ports/network-client.ts';
 import type { OutboundPolicy } from '../ports/outbound.ts';
 import { SandboxNetworkClient } from './sandbox/client.ts';

@@ -1,5 +1,7 @@
 import type { PlatformId } from '../domain/platforms/types.ts';
-import type { ChannelConnectResult, ChannelRecord, GrantToSave, KeyMode } from './accounts.ts';
+import type { KeyMode } from './api-keys.ts';
+import type { ChannelConnectResult, ChannelRecord } from './channels.ts';
+import type { GrantToSave } from './grants.ts';
 import type { NetworkTarget } from './network-auth.ts';
 
 /**

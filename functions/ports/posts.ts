@@ -1,6 +1,7 @@
 import type { BlockActivity } from '../domain/block-activity.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { PostRecord, PostStatus } from '../domain/post.ts';
-import type { ChannelRecord, KeyMode } from './accounts.ts';
+import type { ChannelRecord } from './channels.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
 import type { BlockClaim, JobReads, OutboxEvent, OutboxGate } from './publishing.ts';

@@ -1,7 +1,4 @@
-import type { ApiKeyRecord, KeyWindowRead } from './accounts.ts';
-
-// Defined beside the key record it carries; `planKeyCount` takes it.
-export type { KeyWindowRead };
+import type { ApiKeyRecord } from './api-keys.ts';
 
 /** The state of a subject's rate-limit window after counting one request. */
 export interface RateLimitState {
@@ -10,6 +7,13 @@ export interface RateLimitState {
   /** Seconds until the window resets. */
   resetSeconds: number;
   allowed: boolean;
+}
+
+/** An API key's item as a read found it: the key, and its rate-limit window (null: never counted). */
+export interface KeyWindowRead {
+  key: ApiKeyRecord;
+  window: number | null;
+  count: number;
 }
 
 /**

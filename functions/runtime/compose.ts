@@ -4,7 +4,7 @@
  * carries no S3, KMS, SQS, Scheduler or network client. The choice is made at build time, by
  * what the function's module imports.
  *
- * A function sees the base (clock, table, keys and rate limit) and its parts, nothing else: a
+ * A function sees the base (clock, table, rate limit and settings) and its parts, nothing else: a
  * capability it did not compose is a compile error, and absent at run time, locally as on AWS.
  * Each part is built once per container (one per process on AWS, one per local runtime), on
  * first use, and shared by every view that names it.
@@ -15,11 +15,9 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { dynamoAccountStore } from '../adapters/aws/dynamo/account-store.ts';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
 import type { PublishingSettings } from '../core/publishing/engine.ts';
-import type { AccountStore } from '../ports/accounts.ts';
 import type { AppCredentials } from '../ports/app-credentials.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { MediaRecord } from '../ports/media.ts';
@@ -73,8 +71,6 @@ export interface BaseDeps {
   table: TableRef;
   /** The client under `table.doc`, for libraries that take a plain DynamoDB client (Powertools Idempotency). */
   dynamo: DynamoDBClient;
-  /** API keys, accounts, workspaces, channels and tags. */
-  accounts: AccountStore;
   rateLimiter: RateLimiter;
   settings: PublishingSettings & { scheduleLeadSeconds: number; postSweepAfterSeconds: number };
 }
@@ -251,12 +247,13 @@ export const compose = <const Ps extends readonly Part[]>(...parts: Ps): Compose
   view(parts, currentContainer) as Composed<Ps>;
 
 /**
- * What every function uses: the clock, the table, API keys and accounts, the rate limit, and the
- * product's settings.
+ * What every function uses: the clock, the table, the rate limit (which finds a request's API key
+ * by its hash), and the product's settings. The stores of accounts, channels, tags and the rest
+ * are parts, composed by the functions that use them.
  */
 export const base: Part<BaseDeps> = part({
   name: 'base',
-  keys: ['clock', 'table', 'dynamo', 'accounts', 'rateLimiter', 'settings'],
+  keys: ['clock', 'table', 'dynamo', 'rateLimiter', 'settings'],
   build: (_deps, { decorated }): BaseDeps => {
     // A claim must outlast any request made under it, or a live send could look abandoned.
     if (env.publishLeaseSeconds * 1000 <= env.networkTimeoutMs * 2) {
@@ -281,7 +278,6 @@ export const base: Part<BaseDeps> = part({
       clock: systemClock,
       table,
       dynamo,
-      accounts: dynamoAccountStore(table),
       rateLimiter: new DynamoRateLimiter(table, env.rateLimitPerMinute),
       settings,
     };

@@ -4,7 +4,10 @@
  * parts it uses (compose.ts).
  */
 import { type Composed, Container, type ContainerOptions } from './compose.ts';
+import { accounts } from './parts/accounts.ts';
+import { apiKeys } from './parts/api-keys.ts';
 import { blobs } from './parts/blobs.ts';
+import { channels } from './parts/channels.ts';
 import { cipher } from './parts/cipher.ts';
 import { connectStates } from './parts/connect-states.ts';
 import { idempotency } from './parts/idempotency.ts';
@@ -18,12 +21,19 @@ import { posts } from './parts/posts.ts';
 import { publishing } from './parts/publishing.ts';
 import { queues } from './parts/queues.ts';
 import { scheduler } from './parts/scheduler.ts';
+import { tags } from './parts/tags.ts';
 import { tokens } from './parts/tokens.ts';
 import { usage } from './parts/usage.ts';
 import { webhookSender } from './parts/webhook-sender.ts';
 import { webhooks } from './parts/webhooks.ts';
+import { workspaces } from './parts/workspaces.ts';
 
 const allParts = [
+  accounts,
+  workspaces,
+  apiKeys,
+  channels,
+  tags,
   posts,
   media,
   blobs,

@@ -3,6 +3,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sweepDueReadings, takeReading } from '../core/metrics/collect.ts';
 import { parseMetricsMessage } from '../ports/queue-messages.ts';
 import { compose } from '../runtime/compose.ts';
+import { channels } from '../runtime/parts/channels.ts';
 import { metrics } from '../runtime/parts/metrics.ts';
 import { networks } from '../runtime/parts/networks.ts';
 import { posts } from '../runtime/parts/posts.ts';
@@ -11,7 +12,7 @@ import { tokens } from '../runtime/parts/tokens.ts';
 import { logger } from '../shared/powertools.ts';
 
 /** What this worker uses, composed once per instance. */
-const deps = compose(metrics, posts, queues, networks, tokens);
+const deps = compose(metrics, posts, channels, queues, networks, tokens);
 
 const processor = new BatchProcessor(EventType.SQS);
 

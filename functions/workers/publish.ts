@@ -4,6 +4,7 @@ import { sweepTokens } from '../core/channels/sweep-tokens.ts';
 import { sweepPosts } from '../core/publishing/sweep-posts.ts';
 import { parsePublishMessage } from '../ports/queue-messages.ts';
 import { compose } from '../runtime/compose.ts';
+import { channels } from '../runtime/parts/channels.ts';
 import { posts } from '../runtime/parts/posts.ts';
 import { publishing } from '../runtime/parts/publishing.ts';
 import { queues } from '../runtime/parts/queues.ts';
@@ -11,7 +12,7 @@ import { tokens } from '../runtime/parts/tokens.ts';
 import { logger } from '../shared/powertools.ts';
 
 /** What this worker uses, composed once per instance. */
-const deps = compose(publishing, posts, queues, tokens);
+const deps = compose(publishing, posts, channels, queues, tokens);
 
 const processor = new BatchProcessor(EventType.SQS);
 

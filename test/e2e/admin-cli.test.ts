@@ -97,7 +97,7 @@ describe('npm run admin refuses what the API refuses', () => {
     });
     expect(foreign.code).toBe(1);
     expect(foreign.error?.code).toBe('not_found');
-    expect(await rt.container.deps.accounts.listTags('ws_nope')).toEqual([]);
+    expect(await rt.container.deps.tags.listTags('ws_nope')).toEqual([]);
     expect(await tagNames()).not.toContain('Ghost');
   }, 180_000);
 

@@ -123,7 +123,7 @@ describe('a Bluesky PDS is called only through the guarded path', () => {
     expect(res.body.error.message).toMatch(/DID document names its PDS at http:\/\/0\.0\.0\.0:\d+/);
     expect(res.body.error.message).toMatch(/unspecified address/);
     expect((await rt.api('/channels', { key: ws.key })).body.data).toEqual([]);
-    expect(await rt.container.deps.accounts.listChannels(ws.workspaceId)).toEqual([]);
+    expect(await rt.container.deps.channels.listChannels(ws.workspaceId)).toEqual([]);
     expect(named.seen).toEqual([]);
   });
 
@@ -134,15 +134,15 @@ describe('a Bluesky PDS is called only through the guarded path', () => {
     expect(res.status, res.text).toBe(201);
     // What the old code stored from such a DID document.
     const deps = rt.container.deps;
-    const record = await deps.accounts.getChannel(ws.workspaceId, res.body.id);
+    const record = await deps.channels.getChannel(ws.workspaceId, res.body.id);
     if (!record) throw new Error('the channel was not stored');
     const { channelId: _, tokenCiphertext, ...base } = record;
-    await deps.accounts.upsertChannel(
+    await deps.channels.upsertChannel(
       { ...base, serviceUrl: `http://0.0.0.0:${named.port}` },
       async () => tokenCiphertext,
       null,
     );
-    expect((await deps.accounts.getChannel(ws.workspaceId, res.body.id))?.serviceUrl).toBe(
+    expect((await deps.channels.getChannel(ws.workspaceId, res.body.id))?.serviceUrl).toBe(
       `http://0.0.0.0:${named.port}`,
     );
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
 import { mutatePost, PublishingEngine, startRound } from '../../functions/core/publishing/engine.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
-import type { AccountStore } from '../../functions/ports/accounts.ts';
+import type { ChannelStore } from '../../functions/ports/channels.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type JobReads, jobReadsOf, runJob } from '../../functions/ports/publishing.ts';
 import { freshWorkspace } from '../support/accounts.ts';
@@ -63,10 +63,10 @@ const publishingDraft = async () => {
   return { ws, postId, post };
 };
 
-/** An engine whose post and account stores record the reads it makes. */
+/** An engine whose post and channel stores record the reads it makes. */
 const recordingEngine = () => {
   const posts = deps().posts;
-  const accounts = deps().accounts;
+  const channels = deps().channels;
   const calls = { get: 0, getForJob: 0, channels: [] as string[][] };
   const recordingPosts: PostStore = {
     ...posts,
@@ -83,14 +83,14 @@ const recordingEngine = () => {
       return posts.getForJob(postId, reads);
     },
   };
-  const recordingAccounts: AccountStore = {
-    ...accounts,
+  const recordingChannels: ChannelStore = {
+    ...channels,
     getChannelsForJob: (workspaceId, channelIds) => {
       calls.channels.push(channelIds);
-      return accounts.getChannelsForJob(workspaceId, channelIds);
+      return channels.getChannelsForJob(workspaceId, channelIds);
     },
   };
-  const engine = new PublishingEngine({ ...deps(), posts: recordingPosts, accounts: recordingAccounts });
+  const engine = new PublishingEngine({ ...deps(), posts: recordingPosts, channels: recordingChannels });
   return { engine, calls };
 };
 
@@ -105,7 +105,7 @@ describe('the post store’s read for a job', () => {
     const read = await store.getForJob(postId, reads);
     expect(sent).toEqual(['BatchGetCommand']);
     expect(read.post).toEqual(await deps().posts.get(postId));
-    const separately = await deps().accounts.getChannelsForJob(ws.workspaceId, reads.channelIds);
+    const separately = await deps().channels.getChannelsForJob(ws.workspaceId, reads.channelIds);
     expect(read.channels).toEqual(separately.channels);
     expect([...read.channels.keys()].sort()).toEqual([ws.channels.x, ws.channels.bluesky].sort());
     expect(read.endpoints).toBe(0);

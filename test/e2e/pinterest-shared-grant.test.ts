@@ -124,23 +124,21 @@ describe('Pinterest boards connected from one grant', () => {
     const ws = await workspace();
     const { boards } = await connectBoards(ws);
     const [a, b] = boards as [{ id: string; board: string }, { id: string; board: string }];
-    const accounts = rt.container.deps.accounts;
-    const channelA = await accounts.getChannel(ws.workspaceId, a.id);
-    const channelB = await accounts.getChannel(ws.workspaceId, b.id);
+    const { channels, grants } = rt.container.deps;
+    const channelA = await channels.getChannel(ws.workspaceId, a.id);
+    const channelB = await channels.getChannel(ws.workspaceId, b.id);
     const grantId = channelA?.grantId as string;
     expect(grantId).toBeTruthy();
     expect(channelB?.grantId).toBe(grantId);
-    expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds.sort()).toEqual(
-      [a.id, b.id].sort(),
-    );
+    expect((await grants.getGrant(ws.workspaceId, grantId))?.channelIds.sort()).toEqual([a.id, b.id].sort());
 
     expect((await rt.api(`/channels/${a.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
-    expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds).toEqual([b.id]);
+    expect((await grants.getGrant(ws.workspaceId, grantId))?.channelIds).toEqual([b.id]);
     await expireTokens(rt, 'pinterest');
     await published(ws, await pin(ws, b, 'after the sibling left'));
 
     expect((await rt.api(`/channels/${b.id}`, { method: 'DELETE', key: ws.key })).status).toBe(200);
-    expect(await accounts.getGrant(ws.workspaceId, grantId)).toBeNull();
+    expect(await grants.getGrant(ws.workspaceId, grantId)).toBeNull();
   });
 
   it('connecting the same Pinterest account again refreshes the grant every board of it shares', async () => {
@@ -148,10 +146,10 @@ describe('Pinterest boards connected from one grant', () => {
     const { user, boards } = await connectBoards(ws);
     const again = await connectBoards(ws, user);
     expect(again.boards.map((board) => board.id).sort()).toEqual(boards.map((board) => board.id).sort());
-    const accounts = rt.container.deps.accounts;
-    const grantId = (await accounts.getChannel(ws.workspaceId, (boards[0] as { id: string }).id))
+    const { channels, grants } = rt.container.deps;
+    const grantId = (await channels.getChannel(ws.workspaceId, (boards[0] as { id: string }).id))
       ?.grantId as string;
-    expect((await accounts.getGrant(ws.workspaceId, grantId))?.channelIds).toHaveLength(2);
+    expect((await grants.getGrant(ws.workspaceId, grantId))?.channelIds).toHaveLength(2);
     await expireTokens(rt, 'pinterest');
     for (const board of boards) await published(ws, await pin(ws, board, 'after reconnect'));
   });
@@ -204,7 +202,7 @@ describe('a board channel that holds its own copy of the tokens (connected befor
     const board = simPinterestBoards(owner.remoteAccountId)[0] as { id: string; name: string };
     const now = new Date();
     const policy = { marginSeconds: 86400, proactiveAfterSeconds: 7 * 86400, rotatesRefreshToken: false };
-    const { channel } = await deps.accounts.upsertChannel(
+    const { channel } = await deps.channels.upsertChannel(
       {
         accountId: ws.accountId,
         workspaceId: ws.workspaceId,

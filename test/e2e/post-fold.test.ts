@@ -10,7 +10,7 @@ import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { hashSecret, scopeHint } from '../../functions/core/auth/api-keys.ts';
 import { usagePeriod } from '../../functions/core/posts/post-context.ts';
-import type { AccountStore } from '../../functions/ports/accounts.ts';
+import type { PostReferenceStore } from '../../functions/ports/post-references.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -136,10 +136,9 @@ const warmWorkspace = async () => {
 
 /** Runs `effect` once, right after the folded read of the key's item (between read and transaction). */
 const afterFoldedRead = (effect: () => Promise<void>) => {
-  const real = rt.container.deps.accounts;
+  const real = rt.container.deps.postReferences;
   let done = false;
-  const accounts: AccountStore = {
-    ...real,
+  const postReferences: PostReferenceStore = {
     getPostReferences: async (accountId, workspaceId, channelIds, tagIds, keyHash) => {
       const found = await real.getPostReferences(accountId, workspaceId, channelIds, tagIds, keyHash);
       if (keyHash && !done) {
@@ -149,7 +148,7 @@ const afterFoldedRead = (effect: () => Promise<void>) => {
       return found;
     },
   };
-  restores.push(rt.container.override({ accounts }));
+  restores.push(rt.container.override({ postReferences }));
 };
 
 describe('POST /v1/posts, folded count', () => {

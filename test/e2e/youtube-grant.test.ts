@@ -151,10 +151,10 @@ describe('an idle YouTube channel across six months (Herald’s and the simulato
     const unswept = await connectYouTube();
     // The control: stored without a refresh due time, as the old policy stored every YouTube channel.
     const deps = rt.container.deps;
-    const record = await deps.accounts.getChannel(ws.workspaceId, unswept);
+    const record = await deps.channels.getChannel(ws.workspaceId, unswept);
     if (!record) throw new Error('no channel');
     expect(
-      await deps.accounts.replaceTokens(ws.workspaceId, unswept, record.tokenVersion ?? 0, {
+      await deps.channels.replaceTokens(ws.workspaceId, unswept, record.tokenVersion ?? 0, {
         tokenCiphertext: record.tokenCiphertext,
         tokenExpiresAt: record.tokenExpiresAt ?? null,
         tokenIssuedAt: record.tokenIssuedAt ?? null,

@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
 import { SIM_OAUTH_APPS } from '../../functions/adapters/local/sim-oauth-apps.ts';
 import { createAccount, createWorkspace } from '../../functions/core/admin/admin.ts';
@@ -12,13 +11,14 @@ import { sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts
 import { facebookAuth } from '../../functions/platforms/facebook/oauth.ts';
 import { instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
 import { threadsAuth } from '../../functions/platforms/threads/oauth.ts';
-import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../functions/ports/channels.ts';
 import type { NetworkAuth, NetworkAuthConfig, TokenSet } from '../../functions/ports/network-auth.ts';
 import { startFacebookSimulator } from '../../simulators/facebook/simulator.ts';
 import { pkceChallenge } from '../../simulators/framework/oauth.ts';
 import { startInstagramSimulator } from '../../simulators/instagram/simulator.ts';
 import { startThreadsSimulator } from '../../simulators/threads/simulator.ts';
 import { failureOf } from '../support/network.ts';
+import { type StoreDeps, tableStores } from '../support/stores.ts';
 import { freshTable } from '../support/table.ts';
 
 /**
@@ -34,13 +34,13 @@ const TIMEOUT = 5_000;
 const clock = { now: () => new Date() };
 
 let table: Awaited<ReturnType<typeof freshTable>>;
-let accounts: AccountStore;
+let stores: StoreDeps;
 let cipher: FileTokenCipher;
 
 beforeAll(async () => {
   table = await freshTable();
   cipher = new FileTokenCipher(loadOrCreateKey(join(mkdtempSync(join(tmpdir(), 'herald-')), 'k')));
-  accounts = dynamoAccountStore(table);
+  stores = tableStores(table);
 });
 afterAll(async () => {
   await table?.drop();
@@ -73,11 +73,11 @@ const connectTokens = async (auth: NetworkAuth, app: { clientId: string; clientS
 
 /** A connected channel holding `tokens`, stored as the connect flow stores it. */
 const storeChannel = async (auth: NetworkAuth, tokens: TokenSet, remoteAccountId: string) => {
-  const deps = { accounts, clock, tokenCipher: () => cipher };
+  const deps = { ...stores, clock, tokenCipher: () => cipher };
   const account = await createAccount(deps, { name: 'A', plan: 'starter' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
   const now = clock.now();
-  const { channel } = await accounts.upsertChannel(
+  const { channel } = await stores.channels.upsertChannel(
     {
       accountId: account.accountId,
       workspaceId: ws.workspaceId,
@@ -171,7 +171,8 @@ describe.each(cases)('$platform: a throttled or transient Graph answer to a toke
     service = new TokenService(
       {
         clock,
-        accounts,
+        channels: stores.channels,
+        grants: stores.grants,
         tokenCipher: () => cipher,
         auths: (platform) => (platform === c.platform ? auth : null),
         appCredentials: { get: async () => app },
@@ -185,7 +186,7 @@ describe.each(cases)('$platform: a throttled or transient Graph answer to a toke
   });
 
   const latest = async (channel: ChannelRecord) =>
-    (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+    (await stores.channels.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
 
   it('keeps the channel connected (rate-limited or transient, retried later); a dead grant still disconnects it', async () => {
     const connected = await c.tokens(auth, app);

@@ -12,7 +12,7 @@ import { getPostMetrics } from '../../functions/core/metrics/post-metrics.ts';
 import { getStats } from '../../functions/core/metrics/stats.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
-import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord, ChannelStore } from '../../functions/ports/channels.ts';
 import type { MetricsJob, MetricsQueue } from '../../functions/ports/metrics.ts';
 import {
   type MetricsInput,
@@ -149,13 +149,13 @@ const world = (): World => {
     metrics: new DynamoMetricsStore(table),
     metricsQueue: () => queue,
     posts: { get: async (id: string) => posts.get(id) ?? null } as unknown as PostStore,
-    accounts: {
+    channels: {
       getChannel: async (ws: string, id: string) => {
         const c = channels.get(id);
         return c && c.workspaceId === ws ? c : null;
       },
       listChannels: async (ws: string) => [...channels.values()].filter((c) => c.workspaceId === ws),
-    } as unknown as AccountStore,
+    } as unknown as ChannelStore,
     networks: (platform) => {
       const network = networks.get(platform);
       if (!network) throw new Error(`no network ${platform}`);

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { saveChannels } from '../../functions/adapters/aws/dynamo/channels.ts';
 import { DynamoWebhookStore } from '../../functions/adapters/aws/dynamo/webhooks.ts';
 import { FileTokenCipher, loadOrCreateKey } from '../../functions/adapters/local/file-token-cipher.ts';
@@ -12,10 +11,12 @@ import { grantIdFor, sharedGrantSealId } from '../../functions/core/channels/gra
 import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
 import { TokenService } from '../../functions/core/channels/token-service.ts';
 import { openTokens, sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
-import type { AccountStore, ChannelRecord, GrantRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../functions/ports/channels.ts';
+import type { GrantRecord } from '../../functions/ports/grants.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { NetworkError } from '../../functions/ports/network-client.ts';
 import type { JobQueue } from '../../functions/ports/publishing.ts';
+import { type StoreDeps, tableStores } from '../support/stores.ts';
 import { freshTable } from '../support/table.ts';
 
 /**
@@ -28,7 +29,7 @@ import { freshTable } from '../support/table.ts';
 let now = new Date('2026-03-01T00:00:00.000Z');
 const clock = { now: () => now };
 let table: Awaited<ReturnType<typeof freshTable>>;
-let accounts: AccountStore;
+let stores: StoreDeps;
 let cipher: FileTokenCipher;
 const sentEvents: string[] = [];
 const queue: JobQueue = {
@@ -41,7 +42,7 @@ const queue: JobQueue = {
 beforeAll(async () => {
   table = await freshTable();
   cipher = new FileTokenCipher(loadOrCreateKey(join(mkdtempSync(join(tmpdir(), 'herald-')), 'k')));
-  accounts = dynamoAccountStore(table);
+  stores = tableStores(table);
 });
 afterAll(async () => {
   await table?.drop();
@@ -89,7 +90,8 @@ const service = (auth: NetworkAuth) =>
   new TokenService(
     {
       clock,
-      accounts,
+      channels: stores.channels,
+      grants: stores.grants,
       tokenCipher: () => cipher,
       auths: (platform) => (platform === 'pinterest' ? auth : null),
       appCredentials: { get: async () => ({ clientId: 'c', clientSecret: 's' }) },
@@ -100,7 +102,7 @@ const service = (auth: NetworkAuth) =>
 
 /** Two board channels connected from one grant whose access token expires in `expiresInSeconds`. */
 const siblings = async (expiresInSeconds: number, refreshToken = 'refresh-0') => {
-  const deps = { accounts, clock, tokenCipher: () => cipher };
+  const deps = { ...stores, clock, tokenCipher: () => cipher };
   const account = await createAccount(deps, { name: 'A', plan: 'starter' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
   // A webhook endpoint (turned off): the workspace keeps its events.
@@ -175,13 +177,13 @@ const siblings = async (expiresInSeconds: number, refreshToken = 'refresh-0') =>
 };
 
 const grantOf = async (workspaceId: string, grantId: string) =>
-  (await accounts.getGrant(workspaceId, grantId)) as GrantRecord;
+  (await stores.grants.getGrant(workspaceId, grantId)) as GrantRecord;
 
 describe('a grant shared by two board channels', () => {
   it('is stored once: the channels name it and hold no tokens of their own', async () => {
     const { workspaceId, grantId, channels } = await siblings(10 * 86400);
     for (const channel of channels) {
-      const stored = (await accounts.getChannel(workspaceId, channel.channelId)) as ChannelRecord;
+      const stored = (await stores.channels.getChannel(workspaceId, channel.channelId)) as ChannelRecord;
       expect(stored.grantId).toBe(grantId);
       expect(stored.tokenCiphertext).toBe('');
       expect(stored.refreshDueAt).toBeNull();
@@ -250,7 +252,9 @@ describe('a grant shared by two board channels', () => {
     expect(state.refreshCalls).toBe(1);
     expect((await grantOf(workspaceId, grantId)).connection).toBe('needs_reconnect');
     for (const channel of channels) {
-      expect((await accounts.getChannel(workspaceId, channel.channelId))?.connection).toBe('needs_reconnect');
+      expect((await stores.channels.getChannel(workspaceId, channel.channelId))?.connection).toBe(
+        'needs_reconnect',
+      );
     }
     expect(sentEvents).toHaveLength(2);
     // Later callers are refused without asking the network again.
@@ -264,14 +268,19 @@ describe('a grant shared by two board channels', () => {
     const { workspaceId, grantId } = await siblings(30 * 86400, 'sweep-0');
     const tokenService = service(auth);
     const mine = async () =>
-      (await accounts.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
+      (await stores.channels.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
         (due) => due.workspaceId === workspaceId,
       );
     now = new Date(now.getTime() + 6 * 86400_000);
     expect(await mine()).toEqual([]);
     now = new Date(now.getTime() + 2 * 86400_000);
     expect(await mine()).toEqual([{ workspaceId, grantId }]);
-    await sweepTokens({ clock, accounts, tokens: () => tokenService });
+    await sweepTokens({
+      clock,
+      channels: stores.channels,
+      grants: stores.grants,
+      tokens: () => tokenService,
+    });
     expect(state.used).toEqual(['sweep-0']);
     expect((await grantOf(workspaceId, grantId)).tokenVersion).toBe(2);
     expect(await mine()).toEqual([]);
@@ -279,12 +288,12 @@ describe('a grant shared by two board channels', () => {
 
   it('disconnecting both siblings at once removes the grant with the last one, and uncounts both', async () => {
     const { accountId, workspaceId, grantId, channels } = await siblings(10 * 86400);
-    expect((await accounts.getAccount(accountId))?.channelCount).toBe(2);
-    const results = await Promise.all(channels.map((channel) => accounts.disconnectChannel(channel)));
+    expect((await stores.accounts.getAccount(accountId))?.channelCount).toBe(2);
+    const results = await Promise.all(channels.map((channel) => stores.channels.disconnectChannel(channel)));
     expect(results).toEqual([true, true]);
-    expect(await accounts.getGrant(workspaceId, grantId)).toBeNull();
-    expect(await accounts.listChannels(workspaceId)).toEqual([]);
-    expect((await accounts.getAccount(accountId))?.channelCount).toBe(0);
+    expect(await stores.grants.getGrant(workspaceId, grantId)).toBeNull();
+    expect(await stores.channels.listChannels(workspaceId)).toEqual([]);
+    expect((await stores.accounts.getAccount(accountId))?.channelCount).toBe(0);
     const left = ((await table.doc.send(new ScanCommand({ TableName: table.tableName }))).Items ?? []).filter(
       (item) => item.grantId === grantId,
     );

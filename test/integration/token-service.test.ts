@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoAccountStore } from '../../functions/adapters/aws/dynamo/account-store.ts';
 import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { DynamoWebhookStore } from '../../functions/adapters/aws/dynamo/webhooks.ts';
@@ -12,10 +11,11 @@ import { connectChannel, createAccount, createWorkspace } from '../../functions/
 import { sweepTokens } from '../../functions/core/channels/sweep-tokens.ts';
 import { TokenService } from '../../functions/core/channels/token-service.ts';
 import { openTokens, sealTokens, tokenFields } from '../../functions/core/channels/tokens.ts';
-import type { AccountStore, ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../functions/ports/channels.ts';
 import type { NetworkAuth, TokenSet } from '../../functions/ports/network-auth.ts';
 import { NetworkError } from '../../functions/ports/network-client.ts';
 import type { JobQueue, OutboxEvent } from '../../functions/ports/publishing.ts';
+import { type StoreDeps, tableStores } from '../support/stores.ts';
 import { freshTable } from '../support/table.ts';
 
 /**
@@ -63,7 +63,7 @@ const rotatingNetwork = () => {
 let now = new Date('2026-01-01T00:00:00.000Z');
 const clock = { now: () => now };
 let table: Awaited<ReturnType<typeof freshTable>>;
-let accounts: AccountStore;
+let stores: StoreDeps;
 let cipher: FileTokenCipher;
 const sentEvents: string[] = [];
 const queue: JobQueue = {
@@ -76,7 +76,7 @@ const queue: JobQueue = {
 beforeAll(async () => {
   table = await freshTable();
   cipher = new FileTokenCipher(loadOrCreateKey(join(mkdtempSync(join(tmpdir(), 'herald-')), 'k')));
-  accounts = dynamoAccountStore(table);
+  stores = tableStores(table);
 });
 afterAll(async () => {
   await table?.drop();
@@ -110,7 +110,7 @@ const connected = async (
   proactiveAfterSeconds: number | null = null,
   { endpoint = true }: { endpoint?: boolean } = {},
 ): Promise<ChannelRecord> => {
-  const deps = { accounts, clock, tokenCipher: () => cipher };
+  const deps = { ...stores, clock, tokenCipher: () => cipher };
   const account = await createAccount(deps, { name: 'A', plan: 'starter' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
   if (endpoint) await addEndpoint(account.accountId, ws.workspaceId);
@@ -123,7 +123,7 @@ const connected = async (
     issuedAt: now.toISOString(),
   };
   const policy = { marginSeconds: 60, proactiveAfterSeconds, rotatesRefreshToken: true };
-  const { channel } = await accounts.upsertChannel(
+  const { channel } = await stores.channels.upsertChannel(
     {
       accountId: account.accountId,
       workspaceId: ws.workspaceId,
@@ -147,7 +147,8 @@ const service = (auth: NetworkAuth) =>
   new TokenService(
     {
       clock,
-      accounts,
+      channels: stores.channels,
+      grants: stores.grants,
       tokenCipher: () => cipher,
       auths: (platform) => (platform === 'x' ? auth : null),
       appCredentials: { get: async () => ({ clientId: 'c', clientSecret: 's' }) },
@@ -184,7 +185,7 @@ describe('token service', () => {
     );
     expect(state.refreshCalls).toBe(1);
     expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set(['access-1']));
-    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    const stored = await stores.channels.getChannel(channel.workspaceId, channel.channelId);
     expect(stored?.tokenVersion).toBe((channel.tokenVersion ?? 0) + 1);
     expect(stored?.connection).toBe('connected');
     const tokens = await openTokens(cipher, channel.channelId, stored?.tokenCiphertext as string);
@@ -217,13 +218,16 @@ describe('token service', () => {
     const channel = await connected(30);
     const tokenService = service(auth);
     for (let round = 1; round <= 3; round++) {
-      const current = (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+      const current = (await stores.channels.getChannel(
+        channel.workspaceId,
+        channel.channelId,
+      )) as ChannelRecord;
       now = new Date(Date.parse(current.tokenExpiresAt as string) - 10_000);
       const credentials = await tokenService.credentials(current);
       expect(credentials.accessToken).toBe(`access-${round}`);
     }
     expect(state.refreshCalls).toBe(3);
-    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    const stored = await stores.channels.getChannel(channel.workspaceId, channel.channelId);
     expect(stored?.connection).toBe('connected');
   });
 
@@ -241,7 +245,7 @@ describe('token service', () => {
       expect((outcome as PromiseRejectedResult).reason).toMatchObject({ kind: 'reconnect' });
     }
     expect(state.refreshCalls).toBe(1);
-    const stored = await accounts.getChannel(channel.workspaceId, channel.channelId);
+    const stored = await stores.channels.getChannel(channel.workspaceId, channel.channelId);
     expect(stored?.connection).toBe('needs_reconnect');
     expect(sentEvents).toHaveLength(1);
     const item = await eventItem(sentEvents[0] as string);
@@ -263,7 +267,7 @@ describe('token service', () => {
     const channel = await connected(30, null, { endpoint: false });
     sentEvents.length = 0;
     await expect(service(auth).credentials(channel)).rejects.toMatchObject({ kind: 'reconnect' });
-    expect((await accounts.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe(
+    expect((await stores.channels.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe(
       'needs_reconnect',
     );
     expect(sentEvents).toEqual([]);
@@ -297,7 +301,9 @@ describe('token service', () => {
       },
     };
     await expect(service(failing).credentials(channel)).rejects.toMatchObject({ kind: 'transient' });
-    expect((await accounts.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe('connected');
+    expect((await stores.channels.getChannel(channel.workspaceId, channel.channelId))?.connection).toBe(
+      'connected',
+    );
     const credentials = await service(auth).credentials(channel);
     expect(credentials.accessToken).toMatch(/^access-\d+$/);
     expect(credentials.accessToken).not.toBe('access-0');
@@ -307,7 +313,7 @@ describe('token service', () => {
 describe('channels pasted in by the admin CLI (a bare access token, no token version)', () => {
   it('use their token as it is, and an expired answer makes them needs_reconnect with one event', async () => {
     const { auth, state } = rotatingNetwork();
-    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const deps = { ...stores, clock, tokenCipher: () => cipher };
     const account = await createAccount(deps, { name: 'A', plan: 'starter' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
     const pasted = await connectChannel(deps, {
@@ -318,7 +324,7 @@ describe('channels pasted in by the admin CLI (a bare access token, no token ver
       accessToken: 'pasted-token',
     });
     await addEndpoint(account.accountId, ws.workspaceId);
-    const channel = (await accounts.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
+    const channel = (await stores.channels.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
     expect(channel.tokenVersion).toBe(0);
     const tokenService = service(auth);
     expect((await tokenService.credentials(channel)).accessToken).toBe('pasted-token');
@@ -330,14 +336,16 @@ describe('channels pasted in by the admin CLI (a bare access token, no token ver
     ).rejects.toMatchObject({ kind: 'reconnect' });
     // The fake refuses a refresh without a refresh token, as the networks do.
     expect(state.refreshCalls).toBe(1);
-    expect((await accounts.getChannel(ws.workspaceId, pasted.channelId))?.connection).toBe('needs_reconnect');
+    expect((await stores.channels.getChannel(ws.workspaceId, pasted.channelId))?.connection).toBe(
+      'needs_reconnect',
+    );
     expect(sentEvents).toHaveLength(1);
   });
 });
 
 describe('connecting through the API', () => {
   it('adopts the channel the admin CLI pasted in for the same remote account, and reconnects update it', async () => {
-    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const deps = { ...stores, clock, tokenCipher: () => cipher };
     const account = await createAccount(deps, { name: 'A', plan: 'starter' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
     const pasted = await connectChannel(deps, {
@@ -357,7 +365,7 @@ describe('connecting through the API', () => {
       issuedAt: now.toISOString(),
     };
     const connect = () =>
-      accounts.upsertChannel(
+      stores.channels.upsertChannel(
         {
           accountId: account.accountId,
           workspaceId: ws.workspaceId,
@@ -382,16 +390,16 @@ describe('connecting through the API', () => {
       created: false,
       channel: { channelId: pasted.channelId, tokenVersion: 2 },
     });
-    expect(await accounts.listChannels(ws.workspaceId)).toHaveLength(1);
-    expect((await accounts.getAccount(account.accountId))?.channelCount).toBe(1);
-    const stored = (await accounts.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
+    expect(await stores.channels.listChannels(ws.workspaceId)).toHaveLength(1);
+    expect((await stores.accounts.getAccount(account.accountId))?.channelCount).toBe(1);
+    const stored = (await stores.channels.getChannel(ws.workspaceId, pasted.channelId)) as ChannelRecord;
     expect((await openTokens(cipher, stored.channelId, stored.tokenCiphertext)).accessToken).toBe(
       'oauth-token',
     );
   });
 
   it('two concurrent connections of a new remote account make one channel', async () => {
-    const deps = { accounts, clock, tokenCipher: () => cipher };
+    const deps = { ...stores, clock, tokenCipher: () => cipher };
     const account = await createAccount(deps, { name: 'A', plan: 'starter' });
     const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'W' });
     const tokens: TokenSet = {
@@ -404,7 +412,7 @@ describe('connecting through the API', () => {
     };
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>
-        accounts.upsertChannel(
+        stores.channels.upsertChannel(
           {
             accountId: account.accountId,
             workspaceId: ws.workspaceId,
@@ -423,8 +431,8 @@ describe('connecting through the API', () => {
     );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.channel.channelId)).size).toBe(1);
-    expect(await accounts.listChannels(ws.workspaceId)).toHaveLength(1);
-    expect((await accounts.getAccount(account.accountId))?.channelCount).toBe(1);
+    expect(await stores.channels.listChannels(ws.workspaceId)).toHaveLength(1);
+    expect((await stores.accounts.getAccount(account.accountId))?.channelCount).toBe(1);
   });
 });
 
@@ -434,9 +442,9 @@ describe('proactive refresh sweep', () => {
     const proactive: NetworkAuth = { ...auth, policy: { ...auth.policy, proactiveAfterSeconds: 24 * 3600 } };
     const channel = await connected(60 * 24 * 3600, 24 * 3600);
     const tokenService = service(proactive);
-    const deps = { clock, accounts, tokens: () => tokenService };
+    const deps = { clock, channels: stores.channels, grants: stores.grants, tokens: () => tokenService };
     const mine = async () =>
-      (await accounts.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
+      (await stores.channels.channelsDueForRefresh(clock.now().toISOString(), 1000)).filter(
         (c) => c.channelId === channel.channelId,
       );
 
@@ -450,7 +458,10 @@ describe('proactive refresh sweep', () => {
     const result = await sweepTokens(deps);
     expect(result.refreshed).toBeGreaterThanOrEqual(1);
     expect(state.refreshCalls).toBe(1);
-    const stored = (await accounts.getChannel(channel.workspaceId, channel.channelId)) as ChannelRecord;
+    const stored = (await stores.channels.getChannel(
+      channel.workspaceId,
+      channel.channelId,
+    )) as ChannelRecord;
     expect(stored.tokenVersion).toBe((channel.tokenVersion ?? 0) + 1);
     expect(Date.parse(stored.refreshDueAt as string)).toBe(now.getTime() + 24 * 3600 * 1000);
     // Not due again until the new tokens are a day old.

@@ -4,8 +4,8 @@ import {
   createApiKey,
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
+import type { KeyMode } from '../../functions/domain/key-mode.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
-import type { KeyMode } from '../../functions/ports/accounts.ts';
 import { keepEvents } from './outbox.ts';
 import type { TestRuntime } from './runtime.ts';
 

@@ -72,7 +72,7 @@ export const connectOAuth = async (rt: TestRuntime, platform: PlatformId, key?: 
 /** The channel as stored: its connection, token version and opened tokens. */
 export const storedChannel = async (rt: TestRuntime, workspaceId: string, channelId: string) => {
   const deps = rt.container.deps;
-  const record = await deps.accounts.getChannel(workspaceId, channelId);
+  const record = await deps.channels.getChannel(workspaceId, channelId);
   if (!record) throw new Error(`channel ${channelId} not found`);
   const tokens = await openTokens(deps.tokenCipher(), channelId, record.tokenCiphertext);
   return { connection: record.connection, version: record.tokenVersion ?? 0, tokens };

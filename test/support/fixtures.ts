@@ -1,5 +1,5 @@
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
-import type { ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../functions/ports/channels.ts';
 
 /** A connected channel of workspace `ws_1`, as the validator and the views read it. */
 export const channelRecord = (

@@ -9,12 +9,14 @@ import { blobs } from '../../functions/runtime/parts/blobs.ts';
 import { posts } from '../../functions/runtime/parts/posts.ts';
 import { ENV, env } from '../../functions/shared/env.ts';
 
-const BASE_KEYS = ['clock', 'table', 'dynamo', 'accounts', 'rateLimiter', 'settings'];
+const BASE_KEYS = ['clock', 'table', 'dynamo', 'rateLimiter', 'settings'];
 
 describe('compose', () => {
   it('gives a function the base and its parts, and nothing it did not compose', () => {
     const deps = compose(posts) as unknown as Record<string, unknown>;
-    expect(Object.keys(deps).sort()).toEqual([...BASE_KEYS, 'overduePosts', 'posts'].sort());
+    expect(Object.keys(deps).sort()).toEqual(
+      [...BASE_KEYS, 'overduePosts', 'postReferences', 'posts'].sort(),
+    );
     // Another function's capability is absent, not lazily built behind its back.
     expect(deps.blobs).toBeUndefined();
     expect(deps.networks).toBeUndefined();
@@ -55,7 +57,7 @@ describe('compose', () => {
       },
     });
     expect(new Container().compose(probe, blobs).needsProbe).toBe(true);
-    expect(seen.sort()).toEqual([...BASE_KEYS, 'overduePosts', 'posts'].sort());
+    expect(seen.sort()).toEqual([...BASE_KEYS, 'overduePosts', 'postReferences', 'posts'].sort());
   });
 
   it('refuses a part whose builder does not return exactly its keys', () => {

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { generateSecret } from '../../functions/core/auth/api-keys.ts';
 import { ApiError } from '../../functions/domain/errors.ts';
 import { type HttpResponse, httpHandler } from '../../functions/http/pipeline.ts';
-import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
+import type { ApiKeyRecord } from '../../functions/ports/api-keys.ts';
 import {
   type KeyCount,
   KeyCountRefusedError,

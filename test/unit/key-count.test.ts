@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoPostStore } from '../../functions/adapters/aws/dynamo/posts.ts';
 import { DynamoRateLimiter, keyCountItem } from '../../functions/adapters/aws/dynamo/rate-limits.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
-import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
+import type { ApiKeyRecord } from '../../functions/ports/api-keys.ts';
 import { KeyCountRefusedError } from '../../functions/ports/rate-limiter.ts';
 
 const key = {

@@ -6,7 +6,7 @@ import {
   isScopeOf,
   scopeHint,
 } from '../../functions/core/auth/api-keys.ts';
-import type { ApiKeyRecord } from '../../functions/ports/accounts.ts';
+import type { ApiKeyRecord } from '../../functions/ports/api-keys.ts';
 import type { RateLimiter } from '../../functions/ports/rate-limiter.ts';
 
 const rate = { limit: 60, remaining: 59, resetSeconds: 60, allowed: true };

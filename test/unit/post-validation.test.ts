@@ -9,7 +9,7 @@ import {
 import { ApiError, type ErrorCode } from '../../functions/domain/errors.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { MediaInfo } from '../../functions/domain/post.ts';
-import type { ChannelRecord } from '../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../functions/ports/channels.ts';
 import { zodErrorToApiError } from '../../functions/shared/validation.ts';
 import { channelRecord } from '../support/fixtures.ts';
 

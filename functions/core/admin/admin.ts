@@ -9,18 +9,14 @@ import { ApiError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { PLANS, type PlanName, planLimits } from '../../domain/plans.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../domain/platforms/types.ts';
-import type {
-  Account,
-  AccountStore,
-  ChannelRecord,
-  KeyMode,
-  KeyPermission,
-  Tag,
-  Workspace,
-} from '../../ports/accounts.ts';
+import type { Account, AccountStore } from '../../ports/accounts.ts';
+import type { KeyMode, KeyPermission, KeyStore } from '../../ports/api-keys.ts';
+import type { ChannelRecord, ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { Tag, TagStore } from '../../ports/tags.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { WebhookStore } from '../../ports/webhooks.ts';
+import type { Workspace, WorkspaceStore } from '../../ports/workspaces.ts';
 import { zodErrorToApiError } from '../../shared/validation.ts';
 import { generateSecret } from '../auth/api-keys.ts';
 import { type CreateTagInput, createTag, createTagBody } from '../tags/tags.ts';
@@ -28,6 +24,10 @@ import { type CreateTagInput, createTag, createTagBody } from '../tags/tags.ts';
 /** What the operator commands need. */
 export interface AdminDeps {
   accounts: AccountStore;
+  workspaces: WorkspaceStore;
+  apiKeys: KeyStore;
+  channels: ChannelStore;
+  tags: TagStore;
   clock: Clock;
   tokenCipher: () => TokenCipher;
 }
@@ -78,15 +78,19 @@ export const addTagInput = z.strictObject({
   ...createTagBody.shape,
 });
 
-const existingAccount = async (deps: AdminDeps, accountId: string): Promise<Account> => {
+const existingAccount = async (deps: Pick<AdminDeps, 'accounts'>, accountId: string): Promise<Account> => {
   const account = await deps.accounts.getAccount(accountId);
   if (!account) throw new ApiError('not_found', `Account ${accountId} does not exist.`, 'accountId');
   return account;
 };
 
-const existingWorkspace = async (deps: AdminDeps, accountId: string, workspaceId: string) => {
+const existingWorkspace = async (
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces'>,
+  accountId: string,
+  workspaceId: string,
+) => {
   const account = await existingAccount(deps, accountId);
-  if (!(await deps.accounts.getWorkspace(accountId, workspaceId))) {
+  if (!(await deps.workspaces.getWorkspace(accountId, workspaceId))) {
     throw new ApiError(
       'not_found',
       `Workspace ${workspaceId} does not exist in account ${accountId}.`,
@@ -97,7 +101,7 @@ const existingWorkspace = async (deps: AdminDeps, accountId: string, workspaceId
 };
 
 export const createAccount = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts' | 'clock'>,
   input: { name: string; plan: PlanName },
 ): Promise<Account> => {
   const account: Account = {
@@ -112,7 +116,7 @@ export const createAccount = async (
 };
 
 export const setPlan = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts'>,
   input: { accountId: string; plan: PlanName },
 ): Promise<void> => {
   await existingAccount(deps, input.accountId);
@@ -120,7 +124,7 @@ export const setPlan = async (
 };
 
 export const createWorkspace = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces' | 'clock'>,
   input: { accountId: string; name: string },
 ): Promise<Workspace> => {
   await existingAccount(deps, input.accountId);
@@ -130,24 +134,27 @@ export const createWorkspace = async (
     name: input.name,
     createdAt: deps.clock.now().toISOString(),
   };
-  await deps.accounts.createWorkspace(workspace);
+  await deps.workspaces.createWorkspace(workspace);
   return workspace;
 };
 
-export const listWorkspaces = async (deps: AdminDeps, input: { accountId: string }): Promise<Workspace[]> => {
+export const listWorkspaces = async (
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces'>,
+  input: { accountId: string },
+): Promise<Workspace[]> => {
   await existingAccount(deps, input.accountId);
-  return deps.accounts.listWorkspaces(input.accountId);
+  return deps.workspaces.listWorkspaces(input.accountId);
 };
 
 /** Creates a key and returns its secret: the only time the secret exists outside the caller's hands. */
 export const createApiKey = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces' | 'apiKeys' | 'clock'>,
   input: { accountId: string; workspaceId: string; mode: KeyMode; permission: KeyPermission; name: string },
 ): Promise<{ keyId: string; secret: string }> => {
   await existingWorkspace(deps, input.accountId, input.workspaceId);
   const { secret, secretHash, hint } = generateSecret(input.mode);
   const keyId = newId('key');
-  await deps.accounts.createApiKey({
+  await deps.apiKeys.createApiKey({
     keyId,
     secretHash,
     hint,
@@ -163,7 +170,7 @@ export const createApiKey = async (
 
 /** Connects a social account; the access token is encrypted before it is stored. */
 export const connectChannel = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces' | 'channels' | 'clock' | 'tokenCipher'>,
   input: {
     accountId: string;
     workspaceId: string;
@@ -198,13 +205,13 @@ export const connectChannel = async (
     tokenCiphertext: await deps.tokenCipher().encrypt(input.accessToken, { channelId }),
     createdAt: deps.clock.now().toISOString(),
   };
-  await deps.accounts.connectChannel(channel, planLimits(account.plan).channels);
+  await deps.channels.connectChannel(channel, planLimits(account.plan).channels);
   return channel;
 };
 
 /** POST /v1/tags for an operator: the workspace must exist in the account, then the API's use case. */
 export const addTag = async (
-  deps: AdminDeps,
+  deps: Pick<AdminDeps, 'accounts' | 'workspaces' | 'tags' | 'clock'>,
   input: { accountId: string; workspaceId: string } & CreateTagInput,
 ): Promise<Tag> => {
   await existingWorkspace(deps, input.accountId, input.workspaceId);

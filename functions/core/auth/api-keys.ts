@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../domain/errors.ts';
 import { randomBase62 } from '../../domain/ids.ts';
-import type { ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/accounts.ts';
+import type { ApiKeyRecord, KeyMode, KeyPermission } from '../../ports/api-keys.ts';
 import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../ports/rate-limiter.ts';
 
 export const KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };

@@ -1,5 +1,5 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
-import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/accounts.ts';
+import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/channels.ts';
 
 /** A channel as GET /v1/channels shows it (spec 2.4, values documented in the README). */
 export interface ChannelView {

@@ -3,10 +3,12 @@ import { ApiError } from '../../domain/errors.ts';
 import { isId, randomBase62 } from '../../domain/ids.ts';
 import { planLimits } from '../../domain/plans.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
-import type { AccountStore, ChannelRecord } from '../../ports/accounts.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
+import type { ChannelRecord, ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ChannelToSave, ConnectState, ConnectStateStore } from '../../ports/connect-states.ts';
+import type { GrantStore } from '../../ports/grants.ts';
 import type { NetworkAccount, NetworkAuth, OAuthApp, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
@@ -23,6 +25,8 @@ import { openTokens, sealTokens, tokenFields } from './tokens.ts';
 export interface ConnectDeps {
   clock: Clock;
   accounts: AccountStore;
+  channels: ChannelStore;
+  grants: GrantStore;
   connectStates: ConnectStateStore;
   tokenCipher: () => TokenCipher;
   auths: (platform: PlatformId) => NetworkAuth | null;
@@ -61,7 +65,7 @@ export const networkFor = async (
 
 /** POST /v1/channels/connect: the consent screen's URL and the single-use state bound to the workspace. */
 export const startConnect = async (
-  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'connectStates' | 'auths' | 'appCredentials'>,
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'channels' | 'connectStates' | 'auths' | 'appCredentials'>,
   auth: AuthContext,
   body: ConnectChannelBody,
   callbackUri: string,
@@ -106,14 +110,14 @@ export const startConnect = async (
  * (a reconnect of one of the workspace's channels of that network is not: it adds none).
  */
 const refuseAtChannelLimit = async (
-  deps: Pick<ConnectDeps, 'accounts'>,
+  deps: Pick<ConnectDeps, 'accounts' | 'channels'>,
   auth: AuthContext,
   platform: PlatformId,
 ) => {
   const account = await deps.accounts.getAccount(auth.accountId);
   const limit = account ? planLimits(account.plan).channels : null;
   if (!account || limit === null || account.channelCount < limit) return;
-  const channels = await deps.accounts.listChannels(auth.workspaceId);
+  const channels = await deps.channels.listChannels(auth.workspaceId);
   if (channels.some((channel) => channel.platform === platform)) return;
   throw new ApiError(
     'quota_exceeded',
@@ -167,11 +171,11 @@ export const channelToSave = (
 
 /** Saves (or reconnects) the channel of one remote account with its tokens. */
 const saveChannel = async (
-  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'tokenCipher'>,
+  deps: Pick<ConnectDeps, 'clock' | 'accounts' | 'channels' | 'tokenCipher'>,
   input: ChannelInput,
 ) => {
   const { base, seal } = channelToSave(deps, input);
-  return deps.accounts.upsertChannel(base, seal, await channelLimit(deps, input.accountId));
+  return deps.channels.upsertChannel(base, seal, await channelLimit(deps, input.accountId));
 };
 
 /**
@@ -179,7 +183,7 @@ const saveChannel = async (
  * minutes), then the session's refreshJwt keeps the channel connected.
  */
 export const connectWithAppPassword = async (
-  deps: Omit<ConnectDeps, 'connectStates'>,
+  deps: Omit<ConnectDeps, 'connectStates' | 'grants'>,
   auth: AuthContext,
   body: CreateChannelBody,
   defaultServiceUrl: string,
@@ -281,11 +285,11 @@ const checkService = async (deps: Pick<ConnectDeps, 'resolveHost' | 'webhookSett
 
 /** GET /v1/channels/{id} */
 export const getChannel = async (
-  deps: Pick<ConnectDeps, 'accounts'>,
+  deps: Pick<ConnectDeps, 'channels'>,
   auth: AuthContext,
   channelId: string,
 ) => {
-  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
+  const channel = isId('ch', channelId) ? await deps.channels.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   return channelView(channel);
 };
@@ -297,11 +301,11 @@ export const getChannel = async (
  * with the last channel that uses it (revoking it earlier would disconnect the siblings).
  */
 export const disconnectChannel = async (
-  deps: Pick<ConnectDeps, 'accounts' | 'auths' | 'appCredentials' | 'tokenCipher'>,
+  deps: Pick<ConnectDeps, 'channels' | 'grants' | 'auths' | 'appCredentials' | 'tokenCipher'>,
   auth: AuthContext,
   channelId: string,
 ) => {
-  const channel = isId('ch', channelId) ? await deps.accounts.getChannel(auth.workspaceId, channelId) : null;
+  const channel = isId('ch', channelId) ? await deps.channels.getChannel(auth.workspaceId, channelId) : null;
   if (!channel) throw new ApiError('not_found', 'No channel with this id in this workspace.');
   let revoked = false;
   const network = deps.auths(channel.platform);
@@ -322,7 +326,7 @@ export const disconnectChannel = async (
       });
     }
   }
-  if (!(await deps.accounts.disconnectChannel(channel))) {
+  if (!(await deps.channels.disconnectChannel(channel))) {
     throw new ApiError('not_found', 'No channel with this id in this workspace.');
   }
   return { id: channelId, disconnected: true as const, revoked };
@@ -330,11 +334,11 @@ export const disconnectChannel = async (
 
 /** The tokens a disconnection may revoke: the channel's own, or its shared grant's if no other channel uses it. */
 const heldTokens = async (
-  deps: Pick<ConnectDeps, 'accounts'>,
+  deps: Pick<ConnectDeps, 'grants'>,
   channel: ChannelRecord,
 ): Promise<{ sealId: string; ciphertext: string } | null> => {
   if (!channel.grantId) return { sealId: channel.channelId, ciphertext: channel.tokenCiphertext };
-  const grant = await deps.accounts.getGrant(channel.workspaceId, channel.grantId);
+  const grant = await deps.grants.getGrant(channel.workspaceId, channel.grantId);
   if (!grant || grant.channelIds.some((id) => id !== channel.channelId)) return null;
   return { sealId: sharedGrantSealId(grant.grantId), ciphertext: grant.tokenCiphertext };
 };

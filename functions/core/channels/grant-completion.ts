@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, isApiError } from '../../domain/errors.ts';
 import { randomBase62 } from '../../domain/ids.ts';
-import type { GrantToSave } from '../../ports/accounts.ts';
 import { appFor } from '../../ports/app-credentials.ts';
 import type { ChannelToSave, ConnectState } from '../../ports/connect-states.ts';
+import type { GrantToSave } from '../../ports/grants.ts';
 import type { NetworkAuth, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { logger } from '../../shared/powertools.ts';

@@ -3,7 +3,7 @@ import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 
 /**
- * Shared grants (ports/accounts.ts GrantRecord): one consent that yields several channels with the
+ * Shared grants (ports/grants.ts GrantRecord): one consent that yields several channels with the
  * same tokens stores its tokens once, and the channels name it. Switched on where copies go stale:
  * a network whose targets post with the account's tokens and whose refresh tokens rotate (Pinterest
  * boards). The design holds for any such network (LinkedIn pages, YouTube channels), but their

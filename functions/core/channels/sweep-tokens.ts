@@ -1,5 +1,6 @@
-import type { AccountStore, ChannelRecord, TokenHolderDue } from '../../ports/accounts.ts';
+import type { ChannelRecord, ChannelStore, TokenHolderDue } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { GrantStore } from '../../ports/grants.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { TokenService } from './token-service.ts';
@@ -13,13 +14,16 @@ const PARALLEL = 10;
  * The channel a due holder is refreshed through: the channel itself, or one connected channel of
  * a shared grant (the token service refreshes the grant once for all of them).
  */
-const channelFor = async (accounts: AccountStore, due: TokenHolderDue): Promise<ChannelRecord | null> => {
-  if (due.channelId) return accounts.getChannel(due.workspaceId, due.channelId);
+const channelFor = async (
+  deps: { channels: ChannelStore; grants: GrantStore },
+  due: TokenHolderDue,
+): Promise<ChannelRecord | null> => {
+  if (due.channelId) return deps.channels.getChannel(due.workspaceId, due.channelId);
   if (!due.grantId) return null;
-  const grant = await accounts.getGrant(due.workspaceId, due.grantId);
+  const grant = await deps.grants.getGrant(due.workspaceId, due.grantId);
   if (grant?.connection !== 'connected') return null;
   for (const id of grant.channelIds) {
-    const channel = await accounts.getChannel(due.workspaceId, id);
+    const channel = await deps.channels.getChannel(due.workspaceId, id);
     if (channel?.connection === 'connected' && channel.grantId === grant.grantId) return channel;
   }
   return null;
@@ -34,14 +38,15 @@ const channelFor = async (accounts: AccountStore, due: TokenHolderDue): Promise<
  */
 export const sweepTokens = async (deps: {
   clock: Clock;
-  accounts: AccountStore;
+  channels: ChannelStore;
+  grants: GrantStore;
   tokens: () => TokenService;
 }): Promise<{ refreshed: number; failed: number }> => {
-  const due = await deps.accounts.channelsDueForRefresh(deps.clock.now().toISOString(), BATCH);
+  const due = await deps.channels.channelsDueForRefresh(deps.clock.now().toISOString(), BATCH);
   let refreshed = 0;
   let failed = 0;
   const refreshOne = async (holder: TokenHolderDue) => {
-    const channel = await channelFor(deps.accounts, holder);
+    const channel = await channelFor(deps, holder);
     if (channel?.connection !== 'connected') return;
     const { channelId } = channel;
     try {

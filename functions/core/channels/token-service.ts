@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { newId } from '../../domain/ids.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
-import type { AccountStore, ChannelRecord, GrantRecord, TokenUpdate } from '../../ports/accounts.ts';
 import { type AppCredentials, appFor } from '../../ports/app-credentials.ts';
+import type { ChannelRecord, ChannelStore, TokenUpdate } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { GrantRecord, GrantStore } from '../../ports/grants.ts';
 import type { NetworkAuth } from '../../ports/network-auth.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
 import type { JobQueue, OutboxEvent } from '../../ports/publishing.ts';
@@ -15,7 +16,8 @@ import { expiresWithin, openTokens, sealTokens, tokenFields } from './tokens.ts'
 /** What the token service depends on. */
 export interface TokenServiceDeps {
   clock: Clock;
-  accounts: AccountStore;
+  channels: ChannelStore;
+  grants: GrantStore;
   tokenCipher: () => TokenCipher;
   /** The network's auth, or null when the network cannot be connected through the API. */
   auths: (platform: PlatformId) => NetworkAuth | null;
@@ -141,7 +143,7 @@ export class TokenService {
   /** The channel's own tokens, or its shared grant (refused once the network refused the grant). */
   private async holderOf(channel: ChannelRecord): Promise<Holder> {
     if (!channel.grantId) return { kind: 'channel', channel };
-    const grant = await this.deps.accounts.getGrant(channel.workspaceId, channel.grantId);
+    const grant = await this.deps.grants.getGrant(channel.workspaceId, channel.grantId);
     if (!grant || grant.connection === 'needs_reconnect') throw new NetworkError('reconnect', REFUSED);
     return { kind: 'grant', grant };
   }
@@ -157,7 +159,7 @@ export class TokenService {
   }
 
   private async reread(channel: ChannelRecord): Promise<ChannelRecord> {
-    const latest = await this.deps.accounts.getChannel(channel.workspaceId, channel.channelId);
+    const latest = await this.deps.channels.getChannel(channel.workspaceId, channel.channelId);
     if (!latest) throw new NetworkError('permanent', 'The channel is no longer connected to this workspace.');
     if (latest.connection === 'needs_reconnect') throw new NetworkError('reconnect', REFUSED);
     return latest;
@@ -181,27 +183,27 @@ export class TokenService {
   }
 
   private hold(holder: Holder, version: number, owner: string, now: string, until: string) {
-    const { accounts } = this.deps;
+    const { channels, grants } = this.deps;
     const { workspaceId, id } = fieldsOf(holder);
     return holder.kind === 'channel'
-      ? accounts.holdRefresh(workspaceId, id, version, owner, now, until)
-      : accounts.holdGrantRefresh(workspaceId, id, version, owner, now, until);
+      ? channels.holdRefresh(workspaceId, id, version, owner, now, until)
+      : grants.holdGrantRefresh(workspaceId, id, version, owner, now, until);
   }
 
   private release(holder: Holder, owner: string) {
-    const { accounts } = this.deps;
+    const { channels, grants } = this.deps;
     const { workspaceId, id } = fieldsOf(holder);
     return holder.kind === 'channel'
-      ? accounts.releaseRefresh(workspaceId, id, owner)
-      : accounts.releaseGrantRefresh(workspaceId, id, owner);
+      ? channels.releaseRefresh(workspaceId, id, owner)
+      : grants.releaseGrantRefresh(workspaceId, id, owner);
   }
 
   private replace(holder: Holder, version: number, update: TokenUpdate) {
-    const { accounts } = this.deps;
+    const { channels, grants } = this.deps;
     const { workspaceId, id } = fieldsOf(holder);
     return holder.kind === 'channel'
-      ? accounts.replaceTokens(workspaceId, id, version, update)
-      : accounts.replaceGrantTokens(workspaceId, id, version, update);
+      ? channels.replaceTokens(workspaceId, id, version, update)
+      : grants.replaceGrantTokens(workspaceId, id, version, update);
   }
 
   private async refreshOnce(channel: ChannelRecord, holder: Holder, context: CallContext): Promise<Holder> {
@@ -292,13 +294,13 @@ export class TokenService {
 
   /** The holder as stored, whatever its connection (null: gone). */
   private async storedHolder(holder: Holder): Promise<Holder | null> {
-    const { accounts } = this.deps;
+    const { channels, grants } = this.deps;
     const { workspaceId, id } = fieldsOf(holder);
     if (holder.kind === 'channel') {
-      const channel = await accounts.getChannel(workspaceId, id);
+      const channel = await channels.getChannel(workspaceId, id);
       return channel ? { kind: 'channel', channel } : null;
     }
-    const grant = await accounts.getGrant(workspaceId, id);
+    const grant = await grants.getGrant(workspaceId, id);
     return grant ? { kind: 'grant', grant } : null;
   }
 
@@ -311,12 +313,12 @@ export class TokenService {
       await this.markChannel(channel, context);
       return;
     }
-    const { accounts } = this.deps;
+    const { channels, grants } = this.deps;
     const { grant } = holder;
-    await accounts.markGrantNeedsReconnect(grant.workspaceId, grant.grantId);
+    await grants.markGrantNeedsReconnect(grant.workspaceId, grant.grantId);
     const ids = [...new Set([channel.channelId, ...grant.channelIds])];
     for (const id of ids) {
-      const sibling = id === channel.channelId ? channel : await accounts.getChannel(grant.workspaceId, id);
+      const sibling = id === channel.channelId ? channel : await channels.getChannel(grant.workspaceId, id);
       if (sibling?.grantId !== grant.grantId) continue;
       await this.markChannel(sibling, id === channel.channelId ? context : {});
     }
@@ -339,7 +341,7 @@ export class TokenService {
         error: 'The network refused to refresh the access token.',
       },
     };
-    const { kept } = await deps.accounts.markNeedsReconnect(channel.workspaceId, channel.channelId, event);
+    const { kept } = await deps.channels.markNeedsReconnect(channel.workspaceId, channel.channelId, event);
     // Kept only when it changed and the workspace may have a webhook endpoint (the outbox's rule).
     if (kept.length > 0) {
       // The outbox sweep hands it on if this send is lost.

@@ -1,4 +1,4 @@
-import type { ChannelRecord } from '../../ports/accounts.ts';
+import type { ChannelRecord } from '../../ports/channels.ts';
 import type { RefreshPolicy, TokenSet } from '../../ports/network-auth.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 

@@ -6,7 +6,8 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { KeyMode } from '../../ports/api-keys.ts';
+import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type {
   MetricsJob,
@@ -41,7 +42,7 @@ export interface MetricsDeps {
   metrics: MetricsStore;
   metricsQueue: () => MetricsQueue;
   posts: PostStore;
-  accounts: AccountStore;
+  channels: ChannelStore;
   networks: (platform: PlatformId, mode: KeyMode) => NetworkClient;
   /** Live channels' valid tokens: refreshed near expiry and once after an expired answer. */
   tokens: () => TokenService;
@@ -171,7 +172,7 @@ const readChannel = async (
   post: PostRecord,
   channel: PostChannel,
 ): Promise<Attempt> => {
-  const record = await deps.accounts.getChannel(post.workspaceId, channel.channelId);
+  const record = await deps.channels.getChannel(post.workspaceId, channel.channelId);
   if (!record) return { kind: 'skipped', reason: 'The channel is no longer connected to this workspace.' };
   if (record.connection === 'needs_reconnect')
     return { kind: 'skipped', reason: 'The channel must be reconnected before its metrics can be read.' };

@@ -1,6 +1,6 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PostChannel } from '../../domain/post.ts';
-import type { AccountStore } from '../../ports/accounts.ts';
+import type { ChannelStore } from '../../ports/channels.ts';
 import type { MetricsStore, MetricsTracker, StoredReading } from '../../ports/metrics.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
@@ -11,7 +11,7 @@ import type { ChannelMetrics, Granularity, PostMetricsResponse } from './schema.
 
 export interface PostMetricsDeps {
   posts: PostStore;
-  accounts: AccountStore;
+  channels: ChannelStore;
   metrics: MetricsStore;
   cadence: CadenceSettings;
 }
@@ -102,7 +102,7 @@ export const getPostMetrics = async (
   const [trackers, readings, channels] = await Promise.all([
     deps.metrics.listTrackers(postId),
     deps.metrics.listReadings(postId),
-    deps.accounts.listChannels(auth.workspaceId),
+    deps.channels.listChannels(auth.workspaceId),
   ]);
   const connected = new Map(channels.map((c) => [c.channelId, c]));
   return {

@@ -1,21 +1,24 @@
 import { ApiError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import type { PostRecord } from '../../domain/post.ts';
-import type { Account, AccountStore } from '../../ports/accounts.ts';
+import type { Account } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaStore } from '../../ports/media.ts';
+import type { PostReferenceStore } from '../../ports/post-references.ts';
 import type { BlockActivity, PostStore } from '../../ports/posts.ts';
 import type { JobQueue } from '../../ports/publishing.ts';
 import type { KeyWindowRead } from '../../ports/rate-limiter.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
+import type { TagStore } from '../../ports/tags.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
 import type { PostBody } from './schema.ts';
 import type { ValidationContext } from './validate.ts';
 
 /** What the post use cases need. */
 export interface PostDeps {
-  accounts: AccountStore;
   posts: PostStore;
+  postReferences: PostReferenceStore;
+  tags: TagStore;
   media: MediaStore;
   scheduler: () => Scheduler;
   queue: () => JobQueue;
@@ -55,7 +58,7 @@ export const loadValidationContext = async (
   ValidationContext & { tagNames: Map<string, string>; account: Account | null; key?: KeyWindowRead | null }
 > => {
   const [references, media] = await Promise.all([
-    deps.accounts.getPostReferences(
+    deps.postReferences.getPostReferences(
       accountId,
       workspaceId,
       body.channels.map((channel) => channel.channelId),
@@ -107,8 +110,8 @@ export const findPostWithActivity = async (
 };
 
 /** Tag names of the workspace, for the `tags` field of the post view. */
-export const tagNames = async (deps: Pick<PostDeps, 'accounts'>, workspaceId: string) =>
-  new Map((await deps.accounts.listTags(workspaceId)).map((t) => [t.tagId, t.name]));
+export const tagNames = async (deps: Pick<PostDeps, 'tags'>, workspaceId: string) =>
+  new Map((await deps.tags.listTags(workspaceId)).map((t) => [t.tagId, t.name]));
 
 /** The first day of the UTC month `date` is in, and of the next: the usage period (`YYYY-MM`). */
 export const usagePeriod = (date: Date) => {

@@ -3,7 +3,7 @@ import { getPlatform } from '../../domain/platforms/catalog.ts';
 import { textLength } from '../../domain/platforms/text-length.ts';
 import type { Platform, PlatformId, PlatformOption, TextCounting } from '../../domain/platforms/types.ts';
 import type { Intent, MediaInfo, OptionValue } from '../../domain/post.ts';
-import type { ChannelRecord } from '../../ports/accounts.ts';
+import type { ChannelRecord } from '../../ports/channels.ts';
 import { channelView } from '../channels/channel-view.ts';
 import { parseInstant } from './instant.ts';
 import type { PostBody, PostBodyBlock, PostBodyChannel } from './schema.ts';

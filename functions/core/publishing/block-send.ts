@@ -4,8 +4,9 @@
  * never sent again blindly, until the network's consistency window has passed.
  */
 import { randomUUID } from 'node:crypto';
+import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import type { ChannelRecord, KeyMode } from '../../ports/accounts.ts';
+import type { ChannelRecord } from '../../ports/channels.ts';
 import {
   type NetworkClient,
   type NetworkCredentials,

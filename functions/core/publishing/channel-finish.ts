@@ -35,7 +35,7 @@ export interface LastBlock {
   claim?: BlockClaim;
 }
 
-type FinishDeps = Pick<PublishingDeps, 'clock' | 'accounts' | 'queue' | 'onChannelLive' | 'trackerFor'>;
+type FinishDeps = Pick<PublishingDeps, 'clock' | 'channels' | 'queue' | 'onChannelLive' | 'trackerFor'>;
 
 export class ChannelFinish {
   constructor(
@@ -60,10 +60,10 @@ export class ChannelFinish {
     error?: NetworkError,
   ): Promise<ChannelOutcome> {
     const why = error?.details.missingPermission ? error.message : undefined;
-    const { changed } = await this.deps.accounts.markNeedsReconnect(post.workspaceId, channel.channelId);
+    const { changed } = await this.deps.channels.markNeedsReconnect(post.workspaceId, channel.channelId);
     const extraEvents: OutboxEvent[] = [];
     if (changed) {
-      const record = await this.deps.accounts.getChannel(post.workspaceId, channel.channelId);
+      const record = await this.deps.channels.getChannel(post.workspaceId, channel.channelId);
       extraEvents.push(
         newEvent(this.deps.clock, post, 'channel.needs_reconnect', {
           channelId: channel.channelId,

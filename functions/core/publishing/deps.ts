@@ -1,21 +1,22 @@
+import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
 import type { PostRecord } from '../../domain/post.ts';
-import type { AccountStore, KeyMode } from '../../ports/accounts.ts';
+import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MediaRecord, MediaStore } from '../../ports/media.ts';
 import type { MetricsTracker } from '../../ports/metrics.ts';
 import type { NetworkClient } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { ClaimStore, JobQueue } from '../../ports/publishing.ts';
+import type { TagStore } from '../../ports/tags.ts';
 import type { TokenService } from '../channels/token-service.ts';
 
 /** The post reads and writes the engine makes (a fake implements only these). */
 export type EnginePosts = Pick<PostStore, 'get' | 'getForJob' | 'replace'>;
-/** The channel and tag reads, and the reconnect mark, the engine makes. */
-export type EngineAccounts = Pick<
-  AccountStore,
-  'getChannel' | 'getChannelsForJob' | 'markNeedsReconnect' | 'listTags'
->;
+/** The channel reads, and the reconnect mark, the engine makes. */
+export type EngineChannels = Pick<ChannelStore, 'getChannel' | 'getChannelsForJob' | 'markNeedsReconnect'>;
+/** The tag read the engine makes (tag names in `post.published` events). */
+export type EngineTags = Pick<TagStore, 'listTags'>;
 /** The token calls the engine makes for live channels. */
 export type EngineTokens = Pick<TokenService, 'credentials' | 'afterExpired'>;
 
@@ -23,7 +24,8 @@ export type EngineTokens = Pick<TokenService, 'credentials' | 'afterExpired'>;
 export interface PublishingDeps {
   clock: Clock;
   posts: EnginePosts;
-  accounts: EngineAccounts;
+  channels: EngineChannels;
+  tags: EngineTags;
   media: Pick<MediaStore, 'getMany'>;
   claims: ClaimStore;
   queue: () => JobQueue;

@@ -4,8 +4,9 @@
  */
 export {
   DEFAULT_PUBLISHING_SETTINGS,
-  type EngineAccounts,
+  type EngineChannels,
   type EnginePosts,
+  type EngineTags,
   type PublishingDeps,
   type PublishingSettings,
 } from './deps.ts';

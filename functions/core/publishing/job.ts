@@ -6,7 +6,7 @@
  */
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import type { ChannelRecord } from '../../ports/accounts.ts';
+import type { ChannelRecord } from '../../ports/channels.ts';
 import {
   type MediaForNetwork,
   type NetworkCredentials,
@@ -48,7 +48,7 @@ export class PublishingEngine {
     this.writes = new JobWrites(deps, this.locks);
     const sends = new SendsInFlight();
     const batcher = new CompletionBatcher(this.writes, deps.claims, sends);
-    this.finish = new ChannelFinish(deps, batcher, this.gates, new TagNames(deps.accounts));
+    this.finish = new ChannelFinish(deps, batcher, this.gates, new TagNames(deps.tags));
     this.waits = new ChannelWaits(deps, this.writes, this.finish);
     this.blocks = new BlockSender(deps, this.writes, this.finish, this.waits, sends);
   }
@@ -135,7 +135,7 @@ export class PublishingEngine {
         ? undefined
         : named
           ? Promise.resolve({ channels: readWithPost.channels, endpoints: readWithPost.endpoints })
-          : this.deps.accounts.getChannelsForJob(post.workspaceId, pending);
+          : this.deps.channels.getChannelsForJob(post.workspaceId, pending);
     const records = read?.then((found) => found.channels);
     // A failed read fails each channel that waits for it (the job comes back); not unhandled
     // when none does (every channel waiting for a rate limit).
@@ -184,7 +184,7 @@ export class PublishingEngine {
 
     const record = records
       ? ((await records).get(channelId) ?? null)
-      : await deps.accounts.getChannel(post.workspaceId, channelId);
+      : await deps.channels.getChannel(post.workspaceId, channelId);
     if (!record) return finish.fail(post, channelId, 'The channel is no longer connected to this workspace.');
     if (record.connection === 'needs_reconnect') {
       return finish.fail(post, channelId, 'The channel must be reconnected before it can post.');

@@ -9,7 +9,7 @@ import type { PostRecord } from '../../domain/post.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { EventType, JobQueue, OutboxEvent, OutboxGate } from '../../ports/publishing.ts';
 import { logger } from '../../shared/powertools.ts';
-import type { EngineAccounts } from './deps.ts';
+import type { EngineTags } from './deps.ts';
 
 /** A new outbox event about `post`, stamped now. */
 export const newEvent = (
@@ -84,14 +84,12 @@ export class JobGates {
 export class TagNames {
   private readonly cache = new Map<string, { at: number; names: Promise<Map<string, string>> }>();
 
-  constructor(private readonly accounts: Pick<EngineAccounts, 'listTags'>) {}
+  constructor(private readonly tags: EngineTags) {}
 
   of(workspaceId: string): Promise<Map<string, string>> {
     const cached = this.cache.get(workspaceId);
     if (cached && Date.now() - cached.at < 10_000) return cached.names;
-    const names = this.accounts
-      .listTags(workspaceId)
-      .then((tags) => new Map(tags.map((t) => [t.tagId, t.name])));
+    const names = this.tags.listTags(workspaceId).then((tags) => new Map(tags.map((t) => [t.tagId, t.name])));
     const entry = { at: Date.now(), names };
     this.cache.set(workspaceId, entry);
     // A failed read is not kept: the next caller reads again.

@@ -1,7 +1,7 @@
 import { ApiError } from '../../domain/errors.ts';
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import type { AccountStore } from '../../ports/accounts.ts';
+import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
@@ -24,7 +24,7 @@ const liveBlock = (block: PostChannel['blocks'][number]) => ({
 
 export type ManageDeps = Pick<PublishingDeps, 'networks' | 'tokens'> & {
   posts: PostStore;
-  accounts: AccountStore;
+  channels: ChannelStore;
   clock: Clock;
   tokenCipher: () => TokenCipher;
 };
@@ -43,7 +43,7 @@ const isLive = (post: PostRecord) => post.status === 'published' || post.status 
  * and made once more.
  */
 const credentialsFor = async (deps: ManageDeps, post: PostRecord, channel: PostChannel) => {
-  const record = await deps.accounts.getChannel(post.workspaceId, channel.channelId);
+  const record = await deps.channels.getChannel(post.workspaceId, channel.channelId);
   if (!record) return 'The channel is no longer connected to this workspace.';
   if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';
   if (post.mode === 'test') {

@@ -1,4 +1,4 @@
-import type { Tag } from '../../ports/accounts.ts';
+import type { Tag } from '../../ports/tags.ts';
 
 /** A tag as the API shows it. */
 export const tagView = (tag: Tag) => ({

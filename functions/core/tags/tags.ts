@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { newId } from '../../domain/ids.ts';
-import type { AccountStore, Tag } from '../../ports/accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { Tag, TagStore } from '../../ports/tags.ts';
 
 export const createTagBody = z.strictObject({
   name: z
@@ -19,7 +19,7 @@ export type CreateTagInput = z.output<typeof createTagBody>;
 
 /** Creates a tag in the workspace; names are unique per workspace, ignoring case. */
 export const createTag = async (
-  deps: { accounts: AccountStore; clock: Clock },
+  deps: { tags: TagStore; clock: Clock },
   input: { workspaceId: string } & CreateTagInput,
 ): Promise<Tag> => {
   const tag: Tag = {
@@ -29,6 +29,6 @@ export const createTag = async (
     color: input.color ?? null,
     createdAt: deps.clock.now().toISOString(),
   };
-  await deps.accounts.createTag(tag);
+  await deps.tags.createTag(tag);
   return tag;
 };

@@ -1,5 +1,6 @@
 import { completeConnect } from '../../core/channels/grant-completion.ts';
 import { completeConnectBody } from '../../core/channels/schema.ts';
+import { accounts } from '../../runtime/parts/accounts.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { connectStates } from '../../runtime/parts/connect-states.ts';
 import { idempotency } from '../../runtime/parts/idempotency.ts';
@@ -11,7 +12,7 @@ import { httpHandler } from '../pipeline.ts';
  * or 200 reconnected), or the targets to choose (200).
  */
 export const handler = httpHandler(
-  { keys: 'live', body: completeConnectBody, uses: [connectStates, cipher, idempotency] },
+  { keys: 'live', body: completeConnectBody, uses: [accounts, connectStates, cipher, idempotency] },
   idempotent('POST /v1/channels/connect/complete', async ({ deps, auth, body }) =>
     completeConnect(deps, auth, body),
   ),

@@ -1,5 +1,7 @@
 import { connectWithAppPassword } from '../../core/channels/connect.ts';
 import { createChannelBody } from '../../core/channels/schema.ts';
+import { accounts } from '../../runtime/parts/accounts.ts';
+import { channels } from '../../runtime/parts/channels.ts';
 import { cipher } from '../../runtime/parts/cipher.ts';
 import { networkAuth } from '../../runtime/parts/network-auth.ts';
 import { outbound } from '../../runtime/parts/outbound.ts';
@@ -11,7 +13,7 @@ const defaultService = () => env.networkBaseUrls.bluesky ?? 'https://bsky.social
 
 /** POST /v1/channels: connects a Bluesky account with an app password (201 new, 200 reconnected). */
 export const handler = httpHandler(
-  { keys: 'live', body: createChannelBody, uses: [networkAuth, cipher, outbound] },
+  { keys: 'live', body: createChannelBody, uses: [accounts, channels, networkAuth, cipher, outbound] },
   async ({ deps, auth, body }) => {
     const { created, channel } = await connectWithAppPassword(deps, auth, body, defaultService());
     return { status: created ? 201 : 200, body: channel };

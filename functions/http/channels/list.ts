@@ -1,10 +1,10 @@
 import { channelView } from '../../core/channels/channel-view.ts';
+import { channels } from '../../runtime/parts/channels.ts';
 import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/channels: the workspace's connected accounts. */
-export const handler = httpHandler({}, async ({ deps, auth }) => {
-  const channels = await deps.accounts.listChannels(auth.workspaceId);
-  const data = channels
+export const handler = httpHandler({ uses: [channels] }, async ({ deps, auth }) => {
+  const data = (await deps.channels.listChannels(auth.workspaceId))
     .map(channelView)
     .sort(
       (a, b) =>

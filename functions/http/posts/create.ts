@@ -7,6 +7,7 @@ import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
 import { scheduler } from '../../runtime/parts/scheduler.ts';
+import { tags } from '../../runtime/parts/tags.ts';
 import { idempotent } from '../idempotency.ts';
 import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
@@ -15,7 +16,7 @@ import { postAnswers } from './replay.ts';
 export const handler = httpHandler(
   {
     body: postBody,
-    uses: [posts, media, scheduler, queues, idempotency],
+    uses: [posts, tags, media, scheduler, queues, idempotency],
     // The account, channels, tags and media the body names, read alongside the key's check, and
     // the key's own item in the same BatchGetItem: the post's transaction counts the request.
     prefetch: (deps, scope, body, keyHash) =>

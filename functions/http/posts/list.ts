@@ -2,10 +2,11 @@ import { listPosts } from '../../core/posts/list-posts.ts';
 import { tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../domain/post-view.ts';
 import { posts } from '../../runtime/parts/posts.ts';
+import { tags } from '../../runtime/parts/tags.ts';
 import { httpHandler } from '../pipeline.ts';
 
 /** GET /v1/posts: filtered, paginated with an opaque cursor; stop when nextCursor is null. */
-export const handler = httpHandler({ uses: [posts] }, async ({ deps, auth, query }) => {
+export const handler = httpHandler({ uses: [posts, tags] }, async ({ deps, auth, query }) => {
   const [page, names] = await Promise.all([
     listPosts(deps, auth, {
       statuses: query.getAll('status'),

@@ -4,13 +4,14 @@ import { postView } from '../../domain/post-view.ts';
 import { idempotency } from '../../runtime/parts/idempotency.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
+import { tags } from '../../runtime/parts/tags.ts';
 import { idempotent } from '../idempotency.ts';
 import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
 
 /** POST /v1/posts/{id}/publish: starts a draft, or retries the channels not yet published. */
 export const handler = httpHandler(
-  { uses: [posts, queues, idempotency] },
+  { uses: [posts, tags, queues, idempotency] },
   idempotent(
     'POST /v1/posts/{id}/publish',
     async ({ deps, auth, params }) => {

@@ -6,13 +6,14 @@ import { media } from '../../runtime/parts/media.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { queues } from '../../runtime/parts/queues.ts';
 import { scheduler } from '../../runtime/parts/scheduler.ts';
+import { tags } from '../../runtime/parts/tags.ts';
 import { idempotent } from '../idempotency.ts';
 import { httpHandler } from '../pipeline.ts';
 import { postAnswers } from './replay.ts';
 
 /** PUT /v1/posts/{id}: replaces a draft or scheduled post whole. */
 export const handler = httpHandler(
-  { body: postBody, uses: [posts, media, scheduler, queues, idempotency] },
+  { body: postBody, uses: [posts, tags, media, scheduler, queues, idempotency] },
   idempotent(
     'PUT /v1/posts/{id}',
     async ({ deps, auth, body, params }) => {

@@ -1,6 +1,6 @@
 import type { PlatformId } from '../../domain/platforms/types.ts';
 import { networkClients } from '../../platforms/registry.ts';
-import type { KeyMode } from '../../ports/accounts.ts';
+import type { KeyMode } from '../../ports/api-keys.ts';
 import type { NetworkClient } from '../../ports/network-client.ts';
 import { env } from '../../shared/env.ts';
 import { part } from '../compose.ts';

@@ -1,14 +1,23 @@
+import { dynamoPostReferences } from '../../adapters/aws/dynamo/post-references.ts';
 import { DynamoPostStore } from '../../adapters/aws/dynamo/posts.ts';
 import type { OverduePosts } from '../../ports/overdue-posts.ts';
+import type { PostReferenceStore } from '../../ports/post-references.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import { part } from '../compose.ts';
 
-/** Posts in the table, and their due index (for the post sweep). */
+export interface PostsPartDeps {
+  posts: PostStore;
+  overduePosts: OverduePosts;
+  /** The account, channels and tags a post names, read in one request when a post is saved. */
+  postReferences: PostReferenceStore;
+}
+
+/** Posts in the table, their due index (for the post sweep), and what a saved post refers to. */
 export const posts = part({
   name: 'posts',
-  keys: ['posts', 'overduePosts'],
-  build: ({ table }): { posts: PostStore; overduePosts: OverduePosts } => {
+  keys: ['posts', 'overduePosts', 'postReferences'],
+  build: ({ table }): PostsPartDeps => {
     const store = new DynamoPostStore(table);
-    return { posts: store, overduePosts: store };
+    return { posts: store, overduePosts: store, postReferences: dynamoPostReferences(table) };
   },
 });

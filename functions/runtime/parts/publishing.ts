@@ -3,6 +3,7 @@ import { startTracking, trackerFor } from '../../core/metrics/collect.ts';
 import { type PublishingDeps, PublishingEngine } from '../../core/publishing/engine.ts';
 import type { ClaimStore } from '../../ports/publishing.ts';
 import { part } from '../compose.ts';
+import { channels } from './channels.ts';
 import { cipher } from './cipher.ts';
 import { media } from './media.ts';
 import { mediaUrls } from './media-urls.ts';
@@ -10,6 +11,7 @@ import { metrics } from './metrics.ts';
 import { networks } from './networks.ts';
 import { posts } from './posts.ts';
 import { queues } from './queues.ts';
+import { tags } from './tags.ts';
 import { tokens } from './tokens.ts';
 
 export interface PublishingPartDeps {
@@ -23,7 +25,7 @@ export interface PublishingPartDeps {
 export const publishing = part({
   name: 'publishing',
   keys: ['claims', 'publishing', 'onChannelLive'],
-  needs: [posts, media, mediaUrls, queues, cipher, tokens, networks, metrics],
+  needs: [posts, channels, tags, media, mediaUrls, queues, cipher, tokens, networks, metrics],
   build: (deps, { lazy }): PublishingPartDeps => {
     const claims = new DynamoClaimStore(deps.table);
     // Tracking reads the view when it runs, so it sees what is in place then.

@@ -2,14 +2,15 @@ import type { PublishingDeps, PublishingSettings } from '../../../functions/core
 import { PublishingEngine } from '../../../functions/core/publishing/job.ts';
 import type { PlatformId } from '../../../functions/domain/platforms/types.ts';
 import type { PostChannel, PostRecord } from '../../../functions/domain/post.ts';
-import type { ChannelRecord } from '../../../functions/ports/accounts.ts';
-import { FakeAccountStore } from './accounts.ts';
+import type { ChannelRecord } from '../../../functions/ports/channels.ts';
+import { FakeChannelStore } from './channels.ts';
 import { FakeClaimStore } from './claims.ts';
 import { FakeClock } from './clock.ts';
 import { FakeMediaStore } from './media.ts';
 import { ScriptedNetworkClient } from './network-client.ts';
 import { FakePostStore } from './posts.ts';
 import { FakeJobQueue } from './queue.ts';
+import { FakeTagStore } from './tags.ts';
 import { FakeTokenService } from './tokens.ts';
 
 export const WORKSPACE = 'ws_1';
@@ -18,9 +19,10 @@ export const ACCOUNT = 'acc_1';
 /** The publishing engine on in-memory fakes of every port it uses, and those fakes. */
 export const engineOnFakes = (settings: Partial<PublishingSettings> = {}) => {
   const clock = new FakeClock();
-  const accounts = new FakeAccountStore();
+  const channels = new FakeChannelStore();
+  const tags = new FakeTagStore();
   const claims = new FakeClaimStore();
-  const posts = new FakePostStore(accounts, claims);
+  const posts = new FakePostStore(channels, claims);
   const media = new FakeMediaStore();
   const queue = new FakeJobQueue();
   const tokens = new FakeTokenService();
@@ -41,7 +43,8 @@ export const engineOnFakes = (settings: Partial<PublishingSettings> = {}) => {
   const deps: PublishingDeps = {
     clock,
     posts,
-    accounts,
+    channels,
+    tags,
     media,
     claims,
     queue: () => queue,
@@ -57,7 +60,8 @@ export const engineOnFakes = (settings: Partial<PublishingSettings> = {}) => {
     engine: new PublishingEngine(deps),
     deps,
     clock,
-    accounts,
+    channels,
+    tags,
     claims,
     posts,
     media,
@@ -127,7 +131,7 @@ export const publishingPost = (channels: PostChannel[], fields: Partial<PostReco
 export const seed = (fakes: Fakes, post: PostRecord) => {
   fakes.posts.put(post);
   for (const channel of post.channels)
-    fakes.accounts.addChannel(channelRecord(channel.channelId, channel.platform));
+    fakes.channels.addChannel(channelRecord(channel.channelId, channel.platform));
   return {
     postId: post.postId,
     kind: 'run' as const,

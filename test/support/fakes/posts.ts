@@ -1,7 +1,7 @@
 import type { EnginePosts } from '../../../functions/core/publishing/deps.ts';
 import { ApiError } from '../../../functions/domain/errors.ts';
 import type { PostRecord } from '../../../functions/domain/post.ts';
-import type { ChannelRecord } from '../../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../../functions/ports/channels.ts';
 import type { PostWriteExtras, TrackingStart } from '../../../functions/ports/posts.ts';
 import {
   ClaimTakenError,
@@ -10,7 +10,7 @@ import {
   type OutboxEvent,
   skipsEvents,
 } from '../../../functions/ports/publishing.ts';
-import type { FakeAccountStore } from './accounts.ts';
+import type { FakeChannelStore } from './channels.ts';
 import type { FakeClaimStore } from './claims.ts';
 
 /**
@@ -35,7 +35,7 @@ export class FakePostStore implements EnginePosts {
   beforeWrite: ((postId: string) => void) | null = null;
 
   constructor(
-    private readonly accounts: FakeAccountStore,
+    private readonly channels: FakeChannelStore,
     private readonly claims: FakeClaimStore,
   ) {}
 
@@ -71,10 +71,10 @@ export class FakePostStore implements EnginePosts {
   ): Promise<{ post: PostRecord | null; channels: Map<string, ChannelRecord>; endpoints: number | null }> {
     const channels = new Map<string, ChannelRecord>();
     for (const id of reads.channelIds) {
-      const channel = await this.accounts.getChannel(reads.workspaceId, id);
+      const channel = await this.channels.getChannel(reads.workspaceId, id);
       if (channel) channels.set(id, channel);
     }
-    return { post: this.peek(postId), channels, endpoints: this.accounts.endpointCount(reads.workspaceId) };
+    return { post: this.peek(postId), channels, endpoints: this.channels.endpointCount(reads.workspaceId) };
   }
 
   async replace(previous: PostRecord, next: PostRecord, extras?: PostWriteExtras): Promise<void> {
@@ -88,7 +88,7 @@ export class FakePostStore implements EnginePosts {
     }
     const live = (extras?.events ?? []).filter((event) => event.mode === 'live');
     const gated = live.length > 0 && skipsEvents(extras?.outbox);
-    if (gated && extras?.outbox && this.accounts.endpointCount(extras.outbox.workspaceId) !== 0) {
+    if (gated && extras?.outbox && this.channels.endpointCount(extras.outbox.workspaceId) !== 0) {
       throw new EndpointsAppearedError();
     }
     this.posts.set(next.postId, structuredClone(next));

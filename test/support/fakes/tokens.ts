@@ -1,5 +1,5 @@
 import type { EngineTokens } from '../../../functions/core/publishing/deps.ts';
-import type { ChannelRecord } from '../../../functions/ports/accounts.ts';
+import type { ChannelRecord } from '../../../functions/ports/channels.ts';
 import { type NetworkCredentials, NetworkError } from '../../../functions/ports/network-client.ts';
 
 /** Live channels' access tokens: `token-<n>`, a new one after each refresh. */

@@ -26,7 +26,7 @@ describe('a publish job', () => {
       { postId: 'post_1', channelId: 'ch_b' },
     ]);
     expect(f.posts.published.get(`acc_1#2026-06`)).toBe(1);
-    expect(f.accounts.jobReads).toBe(0);
+    expect(f.channels.jobReads).toBe(0);
   });
 
   it('sends the blocks of a thread in order, each replying to the one before on reply networks', async () => {
@@ -91,7 +91,7 @@ describe('a publish job', () => {
     const f = engineOnFakes();
     const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a']), postChannel('ch_y', 'x', ['b'])]));
     await f.engine.handle({ ...job, reads: { workspaceId: WORKSPACE, channelIds: ['ch_x'] } });
-    expect(f.accounts.jobReads).toBe(1);
+    expect(f.channels.jobReads).toBe(1);
     expect(f.posts.peek('post_1')?.status).toBe('published');
   });
 
@@ -99,14 +99,14 @@ describe('a publish job', () => {
     const f = engineOnFakes();
     seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
     await f.engine.handle({ postId: 'post_1', kind: 'run' });
-    expect(f.accounts.jobReads).toBe(1);
+    expect(f.channels.jobReads).toBe(1);
     expect(f.posts.peek('post_1')?.status).toBe('published');
   });
 
   it('comes back when the channel read fails', async () => {
     const f = engineOnFakes();
     seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
-    f.accounts.failJobReads = new Error('table unavailable');
+    f.channels.failJobReads = new Error('table unavailable');
     await expect(f.engine.handle({ postId: 'post_1', kind: 'run' })).rejects.toThrow('table unavailable');
   });
 });
@@ -156,8 +156,8 @@ describe('a channel that cannot publish', () => {
   it('fails when its record is gone or must be reconnected', async () => {
     const f = engineOnFakes();
     const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a']), postChannel('ch_y', 'x', ['b'])]));
-    f.accounts.addChannel({
-      ...(await f.accounts.getChannel(WORKSPACE, 'ch_y'))!,
+    f.channels.addChannel({
+      ...(await f.channels.getChannel(WORKSPACE, 'ch_y'))!,
       connection: 'needs_reconnect',
     });
     await f.engine.handle({ ...job, reads: { workspaceId: WORKSPACE, channelIds: ['ch_y'] } });
@@ -290,7 +290,7 @@ describe('credentials', () => {
     const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
     f.tokens.credentialsError = new NetworkError('reconnect', 'revoked');
     await f.engine.handle(job);
-    expect((await f.accounts.getChannel(WORKSPACE, 'ch_x'))?.connection).toBe('needs_reconnect');
+    expect((await f.channels.getChannel(WORKSPACE, 'ch_x'))?.connection).toBe('needs_reconnect');
     expect(f.posts.outbox.map((e) => e.type)).toEqual(['channel.needs_reconnect', 'post.failed']);
     expect(f.posts.outbox[0]?.data).toMatchObject({ channelName: 'x channel ch_x', postId: 'post_1' });
     expect(f.posts.peek('post_1')?.channels[0]?.error).toMatch(/expired or was revoked/);
@@ -343,7 +343,7 @@ describe('credentials', () => {
     await f.engine.handle(job);
     expect(f.network('x').publishCalls).toHaveLength(1);
     expect(f.posts.peek('post_1')?.channels[0]?.status).toBe('failed');
-    expect((await f.accounts.getChannel(WORKSPACE, 'ch_x'))?.connection).toBe('needs_reconnect');
+    expect((await f.channels.getChannel(WORKSPACE, 'ch_x'))?.connection).toBe('needs_reconnect');
   });
 
   it('name the missing permission when the network says one is missing', async () => {

@@ -9,15 +9,15 @@ import {
 } from '../../../functions/core/publishing/outbox.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
 import type { OutboxEvent } from '../../../functions/ports/publishing.ts';
-import { FakeAccountStore } from '../../support/fakes/accounts.ts';
 import { FakeClock } from '../../support/fakes/clock.ts';
 import { engineOnFakes, postChannel, publishingPost, seed, WORKSPACE } from '../../support/fakes/engine.ts';
 import { FakeJobQueue } from '../../support/fakes/queue.ts';
+import { FakeTagStore } from '../../support/fakes/tags.ts';
 
 describe('the events of a publication', () => {
   it('are kept with the write and handed to the event queue with their facts', async () => {
     const f = engineOnFakes();
-    f.accounts.addTag({
+    f.tags.addTag({
       tagId: 'tag_1',
       workspaceId: WORKSPACE,
       name: 'launch',
@@ -48,7 +48,7 @@ describe('the events of a publication', () => {
 
   it('are left out when the workspace has no webhook endpoint', async () => {
     const f = engineOnFakes();
-    f.accounts.endpoints.set(WORKSPACE, 0);
+    f.channels.endpoints.set(WORKSPACE, 0);
     await f.engine.handle(seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])])));
     expect(f.posts.peek('post_1')?.status).toBe('published');
     expect(f.posts.outbox).toEqual([]);
@@ -58,12 +58,12 @@ describe('the events of a publication', () => {
 
   it('are kept after all when an endpoint was created since the job read the count', async () => {
     const f = engineOnFakes();
-    f.accounts.endpoints.set(WORKSPACE, 0);
+    f.channels.endpoints.set(WORKSPACE, 0);
     const job = seed(
       f,
       publishingPost([postChannel('ch_x', 'x', ['a', 'b']), postChannel('ch_y', 'x', ['c'])]),
     );
-    f.posts.beforeWrite = () => f.accounts.endpoints.set(WORKSPACE, 1);
+    f.posts.beforeWrite = () => f.channels.endpoints.set(WORKSPACE, 1);
     await f.engine.handle(job);
     expect(f.posts.outbox.map((e) => e.data.channelId).sort()).toEqual(['ch_x', 'ch_y']);
     expect(f.queue.events).toHaveLength(2);
@@ -80,8 +80,8 @@ describe('the events of a publication', () => {
   it('name the failing channel and its error', async () => {
     const f = engineOnFakes();
     const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
-    f.accounts.addChannel({
-      ...(await f.accounts.getChannel(WORKSPACE, 'ch_x'))!,
+    f.channels.addChannel({
+      ...(await f.channels.getChannel(WORKSPACE, 'ch_x'))!,
       connection: 'needs_reconnect',
     });
     await f.engine.handle(job);
@@ -165,16 +165,16 @@ describe('outbox parts', () => {
   });
 
   it('read tag names once for concurrent callers, and again after a failed read', async () => {
-    const accounts = new FakeAccountStore();
-    accounts.addTag({ tagId: 't', workspaceId: WORKSPACE, name: 'n', color: null, createdAt: 'x' });
+    const tags = new FakeTagStore();
+    tags.addTag({ tagId: 't', workspaceId: WORKSPACE, name: 'n', color: null, createdAt: 'x' });
     let reads = 0;
-    const listTags = accounts.listTags.bind(accounts);
-    accounts.listTags = async (id) => {
+    const listTags = tags.listTags.bind(tags);
+    tags.listTags = async (id) => {
       reads++;
       if (reads === 1) throw new Error('table unavailable');
       return listTags(id);
     };
-    const names = new TagNames(accounts);
+    const names = new TagNames(tags);
     await expect(names.of(WORKSPACE)).rejects.toThrow('table unavailable');
     const [a, b] = await Promise.all([names.of(WORKSPACE), names.of(WORKSPACE)]);
     expect(a).toBe(b);

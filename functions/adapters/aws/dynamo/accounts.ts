@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanName } from '../../../domain/plans.ts';
-import type { Account, Workspace } from '../../../ports/accounts.ts';
-import { queryByPrefix, type TableRef } from './client.ts';
+import type { Account, AccountStore } from '../../../ports/accounts.ts';
+import type { TableRef } from './client.ts';
 import { keys } from './keys.ts';
 
 export const accountToItem = (a: Account) => ({ ...keys.account(a.accountId), type: 'Account', ...a });
@@ -11,18 +11,6 @@ export const accountFromItem = (item: Record<string, unknown>): Account => ({
   plan: item.plan as PlanName,
   channelCount: (item.channelCount as number | undefined) ?? 0,
   storageBytes: (item.storageBytes as number | undefined) ?? 0,
-  createdAt: item.createdAt as string,
-});
-
-export const workspaceToItem = (w: Workspace) => ({
-  ...keys.workspace(w.accountId, w.workspaceId),
-  type: 'Workspace',
-  ...w,
-});
-export const workspaceFromItem = (item: Record<string, unknown>): Workspace => ({
-  workspaceId: item.workspaceId as string,
-  accountId: item.accountId as string,
-  name: item.name as string,
   createdAt: item.createdAt as string,
 });
 
@@ -57,43 +45,9 @@ export const setAccountPlan = async ({ doc, tableName }: TableRef, accountId: st
   );
 };
 
-/**
- * A new workspace, with its count of webhook endpoints (0) in the same transaction: until an
- * endpoint is created, its events are not kept (see `outboxItems`).
- */
-export const putWorkspace = async ({ doc, tableName }: TableRef, workspace: Workspace): Promise<void> => {
-  await doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName,
-            Item: workspaceToItem(workspace),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...keys.webhookCount(workspace.workspaceId), type: 'WebhookCount', endpoints: 0 },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-      ],
-    }),
-  );
-};
-
-export const getWorkspace = async (
-  { doc, tableName }: TableRef,
-  accountId: string,
-  workspaceId: string,
-): Promise<Workspace | null> => {
-  const out = await doc.send(
-    new GetCommand({ TableName: tableName, Key: keys.workspace(accountId, workspaceId) }),
-  );
-  return out.Item ? workspaceFromItem(out.Item) : null;
-};
-
-export const listWorkspaces = async (table: TableRef, accountId: string): Promise<Workspace[]> =>
-  (await queryByPrefix(table, keys.account(accountId).PK, 'WORKSPACE#')).map(workspaceFromItem);
+/** The AccountStore port over the table. */
+export const dynamoAccountStore = (table: TableRef): AccountStore => ({
+  createAccount: (account) => putAccount(table, account),
+  getAccount: (accountId) => getAccount(table, accountId),
+  setPlan: (accountId, plan) => setAccountPlan(table, accountId, plan),
+});

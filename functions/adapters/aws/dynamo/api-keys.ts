@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../../../ports/accounts.ts';
+import type { ApiKeyRecord, KeyStore } from '../../../ports/api-keys.ts';
 import type { TableRef } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -25,3 +25,8 @@ export const putApiKey = async ({ doc, tableName }: TableRef, key: ApiKeyRecord)
     }),
   );
 };
+
+/** The KeyStore port over the table (a request's key is found by the rate limiter, rate-limits.ts). */
+export const dynamoKeyStore = (table: TableRef): KeyStore => ({
+  createApiKey: (key) => putApiKey(table, key),
+});

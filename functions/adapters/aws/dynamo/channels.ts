@@ -4,11 +4,12 @@ import { newId } from '../../../domain/ids.ts';
 import type {
   ChannelConnectResult,
   ChannelRecord,
-  GrantToSave,
+  ChannelStore,
   TokenHolderDue,
   TokenUpdate,
-} from '../../../ports/accounts.ts';
+} from '../../../ports/channels.ts';
 import { type ChannelToSave, MAX_CHANNELS_PER_CONNECTION } from '../../../ports/connect-states.ts';
+import type { GrantToSave } from '../../../ports/grants.ts';
 import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
 import {
   batchGetAll,
@@ -501,3 +502,21 @@ export const channelsDueForRefresh = async (
       : { workspaceId: item.workspaceId as string, channelId: item.channelId as string },
   );
 };
+
+/** The ChannelStore port over the table. */
+export const dynamoChannelStore = (table: TableRef): ChannelStore => ({
+  connectChannel: (channel, limit) => connectChannel(table, channel, limit),
+  getChannel: (workspaceId, channelId) => getChannel(table, workspaceId, channelId),
+  getChannelsForJob: (workspaceId, channelIds) => getChannelsForJob(table, workspaceId, channelIds),
+  listChannels: (workspaceId) => listChannels(table, workspaceId),
+  markNeedsReconnect: (workspaceId, channelId, event) =>
+    markNeedsReconnect(table, workspaceId, channelId, event),
+  upsertChannel: (base, seal, limit) => upsertChannel(table, base, seal, limit),
+  replaceTokens: (workspaceId, channelId, version, update) =>
+    replaceTokens(table, workspaceId, channelId, version, update),
+  holdRefresh: (workspaceId, channelId, version, owner, now, until) =>
+    holdRefresh(table, workspaceId, channelId, version, owner, now, until),
+  releaseRefresh: (workspaceId, channelId, owner) => releaseRefresh(table, workspaceId, channelId, owner),
+  disconnectChannel: (channel) => disconnectChannel(table, channel),
+  channelsDueForRefresh: (now, limit) => channelsDueForRefresh(table, now, limit),
+});

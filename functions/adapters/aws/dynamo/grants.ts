@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChannelRecord, GrantRecord, GrantToSave, TokenUpdate } from '../../../ports/accounts.ts';
+import type { ChannelRecord, TokenUpdate } from '../../../ports/channels.ts';
+import type { GrantRecord, GrantStore, GrantToSave } from '../../../ports/grants.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
 import { type Key, keys } from './keys.ts';
 
@@ -255,3 +256,15 @@ export const markGrantNeedsReconnect = async (
     throw error;
   }
 };
+
+/** The GrantStore port over the table. */
+export const dynamoGrantStore = (table: TableRef): GrantStore => ({
+  getGrant: (workspaceId, grantId) => getGrant(table, workspaceId, grantId),
+  holdGrantRefresh: (workspaceId, grantId, version, owner, now, until) =>
+    holdTokens(table, grantHolder(workspaceId, grantId), version, owner, now, until),
+  replaceGrantTokens: (workspaceId, grantId, version, update) =>
+    replaceHeldTokens(table, grantHolder(workspaceId, grantId), version, update),
+  releaseGrantRefresh: (workspaceId, grantId, owner) =>
+    releaseTokens(table, grantHolder(workspaceId, grantId), owner),
+  markGrantNeedsReconnect: (workspaceId, grantId) => markGrantNeedsReconnect(table, workspaceId, grantId),
+});

@@ -9,8 +9,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import type { KeyMode } from '../../../domain/key-mode.ts';
 import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
-import type { KeyMode } from '../../../ports/accounts.ts';
 import type { MetricsStore, MetricsTracker, StatsCounters, StoredReading } from '../../../ports/metrics.ts';
 import { METRIC_NAMES } from '../../../ports/network-client.ts';
 import type { TrackingStart } from '../../../ports/posts.ts';

@@ -1,5 +1,5 @@
 import { isId } from '../../../domain/ids.ts';
-import type { PostReferences } from '../../../ports/accounts.ts';
+import type { PostReferenceStore, PostReferences } from '../../../ports/post-references.ts';
 import { accountFromItem } from './accounts.ts';
 import { channelFromItem } from './channels.ts';
 import { batchGetAll, type TableRef } from './client.ts';
@@ -43,3 +43,9 @@ export const getPostReferences = async (
   }
   return found;
 };
+
+/** The PostReferenceStore port over the table. */
+export const dynamoPostReferences = (table: TableRef): PostReferenceStore => ({
+  getPostReferences: (accountId, workspaceId, channelIds, tagIds, keyHash) =>
+    getPostReferences(table, accountId, workspaceId, channelIds, tagIds, keyHash),
+});

@@ -1,7 +1,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../../domain/errors.ts';
 import type { PostBlock, PostRecord } from '../../../domain/post.ts';
-import type { KeyMode } from '../../../ports/accounts.ts';
+import type { KeyMode } from '../../../ports/api-keys.ts';
 import type { OverduePost, OverduePosts } from '../../../ports/overdue-posts.ts';
 import type {
   BlockActivity,

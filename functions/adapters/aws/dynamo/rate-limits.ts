@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../../../ports/accounts.ts';
+import type { ApiKeyRecord } from '../../../ports/api-keys.ts';
 import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
 import { apiKeyFromItem } from './api-keys.ts';
 import { isConditionFailure, type TableRef } from './client.ts';

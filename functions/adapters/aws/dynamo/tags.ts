@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../../domain/errors.ts';
-import type { Tag } from '../../../ports/accounts.ts';
+import type { Tag, TagStore } from '../../../ports/tags.ts';
 import {
   queryByPrefix,
   retryOnTransactionConflict,
@@ -66,3 +66,9 @@ export const listTags = async (table: TableRef, workspaceId: string): Promise<Ta
   const tags = (await queryByPrefix(table, PK, SKPrefix)).map(tagFromItem);
   return tags.sort((a, b) => a.name.localeCompare(b.name) || a.tagId.localeCompare(b.tagId));
 };
+
+/** The TagStore port over the table. */
+export const dynamoTagStore = (table: TableRef): TagStore => ({
+  createTag: (tag) => createTag(table, tag),
+  listTags: (workspaceId) => listTags(table, workspaceId),
+});

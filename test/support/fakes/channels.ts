@@ -1,11 +1,10 @@
-import type { EngineAccounts } from '../../../functions/core/publishing/deps.ts';
-import type { ChannelRecord, Tag } from '../../../functions/ports/accounts.ts';
+import type { EngineChannels } from '../../../functions/core/publishing/deps.ts';
+import type { ChannelRecord } from '../../../functions/ports/channels.ts';
 import type { OutboxEvent } from '../../../functions/ports/publishing.ts';
 
-/** Channels, tags and webhook endpoint counts of workspaces, in memory. */
-export class FakeAccountStore implements EngineAccounts {
+/** Channels and webhook endpoint counts of workspaces, in memory. */
+export class FakeChannelStore implements EngineChannels {
   private readonly channels = new Map<string, ChannelRecord>();
-  private readonly tags = new Map<string, Tag[]>();
   /** Webhook endpoints per workspace; absent: never counted (null). */
   readonly endpoints = new Map<string, number>();
   /** Reads of the channels of a job (to count requests). */
@@ -15,10 +14,6 @@ export class FakeAccountStore implements EngineAccounts {
 
   addChannel(channel: ChannelRecord): void {
     this.channels.set(`${channel.workspaceId}#${channel.channelId}`, structuredClone(channel));
-  }
-
-  addTag(tag: Tag): void {
-    this.tags.set(tag.workspaceId, [...(this.tags.get(tag.workspaceId) ?? []), tag]);
   }
 
   endpointCount(workspaceId: string): number | null {
@@ -53,9 +48,5 @@ export class FakeAccountStore implements EngineAccounts {
     if (!channel || channel.connection === 'needs_reconnect') return { changed: false, kept: [] };
     channel.connection = 'needs_reconnect';
     return { changed: true, kept: [] };
-  }
-
-  async listTags(workspaceId: string): Promise<Tag[]> {
-    return structuredClone(this.tags.get(workspaceId) ?? []);
   }
 }

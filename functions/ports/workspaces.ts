@@ -1,0 +1,14 @@
+export interface Workspace {
+  workspaceId: string;
+  accountId: string;
+  name: string;
+  createdAt: string;
+}
+
+/** An account's workspaces. */
+export interface WorkspaceStore {
+  /** Creates the workspace (and its count of webhook endpoints, 0). */
+  createWorkspace(workspace: Workspace): Promise<void>;
+  getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | null>;
+  listWorkspaces(accountId: string): Promise<Workspace[]>;
+}
