@@ -6,7 +6,7 @@ process.env.DDB_LOCAL_TELEMETRY = '0';
 
 /** What every project shares (projects defined here inherit nothing from the root config). */
 const common = {
-  // Each file in its own process: the local runtime sets process-wide environment variables.
+  // Child processes, each running one file at a time (see `isolate` for what files share).
   pool: 'forks',
   testTimeout: 30_000,
   hookTimeout: 60_000,
@@ -15,10 +15,31 @@ const common = {
 /** Starts the run's one DynamoDB Local (shared by every project that lists it). */
 const DYNAMODB = 'test/support/dynamodb-setup.ts';
 
-/** A project of the files under test/<name>/, with DynamoDB Local. */
+/** A project of the files under test/<name>/, with DynamoDB Local, each file in a fresh module graph. */
 const withDynamo = (name: string) => ({
   test: { ...common, name, include: [`test/${name}/**/*.test.ts`], globalSetup: [DYNAMODB] },
 });
+
+/**
+ * The files under test/<name>/ in two projects, both with DynamoDB Local. Most share their worker's
+ * modules with the files the worker ran before (`isolate: false`): each local runtime has its own
+ * container, so loading the handlers, simulators and SDKs once per worker instead of once per file
+ * saves seconds a file. The `isolated` ones run in a fresh module graph each (`<name>-isolated`):
+ * they set something process-wide before the code under test loads, or count process-wide hooks.
+ */
+const sharingModules = (name: string, isolated: readonly string[]) => {
+  const files = isolated.map((file) => `test/${name}/${file}.test.ts`);
+  return [
+    {
+      test: {
+        ...withDynamo(name).test,
+        exclude: files,
+        isolate: false,
+      },
+    },
+    { test: { ...withDynamo(name).test, name: `${name}-isolated`, include: files } },
+  ];
+};
 
 export default defineConfig({
   test: {
@@ -38,8 +59,10 @@ export default defineConfig({
       // Pure code, no DynamoDB Local and no runtime: `npm run test:unit` runs it in seconds. Its files
       // share their worker's modules (no runtime, no process-wide setting left behind): half the CPU.
       { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
-      withDynamo('integration'),
-      withDynamo('e2e'),
+      // The Powertools log level, read when the handlers load; the metrics cadence's time scale;
+      // DynamoDB Local's process hooks, installed once a process.
+      ...sharingModules('integration', ['metrics-collection', 'local-services']),
+      ...sharingModules('e2e', ['request-log']),
       withDynamo('infra'),
       withDynamo('openapi'),
     ],

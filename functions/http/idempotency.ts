@@ -105,18 +105,31 @@ export const idempotent = <B, D extends IdempotentDeps>(
   fn: (request: HttpRequest<B, D>) => Promise<HttpResponse>,
   large?: LargeAnswers<NoInfer<D>>,
 ): ((request: HttpRequest<B, D>) => Promise<HttpResponse>) => {
-  let wrapped: ((payload: Payload, call: Call<B, D>) => Promise<StoredResponse>) | undefined;
-  let config: IdempotencyConfig | undefined;
-  let persistenceStore: BasePersistenceLayer | undefined;
-  const build = (deps: IdempotentDeps) => {
-    config = new IdempotencyConfig({
+  type Wrapped = (payload: Payload, call: Call<B, D>) => Promise<StoredResponse>;
+  interface Instance {
+    wrapped: Wrapped;
+    config: IdempotencyConfig;
+    persistenceStore: BasePersistenceLayer;
+  }
+  // One per container: `deps` reads the container of the invocation running (one per local
+  // runtime; the process's on AWS), and each container has its own `idempotencyRecords`.
+  const instances = new WeakMap<IdempotentDeps['idempotencyRecords'], Instance>();
+  const instanceFor = (deps: IdempotentDeps): Instance => {
+    const found = instances.get(deps.idempotencyRecords);
+    if (found) return found;
+    const made = build(deps);
+    instances.set(deps.idempotencyRecords, made);
+    return made;
+  };
+  const build = (deps: IdempotentDeps): Instance => {
+    const config = new IdempotencyConfig({
       eventKeyJmesPath: 'key',
       payloadValidationJmesPath: 'body',
       expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
       throwOnNoIdempotencyKey: true,
     });
-    persistenceStore = deps.idempotencyRecords();
-    return makeIdempotent(
+    const persistenceStore = deps.idempotencyRecords();
+    const wrapped = makeIdempotent(
       async (_payload: Payload, call: Call<B, D>): Promise<StoredResponse> => {
         try {
           call.fresh = await fn(call.request);
@@ -128,20 +141,26 @@ export const idempotent = <B, D extends IdempotentDeps>(
       },
       { persistenceStore, config, keyPrefix: routeKey, dataIndexArgument: 0 },
     );
+    return { wrapped, config, persistenceStore };
   };
 
   /**
    * The route ran but its answer could not be kept: keep the smallest form (a few more tries), or
    * the in-progress record would end in a rerun, a second post. The caller gets the answer anyway.
    */
-  const keepAfterFailure = async (payload: Payload, response: HttpResponse, cause: unknown) => {
+  const keepAfterFailure = async (
+    persistenceStore: BasePersistenceLayer,
+    payload: Payload,
+    response: HttpResponse,
+    cause: unknown,
+  ) => {
     const stored = large
       ? { ...envelope(response), ref: large.reference(response) }
       : toStored(response, large);
     for (let attempt = 1; attempt <= SAVE_RETRIES; attempt++) {
       try {
         // The same call Powertools makes after the route (payload and answer are plain JSON).
-        await persistenceStore?.saveSuccess(payload as never, stored as never);
+        await persistenceStore.saveSuccess(payload as never, stored as never);
         return;
       } catch (error) {
         if (attempt === SAVE_RETRIES) {
@@ -166,8 +185,8 @@ export const idempotent = <B, D extends IdempotentDeps>(
         'Idempotency-Key',
       );
     }
-    wrapped ??= build(request.deps);
-    config?.registerLambdaContext(request.context);
+    const { wrapped, config, persistenceStore } = instanceFor(request.deps);
+    config.registerLambdaContext(request.context);
     const scope = [
       request.auth.workspaceId,
       request.auth.mode,
@@ -189,7 +208,7 @@ export const idempotent = <B, D extends IdempotentDeps>(
       }
       if (name === 'IdempotencyPersistenceLayerError') {
         if (call.fresh) {
-          await keepAfterFailure(payload, call.fresh, error);
+          await keepAfterFailure(persistenceStore, payload, call.fresh, error);
           return call.fresh;
         }
         // The route failed and its in-progress record could not be removed: the route's own error

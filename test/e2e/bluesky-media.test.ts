@@ -4,7 +4,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * Bluesky through HTTP on the local runtime: a thread with images (uploaded to the PDS simulator as
@@ -17,7 +17,7 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
   ws = await freshWorkspace(rt, ['bluesky']);
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@ import {
   type FaultCase,
   runFaultMatrix,
 } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on Instagram: every sim token in every block of a post with an image and two
@@ -18,7 +18,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

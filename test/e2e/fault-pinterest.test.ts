@@ -16,7 +16,7 @@ import {
   uploadVideo,
 } from '../support/fault-matrix.ts';
 import { mediaFiles } from '../support/media-files.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on Pinterest: a pin is one block, so every sim token runs in that block, once
@@ -28,7 +28,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimThreadsPost } from '../../simulators/threads/simulator.ts';
 import { crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on Threads: every sim token in every block position of a 3-block thread whose
@@ -15,7 +15,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -6,7 +6,7 @@ import {
   runFaultMatrix,
   uploadVideo,
 } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * TikTok under the shared fault matrix, through the local runtime over HTTP: every sim token on a
@@ -18,7 +18,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

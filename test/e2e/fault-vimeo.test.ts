@@ -7,7 +7,7 @@ import {
   runFaultMatrix,
   uploadVideo,
 } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on Vimeo: each sim token on the one block (a small MP4), through the local
@@ -18,7 +18,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

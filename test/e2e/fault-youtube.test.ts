@@ -7,7 +7,7 @@ import {
   runFaultMatrix,
   uploadVideo,
 } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on YouTube through the local runtime: every sim token on a one-video post (the
@@ -19,7 +19,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: FAULT_ENV });
+  rt = await sharedTestRuntime({ env: FAULT_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/aws/dynamo/keys.ts';
-import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
+import { watchGrantUsage } from '../../functions/adapters/local/grant-usage.ts';
 import { routes } from '../../functions/http/routes.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 import { freshWorkspace } from '../support/accounts.ts';
@@ -32,6 +32,9 @@ const overrides = {
 } as const;
 
 let rt: TestRuntime;
+// What this file's runtime uses (other files may have run in this worker before).
+const watch = watchGrantUsage();
+const grantUsage = watch.usage;
 
 beforeAll(async () => {
   rt = await startTestRuntime({
@@ -41,6 +44,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  watch.stop();
   await rt?.destroy();
 });
 

@@ -7,7 +7,7 @@ import type { ChannelStore } from '../../functions/ports/channels.ts';
 import type { PostStore } from '../../functions/ports/posts.ts';
 import { type JobReads, jobReadsOf, runJob } from '../../functions/ports/publishing.ts';
 import { freshWorkspace } from '../support/accounts.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * A `run` job whose message names its post's workspace and channels reads the post, those channels
@@ -18,7 +18,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -5,7 +5,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadLargeMedia, uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * Media to LinkedIn through the HTTP API of the local runtime: files uploaded to Herald, a post
@@ -17,7 +17,7 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await sharedTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
   ws = await freshWorkspace(rt, ['linkedin']);
 });
 afterAll(async () => {

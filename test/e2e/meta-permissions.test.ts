@@ -7,7 +7,7 @@ import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { needsReconnectEvents } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * Issue 26, through the HTTP API of the local runtime: a Threads or Instagram call refused for a
@@ -19,7 +19,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 let rt: TestRuntime;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await sharedTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
 });
 afterAll(async () => {
   await rt?.destroy();

@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
@@ -15,7 +15,7 @@ const REDIRECT = 'https://client.example/after-connect';
 const FORGED_HOST = 'attacker.example';
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
   ws = await freshWorkspace(rt, []);
 });
 afterAll(async () => {

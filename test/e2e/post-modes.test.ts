@@ -3,7 +3,7 @@ import { createApiKey } from '../../functions/core/admin/admin.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { liveOnNetwork, schedulesOf, wrapDeps } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
 /** One workspace, a live key and a test key. */
@@ -12,7 +12,7 @@ let tagId: string;
 const m = `modes-${Math.random().toString(36).slice(2, 10)}`;
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
   const base = await freshWorkspace(rt, ['linkedin']);
   const { secret } = await createApiKey(rt.container.deps, {
     accountId: base.accountId,

@@ -7,7 +7,7 @@ import {
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
 import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
-import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { REQUEST_ID, sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /** Bodies thrown at POST /v1/posts through the real HTTP server (set FUZZ_RUNS to go further). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
@@ -17,7 +17,7 @@ let key: string;
 const channels: Record<string, string> = {};
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
   const deps = rt.container.deps;
   const account = await createAccount(deps, { name: 'Fuzz', plan: 'unlimited' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'F' });

@@ -7,7 +7,7 @@ import {
   createWorkspace,
 } from '../../functions/core/admin/admin.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
 let key: string;
@@ -48,7 +48,7 @@ const expected = (filter: (m: Made) => boolean) =>
     .map((m) => m.id);
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  rt = await sharedTestRuntime();
   const deps = rt.container.deps;
   const account = await createAccount(deps, { name: 'Lists', plan: 'unlimited' });
   const ws = await createWorkspace(deps, { accountId: account.accountId, name: 'L' });

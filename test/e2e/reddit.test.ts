@@ -4,7 +4,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * Reddit through the HTTP API of the local runtime: posts created, revised and retracted over
@@ -16,7 +16,7 @@ let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 const FLAIR = 'a6b2c1de-0000-4000-8000-00000000f1a1';
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await sharedTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
   ws = await freshWorkspace(rt, ['reddit']);
 });
 afterAll(async () => {

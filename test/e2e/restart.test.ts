@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mutatePost, startRound } from '../../functions/core/publishing/engine.ts';
+import { schedulesOf } from '../support/interleave.ts';
 import { waitForPost } from '../support/publishing.ts';
+import { waitForQueuesIdle } from '../support/quiet.ts';
 import { startTestRuntime } from '../support/runtime.ts';
+import { waitFor } from '../support/wait.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -72,12 +75,18 @@ describe('scheduled posts across a restart', () => {
       // Start again only once the posts' time has passed.
       await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(scheduledAt) - Date.now() + 500)));
 
-      second = await startTestRuntime({ dataDir: dir, tableName, env });
+      const restarted = await startTestRuntime({ dataDir: dir, tableName, env });
+      second = restarted;
       for (const post of posts) {
         expect((await waitForPost(second, post.id)).status).toBe('published');
       }
-      // Give a second firing (or a recovered duplicate) time to show up before counting sends.
-      await new Promise((r) => setTimeout(r, 2000));
+      // Before counting sends, the work that could send again is done: no schedule of these posts is
+      // left to fire, and the publish queue holds no message (a recovered duplicate included).
+      await waitFor(
+        async () => (await Promise.all(posts.map((p) => schedulesOf(restarted, p.id)))).flat().length === 0,
+        { what: "the posts' schedules to be gone" },
+      );
+      await waitForQueuesIdle(restarted, ['publish']);
       for (const post of posts) {
         const sent = (second.simulators.byPlatform.get(post.platform as never)?.records() ?? []).filter(
           (record) => record.text === post.text,

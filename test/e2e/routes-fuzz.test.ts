@@ -212,6 +212,8 @@ beforeAll(async () => {
   expect(cursors.length).toBeGreaterThanOrEqual(3);
 }, 120_000);
 afterAll(async () => {
+  // The worker's next file shares these modules: the client's own send again.
+  vi.restoreAllMocks();
   await rt?.destroy();
 });
 

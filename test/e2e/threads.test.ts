@@ -4,7 +4,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { uploadMedia } from '../support/media-upload.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * Threads through the HTTP API of the local runtime: posts, replies and media published by the
@@ -16,7 +16,7 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await sharedTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
   ws = await freshWorkspace(rt, ['threads']);
 });
 afterAll(async () => {

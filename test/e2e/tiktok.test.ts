@@ -6,7 +6,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { useNetworks } from '../support/interleave.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * TikTok through the HTTP API of the local runtime: a video uploaded to Herald (presigned upload
@@ -19,7 +19,7 @@ let rt: TestRuntime;
 let ws: Awaited<ReturnType<typeof freshWorkspace>>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
+  rt = await sharedTestRuntime({ env: { PUBLISH_RETRY_BASE_SECONDS: '0.2' } });
   ws = await freshWorkspace(rt, ['tiktok']);
 });
 afterAll(async () => {

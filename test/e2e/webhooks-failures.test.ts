@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshWorkspace } from '../support/accounts.ts';
 import type { Receiver } from '../support/https-receiver.ts';
 import { publishNow } from '../support/publishing.ts';
+import { waitForQueuesIdle } from '../support/quiet.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
 import type { TestRuntime } from '../support/runtime.ts';
 
@@ -88,7 +89,8 @@ describe('failing receivers', () => {
     // Disabled: a new event is not delivered.
     const before = receiver.received.length;
     await publishNow(rt, ws.key, ws.channels.x, 'while disabled');
-    await new Promise((r) => setTimeout(r, 800));
+    // Its events were dispatched (the queues that carry them to deliveries are empty), and none came.
+    await waitForQueuesIdle(rt, ['publish', 'event', 'delivery']);
     expect(receiver.received.length).toBe(before);
 
     // Fixed receiver, endpoint enabled again with its count reset.

@@ -95,4 +95,34 @@ export const startTestRuntime = async (
   };
 };
 
+/** The options a shared runtime may have: the ones that do not name a data directory or a table. */
+export type SharedRuntimeOptions = Pick<
+  NonNullable<Parameters<typeof startTestRuntime>[0]>,
+  'rateLimitPerMinute' | 'env'
+>;
+
+const shared = new Map<string, Promise<TestRuntime>>();
+
+/**
+ * A runtime shared by the test files this worker runs (the e2e files share their worker's modules),
+ * one per set of options: a file that needs no runtime of its own saves the start (about a second)
+ * and the table. Its `destroy` leaves it running for the next file; the worker's exit stops it.
+ * Files that use it must not depend on what other files did: each works in workspaces of its own
+ * (`freshWorkspace`) and finds its posts by their markers, and puts back any override it makes.
+ */
+export const sharedTestRuntime = (options: SharedRuntimeOptions = {}): Promise<TestRuntime> => {
+  const key = JSON.stringify([options.rateLimitPerMinute ?? null, Object.entries(options.env ?? {}).sort()]);
+  let started = shared.get(key);
+  if (!started) {
+    started = startTestRuntime({ ...options, ...(options.env ? { env: { ...options.env } } : {}) });
+    shared.set(key, started);
+    // The data directory goes with the worker (DynamoDB Local's tables go with the run).
+    started.then(
+      (rt) => process.once('exit', () => rmSync(rt.dataDir, { recursive: true, force: true })),
+      () => shared.delete(key),
+    );
+  }
+  return started.then((rt) => ({ ...rt, destroy: async () => {} }));
+};
+
 export const REQUEST_ID = /^req_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -15,6 +15,24 @@ export interface GrantUsageFile {
 }
 
 const used = new Map<string, Set<Grant>>();
+/** The watches started by `watchGrantUsage` and not yet stopped. */
+const watches = new Set<Map<string, Set<Grant>>>();
+
+const add = (into: Map<string, Set<Grant>>, functionId: string, grants: readonly Grant[]): boolean => {
+  let known = into.get(functionId);
+  let changed = false;
+  if (!known) {
+    known = new Set();
+    into.set(functionId, known);
+    changed = true;
+  }
+  for (const grant of grants) {
+    if (known.has(grant)) continue;
+    known.add(grant);
+    changed = true;
+  }
+  return changed;
+};
 
 const flush = (): void => {
   const dir = env.grantUsageDir;
@@ -31,21 +49,24 @@ const flush = (): void => {
 
 /** Records that `functionId` ran and, when given, which grants allowed one of its calls. */
 export const recordGrantUse = (functionId: string, grants: readonly Grant[] = []): void => {
-  let known = used.get(functionId);
-  let changed = false;
-  if (!known) {
-    known = new Set();
-    used.set(functionId, known);
-    changed = true;
-  }
-  for (const grant of grants) {
-    if (known.has(grant)) continue;
-    known.add(grant);
-    changed = true;
-  }
+  for (const watch of watches) add(watch, functionId, grants);
+  const changed = add(used, functionId, grants);
   // Only news is written: a function uses each grant once here, so this runs a few dozen times a process.
   if (changed) flush();
 };
 
 /** The grants each function of this process used so far. */
 export const grantUsage = (): Map<string, ReadonlySet<Grant>> => new Map(used);
+
+/**
+ * The grants each function uses from now on, whatever ran in this process before (test files that
+ * share a worker's modules): `usage()` reads them, `stop()` ends the watch.
+ */
+export const watchGrantUsage = (): {
+  usage: () => Map<string, ReadonlySet<Grant>>;
+  stop: () => void;
+} => {
+  const watch = new Map<string, Set<Grant>>();
+  watches.add(watch);
+  return { usage: () => new Map(watch), stop: () => void watches.delete(watch) };
+};
