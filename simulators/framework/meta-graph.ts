@@ -23,19 +23,40 @@ import {
 import { droppedPermissions } from './oauth-permissions.ts';
 import type { SimOAuthMount, SimResponse, SimRoute, UnauthorizedReason } from './types.ts';
 
-export const GRAPH_ERRORS = {
-  error: (status: number, message: string, code: number, subcode?: number): SimResponse => ({
-    status,
-    body: {
-      error: {
-        message,
-        type: 'OAuthException',
-        code,
-        ...(subcode === undefined ? {} : { error_subcode: subcode }),
-        fbtrace_id: 'AsimFbTrace0',
-      },
+/**
+ * Graph's error answer, as all three networks send it: `{ error: { message, type, code,
+ * error_subcode?, …more, fbtrace_id } }`, with the response headers when given. `more` holds the
+ * other fields a network adds (`is_transient`, `error_user_title`, `error_user_msg`).
+ */
+export const graphErrorResponse = (
+  status: number,
+  error: {
+    message: string;
+    type: string;
+    code: number;
+    subcode?: number | undefined;
+    more?: Record<string, unknown>;
+    fbtraceId: string;
+  },
+  headers?: SimResponse['headers'],
+): SimResponse => ({
+  status,
+  body: {
+    error: {
+      message: error.message,
+      type: error.type,
+      code: error.code,
+      ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
+      ...error.more,
+      fbtrace_id: error.fbtraceId,
     },
-  }),
+  },
+  ...(headers ? { headers } : {}),
+});
+
+export const GRAPH_ERRORS = {
+  error: (status: number, message: string, code: number, subcode?: number): SimResponse =>
+    graphErrorResponse(status, { message, type: 'OAuthException', code, subcode, fbtraceId: 'AsimFbTrace0' }),
   unauthorized: (reason: UnauthorizedReason): SimResponse =>
     reason === 'expired'
       ? GRAPH_ERRORS.error(400, 'Error validating access token: Session has expired.', 190, 463)
