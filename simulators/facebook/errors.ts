@@ -1,5 +1,5 @@
 import { type SimErrorBodies, type SimResponse, snowflake } from '../framework/framework.ts';
-import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
+import { GRAPH_ERRORS, graphErrorResponse } from '../framework/meta-graph.ts';
 
 /**
  * The permissions each call needs, as Meta's references list them for a page token: publishing
@@ -26,20 +26,19 @@ export const graphError = (
   code: number,
   message: string,
   extra: { subcode?: number; type?: string; transient?: boolean; headers?: SimResponse['headers'] } = {},
-): SimResponse => ({
-  status,
-  body: {
-    error: {
+): SimResponse =>
+  graphErrorResponse(
+    status,
+    {
       message,
       type: extra.type ?? 'OAuthException',
       code,
-      ...(extra.subcode === undefined ? {} : { error_subcode: extra.subcode }),
-      ...(extra.transient === undefined ? {} : { is_transient: extra.transient }),
-      fbtrace_id: `Asim${snowflake().slice(-10)}`,
+      subcode: extra.subcode,
+      more: extra.transient === undefined ? {} : { is_transient: extra.transient },
+      fbtraceId: `Asim${snowflake().slice(-10)}`,
     },
-  },
-  ...(extra.headers ? { headers: extra.headers } : {}),
-});
+    extra.headers,
+  );
 
 /** `X-Business-Use-Case-Usage` for a page whose calls are throttled for `minutes`. */
 export const bucUsage = (pageId: string, minutes: number) =>

@@ -6,19 +6,20 @@ import {
   type SimRoute,
 } from '../framework/framework.ts';
 import {
+  exchangeForLongLived,
   GRAPH_ERRORS,
   graphGrantFaults,
+  graphTokenAnswer,
   REDIRECT_URI_MISMATCH,
+  redeemGraphCode,
   withGrantFaults,
 } from '../framework/meta-graph.ts';
 import {
   authorizeRoute,
   clientCredentials,
   errorPage,
-  type IssuedTokens,
   mountOf,
   numericIdFor,
-  orRefuse,
   paramsOf,
   requireGrant,
   type SimGrant,
@@ -185,14 +186,6 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Fac
     pageTokens.set(token, page);
     return token;
   };
-  const answer = (issued: IssuedTokens): SimResponse => ({
-    status: 200,
-    body: {
-      access_token: issued.accessToken,
-      token_type: 'bearer',
-      ...(issued.expiresIn === null ? {} : { expires_in: issued.expiresIn }),
-    },
-  });
   const assetsOf = (grant: SimGrant) => simFacebookAssets(grant.account.id, grant.account.extra?.simUser);
   /** Graph refuses a call whose permissions the token lacks (see `graphPermissionError`). */
   const requireScopes = (grant: SimGrant, needed: readonly string[], code: 10 | 200) => {
@@ -276,25 +269,14 @@ export const facebookOAuthSimulator = (options: { app?: SimOAuthApp } = {}): Fac
           if (pageTokens.has(params.fb_exchange_token ?? '')) {
             return GRAPH_ERRORS.error(400, 'The access token is not a user access token.', 190);
           }
-          return answer(
-            orRefuse(store.exchange(params.fb_exchange_token ?? '', 60 * 86400), () =>
-              GRAPH_ERRORS.error(400, 'Error validating access token: Session has expired.', 190, 463),
-            ),
-          );
+          return exchangeForLongLived(store, params.fb_exchange_token ?? '');
         }
-        const grant = orRefuse(
-          store.redeemCode({
-            code: params.code ?? '',
-            clientId: app.clientId,
-            redirectUri: params.redirect_uri ?? '',
-            verifier: null,
-          }),
-          (refusal) =>
-            refusal.error === 'redirect_uri_mismatch'
-              ? GRAPH_ERRORS.error(400, REDIRECT_URI_MISMATCH, 100, 36008)
-              : GRAPH_ERRORS.error(400, 'This authorization code has been used.', 100, 36009),
+        const grant = redeemGraphCode(store, app, params, (refusal) =>
+          refusal.error === 'redirect_uri_mismatch'
+            ? GRAPH_ERRORS.error(400, REDIRECT_URI_MISMATCH, 100, 36008)
+            : GRAPH_ERRORS.error(400, 'This authorization code has been used.', 100, 36009),
         );
-        return answer(store.issue(grant));
+        return graphTokenAnswer(store.issue(grant));
       },
     },
     {

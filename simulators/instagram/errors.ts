@@ -1,5 +1,5 @@
 import type { SimErrorBodies, SimResponse } from '../framework/framework.ts';
-import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
+import { GRAPH_ERRORS, graphErrorResponse } from '../framework/meta-graph.ts';
 
 export const FBTRACE = 'AsimIgTrace0';
 
@@ -10,20 +10,12 @@ export const instagramError = (
   subcode?: number,
   extra: Record<string, unknown> = {},
   headers?: SimResponse['headers'],
-): SimResponse => ({
-  status,
-  body: {
-    error: {
-      message,
-      type: 'OAuthException',
-      code,
-      ...(subcode === undefined ? {} : { error_subcode: subcode }),
-      ...extra,
-      fbtrace_id: FBTRACE,
-    },
-  },
-  ...(headers ? { headers } : {}),
-});
+): SimResponse =>
+  graphErrorResponse(
+    status,
+    { message, type: 'OAuthException', code, subcode, more: extra, fbtraceId: FBTRACE },
+    headers,
+  );
 
 /** The business-use-case usage header Instagram sends with its throttle answers. */
 export const bucUsageHeader = (account: string, minutes: number, callCount = 100) =>
@@ -94,17 +86,13 @@ export const IG_INSIGHTS = 'instagram_business_manage_insights';
  * action" (seen on graph.instagram.com: https://github.com/Dymantic/laravel-instagram-feed/issues/60).
  * It does not say which permission is missing.
  */
-export const instagramPermissionError = (): SimResponse => ({
-  status: 403,
-  body: {
-    error: {
-      message: 'Application does not have permission for this action',
-      type: 'IGApiException',
-      code: 10,
-      fbtrace_id: FBTRACE,
-    },
-  },
-});
+export const instagramPermissionError = (): SimResponse =>
+  graphErrorResponse(403, {
+    message: 'Application does not have permission for this action',
+    type: 'IGApiException',
+    code: 10,
+    fbtraceId: FBTRACE,
+  });
 
 export const missingObject = (id: string, verb = 'get') =>
   instagramError(

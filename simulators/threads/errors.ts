@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SimErrorBodies, SimResponse } from '../framework/framework.ts';
-import { GRAPH_ERRORS } from '../framework/meta-graph.ts';
+import { GRAPH_ERRORS, graphErrorResponse } from '../framework/meta-graph.ts';
 
 export const graphError = (
   status: number,
@@ -8,22 +8,23 @@ export const graphError = (
   code: number,
   extra: { subcode?: number; type?: string; title?: string; userMessage?: string; transient?: boolean } = {},
   headers?: SimResponse['headers'],
-): SimResponse => ({
-  status,
-  body: {
-    error: {
+): SimResponse =>
+  graphErrorResponse(
+    status,
+    {
       message,
       type: extra.type ?? 'THApiException',
       code,
-      ...(extra.subcode === undefined ? {} : { error_subcode: extra.subcode }),
-      ...(extra.transient === undefined ? {} : { is_transient: extra.transient }),
-      ...(extra.title === undefined ? {} : { error_user_title: extra.title }),
-      ...(extra.userMessage === undefined ? {} : { error_user_msg: extra.userMessage }),
-      fbtrace_id: `Asim${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 16)}`,
+      subcode: extra.subcode,
+      more: {
+        ...(extra.transient === undefined ? {} : { is_transient: extra.transient }),
+        ...(extra.title === undefined ? {} : { error_user_title: extra.title }),
+        ...(extra.userMessage === undefined ? {} : { error_user_msg: extra.userMessage }),
+      },
+      fbtraceId: `Asim${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 16)}`,
     },
-  },
-  ...(headers ? { headers } : {}),
-});
+    headers,
+  );
 
 export const invalidParam = (message: string) => graphError(400, message, 100);
 export const unsupported = (method: string, id: string) =>

@@ -1,48 +1,26 @@
 import type { Platform } from '../types.ts';
+import { linkedinPostLimits } from './linkedin-posts.ts';
 
 /**
  * LinkedIn member profile (professional network, profile). Sources: spec section 8; LinkedIn
  * Posts API (`visibility`: PUBLIC, CONNECTIONS, LOGGED_IN); Images API (JPG, PNG, GIF), Videos
  * API (MP4) and Documents API (PDF). A PDF attachment becomes a document post, so no post type.
  * Up to 20 images go as one multi-image post; a video or a document goes alone. Later blocks are
- * comments, which take one image each (Comments API `content: [{ entity: { image } }]`).
+ * comments, which take one image each (Comments API `content: [{ entity: { image } }]`). What a
+ * post takes is shared with the page (`linkedinPostLimits`); a profile's comments are not read.
  */
 export const platform: Platform = {
   id: 'linkedin',
   name: 'LinkedIn',
   kind: 'professional network, profile',
-  limits: {
-    maxLength: 3000,
-    textCounting: 'codepoints',
-    maxBlocks: 3,
-    continuation: 'comment',
-    // Comments (the later blocks) take 1,250 characters and one image (Comments API `content`).
-    continuationMaxLength: 1250,
-    continuationMedia: { maxMedia: 1, acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif'] },
-    title: null,
-    options: [
-      {
-        key: 'visibility',
-        type: 'choice',
-        required: false,
-        allowedValues: ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN'],
-        maxLength: null,
-        description:
-          'Who can see the post: anyone (PUBLIC, the default), your first-degree connections (CONNECTIONS) or signed-in LinkedIn members (LOGGED_IN).',
-      },
-    ],
-    remoteEdit: ['text'],
-    supportsRemoteDelete: true,
-    acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4', 'application/pdf'],
-    maxMedia: 20,
-    // Documents API: PDFs up to 100 MB (and 300 pages).
-    maxMediaBytes: { 'application/pdf': 100 * 1024 * 1024 },
-    // A post carries up to 20 images (multiImage), or one video, or one document.
-    soleMediaTypes: ['video/mp4', 'application/pdf'],
-    requiresMedia: false,
-    commentsReadable: false,
-    commentsWindowDays: null,
-  },
+  limits: linkedinPostLimits(
+    {
+      allowedValues: ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN'],
+      description:
+        'Who can see the post: anyone (PUBLIC, the default), your first-degree connections (CONNECTIONS) or signed-in LinkedIn members (LOGGED_IN).',
+    },
+    false,
+  ),
   postTypes: [],
   supportsMetrics: true,
 };
