@@ -207,6 +207,8 @@ export interface ObservedChannel {
   status: string;
   error: string | null;
   blocks: ObservedBlock[];
+  /** When the channel reached published (stored); absent or null when it did not, or is unknown. */
+  publishedAt?: string | null;
 }
 
 /** A post as Herald stores it at the end (status from the API, remote ids and round from the table). */
@@ -231,6 +233,14 @@ export interface NetworkRecord {
   parentId?: string | null;
   text: string | null;
   at?: string;
+}
+
+/** A refusal a simulator answered because of a sim token (its `GET /_sim/refusals`). */
+export interface NetworkRefusal {
+  token: string;
+  content: string;
+  /** ISO 8601 time the simulator refused. */
+  at: string;
 }
 
 /** One webhook POST the drill's receiver got. */
@@ -295,6 +305,10 @@ export interface DrillObservations {
   notCreated: Map<number, string>;
   roundOne: RoundOneSnapshot[];
   network: Partial<Record<string, NetworkRecord[]>>;
+  /** The simulators' sim-token refusals, per network. */
+  refusals: Partial<Record<string, NetworkRefusal[]>>;
+  /** When the drill killed the runtime (the child had exited), ms since the epoch. */
+  kills: number[];
   deliveries: ObservedDelivery[];
   /** Channels (of the workspace) whose status is needs_reconnect at the end. */
   needsReconnect: string[];
@@ -334,6 +348,12 @@ export interface DrillInfo {
   blocksOnNetworks: number;
   expectedFailures: Record<string, number>;
   republished: number;
+  /**
+   * `sim:fail-once` channels that ended published, every block live, because the runtime was
+   * killed between the network's refusal and Herald's record of it: the lookup after the restart
+   * found nothing, the block was sent again, and the network (its one refusal spent) took it.
+   */
+  publishedAfterKill: Finding[];
   deliveries: number;
   distinctEvents: number;
   /** Plan posts that never became a Herald post, by reason. */
@@ -373,11 +393,44 @@ export const statusFor = (channels: ObservedChannel[]): string => {
 export const eventTypeFor = (status: string, blocksLive: number) =>
   status === 'published' ? 'post.published' : blocksLive > 0 ? 'post.partially_failed' : 'post.failed';
 
-/** Where a planned channel must end: published, or failed with exactly `live` blocks out. */
+/**
+ * What the drill knows of a `sim:fail-once` channel's first round: when the network refused the
+ * token's block, when the channel ended, when the runtime was killed (all ms since the epoch).
+ */
+export interface FailOnceEvidence {
+  /** The simulator's refusal of the token's block; null when it never refused it. */
+  refusedAt: number | null;
+  /** When the channel reached published; null when it did not or is not known (then: the run's end). */
+  endedAt: number | null;
+  kills: readonly number[];
+}
+
+/** The first kill after the refusal and before the channel's end, if any. */
+export const killAfterRefusal = (evidence: FailOnceEvidence): number | null => {
+  const { refusedAt, endedAt } = evidence;
+  if (refusedAt === null) return null;
+  return evidence.kills.find((kill) => kill > refusedAt && (endedAt === null || kill < endedAt)) ?? null;
+};
+
+export type ExpectedEnd =
+  | { status: 'published' }
+  | { status: 'failed'; live: number }
+  /**
+   * A `sim:fail-once` channel whose refusal a kill may have cut from Herald's record: failed with
+   * `live` blocks out if Herald recorded the refusal before the kill, else published (the lookup
+   * after the restart found nothing and the resend was accepted), every block live once.
+   */
+  | { status: 'failed or published'; live: number; killedAt: number };
+
+/**
+ * Where a planned channel must end: published, or failed with exactly `live` blocks out, or (a
+ * `sim:fail-once` channel with a kill between the refusal and the channel's end) either.
+ */
 export const expectedEnd = (
   planned: PlannedChannel,
   republished: boolean,
-): { status: 'published' } | { status: 'failed'; live: number } => {
+  evidence?: FailOnceEvidence,
+): ExpectedEnd => {
   const token = planned.token;
   if (!token) return { status: 'published' };
   switch (token.kind) {
@@ -386,8 +439,13 @@ export const expectedEnd = (
     case 'sim:timeout':
       // Every network's client looks a lost block up before any resend: it ends published.
       return { status: 'published' };
-    case 'sim:fail-once':
-      return republished ? { status: 'published' } : { status: 'failed', live: token.block };
+    case 'sim:fail-once': {
+      if (republished) return { status: 'published' };
+      const killedAt = evidence ? killAfterRefusal(evidence) : null;
+      return killedAt === null
+        ? { status: 'failed', live: token.block }
+        : { status: 'failed or published', live: token.block, killedAt };
+    }
     case 'sim:fail':
     case 'sim:reconnect':
       return { status: 'failed', live: token.block };
@@ -420,6 +478,7 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
     blocksOnNetworks: 0,
     expectedFailures: {},
     republished: obs.roundOne.length,
+    publishedAfterKill: [],
     deliveries: obs.deliveries.length,
     distinctEvents: new Set(obs.deliveries.map((d) => d.eventId)).size,
     notCreated: {},
@@ -429,6 +488,17 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
     info.notCreated[key] = (info.notCreated[key] ?? 0) + 1;
   }
   const planned = new Map(obs.plan.posts.map((p) => [p.index, p]));
+  /** `platform|post/slot/block` → when the simulator first refused that block for `sim:fail-once`. */
+  const refusedAt = new Map<string, number>();
+  for (const [platform, refusals] of Object.entries(obs.refusals)) {
+    for (const refusal of refusals ?? []) {
+      const marker = parseMarker(refusal.content);
+      if (refusal.token !== 'sim:fail-once' || marker?.tag !== obs.plan.tag) continue;
+      const key = `${platform}|${marker.post}/${marker.slot}/${marker.block}`;
+      const at = Date.parse(refusal.at);
+      if (!refusedAt.has(key) || at < (refusedAt.get(key) as number)) refusedAt.set(key, at);
+    }
+  }
   const roundOne = new Map(obs.roundOne.map((s) => [s.postId, s]));
 
   // Herald posts per plan index: more than one means a create ran twice.
@@ -481,9 +551,29 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
       const want = plan?.channels.find((c) => c.slot === slot);
       if (!want) continue;
       const blocksLive = live(channel);
-      const end = expectedEnd(want, republished);
+      const refusal =
+        plan && want.token?.kind === 'sim:fail-once'
+          ? (refusedAt.get(`${want.platform}|${plan.index}/${want.slot}/${want.token.block}`) ?? null)
+          : null;
+      const end = expectedEnd(want, republished, {
+        refusedAt: refusal,
+        endedAt: channel.publishedAt ? Date.parse(channel.publishedAt) : null,
+        kills: obs.kills,
+      });
       const label = `${channel.platform} ${want.token?.kind ?? 'no token'}${want.token ? ` at block ${want.token.block + 1}` : ''}`;
-      if (end.status === 'published') {
+      if (
+        end.status === 'failed or published' &&
+        channel.status === 'published' &&
+        blocksLive === channel.blocks.length
+      ) {
+        // Nothing posted twice, nothing missing: the blocks' own figures below still say so.
+        info.publishedAfterKill.push({
+          postId: post.postId,
+          detail: `${label}: refused at ${new Date(refusal as number).toISOString()}, runtime killed at ${new Date(
+            end.killedAt,
+          ).toISOString()}, published at ${channel.publishedAt ?? 'an unknown time'} with ${blocksLive} live`,
+        });
+      } else if (end.status === 'published') {
         if (channel.status !== 'published')
           figures.wrongOutcome.push({
             postId: post.postId,
@@ -492,7 +582,11 @@ export const checkDrill = (obs: DrillObservations): { figures: DrillFigures; inf
       } else if (channel.status !== 'failed' || blocksLive !== end.live) {
         figures.wrongOutcome.push({
           postId: post.postId,
-          detail: `${label}: ${channel.status} with ${blocksLive} live, expected failed with ${end.live} live`,
+          detail: `${label}: ${channel.status} with ${blocksLive} live, expected failed with ${end.live} live${
+            end.status === 'failed or published'
+              ? ` or (killed at ${new Date(end.killedAt).toISOString()}, after the refusal) published with ${channel.blocks.length} live`
+              : ''
+          }`,
         });
       } else {
         const key = want.token?.kind ?? 'none';

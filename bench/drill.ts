@@ -30,6 +30,7 @@ import {
   defectCount,
   FIGURE_LABELS,
   type HttpAnswer,
+  type NetworkRefusal,
   type ObservedPost,
   observeDelivery,
   type PlannedChannel,
@@ -89,7 +90,14 @@ export interface DrillResult {
   info: DrillInfo;
   defects: number;
   durationSeconds: number;
-  killsDone: { at: number; upSeconds: number; restartSeconds: number; submitted: number }[];
+  killsDone: {
+    at: number;
+    /** When the killed child had exited, ms since the epoch (what the checks compare refusals with). */
+    killedAt: number;
+    upSeconds: number;
+    restartSeconds: number;
+    submitted: number;
+  }[];
   markdown: string;
   workDir: string | null;
 }
@@ -500,9 +508,10 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         const at = elapsed();
         const submitted = next;
         await runtime.kill();
+        const killedAt = Date.now();
         await sleep(kill.downSeconds * 1000);
         const restartSeconds = await runtime.start();
-        killsDone.push({ at, upSeconds, restartSeconds, submitted });
+        killsDone.push({ at, killedAt, upSeconds, restartSeconds, submitted });
         log(
           `  kill ${i + 1}/${plan.kills.length} at ${at.toFixed(1)} s (up ${upSeconds.toFixed(1)} s, ${submitted} posts submitted); ` +
             `back in ${(kill.downSeconds + restartSeconds).toFixed(1)} s`,
@@ -618,6 +627,7 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
               platform: c.platform,
               status: c.status,
               error: c.error,
+              publishedAt: storedChannel?.publishedAt ?? null,
               blocks: c.blocks.map((b: any, i: number) => ({
                 content: b.content,
                 remoteId: storedChannel?.blocks[i]?.remoteId ?? null,
@@ -633,6 +643,13 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     const needsReconnect = ((channels?.body?.data ?? []) as any[])
       .filter((c) => c.status === 'needs_reconnect')
       .map((c) => c.id as string);
+    // The simulators' sim-token refusals with their times, through their inspection API.
+    const refusals: Record<string, NetworkRefusal[]> = {};
+    for (const platform of new Set(plan.posts.flatMap((p) => p.channels.map((c) => c.platform)))) {
+      const res = await fetch(`${simulators.baseUrls[platform]}/_sim/refusals`);
+      if (!res.ok) throw new Error(`${platform} simulator: GET /_sim/refusals answered ${res.status}`);
+      refusals[platform] = ((await res.json()) as { data: NetworkRefusal[] }).data;
+    }
 
     const observe = (): DrillObservations => ({
       plan,
@@ -643,6 +660,8 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       network: Object.fromEntries(
         [...simulators.byPlatform].map(([platform, sim]) => [platform, sim.records()]),
       ),
+      refusals,
+      kills: killsDone.map((k) => k.killedAt),
       deliveries: receiver.received.map((r) => observeDelivery(r, secret)),
       needsReconnect,
       serverErrors: client.serverErrors,
@@ -678,6 +697,10 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
         log(`  ${FIGURE_LABELS[name]}: ${finding.postId ? `${finding.postId}: ` : ''}${finding.detail}`);
       if (findings.length > 20) log(`  ${FIGURE_LABELS[name]}: … and ${findings.length - 20} more`);
     }
+    for (const finding of info.publishedAfterKill)
+      log(
+        `  published after a kill between refusal and record (expected): ${finding.postId}: ${finding.detail}`,
+      );
     writeFileSync(
       join(workDir, 'drill-report.json'),
       JSON.stringify({ options, plan, figures, info, killsDone, observations: observe() }, (_k, v) =>
@@ -772,6 +795,7 @@ posts published again; ${info.deliveries} deliveries of ${info.distinctEvents} e
       .map(([reason, n]) => `${n} (${reason})`)
       .join(', ') || 'none'
   }.
+\`sim:fail-once\` channels published because a kill fell between the network's refusal and Herald's record of it (expected, every block live once): ${info.publishedAfterKill.length}.
 `;
 };
 

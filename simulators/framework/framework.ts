@@ -5,9 +5,11 @@ import { type CompiledRoute, matchRoute, readBody, send, splitPath } from './htt
 import {
   type LostAnswer,
   type RateLimitKind,
+  type RefusingSimToken,
   type SimContext,
   SimHttpError,
   type SimRecord,
+  type SimRefusal,
   type SimResponse,
   type SimRoute,
   type Simulator,
@@ -24,7 +26,8 @@ export * from './types.ts';
  * the shared sim-token behaviour (`sim:fail`, `sim:fail-once`, `sim:flaky`, `sim:reconnect`, and
  * the lost answers after storing: `sim:timeout`, `sim:reset`, `sim:bad-gateway`), a rate-limit switch,
  * the scope check of routes that declare `scopes`, and an inspection API without auth, shaped like the generic
- * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `POST /_sim/reset` → 204,
+ * simulator's: `GET /_sim/records` → `{ data: SimRecord[] }` oldest first, `GET /_sim/refusals` →
+ * `{ data: SimRefusal[] }` (every refusal a sim token made, with its time) oldest first, `POST /_sim/reset` → 204,
  * `POST /_sim/rate-limit` `{ seconds }` → 204. State lives in memory only. A network's OAuth half
  * (oauth.ts) is mounted with the `oauth` option: its routes, and the refusal of the
  * expired or revoked tokens it issued. Form bodies (`application/x-www-form-urlencoded`, what OAuth
@@ -50,6 +53,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     }
   }
   const log: SimRecord[] = [];
+  const refusals: SimRefusal[] = [];
   /** `account \0 content` pairs already refused once (`sim:fail-once`) or failed once (`sim:flaky`). */
   const seenFailOnce = new Set<string>();
   const seenFlaky = new Set<string>();
@@ -64,26 +68,32 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     );
   }
 
+  /** Records the refusal with its time, then answers it. */
+  const refuse = (token: RefusingSimToken, content: string, account: string, response: SimResponse) => {
+    refusals.push({ token, account, content, status: response.status, at: new Date().toISOString() });
+    return new SimHttpError(response);
+  };
+
   const screen = (content: string, account: string): LostAnswer | null => {
     const token = simTokenOf(content);
     const key = `${account}\u0000${content}`;
     switch (token) {
       case 'sim:fail':
-        throw new SimHttpError(errors.refused(content));
+        throw refuse(token, content, account, errors.refused(content));
       case 'sim:fail-once':
         if (!seenFailOnce.has(key)) {
           seenFailOnce.add(key);
-          throw new SimHttpError(errors.refused(content));
+          throw refuse(token, content, account, errors.refused(content));
         }
         return null;
       case 'sim:flaky':
         if (!seenFlaky.has(key)) {
           seenFlaky.add(key);
-          throw new SimHttpError(errors.unavailable());
+          throw refuse(token, content, account, errors.unavailable());
         }
         return null;
       case 'sim:reconnect':
-        throw new SimHttpError(errors.unauthorized('expired'));
+        throw refuse(token, content, account, errors.unauthorized('expired'));
       case 'sim:timeout':
         return 'timeout';
       case 'sim:reset':
@@ -103,6 +113,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
 
   const reset = () => {
     log.length = 0;
+    refusals.length = 0;
     seenFailOnce.clear();
     seenFlaky.clear();
     rateLimitedUntil = 0;
@@ -132,6 +143,10 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
   const inspection = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
     if (req.method === 'GET' && path === '/_sim/records') {
       send(res, { status: 200, body: { data: log } });
+      return true;
+    }
+    if (req.method === 'GET' && path === '/_sim/refusals') {
+      send(res, { status: 200, body: { data: refusals } });
       return true;
     }
     if (req.method === 'POST' && path === '/_sim/reset') {
@@ -268,6 +283,7 @@ export const startSimulator = async (options: SimulatorOptions): Promise<Simulat
     url: `http://127.0.0.1:${port}`,
     port,
     records: () => log.map((entry) => ({ ...entry })),
+    refusals: () => refusals.map((entry) => ({ ...entry })),
     reset,
     setRateLimited,
     stop: () =>

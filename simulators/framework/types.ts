@@ -3,6 +3,27 @@ import type { RequestSpec, SpecIssue } from './spec-validation.ts';
 
 /** What a network simulator declares and what the framework (framework.ts) gives it. */
 
+/** The sim tokens whose answer is a refusal (nothing is stored): see `SimContext.screen`. */
+export type RefusingSimToken = 'sim:fail' | 'sim:fail-once' | 'sim:flaky' | 'sim:reconnect';
+
+/**
+ * A refusal the simulator answered because of a sim token, in order. What the client did with the
+ * answer is the client's: a drill that kills the client can learn from `at` whether the refusal
+ * was answered before the kill (a `sim:fail-once` refusal answered to a client killed before it
+ * kept it is gone: the resend after the restart is accepted).
+ */
+export interface SimRefusal {
+  token: RefusingSimToken;
+  /** The network-side account the content was sent for. */
+  account: string;
+  /** The refused content (with its sim token). */
+  content: string;
+  /** The answer's HTTP status. */
+  status: number;
+  /** ISO 8601 time the simulator refused it. */
+  at: string;
+}
+
 /** One thing the simulated network did to a post, in order. */
 export interface SimRecord {
   kind: 'post' | 'reply' | 'comment' | 'edit' | 'delete';
@@ -165,7 +186,9 @@ export interface Simulator {
   stop(): Promise<void>;
   /** A copy of the inspection log, oldest first. */
   records(): SimRecord[];
-  /** Forgets records, network state, `fail-once`/`flaky` memory and the rate limit. */
+  /** A copy of the sim-token refusals answered, oldest first. */
+  refusals(): SimRefusal[];
+  /** Forgets records, refusals, network state, `fail-once`/`flaky` memory and the rate limit. */
   reset(): void;
   /**
    * Every authenticated request answers the network's rate-limit refusal for `seconds` (0 or less:

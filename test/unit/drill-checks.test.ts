@@ -10,7 +10,9 @@ import {
   defectCount,
   eventTypeFor,
   expectedEnd,
+  killAfterRefusal,
   type NetworkRecord,
+  type NetworkRefusal,
   type ObservedDelivery,
   type ObservedPost,
   observeDelivery,
@@ -77,9 +79,14 @@ const CONTINUATION: Record<string, 'reply' | 'comment'> = {
   facebook: 'comment',
 };
 
+/** When the synthetic simulators refused each `sim:fail-once` block: a second apart, from here. */
+const T0 = Date.parse('2026-11-29T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /** What a flawless Herald would leave behind for this plan. */
 const perfect = (plan: DrillPlan, republished: number[] = []): DrillObservations => {
   const network: Record<string, NetworkRecord[]> = {};
+  const refusals: Record<string, NetworkRefusal[]> = {};
   const deliveries: ObservedDelivery[] = [];
   const posts: ObservedPost[] = [];
   const created = new Map<number, string>();
@@ -109,6 +116,14 @@ const perfect = (plan: DrillPlan, republished: number[] = []): DrillObservations
         remoteIds.push(id);
       });
       if (want.token?.kind === 'sim:reconnect') needsReconnect.push(channelId);
+      if (want.token?.kind === 'sim:fail-once') {
+        refusals[want.platform] ??= [];
+        refusals[want.platform]?.push({
+          token: 'sim:fail-once',
+          content: want.blocks[want.token.block] ?? '',
+          at: iso(T0 + planned.index * 1000),
+        });
+      }
       return {
         channelId,
         platform: want.platform,
@@ -151,6 +166,8 @@ const perfect = (plan: DrillPlan, republished: number[] = []): DrillObservations
     notCreated: new Map(),
     roundOne,
     network,
+    refusals,
+    kills: [],
     deliveries,
     needsReconnect,
     serverErrors: [],
@@ -389,6 +406,152 @@ describe('drill checks', () => {
     obs.serverErrors.push({ method: 'GET', path: '/posts', status: 503, body: '{}' });
     obs.abandoned.push({ method: 'POST', path: '/posts', status: 0, body: 'never answered' });
     expect(counts(checkDrill(obs).figures)).toEqual({ postsLost: 1, serverErrors: 1, requestsAbandoned: 1 });
+  });
+});
+
+describe('drill checks: a kill between a sim:fail-once refusal and its record', () => {
+  /** Post 3's Bluesky channel (sim:fail-once on block 1 of 2), refused at T0 + 3 s in `perfect`. */
+  const REFUSED = T0 + 3000;
+
+  it('decides on the times alone: only a kill after the refusal and before the channel ended counts', () => {
+    const at = (
+      kills: number[],
+      endedAt: number | null = REFUSED + 10_000,
+      refusedAt: number | null = REFUSED,
+    ) => killAfterRefusal({ refusedAt, endedAt, kills });
+    expect(at([])).toBeNull();
+    expect(at([REFUSED - 1])).toBeNull();
+    expect(at([REFUSED])).toBeNull();
+    expect(at([REFUSED + 1])).toBe(REFUSED + 1);
+    expect(at([REFUSED - 5000, REFUSED + 4000, REFUSED + 6000])).toBe(REFUSED + 4000);
+    expect(at([REFUSED + 10_000])).toBeNull();
+    expect(at([REFUSED + 20_000])).toBeNull();
+    // No refusal answered: no kill can have cut it.
+    expect(at([REFUSED + 1], REFUSED + 10_000, null)).toBeNull();
+    // The channel's end unknown: any kill after the refusal.
+    expect(at([REFUSED + 60_000], null)).toBe(REFUSED + 60_000);
+
+    const want: PlannedChannel = { ...channel(0, 'linkedin', 3), token: { kind: 'sim:fail-once', block: 2 } };
+    const evidence = { refusedAt: REFUSED, endedAt: REFUSED + 10_000, kills: [REFUSED + 2000] };
+    expect(expectedEnd(want, false, evidence)).toEqual({
+      status: 'failed or published',
+      live: 2,
+      killedAt: REFUSED + 2000,
+    });
+    expect(expectedEnd(want, false, { ...evidence, kills: [REFUSED - 2000] })).toEqual({
+      status: 'failed',
+      live: 2,
+    });
+    expect(expectedEnd(want, true, evidence)).toEqual({ status: 'published' });
+    // Only sim:fail-once: a sim:fail block is refused again after the restart.
+    expect(expectedEnd({ ...want, token: { kind: 'sim:fail', block: 2 } }, false, evidence)).toEqual({
+      status: 'failed',
+      live: 2,
+    });
+  });
+
+  /** Herald's side of the kill: the refusal was never recorded, the resend was accepted. */
+  const resent = (obs: DrillObservations, publishedAt: number) => {
+    const post = obs.posts[3] as ObservedPost;
+    const bluesky = post.channels[0] as ObservedPost['channels'][number];
+    const ids = ['bluesky_resent_1', 'bluesky_resent_2'];
+    bluesky.blocks.forEach((block, b) => {
+      block.remoteId = ids[b] ?? null;
+      obs.network.bluesky?.push({
+        kind: b === 0 ? 'post' : 'reply',
+        id: ids[b] as string,
+        parentId: b === 0 ? null : (ids[b - 1] as string),
+        text: block.content,
+      });
+    });
+    bluesky.status = 'published';
+    bluesky.error = null;
+    bluesky.publishedAt = iso(publishedAt);
+    post.status = 'published';
+    obs.deliveries = obs.deliveries.filter((d) => d.channelId !== bluesky.channelId);
+    obs.deliveries.push(delivery('post.published', post.postId, bluesky.channelId, 2));
+    return obs;
+  };
+
+  it('accepts the channel published, every block live once, and counts it apart', () => {
+    const obs = resent(perfect(PLAN), REFUSED + 8000);
+    obs.kills = [T0 - 10_000, REFUSED + 1500, T0 + 60_000];
+    const { figures, info } = checkDrill(obs);
+    expect(counts(figures)).toEqual({});
+    expect(info.publishedAfterKill).toHaveLength(1);
+    expect(info.publishedAfterKill[0]).toEqual({
+      postId: 'post_3',
+      detail:
+        'bluesky sim:fail-once at block 1: refused at 2026-11-29T12:00:03.000Z, runtime killed at ' +
+        '2026-11-29T12:00:04.500Z, published at 2026-11-29T12:00:11.000Z with 2 live',
+    });
+    expect(info.expectedFailures).toEqual({ 'sim:fail': 1, 'sim:reconnect': 1 });
+  });
+
+  it('still expects failed when no kill fell between the refusal and the channel publishing', () => {
+    for (const kills of [[], [REFUSED - 500], [REFUSED + 9000]]) {
+      const obs = resent(perfect(PLAN), REFUSED + 8000);
+      obs.kills = kills;
+      const { figures, info } = checkDrill(obs);
+      expect(counts(figures)).toEqual({ wrongOutcome: 1 });
+      expect(figures.wrongOutcome[0]?.detail).toBe(
+        'bluesky sim:fail-once at block 1: published with 2 live, expected failed with 0 live',
+      );
+      expect(info.publishedAfterKill).toEqual([]);
+    }
+    // A refusal of another block (or none at all) does not excuse it either.
+    const other = resent(perfect(PLAN), REFUSED + 8000);
+    other.kills = [REFUSED + 1500];
+    other.refusals.bluesky = [
+      {
+        token: 'sim:fail-once',
+        content: `${blockMarker(TAG, 3, 0, 1)} words sim:fail-once`,
+        at: iso(REFUSED),
+      },
+    ];
+    expect(counts(checkDrill(other).figures)).toEqual({ wrongOutcome: 1 });
+    const elsewhere = resent(perfect(PLAN), REFUSED + 8000);
+    elsewhere.kills = [REFUSED + 1500];
+    elsewhere.refusals = { x: elsewhere.refusals.bluesky ?? [] };
+    expect(counts(checkDrill(elsewhere).figures)).toEqual({ wrongOutcome: 1 });
+  });
+
+  it('accepts failed after such a kill too (Herald recorded the refusal before it died)', () => {
+    const obs = perfect(PLAN);
+    obs.kills = [REFUSED + 1500];
+    const { figures, info } = checkDrill(obs);
+    expect(counts(figures)).toEqual({});
+    expect(info.expectedFailures).toEqual({ 'sim:fail': 1, 'sim:fail-once': 1, 'sim:reconnect': 1 });
+    expect(info.publishedAfterKill).toEqual([]);
+  });
+
+  it('still counts a block posted twice, or one missing, after such a kill', () => {
+    const twice = resent(perfect(PLAN), REFUSED + 8000);
+    twice.kills = [REFUSED + 1500];
+    const first = twice.network.bluesky?.find((r) => r.id === 'bluesky_resent_1') as NetworkRecord;
+    twice.network.bluesky?.push({ ...first, id: 'bluesky_resent_again' });
+    expect(counts(checkDrill(twice).figures)).toEqual({ postedTwice: 1 });
+
+    const missing = resent(perfect(PLAN), REFUSED + 8000);
+    missing.kills = [REFUSED + 1500];
+    missing.network.bluesky = missing.network.bluesky?.filter((r) => r.id !== 'bluesky_resent_2');
+    expect(counts(checkDrill(missing).figures)).toEqual({ blocksMissing: 1 });
+
+    // Published with a block not live: neither outcome the kill allows.
+    const partial = resent(perfect(PLAN), REFUSED + 8000);
+    partial.kills = [REFUSED + 1500];
+    const bluesky = partial.posts[3]?.channels[0];
+    if (!bluesky?.blocks[1]) throw new Error('fixture');
+    bluesky.blocks[1].remoteId = null;
+    partial.network.bluesky = partial.network.bluesky?.filter((r) => r.id !== 'bluesky_resent_2');
+    partial.deliveries = partial.deliveries.filter((d) => d.channelId !== bluesky.channelId);
+    partial.deliveries.push(delivery('post.published', 'post_3', bluesky.channelId, 1));
+    const { figures } = checkDrill(partial);
+    expect(counts(figures)).toEqual({ wrongOutcome: 1, blocksMissing: 1 });
+    expect(figures.wrongOutcome[0]?.detail).toBe(
+      'bluesky sim:fail-once at block 1: published with 1 live, expected failed with 0 live or ' +
+        '(killed at 2026-11-29T12:00:04.500Z, after the refusal) published with 2 live',
+    );
   });
 });
 
