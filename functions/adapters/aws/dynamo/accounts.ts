@@ -1,18 +1,35 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlanName } from '../../../domain/plans.ts';
+import { z } from 'zod';
+import { isPlanName, type PlanName } from '../../../domain/plans.ts';
 import type { Account, AccountStore } from '../../../ports/accounts.ts';
 import type { TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
 export const accountToItem = (a: Account) => ({ ...keys.account(a.accountId), type: 'Account', ...a });
-export const accountFromItem = (item: Record<string, unknown>): Account => ({
-  accountId: item.accountId as string,
-  name: item.name as string,
-  plan: item.plan as PlanName,
-  channelCount: (item.channelCount as number | undefined) ?? 0,
-  storageBytes: (item.storageBytes as number | undefined) ?? 0,
-  createdAt: item.createdAt as string,
+const accountSchema: z.ZodType<Account> = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  plan: z.custom<PlanName>((plan) => typeof plan === 'string' && isPlanName(plan)),
+  channelCount: z.number().int(),
+  storageBytes: z.number(),
+  createdAt: z.string(),
 });
+
+/**
+ * The counters are kept with ADD, whose conditions take an absent counter as nothing counted: an
+ * account has no `storageBytes` until its first upload, and one without a `channelCount` (accounts
+ * are created with 0; an item written otherwise) has no channel counted.
+ */
+const absentCountersAsZero = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ...fields,
+  channelCount: fields.channelCount ?? 0,
+  storageBytes: fields.storageBytes ?? 0,
+});
+
+/** An account item as its record; `MalformedItemError` if it is not one. */
+export const accountFromItem = (item: Record<string, unknown>): Account =>
+  parseItem('Account', accountSchema, item, absentCountersAsZero);
 
 export const putAccount = async ({ doc, tableName }: TableRef, account: Account): Promise<void> => {
   await doc.send(

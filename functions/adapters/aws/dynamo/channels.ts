@@ -1,6 +1,8 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.ts';
 import { newId } from '../../../domain/ids.ts';
+import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import type {
   ChannelConnectResult,
   ChannelRecord,
@@ -22,12 +24,15 @@ import {
 import { endpointCountOf, outboxItems, readEndpointCount } from './events.ts';
 import {
   channelHolder,
+  grantFromItem,
   grantLeaveItem,
   grantSaveItem,
   holdTokens,
   releaseTokens,
   replaceHeldTokens,
+  unsetTokenFieldsAsNull,
 } from './grants.ts';
+import { parseItem } from './item.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 
 const refreshIndex = (c: Pick<ChannelRecord, 'refreshDueAt' | 'workspaceId' | 'channelId'>) =>
@@ -39,28 +44,57 @@ export const channelToItem = (c: ChannelRecord) => ({
   type: 'Channel',
   ...c,
 });
-export const channelFromItem = (item: Record<string, unknown>): ChannelRecord => ({
-  channelId: item.channelId as string,
-  accountId: item.accountId as string,
-  workspaceId: item.workspaceId as string,
-  platform: item.platform as ChannelRecord['platform'],
-  name: item.name as string,
-  remoteAccountId: item.remoteAccountId as string,
-  connection: item.connection as ChannelRecord['connection'],
-  threadsPermitted: item.threadsPermitted as boolean,
-  tokenCiphertext: item.tokenCiphertext as string,
-  tokenVersion: (item.tokenVersion as number | undefined) ?? 0,
-  tokenExpiresAt: (item.tokenExpiresAt as string | null | undefined) ?? null,
-  tokenIssuedAt: (item.tokenIssuedAt as string | null | undefined) ?? null,
-  refreshDueAt: (item.refreshDueAt as string | null | undefined) ?? null,
-  ...(item.scopes ? { scopes: item.scopes as string[] } : {}),
-  ...(item.capabilities ? { capabilities: item.capabilities as ChannelRecord['capabilities'] } : {}),
-  serviceUrl: (item.serviceUrl as string | null | undefined) ?? null,
-  ...(item.grantId ? { grantId: item.grantId as string } : {}),
-  ...(item.authKind ? { authKind: item.authKind as ChannelRecord['authKind'] } : {}),
-  ...(item.updatedAt ? { updatedAt: item.updatedAt as string } : {}),
-  createdAt: item.createdAt as string,
+const nullableString = z.string().nullable();
+
+const channelSchema: z.ZodType<ChannelRecord> = z.object({
+  channelId: z.string(),
+  accountId: z.string(),
+  workspaceId: z.string(),
+  platform: z.enum(PLATFORM_IDS),
+  name: z.string(),
+  remoteAccountId: z.string(),
+  connection: z.enum(['connected', 'needs_reconnect']),
+  threadsPermitted: z.boolean(),
+  tokenCiphertext: z.string(),
+  tokenVersion: z.number().int(),
+  tokenExpiresAt: nullableString,
+  tokenIssuedAt: nullableString,
+  refreshDueAt: nullableString,
+  scopes: z.array(z.string()).optional(),
+  capabilities: z
+    .looseObject({ publish: z.boolean(), manage: z.boolean(), threads: z.boolean(), metrics: z.boolean() })
+    .optional(),
+  serviceUrl: nullableString,
+  grantId: z.string().optional(),
+  authKind: z.enum(['oauth2', 'app_password']).optional(),
+  updatedAt: z.string().optional(),
+  createdAt: z.string(),
 });
+
+/**
+ * A channel pasted in by the admin CLI (every channel before issue 11) has no token version: 0,
+ * the version its first refresh expects; nor token times or a service host (see
+ * `unsetTokenFieldsAsNull`). Its scopes, capabilities, auth kind and update time stay absent, which
+ * is what they mean for such a channel (see ChannelRecord), as does the grant of every channel
+ * holding its own tokens (all of them before shared grants).
+ */
+const olderChannels = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ...unsetTokenFieldsAsNull(fields),
+  tokenVersion: fields.tokenVersion ?? 0,
+});
+
+/**
+ * A channel item as its record, without the refresh hold and the index keys; `MalformedItemError`
+ * if it is not one (never showing its tokens).
+ */
+export const channelFromItem = (item: Record<string, unknown>): ChannelRecord =>
+  parseItem('Channel', channelSchema, item, olderChannels);
+
+const remoteGuardSchema = z.object({ channelId: z.string() });
+
+/** The channel a remote-account guard item names; `MalformedItemError` if it names none. */
+export const remoteGuardFromItem = (item: Record<string, unknown>): string =>
+  parseItem('ChannelRemote', remoteGuardSchema, item).channelId;
 
 /** Saves the channel and adds it to the account's channel count, refusing past the plan's limit. */
 export const connectChannel = async (
@@ -134,8 +168,12 @@ export const jobChannelsOf = (
   let endpoints: number | null = null;
   for (const item of items) {
     if (item.PK !== countKey.PK) continue;
-    if (item.SK === countKey.SK) endpoints = endpointCountOf(item);
-    else channels.set(item.channelId as string, channelFromItem(item));
+    if (item.SK === countKey.SK) {
+      endpoints = endpointCountOf(item);
+      continue;
+    }
+    const channel = channelFromItem(item);
+    channels.set(channel.channelId, channel);
   }
   return { channels, endpoints };
 };
@@ -222,9 +260,9 @@ const planSave = async (table: TableRef, { base, seal }: ChannelToSave): Promise
   const guardKey = keys.channelRemote(base.workspaceId, base.platform, base.remoteAccountId);
   const guard = await readItem(table, guardKey);
   // A channel pasted in by the admin CLI has no guard: the same remote account adopts it.
-  const adopted = guard ? null : await pastedChannel(table, base);
-  if (guard || adopted) {
-    const channelId = (guard?.channelId as string | undefined) ?? (adopted as ChannelRecord).channelId;
+  const existingId = guard ? remoteGuardFromItem(guard) : (await pastedChannel(table, base))?.channelId;
+  if (existingId) {
+    const channelId = existingId;
     const existing = await readItem(table, keys.channel(base.workspaceId, channelId));
     if (!existing) return null;
     // The channel now uses the tokens it is saved with: the shared grant's (its `grantId`) or its own.
@@ -496,11 +534,14 @@ export const channelsDueForRefresh = async (
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) =>
-    item.type === 'Grant'
-      ? { workspaceId: item.workspaceId as string, grantId: item.grantId as string }
-      : { workspaceId: item.workspaceId as string, channelId: item.channelId as string },
-  );
+  return (out.Items ?? []).map((item) => {
+    if (item.type === 'Grant') {
+      const { workspaceId, grantId } = grantFromItem(item);
+      return { workspaceId, grantId };
+    }
+    const { workspaceId, channelId } = channelFromItem(item);
+    return { workspaceId, channelId };
+  });
 };
 
 /** The ChannelStore port over the table. */

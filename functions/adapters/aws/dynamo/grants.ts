@@ -1,7 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import type { ChannelRecord, TokenUpdate } from '../../../ports/channels.ts';
 import type { GrantRecord, GrantStore, GrantToSave } from '../../../ports/grants.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { type Key, keys } from './keys.ts';
 
 /**
@@ -22,23 +25,43 @@ export const grantToItem = (g: GrantRecord) => ({
   channelIds: new Set(g.channelIds),
 });
 
-export const grantFromItem = (item: Record<string, unknown>): GrantRecord => ({
-  grantId: item.grantId as string,
-  accountId: item.accountId as string,
-  workspaceId: item.workspaceId as string,
-  platform: item.platform as GrantRecord['platform'],
-  remoteAccountId: item.remoteAccountId as string,
-  connection: item.connection as GrantRecord['connection'],
-  tokenCiphertext: item.tokenCiphertext as string,
-  tokenVersion: (item.tokenVersion as number | undefined) ?? 0,
-  tokenExpiresAt: (item.tokenExpiresAt as string | null | undefined) ?? null,
-  tokenIssuedAt: (item.tokenIssuedAt as string | null | undefined) ?? null,
-  refreshDueAt: (item.refreshDueAt as string | null | undefined) ?? null,
-  serviceUrl: (item.serviceUrl as string | null | undefined) ?? null,
-  channelIds: [...((item.channelIds as Set<string> | undefined) ?? [])].sort(),
-  updatedAt: item.updatedAt as string,
-  createdAt: item.createdAt as string,
+const nullableTime = z.string().nullable();
+
+const grantSchema: z.ZodType<GrantRecord> = z.object({
+  grantId: z.string(),
+  accountId: z.string(),
+  workspaceId: z.string(),
+  platform: z.enum(PLATFORM_IDS),
+  remoteAccountId: z.string(),
+  connection: z.enum(['connected', 'needs_reconnect']),
+  tokenCiphertext: z.string(),
+  tokenVersion: z.number().int(),
+  tokenExpiresAt: nullableTime,
+  tokenIssuedAt: nullableTime,
+  refreshDueAt: nullableTime,
+  serviceUrl: z.string().nullable(),
+  // A string set in the table, a sorted list in the record.
+  channelIds: z.set(z.string()).transform((ids) => [...ids].sort()),
+  updatedAt: z.string(),
+  createdAt: z.string(),
 });
+
+/**
+ * The token times and service host a token holder (a channel or a grant) has not set: absent from
+ * its item when its record left them undefined (the document client drops undefined values), NULL
+ * otherwise; both read as null. Channels pasted in by the admin CLI never have them.
+ */
+export const unsetTokenFieldsAsNull = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ...fields,
+  tokenExpiresAt: fields.tokenExpiresAt ?? null,
+  tokenIssuedAt: fields.tokenIssuedAt ?? null,
+  refreshDueAt: fields.refreshDueAt ?? null,
+  serviceUrl: fields.serviceUrl ?? null,
+});
+
+/** A shared grant item as its record; `MalformedItemError` if it is not one (never showing its tokens). */
+export const grantFromItem = (item: Record<string, unknown>): GrantRecord =>
+  parseItem('Grant', grantSchema, item, unsetTokenFieldsAsNull);
 
 export const getGrant = async (
   { doc, tableName }: TableRef,

@@ -1,10 +1,10 @@
 import { isId } from '../../../domain/ids.ts';
 import type { PostReferenceStore, PostReferences } from '../../../ports/post-references.ts';
 import { accountFromItem } from './accounts.ts';
+import { keyWindowFromItem } from './api-keys.ts';
 import { channelFromItem } from './channels.ts';
 import { batchGetAll, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
-import { keyWindowFromItem } from './rate-limits.ts';
 import { tagFromItem } from './tags.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../../ports/api-keys.ts';
 import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
-import { apiKeyFromItem } from './api-keys.ts';
+import { keyWindowFromItem } from './api-keys.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './usage.ts';
@@ -20,13 +20,6 @@ const CONFLICT_ATTEMPTS = 6;
  */
 const isTransactionConflict = (error: unknown): boolean =>
   error instanceof Error && error.name === 'TransactionConflictException';
-
-/** The key, and its rate-limit window, of an API key's item as a read returned it. */
-export const keyWindowFromItem = (item: Record<string, unknown>): KeyWindowRead => ({
-  key: apiKeyFromItem(item),
-  window: typeof item.rateWindow === 'number' ? item.rateWindow : null,
-  count: Number(item.rateCount ?? 0),
-});
 
 /**
  * The part of a transaction that counts its request in the key's window (see KeyCount): one more
@@ -154,11 +147,8 @@ export class DynamoRateLimiter implements RateLimiter {
             ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
           }),
         );
-        const item = out.Attributes as Record<string, unknown>;
-        return {
-          key: apiKeyFromItem(item),
-          rate: this.state(start ? 1 : Number(item.rateCount), windowStart, nowSeconds),
-        };
+        const { key, count } = keyWindowFromItem(out.Attributes ?? {});
+        return { key, rate: this.state(start ? 1 : count, windowStart, nowSeconds) };
       } catch (error) {
         if (isTransactionConflict(error) && ++conflicts < CONFLICT_ATTEMPTS) {
           sent--;

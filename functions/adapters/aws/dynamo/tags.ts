@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.ts';
 import type { Tag, TagStore } from '../../../ports/tags.ts';
 import {
@@ -7,19 +8,33 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
 /** Tag names are unique per workspace regardless of case and surrounding spaces. */
 export const normaliseTagName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
 
 export const tagToItem = (t: Tag) => ({ ...keys.tag(t.workspaceId, t.tagId), type: 'Tag', ...t });
-export const tagFromItem = (item: Record<string, unknown>): Tag => ({
-  tagId: item.tagId as string,
-  workspaceId: item.workspaceId as string,
-  name: item.name as string,
-  color: (item.color as string | null | undefined) ?? null,
-  createdAt: item.createdAt as string,
+const tagSchema: z.ZodType<Tag> = z.object({
+  tagId: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  color: z.string().nullable(),
+  createdAt: z.string(),
 });
+
+/**
+ * A tag without a colour holds NULL; an item without the attribute at all (one written by hand) has
+ * always been read as having none, and still is.
+ */
+const absentColorAsNull = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ...fields,
+  color: fields.color ?? null,
+});
+
+/** A tag item as its record; `MalformedItemError` if it is not one. */
+export const tagFromItem = (item: Record<string, unknown>): Tag =>
+  parseItem('Tag', tagSchema, item, absentColorAsNull);
 
 export const createTag = async ({ doc, tableName }: TableRef, tag: Tag): Promise<void> => {
   try {

@@ -1,6 +1,8 @@
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import type { UsageCounters, UsageStore } from '../../../ports/usage.ts';
 import type { TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -28,6 +30,26 @@ export const takePostsCreated = (
   },
 });
 
+const usageSchema: z.ZodType<UsageCounters> = z.object({
+  postsCreated: z.number().int(),
+  postsPublished: z.number().int(),
+});
+
+/**
+ * Each counter is kept with ADD: a period has no item until its first count, and then only the
+ * counters that have counted something (a month with posts created but none published yet has no
+ * `postsPublished`). Absent counters are 0.
+ */
+const absentCountersAsZero = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ...fields,
+  postsCreated: fields.postsCreated ?? 0,
+  postsPublished: fields.postsPublished ?? 0,
+});
+
+/** A usage period item as its counters; `MalformedItemError` if it is not one. */
+export const usageFromItem = (item: Record<string, unknown>): UsageCounters =>
+  parseItem('Usage', usageSchema, item, absentCountersAsZero);
+
 export class DynamoUsageStore implements UsageStore {
   constructor(private readonly table: TableRef) {}
 
@@ -40,10 +62,7 @@ export class DynamoUsageStore implements UsageStore {
         ConsistentRead: true,
       }),
     );
-    return {
-      postsCreated: Number(out.Item?.postsCreated ?? 0),
-      postsPublished: Number(out.Item?.postsPublished ?? 0),
-    };
+    return out.Item ? usageFromItem(out.Item) : { postsCreated: 0, postsPublished: 0 };
   }
 }
 

@@ -1,6 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import type { Workspace, WorkspaceStore } from '../../../ports/workspaces.ts';
 import { queryByPrefix, type TableRef } from './client.ts';
+import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
 export const workspaceToItem = (w: Workspace) => ({
@@ -8,12 +10,16 @@ export const workspaceToItem = (w: Workspace) => ({
   type: 'Workspace',
   ...w,
 });
-export const workspaceFromItem = (item: Record<string, unknown>): Workspace => ({
-  workspaceId: item.workspaceId as string,
-  accountId: item.accountId as string,
-  name: item.name as string,
-  createdAt: item.createdAt as string,
+const workspaceSchema: z.ZodType<Workspace> = z.object({
+  workspaceId: z.string(),
+  accountId: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
 });
+
+/** A workspace item as its record; `MalformedItemError` if it is not one. */
+export const workspaceFromItem = (item: Record<string, unknown>): Workspace =>
+  parseItem('Workspace', workspaceSchema, item);
 
 /**
  * A new workspace, with its count of webhook endpoints (0) in the same transaction: until an
