@@ -6,6 +6,7 @@ import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
 import { MalformedItemError } from '../../functions/adapters/aws/dynamo/item.ts';
 import { mediaFromItem } from '../../functions/adapters/aws/dynamo/media.ts';
 import { fromReadingItem, fromTrackerItem } from '../../functions/adapters/aws/dynamo/metrics.ts';
+import { overdueFromItem } from '../../functions/adapters/aws/dynamo/post-item.ts';
 import { postFromItems } from '../../functions/adapters/aws/dynamo/posts.ts';
 import {
   attemptFromItem,
@@ -368,5 +369,53 @@ describe('connect state items', () => {
     const error = thrown(() => connectStateFromItem({ ...stored }));
     expect(error.kind).toBe('ConnectState');
     expect(error.key).toBe('CONNECT#hash_1 CONNECT');
+  });
+});
+
+describe("a post's due-index entry", () => {
+  const entry = {
+    PK: 'POST#post_1',
+    SK: 'POST',
+    GSI1SK: '2026-11-29T10:00:00.000Z#post_1',
+    postId: 'post_1',
+    status: 'publishing',
+    version: 4,
+    round: 2,
+    scheduledAt: null,
+    scheduleName: 'sched_1',
+  };
+
+  it('reads the current shape, the due time from the index key', () => {
+    expect(overdueFromItem(entry)).toEqual({
+      postId: 'post_1',
+      status: 'publishing',
+      version: 4,
+      round: 2,
+      scheduledAt: null,
+      scheduleName: 'sched_1',
+      dueAt: '2026-11-29T10:00:00.000Z',
+    });
+  });
+
+  it('upgrades entries saved before rounds, stored unset times and named schedules', () => {
+    const { round: _round, scheduledAt: _at, scheduleName: _name, ...older } = entry;
+    const read = overdueFromItem({ ...older, status: 'scheduled' });
+    expect(read).toEqual({
+      postId: 'post_1',
+      status: 'scheduled',
+      version: 4,
+      round: 1,
+      scheduledAt: null,
+      dueAt: '2026-11-29T10:00:00.000Z',
+    });
+    expect('scheduleName' in read).toBe(false);
+  });
+
+  it('refuses a status the due index never holds, and an entry without its index key', () => {
+    expect(thrown(() => overdueFromItem({ ...entry, status: 'published' })).message).toBe(
+      'The stored due post item POST#post_1 POST is malformed: status: invalid_value',
+    );
+    const { GSI1SK: _key, ...keyless } = entry;
+    expect(thrown(() => overdueFromItem(keyless)).problem).toBe('GSI1SK: invalid_type');
   });
 });

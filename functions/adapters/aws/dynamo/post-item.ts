@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import { POST_STATUSES, type PostRecord } from '../../../domain/post.ts';
-import { parseItem } from './item.ts';
+import type { OverduePost } from '../../../ports/overdue-posts.ts';
+import { itemKey, MalformedItemError, parseItem } from './item.ts';
 
 const nullableString = z.string().nullable();
 
@@ -83,3 +84,33 @@ export const postFromMainItem = (item: Record<string, unknown>): PostRecord =>
 /** The block texts a post's chunk item holds; `MalformedItemError` if it is not one. */
 export const textsFromChunkItem = (item: Record<string, unknown>): TextRef[] =>
   parseItem('PostText', textChunkSchema, item).texts;
+
+/**
+ * A post's entry in the due index, as the overdue query projects it. Its round is absent on posts
+ * saved before rounds (the first), its scheduled time on posts saved before it was stored when unset
+ * (null), and its schedule's name on posts saved before schedules had names of their own (kept
+ * absent: the post id names the schedule).
+ */
+const dueEntrySchema = z
+  .object({
+    postId: z.string().min(1),
+    status: z.enum(['publishing', 'scheduled']),
+    version: z.number().int(),
+    round: z.number().int().positive().default(1),
+    scheduledAt: z.string().nullable().default(null),
+    scheduleName: z.string().nullable().optional(),
+  })
+  .strip();
+
+export const overdueFromItem = (item: Record<string, unknown>): OverduePost => {
+  const sortKey = item.GSI1SK;
+  if (typeof sortKey !== 'string' || !sortKey.includes('#')) {
+    throw new MalformedItemError('due post', itemKey(item), 'GSI1SK: invalid_type');
+  }
+  const { scheduleName, ...entry } = parseItem('due post', dueEntrySchema, item);
+  return {
+    ...entry,
+    ...(scheduleName !== undefined ? { scheduleName } : {}),
+    dueAt: sortKey.slice(0, sortKey.lastIndexOf('#')),
+  };
+};

@@ -27,7 +27,7 @@ import {
 import { outboxItems } from './events.ts';
 import { type Key, keys, TABLE_KEYS } from './keys.ts';
 import { DynamoMetricsStore, trackingItems } from './metrics.ts';
-import { postFromMainItem, type TextRef, textsFromChunkItem } from './post-item.ts';
+import { overdueFromItem, postFromMainItem, type TextRef, textsFromChunkItem } from './post-item.ts';
 import { keyCountItem } from './rate-limits.ts';
 import { addPostsPublished, type TransactItem, takePostsCreated } from './usage.ts';
 
@@ -464,18 +464,7 @@ export class DynamoPostStore implements PostStore, OverduePosts {
             Limit: limit,
           }),
         );
-        for (const item of out.Items ?? []) {
-          const sortKey = String(item.GSI1SK);
-          found.push({
-            postId: item.postId as string,
-            status: item.status as OverduePost['status'],
-            version: item.version as number,
-            round: (item.round as number | undefined) ?? 1,
-            scheduledAt: (item.scheduledAt as string | null | undefined) ?? null,
-            ...(item.scheduleName !== undefined ? { scheduleName: item.scheduleName as string | null } : {}),
-            dueAt: sortKey.slice(0, sortKey.lastIndexOf('#')),
-          });
-        }
+        for (const item of out.Items ?? []) found.push(overdueFromItem(item));
         taken += out.Items?.length ?? 0;
         start = out.LastEvaluatedKey;
       } while (start && taken < limit);
