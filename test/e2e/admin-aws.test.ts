@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../../functions/adapters/local/runtime.ts';
 import { STATEFUL_OUTPUTS } from '../../lib/stack-outputs.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -63,7 +63,8 @@ let cloudFormation: ReturnType<typeof fakeCloudFormation>;
 let awsEnv: Record<string, string>;
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  // The CLI makes an account of its own: the worker's shared runtime serves.
+  rt = await sharedTestRuntime();
   const info = JSON.parse(readFileSync(join(rt.dataDir, RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
   // The deployed stage "first": every output, its table the running runtime's (so the key the CLI
   // makes can be tried through the API); "old": a stack from before the named outputs.
