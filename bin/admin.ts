@@ -1,11 +1,13 @@
 /**
  * Operator commands: `npm run admin -- <command> [--flags]`.
  * Locally it talks to the running `npm start` (found through <DATA_DIR>/runtime.json); with
- * `--aws` it uses AWS credentials, TABLE_NAME and TOKEN_KMS_KEY_ID against the deployed table.
+ * `--aws --stage <stage>` it reads the stage's stateful stack outputs (CloudFormation
+ * DescribeStacks) and works on the deployed table with the usual AWS credentials.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../functions/adapters/local/runtime.ts';
 import {
   addTag,
@@ -33,10 +35,11 @@ import { PLANS } from '../functions/domain/plans.ts';
 import { PLATFORM_IDS } from '../functions/domain/platforms/types.ts';
 import { createContainer } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
+import { type StatefulOutput, statefulStackName } from '../lib/stack-outputs.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const USAGE = `Usage: npm run admin -- <command> [--aws] [flags]
+const USAGE = `Usage: npm run admin -- <command> [--aws --stage <stage>] [flags]
 
 Commands:
   create-account   --name <name> [--plan ${Object.keys(PLANS).join('|')}]     (default plan: starter)
@@ -57,8 +60,9 @@ Commands:
 Input is checked as the API checks it: a refused command prints the API's error envelope
 ({"error":{"code","message","field"}}) on standard error, changes nothing and exits with 1.
 
-Targets: the running local runtime (DATA_DIR, default .herald) unless --aws is given; with --aws,
-set TABLE_NAME and TOKEN_KMS_KEY_ID (stack outputs) and the usual AWS credentials.`;
+Targets: the running local runtime (DATA_DIR, default .herald) unless --aws is given; with
+--aws --stage <stage>, the deployed stage: its table, key and queues are read from the outputs of
+the stack Herald-Stateful-<stage> (the usual AWS credentials and region: AWS_PROFILE, AWS_REGION).`;
 
 const readArgs = () => {
   try {
@@ -66,6 +70,7 @@ const readArgs = () => {
       allowPositionals: true,
       options: {
         aws: { type: 'boolean', default: false },
+        stage: { type: 'string' },
         name: { type: 'string' },
         plan: { type: 'string' },
         account: { type: 'string' },
@@ -107,12 +112,56 @@ const readToken = async (): Promise<string> => {
   return token;
 };
 
-const target = () => {
+/** Each variable the code reads, from the stateful stack output that holds its value. */
+const FROM_OUTPUTS: Record<string, StatefulOutput> = {
+  [ENV.tableName]: 'TableName',
+  [ENV.tokenKmsKeyId]: 'TokenKeyArn',
+  [ENV.mediaBucket]: 'MediaBucketName',
+  [ENV.publishQueueUrl]: 'PublishQueueUrl',
+  [ENV.eventQueueUrl]: 'EventQueueUrl',
+  [ENV.deliveryQueueUrl]: 'DeliveryQueueUrl',
+  [ENV.metricsQueueUrl]: 'MetricsQueueUrl',
+  [ENV.schedulerGroup]: 'ScheduleGroupName',
+  [ENV.schedulerRoleArn]: 'SchedulerRoleArn',
+  [ENV.appSecretPrefix]: 'AppSecretPrefix',
+};
+
+/** The deployed stage's environment, from its stateful stack's outputs. */
+const awsEnvironment = async (stage: string): Promise<Record<string, string>> => {
+  const stackName = statefulStackName(stage);
+  const client = new CloudFormationClient({});
+  const answer = await client
+    .send(new DescribeStacksCommand({ StackName: stackName }))
+    .catch((error: Error) => {
+      throw new Error(
+        `cannot read the outputs of ${stackName}: ${error.message}` +
+          (error.name === 'ValidationError'
+            ? ` (is stage ${stage} deployed in this account and region?)`
+            : ''),
+      );
+    });
+  const outputs = new Map(
+    (answer.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
+  );
+  const missing = Object.values(FROM_OUTPUTS).filter((key) => !outputs.get(key));
+  if (missing.length > 0) {
+    throw new Error(
+      `${stackName} has no output ${missing.join(', ')}: deploy this version of the stacks first`,
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(FROM_OUTPUTS).map(([variable, key]) => [variable, outputs.get(key) as string]),
+  );
+};
+
+const target = async () => {
   if (values.aws) {
-    process.env[ENV.runtime] = 'aws';
-    if (!process.env[ENV.tableName]) fail(`--aws needs ${ENV.tableName} (the stack output)`);
+    const stage =
+      values.stage ?? fail('--aws needs --stage <stage> (the stage the stacks were deployed with)');
+    Object.assign(process.env, { [ENV.runtime]: 'aws' }, await awsEnvironment(stage));
     return;
   }
+  if (values.stage !== undefined) fail('--stage names a deployed stage: give it with --aws');
   const dataDir = resolve(process.env.DATA_DIR ?? '.herald');
   const infoFile = join(dataDir, RUNTIME_INFO_FILE);
   if (!existsSync(infoFile))
@@ -135,7 +184,7 @@ const main = async () => {
     console.log(USAGE);
     return;
   }
-  target();
+  await target();
   // The process's environment, which target() just pointed at the running runtime's engines.
   const { deps } = createContainer();
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));

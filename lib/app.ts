@@ -78,7 +78,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
   const stateful = new StatefulStack(app, `Herald-Stateful-${stage}`, {
     stackName: `Herald-Stateful-${stage}`,
     description: `Herald ${stage}: table, media bucket, queues, token key, schedule group (retained)`,
-    scheduleGroupName: `herald-${stage}`,
+    stage,
   });
   const stateless = new StatelessStack(app, `Herald-Stateless-${stage}`, {
     stackName: `Herald-Stateless-${stage}`,

@@ -1,10 +1,11 @@
-import { Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/shared/env.ts';
 import { HeraldAlarms } from './constructs/alarms.ts';
 import type { GrantTargets } from './constructs/grants.ts';
 import { HeraldHttpApi, type RouteManifest, type Throttle } from './constructs/http-api.ts';
 import { HeraldWorkers, type WorkerManifest } from './constructs/workers.ts';
+import { STATELESS_OUTPUTS } from './stack-outputs.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -103,6 +104,16 @@ export class StatelessStack extends Stack {
       api: this.httpApi.api,
       workers: Object.fromEntries(this.workers.workers.map(({ fn }) => [fn.node.id, fn])),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
+    // Named outputs (lib/stack-outputs.ts), never exported. The API's URL is the HTTP API's own
+    // output, given its stable key here.
+    const apiUrl = this.httpApi.node.findChild('Url') as CfnOutput;
+    apiUrl.overrideLogicalId('ApiUrl');
+    apiUrl.description = STATELESS_OUTPUTS.ApiUrl;
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: STATELESS_OUTPUTS.AlarmTopicArn,
     });
   }
 }

@@ -9,12 +9,20 @@ import {
 import { Construct } from 'constructs';
 import { UPLOADS_PREFIX } from '../../functions/core/media/object-keys.ts';
 
+export interface MediaStorageProps {
+  /**
+   * The media bucket's fixed name: the table's media records name its objects, so a stack
+   * re-created beside a retained bucket must fail on the name rather than start an empty one.
+   */
+  readonly bucketName: string;
+}
+
 /** The media bucket (presigned uploads and downloads) and the bucket its server access logs go to. */
 export class MediaStorage extends Construct {
   readonly bucket: Bucket;
   readonly accessLogsBucket: Bucket;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: MediaStorageProps) {
     super(scope, id);
 
     this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
@@ -24,10 +32,12 @@ export class MediaStorage extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      // A generated name: a re-created stack starts a new log bucket and the old one keeps its logs.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     this.bucket = new Bucket(this, 'Media', {
+      bucketName: props.bucketName,
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -50,7 +60,7 @@ export class MediaStorage extends Construct {
           maxAge: 3000,
         },
       ],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
   }
 }

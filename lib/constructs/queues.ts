@@ -35,7 +35,9 @@ export class HeraldQueues extends Construct {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         retentionPeriod: Duration.days(14),
-        removalPolicy: RemovalPolicy.RETAIN,
+        // Generated names: a re-created stack makes new queues, and what waited in the old ones
+        // (work the sweeps find again from the table) stays there to inspect.
+        removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       });
       // AWS's guidance for Lambda event sources: at least six times the function timeout.
       const visibilityTimeout = Duration.seconds(WORKER_TIMEOUT.toSeconds() * VISIBILITY_TIMEOUT_FACTOR);
@@ -45,7 +47,7 @@ export class HeraldQueues extends Construct {
         visibilityTimeout,
         retentionPeriod: Duration.days(4),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       });
       return { queue, deadLetterQueue, visibilityTimeout };
     };

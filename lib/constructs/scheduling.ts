@@ -37,9 +37,13 @@ export class Scheduling extends Construct {
 
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
+    // The group keeps its fixed name (functions and grants name it) but goes with the stack: its
+    // schedules are no record of their own (each scheduled post is in the table, and the post sweep
+    // requeues any whose time has passed), and a retained group would stop the next deploy of the
+    // stage at AlreadyExists.
     this.group = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.groupName,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.DESTROY,
     });
     const groupArn = Stack.of(this).formatArn({
       service: 'scheduler',
@@ -157,7 +161,8 @@ export class Scheduling extends Construct {
       });
       metricsSweep.node.addDependency(this.group);
     }
-    // Live schedules name this role; it must outlive a stack replacement like the group does.
-    this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    // Live schedules name this role: it goes only with the group (a generated name, so a new
+    // stack never collides with it).
+    this.role.applyRemovalPolicy(RemovalPolicy.DESTROY);
   }
 }

@@ -6,14 +6,23 @@ import { TABLE_KEYS } from '../../functions/adapters/aws/dynamo/keys.ts';
 /** The global secondary indexes, in the order they are declared. */
 export const TABLE_INDEXES = [TABLE_KEYS.gsi1, TABLE_KEYS.gsi2] as const;
 
+export interface HeraldTableProps {
+  /**
+   * The table's fixed name (`herald-<stage>`): a stack re-created beside a retained table fails on
+   * it instead of starting a new, empty table (README "Re-creating a stage" imports it instead).
+   */
+  readonly tableName: string;
+}
+
 /** The single table (single-table design); its attribute names come from the code's key module. */
 export class HeraldTable extends Construct {
   readonly table: TableV2;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: HeraldTableProps) {
     super(scope, id);
     const string = (name: string) => ({ name, type: AttributeType.STRING });
     this.table = new TableV2(this, 'Table', {
+      tableName: props.tableName,
       partitionKey: string(TABLE_KEYS.partitionKey),
       sortKey: string(TABLE_KEYS.sortKey),
       globalSecondaryIndexes: TABLE_INDEXES.map((gsi) => ({
@@ -25,8 +34,11 @@ export class HeraldTable extends Construct {
       billing: Billing.onDemand(),
       timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Kept on delete and on replacement, but removed when the deploy that created it rolls back,
+      // so a failed first deploy leaves no table behind to block the next one. DynamoDB's deletion
+      // protection would refuse that rollback's delete (stack in ROLLBACK_FAILED), so it is not set
+      // here: README "Re-creating a stage" says how to turn it on once the stage exists.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
   }
 }

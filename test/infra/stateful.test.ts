@@ -1,12 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TABLE_KEYS } from '../../functions/adapters/aws/dynamo/keys.ts';
 import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import { buildTestApp, logicalIdOf } from './fixture.ts';
 
-const { stateful } = buildTestApp();
+const { stateful, stateless } = buildTestApp();
 const template = Template.fromStack(stateful);
-const resources = template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>;
+const resources = template.toJSON().Resources as Record<
+  string,
+  { Type: string; DeletionPolicy?: string; UpdateReplacePolicy?: string }
+>;
 
 const denyInsecureTransport = Match.objectLike({
   Effect: 'Deny',
@@ -14,7 +19,7 @@ const denyInsecureTransport = Match.objectLike({
 });
 
 describe('stateful stack', () => {
-  it('is named for the stage, has termination protection and retains every resource that holds data', () => {
+  it('is named for the stage, has termination protection and retains every resource that holds data, except when its first deploy rolls back', () => {
     expect(stateful.stackName).toBe('Herald-Stateful-dev');
     expect(stateful.terminationProtection).toBe(true);
     const kept = Object.entries(resources).filter(([, r]) =>
@@ -23,15 +28,28 @@ describe('stateful stack', () => {
         'AWS::S3::Bucket',
         'AWS::SQS::Queue',
         'AWS::KMS::Key',
-        'AWS::Scheduler::ScheduleGroup',
+        'AWS::KMS::Alias',
+        'AWS::SecretsManager::Secret',
       ].includes(r.Type),
     );
-    expect(kept).toHaveLength(1 + 2 + 8 + 1 + 1);
-    for (const [id, resource] of kept)
-      expect({ id, policy: resource.DeletionPolicy }).toEqual({ id, policy: 'Retain' });
+    expect(kept).toHaveLength(1 + 2 + 8 + 1 + 1 + PLATFORM_IDS.length);
+    for (const [id, resource] of kept) {
+      expect({ id, policy: resource.DeletionPolicy, onReplace: resource.UpdateReplacePolicy }).toEqual({
+        id,
+        policy: 'RetainExceptOnCreate',
+        onReplace: 'Retain',
+      });
+    }
+    // The schedule group and its role hold no data: they go with the stack.
+    const gone = Object.entries(resources).filter(([, r]) =>
+      ['AWS::Scheduler::ScheduleGroup', 'AWS::IAM::Role'].includes(r.Type),
+    );
+    expect(gone).toHaveLength(2);
+    for (const [id, resource] of gone)
+      expect({ id, policy: resource.DeletionPolicy }).toEqual({ id, policy: 'Delete' });
   });
 
-  it('has one on-demand table with the code key layout, two ALL-projected GSIs, TTL, PITR and deletion protection', () => {
+  it('has one on-demand table named for the stage, with the code key layout, two ALL-projected GSIs, TTL and PITR', () => {
     template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
     const index = (gsi: { name: string; partitionKey: string; sortKey: string }) => ({
       IndexName: gsi.name,
@@ -42,9 +60,10 @@ describe('stateful stack', () => {
       Projection: { ProjectionType: 'ALL' },
     });
     template.hasResource('AWS::DynamoDB::GlobalTable', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: {
+        TableName: 'herald-dev',
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: [
           { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
@@ -54,7 +73,8 @@ describe('stateful stack', () => {
         TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
         Replicas: [
           Match.objectLike({
-            DeletionProtectionEnabled: true,
+            // Deletion protection would refuse the delete of a rolled-back first deploy (README).
+            DeletionProtectionEnabled: Match.absent(),
             PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
           }),
         ],
@@ -65,8 +85,11 @@ describe('stateful stack', () => {
   it('keeps media in an encrypted, private, TLS-only bucket that logs access and drops stale and uncompleted uploads', () => {
     const media = logicalIdOf(stateful, stateful.mediaBucket);
     template.hasResource('AWS::S3::Bucket', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       Properties: {
+        BucketName: {
+          'Fn::Join': ['', ['herald-dev-media-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]],
+        },
         BucketEncryption: {
           ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
         },
@@ -142,10 +165,17 @@ describe('stateful stack', () => {
     }
   });
 
-  it('has a rotating, retained KMS key for channel tokens', () => {
+  it('has a rotating, retained KMS key for channel tokens, named by a retained alias', () => {
     template.hasResource('AWS::KMS::Key', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       Properties: { EnableKeyRotation: true, Description: Match.stringLikeRegexp('access tokens') },
+    });
+    template.hasResource('AWS::KMS::Alias', {
+      DeletionPolicy: 'RetainExceptOnCreate',
+      Properties: {
+        AliasName: 'alias/herald-dev-tokens',
+        TargetKeyId: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.tokenKey), 'Arn'] },
+      },
     });
   });
 
@@ -222,7 +252,7 @@ describe('stateful stack', () => {
   it('creates one empty app-credentials secret per network, kept on stack deletion', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', PLATFORM_IDS.length);
     template.hasResource('AWS::SecretsManager::Secret', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       Properties: Match.objectLike({ Name: 'herald-dev/network-app/x', SecretString: '{}' }),
     });
   });
@@ -288,9 +318,122 @@ describe('stateful stack', () => {
     const prod = buildTestApp({ context: { stage: 'prod' } });
     expect(prod.stateful.stackName).toBe('Herald-Stateful-prod');
     expect(prod.stateless.stackName).toBe('Herald-Stateless-prod');
-    Template.fromStack(prod.stateful).hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
-      Name: 'herald-prod',
+    const prodTemplate = Template.fromStack(prod.stateful);
+    prodTemplate.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'herald-prod' });
+    prodTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', { TableName: 'herald-prod' });
+    prodTemplate.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/herald-prod-tokens' });
+    prodTemplate.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'herald-prod/network-app/x' });
+    prodTemplate.hasResourceProperties('AWS::S3::Bucket', {
+      BucketName: {
+        'Fn::Join': ['', ['herald-prod-media-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]],
+      },
     });
     expect(() => buildTestApp({ context: { stage: 'Prod Env' } })).toThrow(/stage/);
+  });
+});
+
+/** The property holding each resource type's physical name; `null`: the type has no name of its own. */
+const NAME_PROPERTY: Record<string, string | null> = {
+  'AWS::DynamoDB::GlobalTable': 'TableName',
+  'AWS::DynamoDB::Table': 'TableName',
+  'AWS::S3::Bucket': 'BucketName',
+  'AWS::SQS::Queue': 'QueueName',
+  'AWS::KMS::Key': null,
+  'AWS::KMS::Alias': 'AliasName',
+  'AWS::SecretsManager::Secret': 'Name',
+  'AWS::Scheduler::ScheduleGroup': 'Name',
+  'AWS::IAM::Role': 'RoleName',
+  'AWS::Logs::LogGroup': 'LogGroupName',
+  'AWS::SNS::Topic': 'TopicName',
+};
+
+/** A physical name as the README writes it: `herald-<stage>-media-<account>-<region>`. */
+const readmeForm = (name: unknown): string => {
+  const text = (part: unknown): string => {
+    if (typeof part === 'string') return part;
+    const ref = (part as { Ref?: string }).Ref;
+    if (ref === 'AWS::AccountId') return '<account>';
+    if (ref === 'AWS::Region') return '<region>';
+    const join = (part as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+    if (join) return join[1].map(text).join(join[0]);
+    throw new Error(`a name the README cannot write: ${JSON.stringify(part)}`);
+  };
+  return text(name).replaceAll('herald-dev', 'herald-<stage>');
+};
+
+/** The README's rows of "Re-creating a stage": type, physical name and import identifier of each kept resource. */
+const readmeRows = (() => {
+  const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+  const start = readme.indexOf('### Re-creating a stage');
+  expect(start).toBeGreaterThan(0);
+  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && line.includes('`AWS::'))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+})();
+
+describe('re-creating a stage', () => {
+  const all = [
+    ...Object.entries(resources).map(([id, r]) => ({ stack: 'stateful', id, ...r })),
+    ...Object.entries(
+      Template.fromStack(stateless).toJSON().Resources as Record<
+        string,
+        { Type: string; DeletionPolicy?: string }
+      >,
+    ).map(([id, r]) => ({ stack: 'stateless', id, ...r })),
+  ] as {
+    stack: string;
+    id: string;
+    Type: string;
+    DeletionPolicy?: string;
+    Properties?: Record<string, unknown>;
+  }[];
+  const kept = all.filter((r) =>
+    ['Retain', 'RetainExceptOnCreate', 'Snapshot'].includes(r.DeletionPolicy ?? ''),
+  );
+
+  it('no resource is kept when the deploy that created it rolls back, so a failed first deploy can be run again', () => {
+    expect(kept.length).toBeGreaterThan(0);
+    expect(all.filter((r) => r.DeletionPolicy === 'Retain').map((r) => `${r.stack}/${r.id}`)).toEqual([]);
+  });
+
+  it('a resource kept on delete has a fixed physical name only when the README lists it with its import identifier', () => {
+    const named = kept.flatMap((r) => {
+      expect({ type: r.Type, known: r.Type in NAME_PROPERTY }).toEqual({ type: r.Type, known: true });
+      const property = NAME_PROPERTY[r.Type];
+      const name = property ? r.Properties?.[property] : undefined;
+      return name === undefined ? [] : [{ type: r.Type, name: readmeForm(name) }];
+    });
+    // The table, the media bucket, the token key's alias and the app secrets (one per network).
+    expect(new Set(named.map((n) => n.type))).toEqual(
+      new Set([
+        'AWS::DynamoDB::GlobalTable',
+        'AWS::S3::Bucket',
+        'AWS::KMS::Alias',
+        'AWS::SecretsManager::Secret',
+      ]),
+    );
+    for (const { type, name } of named) {
+      const row = readmeRows.find((cells) => {
+        const pattern = cells[3]?.replaceAll('`', '');
+        if (!cells[2]?.includes(`\`${type}\``) || !pattern) return false;
+        const regex = new RegExp(
+          `^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('<network>', `(${PLATFORM_IDS.join('|')})`)}$`,
+        );
+        return regex.test(name);
+      });
+      expect({ type, name, listed: row !== undefined }).toEqual({ type, name, listed: true });
+      // Its import column says how to find the identifier CloudFormation asks for.
+      expect(row?.[5]).toMatch(/\S/);
+    }
+  });
+
+  it('the key behind the alias is kept too, and is listed with how to find its id', () => {
+    const key = kept.find((r) => r.Type === 'AWS::KMS::Key');
+    expect(key).toBeDefined();
+    expect(readmeRows.find((cells) => cells[2]?.includes('`AWS::KMS::Key`'))?.[5]).toMatch(
+      /alias\/herald-<stage>-tokens/,
+    );
   });
 });
