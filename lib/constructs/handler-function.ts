@@ -12,8 +12,7 @@ import {
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
-import { ENTRY_FILE, lambdaBuildOptions } from '../bundling/options.ts';
+import { bundleFunction, ENTRY_FILE } from '../bundling/options.ts';
 
 export interface HandlerFunctionProps {
   /** Handler module relative to `sourceRoot`; it exports `handler`. */
@@ -50,7 +49,7 @@ class LocalEsbuild implements BundlingOptions {
     this.assets = assets;
     this.local = {
       tryBundle: (outputDir: string) => {
-        buildSync(lambdaBuildOptions(path.join(sourceRoot, entry), outputDir));
+        bundleFunction(entry, sourceRoot, outputDir);
         for (const asset of assets) {
           fs.copyFileSync(
             path.join(sourceRoot, 'node_modules', asset),
