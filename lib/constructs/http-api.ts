@@ -13,7 +13,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Grant, RouteDef } from '../../functions/http/routes.ts';
 import { ENV } from '../../functions/shared/env.ts';
-import { applyGrant, type GrantTargets } from './grants.ts';
+import { FunctionRoles, grantKey } from './function-roles.ts';
+import type { GrantTargets } from './grants.ts';
 import { HandlerFunction } from './handler-function.ts';
 
 /** The manifest shape the API is built from (`functions/http/routes.ts` unless a test supplies one). */
@@ -100,10 +101,10 @@ export class HeraldHttpApi extends Construct {
       description: string,
       assets: readonly string[] = [],
     ) => {
-      const grantKey = [...grants].sort().join(',');
+      const key = grantKey(grants);
       const existing = byEntry.get(entry);
       if (existing) {
-        if (existing.grants !== grantKey) {
+        if (existing.grants !== key) {
           throw new Error(
             `${entry} serves several routes with different grants; give each route its own module`,
           );
@@ -117,12 +118,12 @@ export class HeraldHttpApi extends Construct {
         description,
         environment: props.environment,
         assets,
+        role: FunctionRoles.of(this).roleFor(grants, props.grantTargets),
       });
-      for (const grant of new Set(grants)) applyGrant(fn, grant, props.grantTargets);
       const created = {
         fn,
         integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
-        grants: grantKey,
+        grants: key,
       };
       byEntry.set(entry, created);
       return created;
