@@ -1,8 +1,10 @@
-import { CfnOutput, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnRoute,
   type CfnStage,
+  CorsHttpMethod,
+  type CorsPreflightOptions,
   HttpApi,
   HttpMethod,
   HttpStage,
@@ -12,6 +14,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Grant, RouteDef } from '../../functions/http/routes.ts';
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_ALLOW_METHODS,
+  CORS_EXPOSE_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  parseCorsOrigins,
+} from '../../functions/shared/cors.ts';
 import { ENV } from '../../functions/shared/env.ts';
 import { FunctionRoles, grantKey } from './function-roles.ts';
 import type { GrantTargets } from './grants.ts';
@@ -46,6 +55,27 @@ export interface Throttle {
   readonly rateLimit: number;
   readonly burstLimit: number;
 }
+
+/** Context key of the browser origins allowed to call the API (comma-separated, or a list in cdk.json). */
+export const CORS_ORIGINS_CONTEXT = 'corsOrigins';
+
+/**
+ * API Gateway's CORS configuration for the origins of the `corsOrigins` context (the local
+ * server's CORS_ORIGINS), from the shared definition in functions/shared/cors.ts; none without.
+ */
+export const corsPreflightOf = (scope: Construct): CorsPreflightOptions | undefined => {
+  const raw: unknown = scope.node.tryGetContext(CORS_ORIGINS_CONTEXT);
+  const text = Array.isArray(raw) ? raw.join(',') : raw === undefined || raw === null ? '' : String(raw);
+  const allowOrigins = parseCorsOrigins(text, `Context ${CORS_ORIGINS_CONTEXT}`);
+  if (allowOrigins.length === 0) return undefined;
+  return {
+    allowOrigins,
+    allowMethods: CORS_ALLOW_METHODS.map((method) => CorsHttpMethod[method]),
+    allowHeaders: [...CORS_ALLOW_HEADERS],
+    exposeHeaders: [...CORS_EXPOSE_HEADERS],
+    maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+  };
+};
 
 /** Route key of API Gateway's catch-all route. */
 export const DEFAULT_ROUTE_KEY = '$default';
@@ -136,10 +166,13 @@ export class HeraldHttpApi extends Construct {
     );
     this.functionsByRouteKey.set(DEFAULT_ROUTE_KEY, fallback.fn);
 
+    const corsPreflight = corsPreflightOf(this);
     this.api = new HttpApi(this, 'Api', {
       description: 'Herald social publishing API',
       createDefaultStage: false,
       defaultIntegration: fallback.integration,
+      // API Gateway answers preflights itself and adds the headers to answers to a listed origin.
+      ...(corsPreflight ? { corsPreflight } : {}),
     });
 
     const keyless = [DEFAULT_ROUTE_KEY];
