@@ -115,6 +115,8 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 export class HeraldHttpApi extends Construct {
   readonly api: HttpApi;
   readonly stage: HttpStage;
+  /** The stage's access logs: one JSON line per request (route key, status, latency; no headers). */
+  readonly accessLogs: LogGroup;
   /** Function serving each route key (`GET /v1/platforms`, `GET /health`, `$default`). */
   readonly functionsByRouteKey = new Map<string, HandlerFunction>();
 
@@ -195,7 +197,7 @@ export class HeraldHttpApi extends Construct {
     // No cycle: the API resource itself refers to no function, only its routes and integrations do.
     for (const { fn } of byEntry.values()) fn.addEnvironment(ENV.apiUrl, this.api.apiEndpoint);
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -206,7 +208,7 @@ export class HeraldHttpApi extends Construct {
       autoDeploy: true,
       throttle: props.throttle,
       accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
+        destination: new LogGroupLogDestination(this.accessLogs),
         format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       },
     });
