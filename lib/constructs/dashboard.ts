@@ -55,8 +55,8 @@ const perNetwork = (metricName: string, label: string): IMetric =>
  * One CloudWatch dashboard per stage: the API (requests, errors, latency, per route), the queues
  * (depth, oldest message, dead letters), publish outcomes per network and webhook deliveries. Built
  * from what the stack and the code already produce: AWS metrics, the access logs, and the custom
- * metrics of functions/shared/powertools.ts. Free to keep (3 dashboards per account are; more cost
- * $3 a month each); a log query costs only when the dashboard is opened ($0.005 per GB scanned).
+ * metrics of functions/shared/powertools.ts. $3 a month (over the free tier's 50 metrics); a log
+ * query costs only when the dashboard is opened ($0.005 per GB scanned).
  */
 export class HeraldDashboard extends Construct {
   readonly dashboard: Dashboard;
