@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../functions/shared/cors.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 const APP = 'https://app.example.com';
 const DEV = 'http://localhost:5173';
@@ -20,8 +20,8 @@ let plain: TestRuntime;
 
 beforeAll(async () => {
   [configured, plain] = await Promise.all([
-    startTestRuntime({ env: { CORS_ORIGINS: `${APP}, ${DEV}/` } }),
-    startTestRuntime(),
+    sharedTestRuntime({ env: { CORS_ORIGINS: `${APP}, ${DEV}/` } }),
+    sharedTestRuntime(),
   ]);
 }, 120_000);
 afterAll(async () => {
