@@ -2,6 +2,7 @@ import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/shared/env.ts';
 import { HeraldAlarms } from './constructs/alarms.ts';
+import { HeraldDashboard } from './constructs/dashboard.ts';
 import type { GrantTargets } from './constructs/grants.ts';
 import { HeraldHttpApi, type RouteManifest, type Throttle } from './constructs/http-api.ts';
 import { HeraldWorkers, type WorkerManifest } from './constructs/workers.ts';
@@ -33,6 +34,7 @@ export class StatelessStack extends Stack {
   readonly httpApi: HeraldHttpApi;
   readonly workers: HeraldWorkers;
   readonly alarms: HeraldAlarms;
+  readonly dashboard: HeraldDashboard;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -92,6 +94,14 @@ export class StatelessStack extends Stack {
       environment,
       grantTargets,
       queues: stateful.queues,
+    });
+
+    this.dashboard = new HeraldDashboard(this, 'Dashboard', {
+      api: this.httpApi.api,
+      accessLogs: this.httpApi.accessLogs,
+      routes: this.httpApi.functionsByRouteKey,
+      queues: stateful.queues,
+      workers: Object.fromEntries(this.workers.workers.map(({ def, fn }) => [def.queue, fn])),
     });
 
     this.alarms = new HeraldAlarms(this, 'Alarms', {

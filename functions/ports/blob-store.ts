@@ -9,14 +9,23 @@ export interface BlobStore {
   copy(fromKey: string, toKey: string, contentType: string): Promise<void>;
   /** Deletes the object; deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
-  /** A presigned GET valid for `expiresInSeconds`, different on every call. */
-  downloadUrl(key: string, expiresInSeconds: number): Promise<string>;
   /**
-   * A presigned PUT valid for `expiresInSeconds`. The request must carry `headers` and exactly
-   * `size` bytes: both are part of the signature, so S3 refuses anything else.
+   * A presigned GET valid for `expiresInSeconds`, or until the signing credentials expire when
+   * sooner (`expiresAt` says which), different on every call.
+   */
+  downloadUrl(key: string, expiresInSeconds: number): Promise<PresignedUrl>;
+  /**
+   * A presigned PUT valid as `downloadUrl`'s. The request must carry `headers` and exactly `size`
+   * bytes: both are part of the signature, so S3 refuses anything else.
    */
   uploadUrl(
     key: string,
     options: { contentType: string; size: number; expiresInSeconds: number },
-  ): Promise<{ url: string; headers: Record<string, string> }>;
+  ): Promise<PresignedUrl & { headers: Record<string, string> }>;
+}
+
+/** A presigned URL and the moment it stops working (what a client is told). */
+export interface PresignedUrl {
+  readonly url: string;
+  readonly expiresAt: Date;
 }

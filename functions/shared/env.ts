@@ -3,6 +3,7 @@
  * On AWS the stack sets them; locally each runtime instance gives its own (`withEnvironment`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { parseCorsOrigins } from './cors.ts';
 
 type Variables = Readonly<Record<string, string | undefined>>;
 
@@ -72,6 +73,7 @@ export const ENV = {
   grantUsageDir: 'HERALD_GRANT_USAGE_DIR',
   publicBaseUrl: 'PUBLIC_BASE_URL',
   apiUrl: 'API_URL',
+  corsOrigins: 'CORS_ORIGINS',
   tokenSweepIntervalSeconds: 'TOKEN_SWEEP_INTERVAL_SECONDS',
   appSecretPrefix: 'APP_SECRET_PREFIX',
   networkAppCredentials: 'NETWORK_APP_CREDENTIALS',
@@ -233,6 +235,13 @@ export const env = {
    */
   get apiUrl(): string | undefined {
     return vars()[ENV.apiUrl]?.replace(/\/+$/, '') || undefined;
+  },
+  /**
+   * Locally: the browser origins the HTTP server answers with CORS headers (comma-separated; none
+   * by default). On AWS, API Gateway does it, from the stack's `corsOrigins` context.
+   */
+  get corsOrigins(): string[] {
+    return parseCorsOrigins(vars()[ENV.corsOrigins], ENV.corsOrigins);
   },
   /** Locally: how often the token refresh sweep runs (default 900 s, the AWS schedule's rate). */
   get tokenSweepIntervalSeconds(): number {

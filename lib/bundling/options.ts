@@ -2,9 +2,10 @@
  * How every function is bundled: the one definition the CDK stack (lib/constructs/handler-function.ts),
  * the bundle test (test/infra/function-bundles.test.ts) and the spine bench (bench/spine.ts) all use.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildOptions, Metafile } from 'esbuild';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 
 /** Lets CommonJS dependencies call `require` inside the ESM bundle (and in each of its chunks). */
 export const ESM_REQUIRE_BANNER =
@@ -15,6 +16,14 @@ export const LAMBDA_CREDENTIALS = fileURLToPath(new URL('./lambda-credentials.ts
 
 /** The file Lambda loads: `index.mjs`, so the handler is `index.handler`. */
 export const ENTRY_FILE = 'index.mjs';
+
+/**
+ * Import paths bundled from npm instead of left to Node's built-in module of the same name.
+ * `twitter-text` (X's weighted length) calls `require('punycode')`, Node's deprecated built-in
+ * (DEP0040: a warning on every cold start under Node 22); it depends on the userland `punycode`
+ * package, the same code, which the trailing slash names (its README's advice).
+ */
+export const BUILTIN_REPLACEMENTS: Readonly<Record<string, string>> = { punycode: 'punycode/' };
 
 /**
  * esbuild options for one function: ESM for node22, minified, with the pinned AWS SDK v3 bundled
@@ -37,10 +46,36 @@ export const lambdaBuildOptions = (entry: string, outdir: string): BuildOptions 
   banner: { js: ESM_REQUIRE_BANNER },
   sourcemap: true,
   sourcesContent: false,
-  alias: { '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS },
+  alias: { '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS, ...BUILTIN_REPLACEMENTS },
   metafile: true,
   logLevel: 'warning',
 });
+
+/**
+ * Bundles one function into `outputDir` so that the bytes depend on the sources only, never on
+ * where the output goes: esbuild writes source map paths (and so the chunk names, whose hashes
+ * cover the maps) relative to its output folder, so the build is laid out as if the bundle sat at
+ * `sourceRoot` (paths read `functions/...`, `node_modules/...`, which Lambda's `--enable-source-maps`
+ * resolves under the function's own folder) and only then written to `outputDir`. The same commit
+ * gives the same asset hashes from any checkout and any `cdk.out`.
+ */
+export const bundleFunction = (entry: string, sourceRoot: string, outputDir: string): Metafile => {
+  const built = buildSync({
+    ...lambdaBuildOptions(path.resolve(sourceRoot, entry), sourceRoot),
+    // esbuild resolves aliases from its working directory: the source root's node_modules.
+    absWorkingDir: sourceRoot,
+    // Paths through a symlinked node_modules (a worktree's) stay under the source root, not the
+    // link's target. npm's tree holds no other link, so no package can be bundled twice.
+    preserveSymlinks: true,
+    write: false,
+  });
+  for (const file of built.outputFiles) {
+    const target = path.join(outputDir, path.relative(sourceRoot, file.path));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, file.contents);
+  }
+  return built.metafile;
+};
 
 /** One output file of a bundle: its minified bytes and the source files in it, with their bytes. */
 export interface BundleFile {

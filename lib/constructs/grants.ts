@@ -2,7 +2,6 @@ import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { GRANT_STATEMENTS, type Grant, type GrantResource } from '../../functions/shared/grants.ts';
 import { TABLE_INDEXES } from './table.ts';
@@ -45,7 +44,7 @@ export const scheduleArnPattern = (stack: Stack, groupName: string): string =>
   stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*` });
 
 /** The ARNs of one named resource of the grant statements. */
-const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): string[] => {
+const arnsOf = (resource: GrantResource, targets: GrantTargets, role: IRole): string[] => {
   switch (resource) {
     case 'table':
       return [targets.table.tableArn];
@@ -66,11 +65,11 @@ const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): 
     case 'tokenKey':
       return [targets.tokenKey.keyArn];
     case 'schedules':
-      return [scheduleArnPattern(Stack.of(fn), targets.scheduleGroupName)];
+      return [scheduleArnPattern(Stack.of(role), targets.scheduleGroupName)];
     case 'schedulerRole':
       return [targets.schedulerRole.roleArn];
     case 'appSecrets':
-      return [appSecretArnPattern(Stack.of(fn), targets.appSecretPrefix)];
+      return [appSecretArnPattern(Stack.of(role), targets.appSecretPrefix)];
     default: {
       const unknown: never = resource;
       throw new Error(`No ARN for grant resource ${String(unknown)}`);
@@ -79,23 +78,23 @@ const arnsOf = (resource: GrantResource, targets: GrantTargets, fn: IFunction): 
 };
 
 /** The wildcards some resources need, acknowledged where they arise (cdk-nag's AwsSolutions-IAM5). */
-const acknowledgeWildcard = (resource: GrantResource, fn: IFunction, targets: GrantTargets): void => {
+const acknowledgeWildcard = (resource: GrantResource, role: IRole, targets: GrantTargets): void => {
   if (resource === 'mediaObjects') {
-    Validations.of(fn).acknowledge({
+    Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${targets.mediaBucket.arnExportName}/*]`,
       reason:
         'Media object keys are generated per upload; the wildcard covers objects of the media bucket only, with object-level actions only.',
     });
   }
   if (resource === 'appSecrets') {
-    Validations.of(fn).acknowledge({
+    Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${targets.appSecretPrefix}*]`,
       reason:
         "Secrets Manager appends a random suffix to each secret name; the wildcard covers only the networks' app-credential secrets, read-only.",
     });
   }
   if (resource === 'schedules') {
-    Validations.of(fn).acknowledge({
+    Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${targets.scheduleGroupName}/*]`,
       reason:
         'Schedule names are created at run time (one per scheduled post); the wildcard is confined to our own schedule group.',
@@ -105,18 +104,18 @@ const acknowledgeWildcard = (resource: GrantResource, fn: IFunction, targets: Gr
 
 /**
  * Turns one manifest grant into the narrowest IAM permission that serves it: exactly the
- * statements of GRANT_STATEMENTS, which the local runtime enforces too. A function gets nothing
- * beyond the grants its manifest entry lists.
+ * statements of GRANT_STATEMENTS, which the local runtime enforces too. A function's role holds
+ * nothing beyond the grants its manifest entry lists (lib/constructs/function-roles.ts).
  */
-export function applyGrant(fn: IFunction, grant: Grant, targets: GrantTargets): void {
+export function applyGrant(role: IRole, grant: Grant, targets: GrantTargets): void {
   for (const statement of GRANT_STATEMENTS[grant]) {
-    fn.addToRolePolicy(
+    role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: [...statement.actions],
-        resources: statement.resources.flatMap((resource) => arnsOf(resource, targets, fn)),
+        resources: statement.resources.flatMap((resource) => arnsOf(resource, targets, role)),
         ...(statement.conditions ? { conditions: { ...statement.conditions } } : {}),
       }),
     );
-    for (const resource of statement.resources) acknowledgeWildcard(resource, fn, targets);
+    for (const resource of statement.resources) acknowledgeWildcard(resource, role, targets);
   }
 }

@@ -7,13 +7,14 @@ import {
   Duration,
   type ILocalBundling,
   RemovalPolicy,
+  Stack,
   Validations,
 } from 'aws-cdk-lib';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
-import { ENTRY_FILE, lambdaBuildOptions } from '../bundling/options.ts';
+import { bundleFunction, ENTRY_FILE } from '../bundling/options.ts';
 
 export interface HandlerFunctionProps {
   /** Handler module relative to `sourceRoot`; it exports `handler`. */
@@ -24,7 +25,8 @@ export interface HandlerFunctionProps {
   readonly environment: Record<string, string>;
   readonly timeout?: Duration;
   readonly memorySize?: number;
-  readonly logRetention?: RetentionDays;
+  /** The execution role (one per set of grants: lib/constructs/function-roles.ts); by default a role of its own. */
+  readonly role?: IRole;
   /** npm package files (`package/file`) copied beside the bundle, for a handler that serves them. */
   readonly assets?: readonly string[];
 }
@@ -50,7 +52,7 @@ class LocalEsbuild implements BundlingOptions {
     this.assets = assets;
     this.local = {
       tryBundle: (outputDir: string) => {
-        buildSync(lambdaBuildOptions(path.join(sourceRoot, entry), outputDir));
+        bundleFunction(entry, sourceRoot, outputDir);
         for (const asset of assets) {
           fs.copyFileSync(
             path.join(sourceRoot, 'node_modules', asset),
@@ -69,14 +71,31 @@ const bundledCode = (props: HandlerFunctionProps): Code =>
     bundling: new LocalEsbuild(props.sourceRoot, props.entry, props.assets ?? []),
   });
 
+const LOG_GROUP_ID = 'FunctionLogs';
+
+/**
+ * The stack's one log group for every function (a month of logs). Lambda names each stream in a
+ * shared group `YYYY/MM/DD/<function name>[<version>]<instance>`, so a function's logs stay apart
+ * (filter on the stream prefix, or `@logStream` in Logs Insights), at one resource per stack
+ * instead of one per function.
+ */
+export const functionLogGroup = (scope: Construct): ILogGroup => {
+  const stack = Stack.of(scope);
+  return (
+    (stack.node.tryFindChild(LOG_GROUP_ID) as LogGroup | undefined) ??
+    new LogGroup(stack, LOG_GROUP_ID, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    })
+  );
+};
+
 /** One Lambda function bundled from TypeScript by local esbuild, with our defaults. */
 export class HandlerFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const logGroup = functionLogGroup(scope);
     super(scope, id, {
+      ...(props.role ? { role: props.role } : {}),
       code: bundledCode(props),
       handler: `${path.basename(ENTRY_FILE, '.mjs')}.handler`,
       description: props.description,

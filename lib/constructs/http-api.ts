@@ -1,8 +1,10 @@
-import { CfnOutput, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnRoute,
   type CfnStage,
+  CorsHttpMethod,
+  type CorsPreflightOptions,
   HttpApi,
   HttpMethod,
   HttpStage,
@@ -12,8 +14,16 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Grant, RouteDef } from '../../functions/http/routes.ts';
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_ALLOW_METHODS,
+  CORS_EXPOSE_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  parseCorsOrigins,
+} from '../../functions/shared/cors.ts';
 import { ENV } from '../../functions/shared/env.ts';
-import { applyGrant, type GrantTargets } from './grants.ts';
+import { FunctionRoles, grantKey } from './function-roles.ts';
+import type { GrantTargets } from './grants.ts';
 import { HandlerFunction } from './handler-function.ts';
 
 /** The manifest shape the API is built from (`functions/http/routes.ts` unless a test supplies one). */
@@ -45,6 +55,27 @@ export interface Throttle {
   readonly rateLimit: number;
   readonly burstLimit: number;
 }
+
+/** Context key of the browser origins allowed to call the API (comma-separated, or a list in cdk.json). */
+export const CORS_ORIGINS_CONTEXT = 'corsOrigins';
+
+/**
+ * API Gateway's CORS configuration for the origins of the `corsOrigins` context (the local
+ * server's CORS_ORIGINS), from the shared definition in functions/shared/cors.ts; none without.
+ */
+export const corsPreflightOf = (scope: Construct): CorsPreflightOptions | undefined => {
+  const raw: unknown = scope.node.tryGetContext(CORS_ORIGINS_CONTEXT);
+  const text = Array.isArray(raw) ? raw.join(',') : raw === undefined || raw === null ? '' : String(raw);
+  const allowOrigins = parseCorsOrigins(text, `Context ${CORS_ORIGINS_CONTEXT}`);
+  if (allowOrigins.length === 0) return undefined;
+  return {
+    allowOrigins,
+    allowMethods: CORS_ALLOW_METHODS.map((method) => CorsHttpMethod[method]),
+    allowHeaders: [...CORS_ALLOW_HEADERS],
+    exposeHeaders: [...CORS_EXPOSE_HEADERS],
+    maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+  };
+};
 
 /** Route key of API Gateway's catch-all route. */
 export const DEFAULT_ROUTE_KEY = '$default';
@@ -84,6 +115,8 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 export class HeraldHttpApi extends Construct {
   readonly api: HttpApi;
   readonly stage: HttpStage;
+  /** The stage's access logs: one JSON line per request (route key, status, latency; no headers). */
+  readonly accessLogs: LogGroup;
   /** Function serving each route key (`GET /v1/platforms`, `GET /health`, `$default`). */
   readonly functionsByRouteKey = new Map<string, HandlerFunction>();
 
@@ -100,10 +133,10 @@ export class HeraldHttpApi extends Construct {
       description: string,
       assets: readonly string[] = [],
     ) => {
-      const grantKey = [...grants].sort().join(',');
+      const key = grantKey(grants);
       const existing = byEntry.get(entry);
       if (existing) {
-        if (existing.grants !== grantKey) {
+        if (existing.grants !== key) {
           throw new Error(
             `${entry} serves several routes with different grants; give each route its own module`,
           );
@@ -117,12 +150,12 @@ export class HeraldHttpApi extends Construct {
         description,
         environment: props.environment,
         assets,
+        role: FunctionRoles.of(this).roleFor(grants, props.grantTargets),
       });
-      for (const grant of new Set(grants)) applyGrant(fn, grant, props.grantTargets);
       const created = {
         fn,
         integration: new HttpLambdaIntegration(`${fnId}Integration`, fn),
-        grants: grantKey,
+        grants: key,
       };
       byEntry.set(entry, created);
       return created;
@@ -135,10 +168,13 @@ export class HeraldHttpApi extends Construct {
     );
     this.functionsByRouteKey.set(DEFAULT_ROUTE_KEY, fallback.fn);
 
+    const corsPreflight = corsPreflightOf(this);
     this.api = new HttpApi(this, 'Api', {
       description: 'Herald social publishing API',
       createDefaultStage: false,
       defaultIntegration: fallback.integration,
+      // API Gateway answers preflights itself and adds the headers to answers to a listed origin.
+      ...(corsPreflight ? { corsPreflight } : {}),
     });
 
     const keyless = [DEFAULT_ROUTE_KEY];
@@ -161,7 +197,7 @@ export class HeraldHttpApi extends Construct {
     // No cycle: the API resource itself refers to no function, only its routes and integrations do.
     for (const { fn } of byEntry.values()) fn.addEnvironment(ENV.apiUrl, this.api.apiEndpoint);
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -172,7 +208,7 @@ export class HeraldHttpApi extends Construct {
       autoDeploy: true,
       throttle: props.throttle,
       accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
+        destination: new LogGroupLogDestination(this.accessLogs),
         format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       },
     });

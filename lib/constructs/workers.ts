@@ -2,7 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import type { WorkerDef } from '../../functions/workers/manifest.ts';
-import { applyGrant, type GrantTargets } from './grants.ts';
+import { FunctionRoles } from './function-roles.ts';
+import type { GrantTargets } from './grants.ts';
 import { HandlerFunction } from './handler-function.ts';
 import { type QueueName, type QueueWithDlq, VISIBILITY_TIMEOUT_FACTOR } from './queues.ts';
 
@@ -85,10 +86,11 @@ export class HeraldWorkers extends Construct {
         description: `Herald: ${def.queue} queue worker`,
         environment: props.environment,
         timeout: Duration.seconds(def.timeoutSeconds),
+        role: FunctionRoles.of(this).roleFor(def.grants, props.grantTargets, def.queue),
       });
-      for (const grant of new Set(def.grants)) applyGrant(fn, grant, props.grantTargets);
-      // Grants the function ReceiveMessage, DeleteMessage, ChangeMessageVisibility and
-      // GetQueueAttributes on this queue only (SSE-SQS needs no KMS permission).
+      // Grants the function's role (its queue's own: see FunctionRoles.roleFor) ReceiveMessage,
+      // DeleteMessage, ChangeMessageVisibility and GetQueueAttributes on this queue only (SSE-SQS
+      // needs no KMS permission).
       fn.addEventSource(
         new SqsEventSource(queue.queue, {
           batchSize: def.batchSize,

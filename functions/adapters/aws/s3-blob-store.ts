@@ -8,7 +8,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobStore } from '../../ports/blob-store.ts';
+import type { BlobStore, PresignedUrl } from '../../ports/blob-store.ts';
 
 const isNotFound = (error: unknown): boolean =>
   error instanceof Error &&
@@ -68,7 +68,22 @@ export class S3BlobStore implements BlobStore {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  async downloadUrl(key: string, expiresInSeconds: number): Promise<string> {
+  /**
+   * How long a URL signed now works: the requested lifetime, or less when the credentials it is
+   * signed with expire sooner (a presigned URL dies with them: ExpiredToken). The function role's
+   * credentials on Lambda are temporary; the client refreshes them 5 minutes before they expire, so
+   * `credentials()` gives the very identity getSignedUrl signs with. Credentials that do not say
+   * when they expire (no AWS_CREDENTIAL_EXPIRATION beside them) leave the lifetime as asked.
+   */
+  private async lifetime(requestedSeconds: number): Promise<{ seconds: number; expiresAt: Date }> {
+    const now = Date.now();
+    const { expiration } = await this.s3.config.credentials();
+    const left = expiration ? Math.floor((expiration.getTime() - now) / 1000) : requestedSeconds;
+    const seconds = Math.max(1, Math.min(requestedSeconds, left));
+    return { seconds, expiresAt: new Date(now + seconds * 1000) };
+  }
+
+  async downloadUrl(key: string, expiresInSeconds: number): Promise<PresignedUrl> {
     const command = new GetObjectCommand({ Bucket: this.bucket, Key: key });
     // X-Amz-Date has one-second resolution, so two answers in the same second would carry the
     // same URL; a signed random parameter (S3 ignores unknown ones) makes every URL new.
@@ -81,24 +96,26 @@ export class S3BlobStore implements BlobStore {
       },
       { step: 'build', name: 'heraldUrlNonce' },
     );
-    return getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds });
+    const { seconds, expiresAt } = await this.lifetime(expiresInSeconds);
+    return { url: await getSignedUrl(this.s3, command, { expiresIn: seconds }), expiresAt };
   }
 
   async uploadUrl(
     key: string,
     options: { contentType: string; size: number; expiresInSeconds: number },
-  ): Promise<{ url: string; headers: Record<string, string> }> {
+  ): Promise<PresignedUrl & { headers: Record<string, string> }> {
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,
       ContentType: options.contentType,
       ContentLength: options.size,
     });
+    const { seconds, expiresAt } = await this.lifetime(options.expiresInSeconds);
     const url = await getSignedUrl(this.s3, command, {
-      expiresIn: options.expiresInSeconds,
+      expiresIn: seconds,
       // Content-Length is signed anyway; signing Content-Type too makes S3 store the declared type.
       signableHeaders: new Set(['content-type', 'content-length']),
     });
-    return { url, headers: { 'Content-Type': options.contentType } };
+    return { url, expiresAt, headers: { 'Content-Type': options.contentType } };
   }
 }

@@ -12,6 +12,8 @@ import {
   type RouteDef,
   routes,
 } from '../../http/routes.ts';
+import { corsHeadersFor } from '../../shared/cors.ts';
+import { env } from '../../shared/env.ts';
 import type { RequestLine } from './console-log.ts';
 import { type FunctionIdentity, runAsFunction } from './grant-guard.ts';
 import { lambdaContext as baseContext } from './queue-poller.ts';
@@ -173,9 +175,17 @@ const exceedsLambdaLimit = (event: APIGatewayProxyEventV2): boolean =>
   (event.body?.length ?? 0) > MAX_LAMBDA_EVENT_BYTES - 512 * 1024 &&
   Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_EVENT_BYTES;
 
-const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2) => {
+const send = (
+  res: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2,
+  cors: Record<string, string> = {},
+) => {
   // setHeader (not writeHead's object) keeps the headers readable for the request log line.
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    // As API Gateway with CORS configured: the function's own CORS headers are ignored.
+    if (!/^access-control-/i.test(name)) res.setHeader(name, String(value));
+  }
+  for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
   if (result.cookies?.length) res.setHeader('Set-Cookie', result.cookies);
   const body = result.body
     ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
@@ -248,18 +258,36 @@ export const loadHttpHandlers = async (options: {
   const fallback = await load(options.root, fallbackEntry);
   const health = await load(options.root, healthRoute.entry);
 
+  // Read inside the runtime's container: its CORS_ORIGINS (none unless set).
+  const corsOrigins = env.corsOrigins;
+
   return async (req, res) => {
     if (options.onRequest) reportWhenSent(req, res, options.onRequest);
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    // As API Gateway with CORS configured: it answers a preflight itself (no function runs), with
+    // the CORS headers only for a listed origin, and adds them to every answer to a listed origin.
+    if (
+      corsOrigins.length > 0 &&
+      req.method === 'OPTIONS' &&
+      origin &&
+      req.headers['access-control-request-method']
+    ) {
+      req.resume();
+      send(res, { statusCode: 204 }, corsHeadersFor(corsOrigins, origin, true));
+      return;
+    }
+    const cors = corsHeadersFor(corsOrigins, origin, false);
+    const reply = (result: APIGatewayProxyStructuredResultV2) => send(res, result, cors);
     try {
       if (requestLineAndHeaderBytes(req) > MAX_REQUEST_LINE_AND_HEADERS_BYTES) {
         req.resume();
-        send(res, tooLarge(MAX_REQUEST_LINE_AND_HEADERS_BYTES, 'request line and header values together'));
+        reply(tooLarge(MAX_REQUEST_LINE_AND_HEADERS_BYTES, 'request line and header values together'));
         return;
       }
       const url = new URL(req.url ?? '/', 'http://localhost');
       const body = await readBody(req);
       if (body === null) {
-        send(res, {
+        reply({
           statusCode: 413,
           headers: { 'Content-Type': 'application/json; charset=utf-8' },
           body: JSON.stringify({
@@ -274,7 +302,7 @@ export const loadHttpHandlers = async (options: {
       }
       if (url.pathname === healthRoute.path && req.method === 'GET') {
         const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
-        send(res, await invoke(healthFunction, health, event, 'health'));
+        reply(await invoke(healthFunction, health, event, 'health'));
         return;
       }
       for (const candidate of compiled) {
@@ -288,19 +316,19 @@ export const loadHttpHandlers = async (options: {
         const routeKey = `${candidate.route.method} ${candidate.route.path}`;
         const event = toApiGatewayEvent(req, body, routeKey, params);
         if (exceedsLambdaLimit(event)) {
-          send(res, tooLarge(MAX_LAMBDA_EVENT_BYTES, 'Lambda request event (with the body base64-encoded)'));
+          reply(tooLarge(MAX_LAMBDA_EVENT_BYTES, 'Lambda request event (with the body base64-encoded)'));
           return;
         }
-        send(res, await invoke(candidate.fn, candidate.handler, event));
+        reply(await invoke(candidate.fn, candidate.handler, event));
         return;
       }
       const event = toApiGatewayEvent(req, body, '$default', undefined);
-      send(res, await invoke(fallbackFunction, fallback, event, 'fallback'));
+      reply(await invoke(fallbackFunction, fallback, event, 'fallback'));
     } catch (error) {
       // Handlers answer errors themselves; reaching here means the runtime itself failed.
       console.error('Local HTTP server error', error);
       if (!res.headersSent) {
-        send(res, {
+        reply({
           statusCode: 500,
           headers: { 'Content-Type': 'application/json; charset=utf-8' },
           body: JSON.stringify({

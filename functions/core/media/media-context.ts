@@ -93,11 +93,11 @@ export const mediaView = async (deps: Pick<MediaDeps, 'blobs'>, record: MediaRec
     };
   }
   // The signature's clock is the system's, whatever clock the use cases run on.
-  const signedAt = Date.now();
+  const download = await deps.blobs().downloadUrl(record.objectKey, MEDIA_URL_SECONDS);
   return {
     ...common,
-    url: await deps.blobs().downloadUrl(record.objectKey, MEDIA_URL_SECONDS),
-    urlExpiresAt: new Date(signedAt + MEDIA_URL_SECONDS * 1000).toISOString(),
+    url: download.url,
+    urlExpiresAt: download.expiresAt.toISOString(),
     createdAt: record.createdAt,
   };
 };

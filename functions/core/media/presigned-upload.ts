@@ -84,7 +84,7 @@ export const startUpload = async (deps: MediaDeps, auth: AuthContext, body: Star
       url: upload.url,
       method: 'PUT' as const,
       headers: upload.headers,
-      expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString(),
+      expiresAt: upload.expiresAt.toISOString(),
     },
   };
 };

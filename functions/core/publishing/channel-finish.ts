@@ -13,7 +13,7 @@ import {
   type OutboxEvent,
   skipsEvents,
 } from '../../ports/publishing.ts';
-import { logger } from '../../shared/powertools.ts';
+import { countChannelOutcome, logger } from '../../shared/powertools.ts';
 import type { CompletionBatcher } from './completion-batcher.ts';
 import type { PublishingDeps } from './deps.ts';
 import { completionEventType, dispatchEvents, type JobGates, newEvent, type TagNames } from './outbox.ts';
@@ -167,6 +167,9 @@ export class ChannelFinish {
         };
       },
     });
+    // Counted once: `extras` only when this write moved the channel (not when it found it done).
+    const platform = written.channels.find((c) => c.channelId === channelId)?.platform;
+    if (extras && platform && round.mode === 'live') countChannelOutcome(platform, status);
     // Only the events the write kept go to the event queue.
     await dispatchEvents(this.deps.queue(), skipsEvents(extras?.outbox) ? [] : (extras?.events ?? []));
     // Written with the completion, or (when the write found the channel done already) started here.
