@@ -63,7 +63,8 @@ export default defineConfig({
       // DynamoDB Local's process hooks, installed once a process.
       ...sharingModules('integration', ['metrics-collection', 'local-services']),
       ...sharingModules('e2e', ['request-log']),
-      withDynamo('infra'),
+      // Each file synthesizes the stacks (bundling stubbed): tens of seconds on a busy machine.
+      { test: { ...withDynamo('infra').test, testTimeout: 120_000 } },
       withDynamo('openapi'),
     ],
   },
