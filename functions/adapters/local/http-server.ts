@@ -231,7 +231,11 @@ export const loadHttpHandlers = async (options: {
   onRequest?: (line: RequestLine) => void;
   /** Grants that replace a function's manifest grants, by route key or `$default` (tests remove one). */
   grantOverrides?: Record<string, Grant[]>;
+  /** Each function's handler by route key, instead of the manifest's source module (the deploy rehearsal). */
+  handlerFor?: (routeKey: string) => Handler;
 }): Promise<RequestListener> => {
+  const loadFn = (id: string, entry: string) =>
+    options.handlerFor ? Promise.resolve(options.handlerFor(id)) : load(options.root, entry);
   // Each call runs as its own function, with only its manifest grants, as a Lambda of its own would.
   const identity = (id: string, entry: string, grants: Grant[]): FunctionIdentity => ({
     id,
@@ -252,11 +256,11 @@ export const loadHttpHandlers = async (options: {
     compiled.push({
       route,
       ...compile(route.path),
-      handler: await load(options.root, route.entry),
+      handler: await loadFn(routeKeyOf(route), route.entry),
       fn: identity(routeKeyOf(route), route.entry, route.grants),
     });
-  const fallback = await load(options.root, fallbackEntry);
-  const health = await load(options.root, healthRoute.entry);
+  const fallback = await loadFn(FALLBACK_FUNCTION, fallbackEntry);
+  const health = await loadFn(`GET ${healthRoute.path}`, healthRoute.entry);
 
   // Read inside the runtime's container: its CORS_ORIGINS (none unless set).
   const corsOrigins = env.corsOrigins;

@@ -17,6 +17,7 @@ import { ENV, env } from '../../shared/env.ts';
 import type { Grant } from '../../shared/grants.ts';
 import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
+import { type AssemblySource, type StartedAssembly, startAssembly } from './assembly-runtime.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
@@ -61,6 +62,11 @@ export interface LocalRuntimeOptions {
    * show what a missing grant does.
    */
   grantOverrides?: Record<string, Grant[]>;
+  /**
+   * Run the functions of a synthesized cloud assembly instead of the source (the deploy
+   * rehearsal, assembly-runtime.ts): its bundles, environment, IAM policies and queue settings.
+   */
+  assembly?: AssemblySource;
 }
 
 /** What `<DATA_DIR>/seed.json` holds. */
@@ -205,6 +211,33 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const tableName = options.tableName ?? 'herald';
     const receiverCa = receiverTrustFile(dataDir);
+    const appCredentials = process.env[ENV.networkAppCredentials] ?? JSON.stringify(SIM_OAUTH_APPS);
+    let assembly: StartedAssembly | undefined;
+    if (options.assembly) {
+      assembly = await startAssembly(options.assembly, {
+        dynamoEndpoint,
+        services,
+        apiUrl: httpPort.url,
+        tableName,
+        // What the rehearsal adds to the template's environment: networks are the simulators, and
+        // webhook subscribers may be on this machine.
+        extraEnvironment: {
+          [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
+          [ENV.webhookAllowLoopback]: process.env[ENV.webhookAllowLoopback] ?? 'true',
+          ...(receiverCa ? { [ENV.webhookExtraCaCerts]: receiverCa } : {}),
+          ...options.env,
+        },
+        appSecrets: Object.fromEntries(
+          Object.entries(JSON.parse(appCredentials) as Record<string, unknown>).map(([network, app]) => [
+            network,
+            JSON.stringify(app),
+          ]),
+        ),
+      });
+      stops.push(assembly.stop);
+      Object.assign(process.env, assembly.sdkEnvironment);
+      log.info(`  cloud assembly ${options.assembly.directory} loaded`);
+    }
     // The same for every runtime in the process, and read by the SDK itself: the process's.
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -238,13 +271,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       // Live keys' channels publish to the local network simulators.
       [ENV.networkBaseUrls]: JSON.stringify(simulators.baseUrls),
       // Each simulator's preset OAuth app (the client id and secret its token endpoint accepts).
-      [ENV.networkAppCredentials]: process.env[ENV.networkAppCredentials] ?? JSON.stringify(SIM_OAUTH_APPS),
+      [ENV.networkAppCredentials]: appCredentials,
       // The local scheduler fires on time to the millisecond; a short lead still exercises the queue delay.
       [ENV.scheduleLeadSeconds]: process.env[ENV.scheduleLeadSeconds] ?? '5',
       // Webhook subscribers on this machine are reachable (AWS refuses loopback targets).
       [ENV.webhookAllowLoopback]: process.env[ENV.webhookAllowLoopback] ?? 'true',
       // Deliveries to `npm run receiver` verify its certificate (receiver-tls.ts).
       ...(receiverCa ? { [ENV.webhookExtraCaCerts]: receiverCa } : {}),
+      ...assembly?.environment,
       ...options.env,
     });
     const container = createContainer({
@@ -270,6 +304,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         root: options.root ?? REPO_ROOT,
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
+        ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
       });
       // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
       stops.push(() => httpPort.close());
@@ -328,7 +363,22 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       scheduler.start();
       stops.push(async () => scheduler.stop());
 
-      for (const worker of workers) {
+      for (const consumer of assembly?.consumers ?? []) {
+        const queue = services.queues[consumer.queue];
+        const poller = new LocalEventSourceMapping({
+          sqs,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          batchSize: consumer.batchSize,
+          timeoutSeconds: consumer.timeoutSeconds,
+          concurrency: consumer.concurrency,
+          functionName: consumer.id,
+          handler: consumer.handler,
+        });
+        poller.start();
+        stops.push(() => poller.stop());
+      }
+      for (const worker of assembly ? [] : workers) {
         const module = (await import(
           pathToFileURL(resolve(options.root ?? REPO_ROOT, worker.entry)).href
         )) as {
@@ -422,7 +472,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       stops.push(async () => clearInterval(metricsSweepTimer));
 
       log.info(
-        `  scheduler and ${workers.length} queue consumers running` +
+        `  scheduler and ${assembly?.consumers.length ?? workers.length} queue consumers running` +
           `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
           ` (started in ${seconds(started)})`,
       );

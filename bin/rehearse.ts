@@ -1,0 +1,472 @@
+/**
+ * `npm run rehearse`: runs what `cdk deploy` would upload, under the template's own policies.
+ *
+ * 1. `cdk synth` into a temporary folder (offline), or `--assembly <dir>` to use one already made.
+ * 2. cfn-lint on every template: no error, and no warning unless `cfn-lint-allowed.json` lists its
+ *    rule with a reason (skipped, said so, when cfn-lint is not installed).
+ * 3. The local runtime started from the cloud assembly (functions/adapters/local/assembly-runtime.ts):
+ *    each Lambda's asset, handler, environment, IAM statements and event source mapping.
+ * 4. A run-through over HTTP: the README's quick start, a post with media to three networks with a
+ *    thread, a scheduled post, a webhook delivery, a connect flow and a metrics reading.
+ *
+ * Prints one line per step and a summary with the time; exits non-zero on any failure.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CloudAssemblyModel } from '../functions/adapters/local/assembly.ts';
+import { readCloudAssembly } from '../functions/adapters/local/assembly.ts';
+import { type LocalRuntime, startLocalRuntime } from '../functions/adapters/local/runtime.ts';
+import { healthRoute, publicRoutes, routes } from '../functions/http/routes.ts';
+import { SIGNATURE_HEADER, verifyWebhook } from '../functions/shared/verify-webhook.ts';
+import { makeCertificates, startReceiver } from '../test/support/https-receiver.ts';
+import { mediaFiles } from '../test/support/media-files.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+// Each queue's pollers (the mapping's maximum concurrency, 20) share one abort signal by design.
+EventEmitter.defaultMaxListeners = 100;
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** A failed expectation of the run-through. */
+class RehearsalFailure extends Error {}
+const check = (condition: unknown, message: string): void => {
+  if (!condition) throw new RehearsalFailure(message);
+};
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/** `cdk synth` as the deploy runs it, into `outdir`. */
+export const synthesize = (outdir: string): void => {
+  const result = spawnSync('npx', ['--no-install', 'cdk', 'synth', '--no-notices', '-q', '-o', outdir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', CDK_DISABLE_VERSION_CHECK: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new RehearsalFailure(`cdk synth failed:\n${result.stderr}${result.stdout}`);
+};
+
+/** One warning kind cfn-lint may report, and why it is accepted. */
+interface AllowedWarning {
+  rule: string;
+  /** A regular expression the finding's path (`Resources/X/DependsOn/1`) must match. */
+  path: string;
+  reason: string;
+}
+
+export const CFN_LINT_ALLOWED = join(ROOT, 'cfn-lint-allowed.json');
+
+interface LintFinding {
+  Level: string;
+  Rule: { Id: string };
+  Message: string;
+  Filename: string;
+  Location: { Path: (string | number)[] };
+}
+
+/** cfn-lint on every template of the assembly: the findings no entry of the allowed list covers. */
+export const lintTemplates = (
+  directory: string,
+): { skipped: string } | { findings: number; refused: string[]; allowed: number } => {
+  const version = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+  if (version.error || version.status !== 0)
+    return { skipped: 'cfn-lint is not installed on this machine (pip install cfn-lint, or pipx)' };
+  const templates = readdirSync(directory)
+    .filter((file) => file.endsWith('.template.json'))
+    .map((file) => join(directory, file));
+  const run = spawnSync('cfn-lint', ['-f', 'json', ...templates], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  // cfn-lint exits 2 for errors, 4 for warnings, 8 for informational findings (or'ed): read the JSON.
+  let findings: LintFinding[];
+  try {
+    findings = JSON.parse(run.stdout || '[]') as LintFinding[];
+  } catch {
+    throw new RehearsalFailure(`cfn-lint did not answer JSON (exit ${run.status}): ${run.stderr}`);
+  }
+  const allowed = JSON.parse(readFileSync(CFN_LINT_ALLOWED, 'utf8')) as { warnings: AllowedWarning[] };
+  const refused: string[] = [];
+  let covered = 0;
+  for (const finding of findings) {
+    const path = finding.Location.Path.join('/');
+    const entry =
+      finding.Level === 'Warning'
+        ? allowed.warnings.find((w) => w.rule === finding.Rule.Id && new RegExp(w.path).test(path))
+        : undefined;
+    if (entry) covered++;
+    else
+      refused.push(
+        `${finding.Level} ${finding.Rule.Id} ${finding.Filename.split('/').at(-1)} ${path}: ${finding.Message}`,
+      );
+  }
+  return { findings: findings.length, refused, allowed: covered };
+};
+
+/** The manifest's functions and the template's routes must be the same set (else the deploy serves another API). */
+export const checkRoutes = (model: CloudAssemblyModel): string[] => {
+  const expected = new Set([
+    '$default',
+    `GET ${healthRoute.path}`,
+    ...[...publicRoutes, ...routes].map((route) => `${route.method} ${route.path}`),
+  ]);
+  const actual = new Set(model.routes.map((route) => route.routeKey));
+  return [
+    ...[...expected].filter((key) => !actual.has(key)).map((key) => `the template has no route ${key}`),
+    ...[...actual]
+      .filter((key) => !expected.has(key))
+      .map((key) => `the template's route ${key} is in no manifest`),
+  ];
+};
+
+type Api = (
+  path: string,
+  call?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> },
+) => Promise<{
+  status: number;
+  body: any;
+  text: string;
+}>;
+
+const apiOf =
+  (rt: LocalRuntime): Api =>
+  async (path, call = {}) => {
+    const res = await fetch(`${rt.baseUrl}${path}`, {
+      method: call.method ?? 'GET',
+      headers: {
+        ...(call.key ? { 'x-api-key': call.key } : {}),
+        ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...call.headers,
+      },
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+    });
+    const text = await res.text();
+    let body: unknown = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    return { status: res.status, body, text };
+  };
+
+/** Polls until `read` gives a value (not undefined), or fails with `what` after `timeoutMs`. */
+const until = async <T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new RehearsalFailure(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+};
+
+const TERMINAL = new Set(['published', 'partially_published', 'failed']);
+
+const settledPost = (api: Api, key: string, id: string, timeoutMs = 60_000) =>
+  until(
+    `post ${id} to finish`,
+    async () => {
+      const res = await api(`/posts/${id}`, { key });
+      return TERMINAL.has(res.body?.status) ? res.body : undefined;
+    },
+    timeoutMs,
+  );
+
+/** The run-through's steps, each an outcome a user would see. */
+export const runThrough = async (
+  rt: LocalRuntime,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+): Promise<{ step: string; ms: number; error?: string }[]> => {
+  const api = apiOf(rt);
+  const key = rt.seed.keys.live;
+  const channel = (platform: string) => rt.seed.channels.find((c) => c.platform === platform)?.id as string;
+  const results: { step: string; ms: number; error?: string }[] = [];
+  const step = async (name: string, run: () => Promise<void>) => {
+    const since = performance.now();
+    try {
+      await run();
+      results.push({ step: name, ms: performance.now() - since });
+    } catch (error) {
+      results.push({
+        step: name,
+        ms: performance.now() - since,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+
+  await step('health and the README quick start (channels, a draft, a post now to X)', async () => {
+    const health = await fetch(`${rt.url}/health`);
+    check(health.status === 200, `GET /health answered ${health.status}`);
+    const channels = await api('/channels', { key });
+    check(channels.status === 200, `GET /channels answered ${channels.status}: ${channels.text}`);
+    const draft = await api('/posts', {
+      method: 'POST',
+      key,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { intent: 'draft', channels: [{ channelId: channel('x'), blocks: [{ content: 'Hello' }] }] },
+    });
+    check(
+      draft.status === 201 && draft.body.status === 'draft',
+      `the draft answered ${draft.status}: ${draft.text}`,
+    );
+    const now = await api('/posts', {
+      method: 'POST',
+      key,
+      body: { intent: 'now', channels: [{ channelId: channel('x'), blocks: [{ content: 'Hello, world' }] }] },
+    });
+    check(now.status === 201, `POST /posts (now) answered ${now.status}: ${now.text}`);
+    const post = await settledPost(api, key, now.body.id);
+    check(post.status === 'published', `the post ended ${post.status}: ${JSON.stringify(post.channels)}`);
+    check(post.channels[0]?.remoteUrl, 'the published channel has no remoteUrl');
+  });
+
+  let mediaPostId = '';
+  await step('a post with an image to X, Bluesky and Threads, each a thread of two blocks', async () => {
+    const form = new FormData();
+    form.set('file', new Blob([mediaFiles.png()], { type: 'image/png' }), 'pixel.png');
+    const uploaded = await fetch(`${rt.baseUrl}/media`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      body: form,
+    });
+    const media = (await uploaded.json()) as { id: string };
+    check(uploaded.status === 201, `POST /media answered ${uploaded.status}: ${JSON.stringify(media)}`);
+    const networks = ['x', 'bluesky', 'threads'];
+    const created = await api('/posts', {
+      method: 'POST',
+      key,
+      body: {
+        intent: 'now',
+        channels: networks.map((network) => ({
+          channelId: channel(network),
+          blocks: [
+            { content: `Rehearsal on ${network}`, mediaIds: [media.id] },
+            { content: 'and its reply' },
+          ],
+        })),
+      },
+    });
+    check(created.status === 201, `POST /posts answered ${created.status}: ${created.text}`);
+    mediaPostId = created.body.id;
+    const post = await settledPost(api, key, mediaPostId, 90_000);
+    check(post.status === 'published', `the post ended ${post.status}: ${JSON.stringify(post.channels)}`);
+    for (const ch of post.channels) {
+      const live = (ch.blocks ?? []).filter((b: { remoteUrl?: string | null }) => b.remoteUrl);
+      check(live.length === 2, `${ch.platform}: ${live.length} of 2 blocks live: ${JSON.stringify(ch)}`);
+    }
+  });
+
+  await step('a scheduled post (EventBridge Scheduler, then the publish queue)', async () => {
+    const at = new Date(Date.now() + 8_000);
+    const created = await api('/posts', {
+      method: 'POST',
+      key,
+      body: {
+        intent: 'schedule',
+        scheduledAt: at.toISOString(),
+        channels: [{ channelId: channel('bluesky'), blocks: [{ content: 'Scheduled in the rehearsal' }] }],
+      },
+    });
+    check(
+      created.status === 201 && created.body.status === 'scheduled',
+      `the schedule answered ${created.status}: ${created.text}`,
+    );
+    const post = await settledPost(api, key, created.body.id, 90_000);
+    check(post.status === 'published', `the scheduled post ended ${post.status}`);
+    const publishedAt = Date.parse(post.publishedAt ?? post.channels[0]?.publishedAt ?? '');
+    check(
+      !(publishedAt < at.getTime() - 1000),
+      `published at ${post.publishedAt}, before ${at.toISOString()}`,
+    );
+  });
+
+  await step('a webhook delivery, signed, to an https receiver', async () => {
+    const created = await api('/webhooks', {
+      method: 'POST',
+      key,
+      body: { url: receiver.url('/rehearsal'), events: ['post.published'] },
+    });
+    check(created.status === 201, `POST /webhooks answered ${created.status}: ${created.text}`);
+    const secret = created.body.secret as string;
+    const now = await api('/posts', {
+      method: 'POST',
+      key,
+      body: {
+        intent: 'now',
+        channels: [{ channelId: channel('x'), blocks: [{ content: 'Tell the hook' }] }],
+      },
+    });
+    check(now.status === 201, `POST /posts answered ${now.status}`);
+    const deliveries = await receiver.waitFor(
+      (all) => all.some((d) => JSON.stringify(d.body ?? {}).includes(now.body.id)),
+      60_000,
+      'the post.published delivery',
+    );
+    const delivery = deliveries.find((d) => JSON.stringify(d.body ?? {}).includes(now.body.id));
+    check(delivery, 'no delivery names the post');
+    const signature = delivery?.headers[SIGNATURE_HEADER];
+    const verified = verifyWebhook(
+      delivery?.raw ?? '',
+      typeof signature === 'string' ? signature : null,
+      secret,
+    );
+    check(verified, 'the delivery does not verify with the endpoint secret');
+  });
+
+  await step('a connect flow (LinkedIn OAuth: consent, callback, complete with the key)', async () => {
+    const start = await api('/channels/connect', {
+      method: 'POST',
+      key,
+      body: { platform: 'linkedin', redirectUrl: 'https://client.example/done' },
+    });
+    check(start.status === 201, `POST /channels/connect answered ${start.status}: ${start.text}`);
+    const authorize = new URL(start.body.authorizeUrl);
+    authorize.searchParams.set('sim_user', `rehearsal${Date.now()}`);
+    const atNetwork = await fetch(authorize, { redirect: 'manual' });
+    const callback = atNetwork.headers.get('location');
+    check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
+    const atHerald = await fetch(callback as string, { redirect: 'manual' });
+    const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
+    check(landed.searchParams.get('connectCode'), `the callback landed on ${landed}`);
+    const complete = await api('/channels/connect/complete', {
+      method: 'POST',
+      key,
+      body: { connectCode: landed.searchParams.get('connectCode') },
+    });
+    check(complete.status === 201, `complete answered ${complete.status}: ${complete.text}`);
+    const now = await api('/posts', {
+      method: 'POST',
+      key,
+      body: {
+        intent: 'now',
+        channels: [{ channelId: complete.body.id, blocks: [{ content: 'From a new channel' }] }],
+      },
+    });
+    check(now.status === 201, `POST /posts answered ${now.status}: ${now.text}`);
+    const post = await settledPost(api, key, now.body.id);
+    check(post.status === 'published', `the post on the new channel ended ${post.status}`);
+  });
+
+  await step('a metrics reading of the post with media', async () => {
+    check(mediaPostId, 'no post with media to read');
+    await until(
+      'a metrics reading',
+      async () => {
+        const res = await api(`/posts/${mediaPostId}/metrics`, { key });
+        if (res.status !== 200) throw new RehearsalFailure(`GET metrics answered ${res.status}: ${res.text}`);
+        const readings = (res.body.channels as { readings: { status: string }[] }[]).flatMap(
+          (c) => c.readings,
+        );
+        return readings.some((r) => r.status === 'ok') ? true : undefined;
+      },
+      90_000,
+    );
+  });
+  return results;
+};
+
+const main = async () => {
+  const { values } = parseArgs({
+    options: {
+      assembly: { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      'skip-lint': { type: 'boolean', default: false },
+    },
+  });
+  const started = performance.now();
+  const scratch = mkdtempSync(join(tmpdir(), 'herald-rehearsal-'));
+  const failures: string[] = [];
+  let rt: LocalRuntime | undefined;
+  let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  const certs = makeCertificates();
+  const logs: string[] = [];
+  try {
+    let directory = values.assembly ? resolve(values.assembly) : join(scratch, 'cdk.out');
+    if (!values.assembly) {
+      const since = performance.now();
+      synthesize(directory);
+      console.log(`cdk synth: ok (${seconds(since)})`);
+    } else {
+      directory = resolve(values.assembly);
+      check(existsSync(directory), `no assembly at ${directory}`);
+      console.log(`cdk synth: skipped, using ${directory}`);
+    }
+
+    const since = performance.now();
+    const lint = values['skip-lint'] ? { skipped: '--skip-lint' } : lintTemplates(directory);
+    if ('skipped' in lint) console.log(`cfn-lint: SKIPPED: ${lint.skipped}`);
+    else if (lint.refused.length > 0) {
+      failures.push(...lint.refused.map((line) => `cfn-lint: ${line}`));
+      console.log(`cfn-lint: FAILED, ${lint.refused.length} finding(s) not allowed (${seconds(since)})`);
+    } else {
+      console.log(
+        `cfn-lint: ok, 0 errors, ${lint.allowed} allowed warning(s) (cfn-lint-allowed.json) (${seconds(since)})`,
+      );
+    }
+
+    const model = readCloudAssembly(directory);
+    const routeProblems = checkRoutes(model);
+    failures.push(...routeProblems);
+    console.log(
+      `assembly: ${model.stacks.size} stacks, ${model.functions.size} functions, ${model.routes.length} routes, ` +
+        `${model.eventSources.length} event source mappings${routeProblems.length ? ' (routes differ from the manifests)' : ''}`,
+    );
+
+    receiver = await startReceiver(certs);
+    const runtimeSince = performance.now();
+    rt = await startLocalRuntime({
+      dataDir: join(scratch, 'data'),
+      port: 0,
+      fresh: true,
+      assembly: {
+        directory,
+        onLog: (fn, line) => {
+          logs.push(`${fn}: ${line}`);
+          if (values.verbose) console.log(`  [${fn}] ${line}`);
+        },
+      },
+      env: {
+        // Time runs faster for the metrics cadence; everything else keeps the template's settings.
+        METRICS_TIME_SCALE: '36000',
+        METRICS_SWEEP_INTERVAL_SECONDS: '0.5',
+        WEBHOOK_EXTRA_CA_CERTS: certs.caFile,
+      },
+    });
+    console.log(`runtime from the assembly: up (${seconds(runtimeSince)})`);
+    const results = await runThrough(rt, receiver);
+    for (const result of results) {
+      console.log(`${result.error ? 'FAIL' : 'ok  '} ${result.step} (${(result.ms / 1000).toFixed(1)} s)`);
+      if (result.error) {
+        console.log(`     ${result.error}`);
+        failures.push(`${result.step}: ${result.error}`);
+      }
+    }
+  } catch (error) {
+    failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  } finally {
+    await rt?.stop().catch(() => undefined);
+    await receiver?.close().catch(() => undefined);
+    certs.remove();
+    if (!values.keep) rmSync(scratch, { recursive: true, force: true });
+  }
+  if (failures.length > 0) {
+    console.log(`\nRehearsal FAILED in ${seconds(started)}:`);
+    for (const failure of failures) console.log(`  - ${failure}`);
+    if (!values.verbose && logs.length > 0) {
+      console.log("\nThe functions' last log lines:");
+      for (const line of logs.slice(-40)) console.log(`  ${line}`);
+    }
+    process.exit(1);
+  }
+  console.log(`\nRehearsal passed in ${seconds(started)}.`);
+  process.exit(0);
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) void main();
