@@ -448,6 +448,15 @@ const main = async () => {
         failures.push(`${result.step}: ${result.error}`);
       }
     }
+    // A call the template refused is a policy CDK built wrong, even where the code shrugged it off.
+    const refusals = [...new Set(rt.assembly?.refusals ?? [])];
+    for (const refusal of refusals) failures.push(`refused by the template's IAM: ${refusal}`);
+    const stats = rt.assembly?.stats() ?? [];
+    const ran = stats.filter((s) => s.invocations > 0);
+    console.log(
+      `functions run: ${ran.length} of ${stats.length} (${ran.reduce((n, s) => n + s.invocations, 0)} invocations, ` +
+        `${ran.reduce((n, s) => n + s.coldStarts, 0)} cold starts); AWS calls refused by the template's IAM: ${refusals.length}`,
+    );
   } catch (error) {
     failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {

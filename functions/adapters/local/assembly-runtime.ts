@@ -226,9 +226,7 @@ export const startAssembly = async (
       name,
       allows: (request: AccessRequest) => {
         statements ??= resolveStatements(fn.stack, fn.statements);
-        const allowed = statementsAllow(statements, request);
-        if (!allowed) refusals.push(`${fn.path}: ${request.action} on ${request.arn}`);
-        return allowed;
+        return statementsAllow(statements, request);
       },
     });
     tokens.set(functionKey(fn.stack, fn.logicalId), token);
@@ -312,6 +310,10 @@ export const startAssembly = async (
         : '{}';
     },
     deliver,
+    onRefused: (caller, request) => {
+      const fn = (caller as Caller & { fn?: AssemblyFunction }).fn;
+      refusals.push(`${fn?.path ?? caller.name}: ${request.action} on ${request.arn}`);
+    },
   });
   frontDoorUrl = frontDoor.url;
   const stops: (() => Promise<void>)[] = [frontDoor.stop, async () => sqs.destroy()];
@@ -399,9 +401,10 @@ export const startAssembly = async (
 
     const routes = new Map(model.routes.map((route) => [route.routeKey, route.functionId]));
     const httpHandler = (routeKey: string): HttpHandler => {
-      const id = routes.get(routeKey);
+      // A request no route of the template matches goes to its $default route, as on API Gateway.
+      const id = routes.get(routeKey) ?? routes.get('$default');
       const fn = id ? model.functions.get(id) : undefined;
-      if (!fn) throw new Error(`The assembly's HTTP API has no route ${routeKey}`);
+      if (!fn) throw new Error(`The assembly's HTTP API has no route ${routeKey} and no $default route`);
       return async (event) => {
         try {
           return (await hostOf(fn).invoke(

@@ -44,6 +44,8 @@ export interface FrontDoorOptions {
   secret(name: string): string | undefined;
   /** Delivers a due schedule (the scheduler role's policy is checked by the caller). */
   deliver(schedule: DueSchedule): Promise<void>;
+  /** Each call refused (the rehearsal reports them). */
+  onRefused?: (caller: Caller, request: AccessRequest) => void;
   onError?: (error: unknown) => void;
 }
 
@@ -238,6 +240,7 @@ export const startFrontDoor = async (options: FrontDoorOptions): Promise<FrontDo
     if (!caller) return true;
     const denied = requests.find((request) => !caller.allows(request));
     if (!denied) return true;
+    options.onRefused?.(caller, denied);
     refuse(deniedMessage(caller, denied, lower));
     return false;
   };
@@ -374,6 +377,7 @@ export const startFrontDoor = async (options: FrontDoorOptions): Promise<FrontDo
             arn: `arn:aws:s3:::${String(input.Bucket)}`,
           };
           if (caller.allows(listing)) return true;
+          options.onRefused?.(caller, listing);
           xmlError(res, 403, head ? 'Forbidden' : 'AccessDenied', deniedMessage(caller, listing), head);
           return false;
         });

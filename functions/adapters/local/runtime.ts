@@ -104,6 +104,8 @@ export interface LocalRuntime {
   port: number;
   seed: SeedFile;
   seededNow: boolean;
+  /** The cloud assembly's functions, when the runtime runs them (`assembly` option). */
+  assembly?: StartedAssembly;
   stop(): Promise<void>;
 }
 
@@ -236,6 +238,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       });
       stops.push(assembly.stop);
       Object.assign(process.env, assembly.sdkEnvironment);
+      const sdkVariables = Object.keys(assembly.sdkEnvironment);
+      stops.push(async () => {
+        for (const name of sdkVariables) delete process.env[name];
+      });
       log.info(`  cloud assembly ${options.assembly.directory} loaded`);
     }
     // The same for every runtime in the process, and read by the SDK itself: the process's.
@@ -485,6 +491,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         port: httpPort.port,
         seed,
         seededNow,
+        ...(assembly ? { assembly } : {}),
         stop: stopAll,
       };
     });
