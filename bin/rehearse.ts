@@ -128,6 +128,7 @@ type Api = (
   call?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> },
 ) => Promise<{
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field, as the e2e tests read them.
   body: any;
   text: string;
 }>;
