@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type CloudAssemblyModel, resolveValue } from '../../functions/adapters/local/assembly.ts';
+import {
+  type CloudAssemblyModel,
+  resolveValue,
+  type StackTemplate,
+} from '../../functions/adapters/local/assembly.ts';
 import { type ResolvedStatement, statementsAllow } from '../../functions/adapters/local/assembly-iam.ts';
 
 const TABLE = 'arn:aws:dynamodb:us-east-1:000000000000:table/herald';
@@ -126,7 +130,7 @@ describe('the rehearsal evaluates a template’s identity policy as IAM does', (
 describe('template values resolve against the local engines', () => {
   const model: CloudAssemblyModel = {
     directory: '',
-    stacks: new Map([
+    stacks: new Map<string, StackTemplate>([
       [
         'Stateful',
         {
