@@ -31,13 +31,11 @@ import {
   type TemplateStatement,
 } from './assembly.ts';
 import { type ResolvedStatement, statementsAllow } from './assembly-iam.ts';
+import { ACCOUNT, localPhysicalValues, REGION } from './assembly-names.ts';
 import { type Caller, type DueSchedule, startFrontDoor } from './aws-front-door.ts';
 import { type LocalAwsServices, localClientConfig, type QueueKey } from './aws-services.ts';
 import type { ResourceNames } from './grant-guard.ts';
 import { FunctionError, LambdaHost } from './lambda-host.ts';
-
-const ACCOUNT = '000000000000';
-const REGION = 'us-east-1';
 
 type HttpHandler = (
   event: APIGatewayProxyEventV2,
@@ -119,8 +117,6 @@ export const startAssembly = async (
 
   // Local names of the resources the functions' environment names; anything else keeps its logical id.
   const names = new Map<string, string>();
-  const nameOf = (resource: ResourceRef) =>
-    names.get(functionKey(resource.stack, resource.logicalId)) ?? resource.logicalId.toLowerCase();
   const anyFn = functions[0] as AssemblyFunction;
   const bind = (variable: string, name: string) => {
     const value = anyFn.environment[variable];
@@ -146,56 +142,7 @@ export const startAssembly = async (
 
   // The front door's URL is in the functions' environment: known once it listens, read lazily.
   let frontDoorUrl = '';
-  const physical = (resource: ResourceRef, attribute: string): string => {
-    const name = nameOf(resource);
-    const fail = () => {
-      throw new Error(
-        `The rehearsal has no local value for ${resource.type} ${resource.logicalId}.${attribute}`,
-      );
-    };
-    switch (resource.type) {
-      case 'AWS::DynamoDB::GlobalTable':
-      case 'AWS::DynamoDB::Table':
-        if (attribute === 'Ref') return name;
-        if (attribute === 'Arn') return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name}`;
-        return fail();
-      case 'AWS::S3::Bucket':
-        if (attribute === 'Ref') return name;
-        if (attribute === 'Arn') return `arn:aws:s3:::${name}`;
-        return fail();
-      case 'AWS::SQS::Queue':
-        if (attribute === 'Ref' || attribute === 'QueueUrl') return `${frontDoorUrl}/${ACCOUNT}/${name}`;
-        if (attribute === 'Arn') return `arn:aws:sqs:${REGION}:${ACCOUNT}:${name}`;
-        if (attribute === 'QueueName') return name;
-        return fail();
-      case 'AWS::KMS::Key':
-        if (attribute === 'Ref' || attribute === 'KeyId') return name;
-        if (attribute === 'Arn') return `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`;
-        return fail();
-      case 'AWS::IAM::Role':
-        if (attribute === 'Ref') return name;
-        if (attribute === 'Arn') return `arn:aws:iam::${ACCOUNT}:role/${name}`;
-        return fail();
-      case 'AWS::ApiGatewayV2::Api':
-        if (attribute === 'ApiEndpoint') return ctx.apiUrl;
-        if (attribute === 'Ref') return 'local';
-        return fail();
-      case 'AWS::Lambda::Function':
-        if (attribute === 'Ref') return name;
-        if (attribute === 'Arn') return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
-        return fail();
-      case 'AWS::Logs::LogGroup':
-        if (attribute === 'Ref') return name;
-        if (attribute === 'Arn') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`;
-        return fail();
-      case 'AWS::SNS::Topic':
-        if (attribute === 'Ref' || attribute === 'TopicArn')
-          return `arn:aws:sns:${REGION}:${ACCOUNT}:${name}`;
-        return fail();
-      default:
-        return fail();
-    }
-  };
+  const physical = localPhysicalValues(names, { apiUrl: ctx.apiUrl, frontDoorUrl: () => frontDoorUrl });
   const resolve = (stack: string, value: unknown) => resolveValue(model, stack, value, physical);
 
   const resolveStatements = (stack: string, statements: readonly TemplateStatement[]): ResolvedStatement[] =>
@@ -271,10 +218,17 @@ export const startAssembly = async (
 
   const appSecretPrefix = resolve(anyFn.stack, anyFn.environment[ENV.appSecretPrefix] ?? '');
   const secretNames = new Set<string>();
+  const scheduleGroups = new Set<string>();
   for (const stack of model.stacks.values()) {
-    for (const resource of Object.values(stack.resources)) {
+    for (const [logicalId, resource] of Object.entries(stack.resources)) {
       if (resource.Type === 'AWS::SecretsManager::Secret' && resource.Properties?.Name !== undefined)
         secretNames.add(resolve(stack.name, resource.Properties.Name));
+      if (resource.Type === 'AWS::Scheduler::ScheduleGroup')
+        scheduleGroups.add(
+          resource.Properties?.Name !== undefined
+            ? resolve(stack.name, resource.Properties.Name)
+            : physical({ stack: stack.name, logicalId, type: resource.Type }, 'Ref'),
+        );
     }
   }
   const functionQueueUrls = () =>
@@ -303,6 +257,7 @@ export const startAssembly = async (
     callerOf: (token) => (token === undefined ? undefined : callers.get(token)),
     names: resourceNames,
     kmsKey: { id: TOKEN_KEY_ID, arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${TOKEN_KEY_ID}` },
+    scheduleGroups,
     secret: (name) => {
       if (!secretNames.has(name)) return undefined;
       return name.startsWith(appSecretPrefix)

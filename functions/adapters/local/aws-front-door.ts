@@ -40,6 +40,8 @@ export interface FrontDoorOptions {
   names: () => ResourceNames;
   /** The token key: its id and ARN. */
   kmsKey: { id: string; arn: string };
+  /** The schedule groups that exist (the template's). */
+  scheduleGroups: ReadonlySet<string>;
   /** A secret's value by its name, or undefined when it does not exist. */
   secret(name: string): string | undefined;
   /** Delivers a due schedule (the scheduler role's policy is checked by the caller). */
@@ -279,6 +281,13 @@ export const startFrontDoor = async (options: FrontDoorOptions): Promise<FrontDo
     const refuse = (message: string) =>
       json(res, 403, { Message: message }, { 'x-amzn-errortype': 'AccessDeniedException' });
     if (!authorised(caller, requests, refuse)) return;
+    if (group !== 'default' && !options.scheduleGroups.has(group))
+      return json(
+        res,
+        404,
+        { Message: `Schedule group ${group} does not exist.` },
+        { 'x-amzn-errortype': 'ResourceNotFoundException' },
+      );
     const key = `${group}/${name}`;
     const existing = schedules.get(key);
     const arn = `arn:aws:scheduler:us-east-1:000000000000:schedule/${key}`;
