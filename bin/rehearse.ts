@@ -354,6 +354,69 @@ export const runThrough = async (
     check(post.status === 'published', `the post on the new channel ended ${post.status}`);
   });
 
+  await step(
+    'the other routes: every read, a draft edited, published and deleted, a revise, a retract',
+    async () => {
+      for (const path of [
+        '/platforms',
+        '/posts',
+        '/media',
+        '/webhooks',
+        '/usage',
+        '/stats',
+        '/tags',
+        '/openapi.json',
+      ]) {
+        const res = await api(path, { key });
+        check(res.status === 200, `GET ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
+      }
+      const docs = await fetch(`${rt.url}/docs`);
+      check(docs.status === 200, `GET /docs answered ${docs.status}`);
+      const x = channel('x');
+      const read = await api(`/channels/${x}`, { key });
+      check(read.status === 200, `GET /channels/{id} answered ${read.status}`);
+      const tag = await api('/tags', { method: 'POST', key, body: { name: 'Rehearsed' } });
+      check(tag.status === 201, `POST /tags answered ${tag.status}: ${tag.text}`);
+      const draft = await api('/posts', {
+        method: 'POST',
+        key,
+        body: { intent: 'draft', channels: [{ channelId: x, blocks: [{ content: 'A draft' }] }] },
+      });
+      check(draft.status === 201, `the draft answered ${draft.status}`);
+      const edited = await api(`/posts/${draft.body.id}`, {
+        method: 'PUT',
+        key,
+        body: { intent: 'draft', channels: [{ channelId: x, blocks: [{ content: 'A draft, edited' }] }] },
+      });
+      check(edited.status === 200, `PUT /posts/{id} answered ${edited.status}: ${edited.text}`);
+      const published = await api(`/posts/${draft.body.id}/publish`, { method: 'POST', key });
+      check(
+        published.status === 200,
+        `POST /posts/{id}/publish answered ${published.status}: ${published.text}`,
+      );
+      const live = await settledPost(api, key, draft.body.id);
+      check(live.status === 'published', `the published draft ended ${live.status}`);
+      const revised = await api(`/posts/${draft.body.id}/revise`, {
+        method: 'POST',
+        key,
+        body: { channels: [{ channelId: x, blocks: [{ content: 'A draft, revised' }] }] },
+      });
+      check(revised.status === 200, `POST /posts/{id}/revise answered ${revised.status}: ${revised.text}`);
+      const retracted = await api(`/posts/${draft.body.id}/retract`, { method: 'POST', key });
+      check(
+        retracted.status === 200,
+        `POST /posts/{id}/retract answered ${retracted.status}: ${retracted.text}`,
+      );
+      const other = await api('/posts', {
+        method: 'POST',
+        key,
+        body: { intent: 'draft', channels: [{ channelId: x, blocks: [{ content: 'To delete' }] }] },
+      });
+      const deleted = await api(`/posts/${other.body.id}`, { method: 'DELETE', key });
+      check(deleted.status === 200, `DELETE /posts/{id} answered ${deleted.status}: ${deleted.text}`);
+    },
+  );
+
   await step('a metrics reading of the post with media', async () => {
     check(mediaPostId, 'no post with media to read');
     await until(
