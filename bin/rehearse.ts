@@ -355,7 +355,7 @@ export const runThrough = async (
   });
 
   await step(
-    'the other routes: every read, a draft edited, published and deleted, a revise, a retract',
+    'the other routes: every read, a draft edited, published, revised, retracted, deleted; a presigned upload',
     async () => {
       for (const path of [
         '/platforms',
@@ -414,6 +414,30 @@ export const runThrough = async (
       });
       const deleted = await api(`/posts/${other.body.id}`, { method: 'DELETE', key });
       check(deleted.status === 200, `DELETE /posts/{id} answered ${deleted.status}: ${deleted.text}`);
+      // A presigned upload: the URL is signed with the function's own credentials, checked when used.
+      const bytes = mediaFiles.jpeg(2048);
+      const start = await api('/media/uploads', {
+        method: 'POST',
+        key,
+        body: { fileName: 'large.jpg', mimeType: 'image/jpeg', size: bytes.length },
+      });
+      check(start.status === 201, `POST /media/uploads answered ${start.status}: ${start.text}`);
+      const put = await fetch(start.body.upload.url, {
+        method: 'PUT',
+        headers: start.body.upload.headers,
+        body: bytes,
+      });
+      check(put.status === 200, `the presigned PUT answered ${put.status}: ${await put.text()}`);
+      const done = await api(`/media/${start.body.media.id}/complete`, { method: 'POST', key });
+      check(done.status === 200, `POST /media/{id}/complete answered ${done.status}: ${done.text}`);
+      for (const [method, path, body] of [
+        ['GET', `/media/${start.body.media.id}`, undefined],
+        ['PUT', `/media/${start.body.media.id}`, { altText: 'Rehearsed' }],
+        ['DELETE', `/media/${start.body.media.id}`, undefined],
+      ] as const) {
+        const res = await api(path, { method, key, ...(body ? { body } : {}) });
+        check(res.status === 200, `${method} ${path} answered ${res.status}: ${res.text}`);
+      }
     },
   );
 
