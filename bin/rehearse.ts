@@ -287,72 +287,91 @@ export const runThrough = async (
     );
   });
 
-  await step('a webhook delivery, signed, to an https receiver', async () => {
-    const created = await api('/webhooks', {
-      method: 'POST',
-      key,
-      body: { url: receiver.url('/rehearsal'), events: ['post.published'] },
-    });
-    check(created.status === 201, `POST /webhooks answered ${created.status}: ${created.text}`);
-    const secret = created.body.secret as string;
-    const now = await api('/posts', {
-      method: 'POST',
-      key,
-      body: {
-        intent: 'now',
-        channels: [{ channelId: channel('x'), blocks: [{ content: 'Tell the hook' }] }],
-      },
-    });
-    check(now.status === 201, `POST /posts answered ${now.status}`);
-    const deliveries = await receiver.waitFor(
-      (all) => all.some((d) => JSON.stringify(d.body ?? {}).includes(now.body.id)),
-      60_000,
-      'the post.published delivery',
-    );
-    const delivery = deliveries.find((d) => JSON.stringify(d.body ?? {}).includes(now.body.id));
-    check(delivery, 'no delivery names the post');
-    const signature = delivery?.headers[SIGNATURE_HEADER];
-    const verified = verifyWebhook(
-      delivery?.raw ?? '',
-      typeof signature === 'string' ? signature : null,
-      secret,
-    );
-    check(verified, 'the delivery does not verify with the endpoint secret');
-  });
+  await step(
+    'a webhook delivery, signed, to an https receiver; the endpoint read, changed, rolled, deleted',
+    async () => {
+      const created = await api('/webhooks', {
+        method: 'POST',
+        key,
+        body: { url: receiver.url('/rehearsal'), events: ['post.published'] },
+      });
+      check(created.status === 201, `POST /webhooks answered ${created.status}: ${created.text}`);
+      const secret = created.body.secret as string;
+      const now = await api('/posts', {
+        method: 'POST',
+        key,
+        body: {
+          intent: 'now',
+          channels: [{ channelId: channel('x'), blocks: [{ content: 'Tell the hook' }] }],
+        },
+      });
+      check(now.status === 201, `POST /posts answered ${now.status}`);
+      const deliveries = await receiver.waitFor(
+        (all) => all.some((d) => JSON.stringify(d.body ?? {}).includes(now.body.id)),
+        60_000,
+        'the post.published delivery',
+      );
+      const delivery = deliveries.find((d) => JSON.stringify(d.body ?? {}).includes(now.body.id));
+      check(delivery, 'no delivery names the post');
+      const signature = delivery?.headers[SIGNATURE_HEADER];
+      const verified = verifyWebhook(
+        delivery?.raw ?? '',
+        typeof signature === 'string' ? signature : null,
+        secret,
+      );
+      check(verified, 'the delivery does not verify with the endpoint secret');
+      const hook = `/webhooks/${created.body.endpoint.id}`;
+      for (const [method, path, body, status] of [
+        ['GET', hook, undefined, 200],
+        ['GET', `${hook}/deliveries`, undefined, 200],
+        ['PUT', hook, { description: 'Rehearsed' }, 200],
+        ['POST', `${hook}/roll-secret`, undefined, 200],
+        ['DELETE', hook, undefined, 200],
+      ] as const) {
+        const res = await api(path, { method, key, ...(body ? { body } : {}) });
+        check(res.status === status, `${method} ${path} answered ${res.status}: ${res.text}`);
+      }
+    },
+  );
 
-  await step('a connect flow (LinkedIn OAuth: consent, callback, complete with the key)', async () => {
-    const start = await api('/channels/connect', {
-      method: 'POST',
-      key,
-      body: { platform: 'linkedin', redirectUrl: 'https://client.example/done' },
-    });
-    check(start.status === 201, `POST /channels/connect answered ${start.status}: ${start.text}`);
-    const authorize = new URL(start.body.authorizeUrl);
-    authorize.searchParams.set('sim_user', `rehearsal${Date.now()}`);
-    const atNetwork = await fetch(authorize, { redirect: 'manual' });
-    const callback = atNetwork.headers.get('location');
-    check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
-    const atHerald = await fetch(callback as string, { redirect: 'manual' });
-    const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
-    check(landed.searchParams.get('connectCode'), `the callback landed on ${landed}`);
-    const complete = await api('/channels/connect/complete', {
-      method: 'POST',
-      key,
-      body: { connectCode: landed.searchParams.get('connectCode') },
-    });
-    check(complete.status === 201, `complete answered ${complete.status}: ${complete.text}`);
-    const now = await api('/posts', {
-      method: 'POST',
-      key,
-      body: {
-        intent: 'now',
-        channels: [{ channelId: complete.body.id, blocks: [{ content: 'From a new channel' }] }],
-      },
-    });
-    check(now.status === 201, `POST /posts answered ${now.status}: ${now.text}`);
-    const post = await settledPost(api, key, now.body.id);
-    check(post.status === 'published', `the post on the new channel ended ${post.status}`);
-  });
+  await step(
+    'a connect flow (LinkedIn OAuth: consent, callback, complete with the key), a post, the channel removed',
+    async () => {
+      const start = await api('/channels/connect', {
+        method: 'POST',
+        key,
+        body: { platform: 'linkedin', redirectUrl: 'https://client.example/done' },
+      });
+      check(start.status === 201, `POST /channels/connect answered ${start.status}: ${start.text}`);
+      const authorize = new URL(start.body.authorizeUrl);
+      authorize.searchParams.set('sim_user', `rehearsal${Date.now()}`);
+      const atNetwork = await fetch(authorize, { redirect: 'manual' });
+      const callback = atNetwork.headers.get('location');
+      check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
+      const atHerald = await fetch(callback as string, { redirect: 'manual' });
+      const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
+      check(landed.searchParams.get('connectCode'), `the callback landed on ${landed}`);
+      const complete = await api('/channels/connect/complete', {
+        method: 'POST',
+        key,
+        body: { connectCode: landed.searchParams.get('connectCode') },
+      });
+      check(complete.status === 201, `complete answered ${complete.status}: ${complete.text}`);
+      const now = await api('/posts', {
+        method: 'POST',
+        key,
+        body: {
+          intent: 'now',
+          channels: [{ channelId: complete.body.id, blocks: [{ content: 'From a new channel' }] }],
+        },
+      });
+      check(now.status === 201, `POST /posts answered ${now.status}: ${now.text}`);
+      const post = await settledPost(api, key, now.body.id);
+      check(post.status === 'published', `the post on the new channel ended ${post.status}`);
+      const removed = await api(`/channels/${complete.body.id}`, { method: 'DELETE', key });
+      check(removed.status === 200, `DELETE /channels/{id} answered ${removed.status}: ${removed.text}`);
+    },
+  );
 
   await step(
     'the other routes: every read, a draft edited, published, revised, retracted, deleted; a presigned upload',
@@ -545,6 +564,8 @@ const main = async () => {
       `functions run: ${ran.length} of ${stats.length} (${ran.reduce((n, s) => n + s.invocations, 0)} invocations, ` +
         `${ran.reduce((n, s) => n + s.coldStarts, 0)} cold starts); AWS calls refused by the template's IAM: ${refusals.length}`,
     );
+    const idle = stats.filter((s) => s.invocations === 0).map((s) => s.path.replace(/\/Resource$/, ''));
+    if (idle.length > 0) console.log(`  not run: ${idle.join(', ')}`);
   } catch (error) {
     failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {
