@@ -327,7 +327,7 @@ describe('GET /posts/{id} shows why a publishing channel waits', () => {
     let lost = true;
     const h = harness((client) => {
       const wrapped: NetworkClient = Object.create(client);
-      wrapped.publish = async (input) => {
+      wrapped.publish = async () => {
         if (lost) throw new NetworkError('transient', 'socket hang up', { outcomeUnknown: true });
         throw new NetworkError('transient', 'X answered HTTP 503', { status: 503 });
       };
