@@ -56,9 +56,8 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     },
     projects: [
-      // Pure code, no DynamoDB Local and no runtime: `npm run test:unit` runs it in seconds. Its files
-      // share their worker's modules (no runtime, no process-wide setting left behind): half the CPU.
-      { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
+      // Pure code, no DynamoDB Local and no runtime (`npm run test:unit`); Stryker runs this file too.
+      'vitest.unit.config.ts',
       // The Powertools log level, read when the handlers load; the metrics cadence's time scale;
       // DynamoDB Local's process hooks, installed once a process.
       ...sharingModules('integration', ['metrics-collection', 'local-services']),

@@ -1,18 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { defineProject } from 'vitest/config';
 
-// The publishing engine's unit tests run on in-memory fakes: no DynamoDB Local, no global setup.
-// Stryker's mutation runs use this configuration too (see stryker.config.json).
-export default defineConfig({
+/**
+ * The unit tests: pure code, no DynamoDB Local and no runtime. The one definition of them:
+ * vitest.config.ts lists this file as its `unit` project (`npm run test:unit`), and Stryker's
+ * mutation runs use it alone (stryker.config.json; its runner narrows the run to the tests that
+ * import the mutated files).
+ */
+export default defineProject({
   test: {
-    include: ['test/unit/publishing/**/*.test.ts'],
-    pool: 'threads',
-    // The tests share no module state (each builds its own engine and fakes): one context is faster.
+    name: 'unit',
+    include: ['test/unit/**/*.test.ts'],
+    pool: 'forks',
+    // The files share their worker's modules (no runtime, no process-wide setting left behind): half the CPU.
     isolate: false,
-    testTimeout: 5_000,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // As vitest.config.ts sets for every project (this file runs alone under Stryker).
     env: {
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_TRACE_ENABLED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
     },
   },
 });

@@ -6,25 +6,51 @@ import { engineOnFakes, postChannel, publishingPost, seed } from '../../support/
 const start = '2026-06-01T12:00:00.000Z';
 const later = (seconds: number) => new Date(Date.parse(start) + seconds * 1000).toISOString();
 
-/** An engine with a one-block X post, on a network with `windowSeconds` of consistency lag. */
-const setup = ({ windowSeconds = 0, lookup = true, blocks = ['hello'] } = {}) => {
+/** The first block's claim as a test stores it: the fields that differ from test to test. */
+type StoredClaim = Omit<BlockClaim, 'postId' | 'channelId' | 'block' | 'leaseUntil' | 'since'> &
+  Partial<Pick<BlockClaim, 'leaseUntil' | 'since'>>;
+
+/**
+ * An engine with a one-block X post (or `blocks`), on a network with `windowSeconds` of
+ * consistency lag; with `stored`, the first block's claim as another worker left it.
+ */
+const setup = ({
+  windowSeconds = 0,
+  lookup = true,
+  blocks = ['hello'],
+  stored,
+}: {
+  windowSeconds?: number;
+  lookup?: boolean;
+  blocks?: string[];
+  stored?: StoredClaim;
+} = {}) => {
   const f = engineOnFakes();
   const network = f.network('x', { consistencyWindowSeconds: windowSeconds, lookup });
   const job = seed(f, publishingPost([postChannel('ch_x', 'x', blocks)]));
-  return { f, network, job, claim: () => f.claims.get('post_1', 'ch_x', 0) };
-};
-
-describe('a block claimed by another worker', () => {
-  it('is not sent while that worker holds it: the job comes back when its lease ends', async () => {
-    const { f, network, job } = setup();
+  if (stored)
     f.claims.put({
       postId: 'post_1',
       channelId: 'ch_x',
       block: 0,
-      state: 'sending',
-      owner: 'other',
-      leaseUntil: later(30.5),
+      leaseUntil: start,
       since: start,
+      ...stored,
+    });
+  const claim = () => f.claims.get('post_1', 'ch_x', 0);
+  /** Another worker takes the first block's claim over. */
+  const steal = () => f.claims.put({ ...(claim() as BlockClaim), owner: 'thief' });
+  return { f, network, job, claim, steal };
+};
+
+describe('a block claimed by another worker', () => {
+  it('is not sent while that worker holds it: the job comes back when its lease ends', async () => {
+    const { f, network, job } = setup({
+      stored: {
+        state: 'sending',
+        owner: 'other',
+        leaseUntil: later(30.5),
+      },
     });
     await f.engine.handle(job);
     expect(network.publishCalls).toEqual([]);
@@ -33,21 +59,19 @@ describe('a block claimed by another worker', () => {
   });
 
   it('that died mid-send is taken over and looked up, never sent again blindly', async () => {
-    const { f, network, job, claim } = setup();
+    const { f, network, job, claim } = setup({
+      stored: {
+        state: 'sending',
+        owner: 'dead',
+        leaseUntil: later(-1),
+        since: later(-120),
+        firstSentAt: later(-300),
+      },
+    });
     // The dead worker's send reached the network.
     network.stored.set('post_1.ch_x.0', {
       remote: { remoteId: 'x-1', remoteUrl: 'https://x.example/x-1', meta: {} },
       input: {} as PublishBlockInput,
-    });
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'sending',
-      owner: 'dead',
-      leaseUntil: later(-1),
-      since: later(-120),
-      firstSentAt: later(-300),
     });
     await f.engine.handle(job);
     expect(network.publishCalls).toEqual([]);
@@ -63,15 +87,13 @@ describe('a block claimed by another worker', () => {
   });
 
   it('whose takeover another worker won is left to it', async () => {
-    const { f, network, job } = setup();
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'sending',
-      owner: 'dead',
-      leaseUntil: later(-1),
-      since: later(-120),
+    const { f, network, job } = setup({
+      stored: {
+        state: 'sending',
+        owner: 'dead',
+        leaseUntil: later(-1),
+        since: later(-120),
+      },
     });
     f.claims.takeOver = async () => false;
     await f.engine.handle(job);
@@ -81,34 +103,15 @@ describe('a block claimed by another worker', () => {
   });
 
   it('that is sent already is recorded without a send', async () => {
-    const { f, network, job } = setup({ blocks: ['a', 'b'] });
     const remote = { remoteId: 'x-77', remoteUrl: 'https://x.example/x-77', meta: {} };
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'sent',
-      owner: 'o',
-      leaseUntil: start,
-      since: start,
-      remote,
-    });
+    const { f, network, job } = setup({ blocks: ['a', 'b'], stored: { state: 'sent', owner: 'o', remote } });
     await f.engine.handle(job);
     expect(network.publishCalls.map((c) => [c.content, c.parent?.block.remoteId])).toEqual([['b', 'x-77']]);
     expect(f.posts.peek('post_1')?.channels[0]?.blocks.map((b) => b.remoteId)).toEqual(['x-77', 'x-1']);
   });
 
   it('whose outcome is unknown fails the channel and is never sent again', async () => {
-    const { f, network, job } = setup();
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'unknown',
-      owner: 'o',
-      leaseUntil: start,
-      since: start,
-    });
+    const { f, network, job } = setup({ stored: { state: 'unknown', owner: 'o' } });
     await f.engine.handle(job);
     expect(network.publishCalls).toEqual([]);
     expect(f.posts.peek('post_1')?.channels[0]?.error).toMatch(
@@ -117,19 +120,18 @@ describe('a block claimed by another worker', () => {
   });
 
   it('due for its next lookup is looked up, and its lookups keep counting', async () => {
-    const { f, network, job, claim } = setup({ windowSeconds: 600 });
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'checking',
-      owner: 'o',
-      leaseUntil: later(-100),
-      since: later(-100),
-      lastSentAt: later(-100),
-      lostAt: later(-100),
-      checks: 3,
-      nextCheckAt: later(-1),
+    const { f, network, job, claim } = setup({
+      windowSeconds: 600,
+      stored: {
+        state: 'checking',
+        owner: 'o',
+        leaseUntil: later(-100),
+        since: later(-100),
+        lastSentAt: later(-100),
+        lostAt: later(-100),
+        checks: 3,
+        nextCheckAt: later(-1),
+      },
     });
     network.answerLookups({ kind: 'hidden' });
     await f.engine.handle(job);
@@ -242,18 +244,16 @@ describe('a lost answer', () => {
   });
 
   it('is given up as unknown after its checks once the window has passed', async () => {
-    const { f, network, job, claim } = setup();
-    f.claims.put({
-      postId: 'post_1',
-      channelId: 'ch_x',
-      block: 0,
-      state: 'checking',
-      owner: 'o',
-      leaseUntil: later(-100),
-      since: later(-100),
-      duplicate: true,
-      checks: 10,
-      nextCheckAt: later(-1),
+    const { f, network, job, claim } = setup({
+      stored: {
+        state: 'checking',
+        owner: 'o',
+        leaseUntil: later(-100),
+        since: later(-100),
+        duplicate: true,
+        checks: 10,
+        nextCheckAt: later(-1),
+      },
     });
     network.answerLookups({ kind: 'hidden' });
     await f.engine.handle(job);
@@ -326,11 +326,11 @@ describe('a resumable upload', () => {
   });
 
   it('stops at once when another worker took the block over', async () => {
-    const { f, network, job, claim } = setup();
+    const { f, network, job, claim, steal } = setup();
     network.answer({ kind: 'upload', state: { offset: 1 }, after: { kind: 'ok' } });
     const save = f.claims.saveProgress.bind(f.claims);
     f.claims.saveProgress = async (held, progress, lease) => {
-      f.claims.put({ ...(claim() as BlockClaim), owner: 'thief' });
+      steal();
       return save(held, progress, lease);
     };
     await f.engine.handle(job);
@@ -342,10 +342,9 @@ describe('a resumable upload', () => {
 
 describe('the write that records a sent block', () => {
   it('writes nothing when another worker took the claim over, and the message comes back', async () => {
-    const { f, network, job } = setup();
+    const { f, network, job, steal } = setup();
     network.answer({ kind: 'held', release: Promise.resolve() });
-    f.posts.beforeWrite = () =>
-      f.claims.put({ ...(f.claims.get('post_1', 'ch_x', 0) as BlockClaim), owner: 'thief' });
+    f.posts.beforeWrite = steal;
     await expect(f.engine.handle(job)).rejects.toBeInstanceOf(ClaimTakenError);
     expect(f.posts.peek('post_1')?.channels[0]?.status).toBe('publishing');
   });
