@@ -31,6 +31,8 @@ export class FakePostStore implements EnginePosts {
   readonly writes: { postId: string; extras: PostWriteExtras | undefined }[] = [];
   /** Errors the next writes throw before anything is checked (a table failing), in order. */
   readonly failWrites: Error[] = [];
+  /** Reads of one post (`get`, each a request; `getForJob` is counted apart). */
+  reads = 0;
   /** Runs before each write is checked: another writer may change the post there. */
   beforeWrite: ((postId: string) => void) | null = null;
 
@@ -62,6 +64,7 @@ export class FakePostStore implements EnginePosts {
   }
 
   async get(postId: string): Promise<PostRecord | null> {
+    this.reads++;
     return this.peek(postId);
   }
 

@@ -1,3 +1,4 @@
+import type { CallContext } from '../../../functions/core/channels/token-service.ts';
 import type { EngineTokens } from '../../../functions/core/publishing/deps.ts';
 import type { ChannelRecord } from '../../../functions/ports/channels.ts';
 import { type NetworkCredentials, NetworkError } from '../../../functions/ports/network-client.ts';
@@ -10,13 +11,22 @@ export class FakeTokenService implements EngineTokens {
   credentialsError: Error | null = null;
   /** When true, the network refuses to refresh (the channel must be reconnected). */
   refuseRefresh = false;
+  /** Each call's channel and the post it says it is for (what the real service logs), in order. */
+  readonly calls: { call: 'credentials' | 'afterExpired'; channelId: string; postId: string | undefined }[] =
+    [];
 
-  async credentials(channel: ChannelRecord): Promise<NetworkCredentials> {
+  async credentials(channel: ChannelRecord, context: CallContext = {}): Promise<NetworkCredentials> {
+    this.calls.push({ call: 'credentials', channelId: channel.channelId, postId: context.postId });
     if (this.credentialsError) throw this.credentialsError;
     return this.current(channel);
   }
 
-  async afterExpired(channel: ChannelRecord): Promise<NetworkCredentials> {
+  async afterExpired(
+    channel: ChannelRecord,
+    _used?: NetworkCredentials,
+    context: CallContext = {},
+  ): Promise<NetworkCredentials> {
+    this.calls.push({ call: 'afterExpired', channelId: channel.channelId, postId: context.postId });
     if (this.refuseRefresh) {
       throw new NetworkError(
         'reconnect',

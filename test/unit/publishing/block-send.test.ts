@@ -73,7 +73,17 @@ describe('a block claimed by another worker', () => {
       remote: { remoteId: 'x-1', remoteUrl: 'https://x.example/x-1', meta: {} },
       input: {} as PublishBlockInput,
     });
+    const find = network.lookup?.bind(network);
+    const during: (BlockClaim | undefined)[] = [];
+    network.lookup = async (input) => {
+      during.push(claim());
+      return (await find?.(input)) ?? null;
+    };
     await f.engine.handle(job);
+    // Held by this worker (an owner of its own) while it looks the block up.
+    expect(during).toMatchObject([
+      { state: 'sending', owner: expect.stringMatching(/^w-[0-9a-f]{8}-[0-9a-f]{8}$/) },
+    ]);
     expect(network.publishCalls).toEqual([]);
     expect(network.lookupCalls[0]?.since.toISOString()).toBe(later(-360));
     expect(network.lookupCalls[0]?.idempotencyKey).toBe('post_1.ch_x.0');
@@ -108,6 +118,26 @@ describe('a block claimed by another worker', () => {
     await f.engine.handle(job);
     expect(network.publishCalls.map((c) => [c.content, c.parent?.block.remoteId])).toEqual([['b', 'x-77']]);
     expect(f.posts.peek('post_1')?.channels[0]?.blocks.map((b) => b.remoteId)).toEqual(['x-77', 'x-1']);
+  });
+
+  it('that is sent already, of a channel’s last block, is recorded by the write that completes the channel', async () => {
+    const remote = { remoteId: 'x-77', remoteUrl: 'https://x.example/x-77', meta: {} };
+    const { f, network, job } = setup({ stored: { state: 'sent', owner: 'o', remote } });
+    await f.engine.handle(job);
+    expect(network.publishCalls).toEqual([]);
+    expect(f.posts.writes).toHaveLength(1);
+    expect(f.posts.peek('post_1')?.channels[0]).toMatchObject({
+      status: 'published',
+      remoteUrl: remote.remoteUrl,
+    });
+  });
+
+  it('whose outcome is unknown names its block when the channel has several', async () => {
+    const { f, job } = setup({ blocks: ['a', 'b'], stored: { state: 'unknown', owner: 'o' } });
+    await f.engine.handle(job);
+    expect(f.posts.peek('post_1')?.channels[0]?.error).toMatch(
+      /^The network did not confirm whether block 1 was published/,
+    );
   });
 
   it('whose outcome is unknown fails the channel and is never sent again', async () => {
@@ -148,6 +178,7 @@ describe('a lost answer', () => {
     await f.engine.handle(job);
     expect(network.publishCalls).toHaveLength(1);
     expect(network.lookupCalls).toHaveLength(1);
+    expect(network.lookupCalls[0]?.saved).toBeNull();
     expect(claim()).toMatchObject({ state: 'sent', lostAt: start, lastSentAt: start });
     expect(f.posts.peek('post_1')?.status).toBe('published');
   });
@@ -185,6 +216,18 @@ describe('a lost answer', () => {
     expect(network.publishCalls).toHaveLength(1);
     expect(network.lookupCalls).toHaveLength(3);
     expect(claim()?.state).toBe('sent');
+  });
+
+  it('not found within the window is looked up again no later than the window’s end', async () => {
+    const { f, network, job } = setup({ windowSeconds: 10 });
+    network.answer({ kind: 'lost', stored: false }).answerLookups({ kind: 'hidden' }, { kind: 'hidden' });
+    await f.engine.handle(job);
+    f.clock.advance(2);
+    await f.engine.handle(job);
+    f.clock.advance(4);
+    await f.engine.handle(job);
+    // Doubling would wait 8 s; the window ends in 4.
+    expect(f.queue.delays()).toEqual([2, 4, 4]);
   });
 
   it('on a network without lookups fails the channel as unknown, and is never sent again', async () => {

@@ -1,10 +1,21 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  COMPLETION_GROUP_WAIT_MS,
+  type Completion,
+  CompletionBatcher,
   MAX_COMPLETIONS_PER_WRITE,
   SendsInFlight,
 } from '../../../functions/core/publishing/completion-batcher.ts';
 import { PublishingEngine } from '../../../functions/core/publishing/job.ts';
-import { engineOnFakes, postChannel, publishingPost, seed } from '../../support/fakes/engine.ts';
+import { JobWrites, type Settle } from '../../../functions/core/publishing/job-writes.ts';
+import { PostLocks } from '../../../functions/core/publishing/post-mutation.ts';
+import type { PostRecord } from '../../../functions/domain/post.ts';
+import type { BlockClaim, OutboxEvent } from '../../../functions/ports/publishing.ts';
+import { FakeChannelStore } from '../../support/fakes/channels.ts';
+import { FakeClaimStore } from '../../support/fakes/claims.ts';
+import { FakeClock } from '../../support/fakes/clock.ts';
+import { engineOnFakes, postChannel, publishingPost, seed, WORKSPACE } from '../../support/fakes/engine.ts';
+import { FakePostStore } from '../../support/fakes/posts.ts';
 
 /** A promise and the function that resolves it. */
 const gate = () => {
@@ -144,5 +155,238 @@ describe('SendsInFlight', () => {
     await sends.settled('p', 1);
     end();
     await sends.settled('p', 10_000);
+  });
+});
+
+/** A batcher on in-memory fakes, over a post whose X channels `channelIds` each publish one block. */
+const batcherOnFakes = (channelIds = ['ch_a', 'ch_b']) => {
+  const clock = new FakeClock();
+  const claims = new FakeClaimStore();
+  const posts = new FakePostStore(new FakeChannelStore(), claims);
+  const writes = new JobWrites({ posts, clock, claims }, new PostLocks());
+  const sends = new SendsInFlight();
+  const batcher = new CompletionBatcher(writes, claims, sends);
+  const post = publishingPost(channelIds.map((id) => postChannel(id, 'x', [id])));
+  posts.put(post);
+  writes.begin(post);
+  /** The posts each completion's events were made from, by channel. */
+  const snapshots = new Map<string, PostRecord>();
+  const eventOf = (channelId: string): OutboxEvent => ({
+    id: `evt_${channelId}`,
+    type: 'post.published',
+    createdAt: clock.now().toISOString(),
+    accountId: post.accountId,
+    workspaceId: post.workspaceId,
+    mode: 'live',
+    data: { channelId, platform: 'x', error: null },
+  });
+  /** The block claim of the channel, held by this worker. */
+  const settleOf = (channelId: string): Settle => {
+    const claim: BlockClaim = {
+      postId: post.postId,
+      channelId,
+      block: 0,
+      state: 'sending',
+      owner: 'me',
+      leaseUntil: '2026-06-01T12:01:00.000Z',
+      since: '2026-06-01T12:00:00.000Z',
+    };
+    claims.put(claim);
+    return {
+      claim,
+      remote: { remoteId: `r-${channelId}`, remoteUrl: `https://x.example/${channelId}`, meta: {} },
+    };
+  };
+  /** The channel's completion: publishes it with its event (nothing when it is no longer publishing). */
+  const completion = (channelId: string, fields: Partial<Completion> = {}): Completion => ({
+    round: post,
+    gate: undefined,
+    complete: (current) => {
+      if (current.channels.find((c) => c.channelId === channelId)?.status !== 'publishing') return null;
+      return {
+        next: {
+          ...current,
+          channels: current.channels.map((c) =>
+            c.channelId === channelId ? { ...c, status: 'published' } : c,
+          ),
+        },
+        events: (written) => {
+          snapshots.set(channelId, written);
+          return [eventOf(channelId)];
+        },
+      };
+    },
+    ...fields,
+  });
+  /** Another job ended the channel already. */
+  const endChannel = (channelId: string) =>
+    posts.change(post.postId, (p) => ({
+      ...p,
+      channels: p.channels.map((c) => (c.channelId === channelId ? { ...c, status: 'failed' } : c)),
+    }));
+  return { clock, claims, posts, sends, batcher, post, snapshots, eventOf, settleOf, completion, endChannel };
+};
+
+/** Lets every promise and pending I/O callback run (what was not blocked has happened after it). */
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('a completion written alone', () => {
+  it('carries its gate, and its events show the post as written', async () => {
+    const { batcher, posts, snapshots, completion, eventOf } = batcherOnFakes();
+    const gate = { workspaceId: WORKSPACE, endpoints: 2 };
+    const { post, extras } = await batcher.write(completion('ch_a', { gate }));
+    expect(posts.writes.map((w) => w.extras)).toEqual([{ events: [eventOf('ch_a')], outbox: gate }]);
+    expect(extras).toEqual({ events: [eventOf('ch_a')], outbox: gate });
+    expect(post).toMatchObject({ version: 2 });
+    expect(snapshots.get('ch_a')).toEqual(post);
+    expect(posts.peek('post_1')).toEqual(post);
+  });
+
+  it('of a channel done already writes nothing, and settles its claim alone', async () => {
+    const { batcher, posts, claims, completion, settleOf, endChannel } = batcherOnFakes();
+    endChannel('ch_a');
+    const settle = settleOf('ch_a');
+    const { post, extras } = await batcher.write(completion('ch_a', { settle }));
+    expect(extras).toBeUndefined();
+    expect(post.version).toBe(2);
+    expect(posts.writes).toEqual([]);
+    expect(claims.get('post_1', 'ch_a', 0)).toMatchObject({ state: 'sent', remote: settle.remote });
+  });
+
+  it('fails with its write', async () => {
+    const { batcher, posts, completion } = batcherOnFakes();
+    posts.failWrites.push(new Error('table unavailable'));
+    await expect(batcher.write(completion('ch_a'))).rejects.toThrow('table unavailable');
+    expect(posts.writes).toEqual([]);
+  });
+});
+
+describe('completions waiting together', () => {
+  it('share one write when they are one job’s with one view of the endpoints, each keeping its own part', async () => {
+    const { batcher, posts, claims, completion, settleOf, eventOf, snapshots } = batcherOnFakes();
+    const gate = { workspaceId: WORKSPACE, endpoints: 3 };
+    const [sa, sb] = [settleOf('ch_a'), settleOf('ch_b')];
+    const count = { accountId: 'acc_1', period: '2026-06' };
+    const a = completion('ch_a', { gate, settle: sa });
+    const b = completion('ch_b', { gate: { ...gate }, settle: sb });
+    const withCount: Completion = {
+      ...b,
+      complete: (current, at) => {
+        const part = b.complete(current, at);
+        return part && { ...part, extras: { countPublished: count } };
+      },
+    };
+    const [wa, wb] = await Promise.all([batcher.write(a), batcher.write(withCount)]);
+    expect(posts.writes.map((w) => w.extras)).toEqual([
+      {
+        events: [eventOf('ch_a'), eventOf('ch_b')],
+        outbox: gate,
+        countPublished: count,
+        settleClaims: [sa, sb],
+      },
+    ]);
+    expect(wa).toEqual({
+      post: wb.post,
+      extras: { events: [eventOf('ch_a')], outbox: gate, settleClaims: [sa] },
+    });
+    expect(wb.extras).toEqual({
+      events: [eventOf('ch_b')],
+      outbox: gate,
+      countPublished: count,
+      settleClaims: [sb],
+    });
+    expect(wb.post).toEqual(posts.peek('post_1'));
+    expect(wb.post.channels.map((c) => c.status)).toEqual(['published', 'published']);
+    expect(snapshots.get('ch_a')).toEqual(wb.post);
+    expect(snapshots.get('ch_b')).toEqual(wb.post);
+    expect(claims.get('post_1', 'ch_b', 0)?.state).toBe('sent');
+  });
+
+  it('of different jobs, or seeing the endpoints differently, are written apart', async () => {
+    const jobs = batcherOnFakes();
+    const other = structuredClone(jobs.post);
+    await Promise.all([
+      jobs.batcher.write(jobs.completion('ch_a')),
+      jobs.batcher.write(jobs.completion('ch_b', { round: other })),
+    ]);
+    expect(jobs.posts.writes).toHaveLength(2);
+
+    const gates = batcherOnFakes();
+    await Promise.all([
+      gates.batcher.write(gates.completion('ch_a', { gate: { workspaceId: WORKSPACE, endpoints: 1 } })),
+      gates.batcher.write(gates.completion('ch_b', { gate: { workspaceId: WORKSPACE, endpoints: null } })),
+    ]);
+    expect(gates.posts.writes).toHaveLength(2);
+  });
+
+  it('of channels done already are left out of the write, and their claims settled alone', async () => {
+    const { batcher, posts, claims, completion, settleOf, eventOf, endChannel } = batcherOnFakes();
+    endChannel('ch_b');
+    const [sa, sb] = [settleOf('ch_a'), settleOf('ch_b')];
+    const [wa, wb] = await Promise.all([
+      batcher.write(completion('ch_a', { settle: sa })),
+      batcher.write(completion('ch_b', { settle: sb })),
+    ]);
+    expect(posts.writes.map((w) => w.extras)).toEqual([{ events: [eventOf('ch_a')], settleClaims: [sa] }]);
+    expect(wb).toEqual({ post: wa.post, extras: undefined });
+    expect(claims.get('post_1', 'ch_b', 0)).toMatchObject({ state: 'sent', remote: sb.remote });
+  });
+
+  it('all done already write nothing', async () => {
+    const { batcher, posts, claims, completion, settleOf, endChannel } = batcherOnFakes();
+    endChannel('ch_a');
+    endChannel('ch_b');
+    const [sa, sb] = [settleOf('ch_a'), settleOf('ch_b')];
+    const written = await Promise.all([
+      batcher.write(completion('ch_a', { settle: sa })),
+      batcher.write(completion('ch_b', { settle: sb })),
+    ]);
+    expect(posts.writes).toEqual([]);
+    expect(written.map((w) => [w.post.version, w.extras])).toEqual([
+      [3, undefined],
+      [3, undefined],
+    ]);
+    expect(claims.get('post_1', 'ch_a', 0)?.state).toBe('sent');
+    expect(claims.get('post_1', 'ch_b', 0)?.state).toBe('sent');
+  });
+
+  it('each fail alone when a claim settled alone fails', async () => {
+    const { batcher, claims, completion, settleOf, endChannel } = batcherOnFakes();
+    endChannel('ch_b');
+    const [sa, sb] = [settleOf('ch_a'), settleOf('ch_b')];
+    claims.put({ ...sb.claim, owner: 'thief' });
+    const [wa, wb] = await Promise.allSettled([
+      batcher.write(completion('ch_a', { settle: sa })),
+      batcher.write(completion('ch_b', { settle: sb })),
+    ]);
+    expect(wa.status).toBe('fulfilled');
+    expect(wb).toMatchObject({ status: 'rejected', reason: { name: 'ConditionalCheckFailedException' } });
+  });
+
+  it('wait for the post’s sends in flight, at most a moment', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { batcher, posts, sends, completion } = batcherOnFakes(['ch_a', 'ch_b', 'ch_c']);
+      const ended = sends.started('post_1');
+      const a = batcher.write(completion('ch_a'));
+      await flush();
+      expect(posts.writes).toEqual([]);
+      const b = batcher.write(completion('ch_b'));
+      ended();
+      await Promise.all([a, b]);
+      expect(posts.writes.map((w) => w.extras?.events?.length)).toEqual([2]);
+
+      sends.started('post_1');
+      const c = batcher.write(completion('ch_c'));
+      await flush();
+      expect(posts.writes).toHaveLength(1);
+      vi.advanceTimersByTime(COMPLETION_GROUP_WAIT_MS);
+      await c;
+      expect(posts.writes).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { PostRecord } from '../../../functions/domain/post.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
-import { engineOnFakes, postChannel, publishingPost, seed, WORKSPACE } from '../../support/fakes/engine.ts';
+import type { PublishJob } from '../../../functions/ports/publishing.ts';
+import {
+  engineOnFakes,
+  type Fakes,
+  postChannel,
+  publishingPost,
+  seed,
+  WORKSPACE,
+} from '../../support/fakes/engine.ts';
 
 const refused = (message = 'refused') => new NetworkError('permanent', message);
 
@@ -329,7 +338,24 @@ describe('credentials', () => {
       'token-1',
       'token-1',
     ]);
+    expect(f.tokens.calls).toEqual([
+      { call: 'credentials', channelId: 'ch_x', postId: 'post_1' },
+      { call: 'afterExpired', channelId: 'ch_x', postId: 'post_1' },
+    ]);
     expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it('of a test key are never refreshed: the sandbox’s expired token ends the channel', async () => {
+    const f = engineOnFakes();
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])], { mode: 'test' }));
+    f.network('x').answer({
+      kind: 'error',
+      error: new NetworkError('reconnect', 'expired', { tokenExpired: true }),
+    });
+    await f.engine.handle(job);
+    expect(f.tokens.calls).toEqual([]);
+    expect(f.network('x').publishCalls).toHaveLength(1);
+    expect(f.posts.peek('post_1')?.channels[0]?.status).toBe('failed');
   });
 
   it('whose refresh is refused end the channel as needing reconnection', async () => {
@@ -407,5 +433,246 @@ describe('a scheduled job', () => {
     g.posts.beforeWrite = () => g.posts.remove('post_1');
     await g.engine.handle({ postId: 'post_1', kind: 'scheduled', scheduledAt: '2026-06-01T11:59:00.000Z' });
     expect(g.network('x').publishCalls).toEqual([]);
+  });
+});
+
+describe('a scheduled job, further', () => {
+  const scheduled = (at: string, fields: Partial<PostRecord> = {}) =>
+    publishingPost([{ ...postChannel('ch_x', 'x', ['a']), status: 'scheduled' }], {
+      status: 'scheduled',
+      scheduledAt: at,
+      round: undefined,
+      ...fields,
+    });
+  const firing = (scheduledAt: string) => ({ postId: 'post_1', kind: 'scheduled' as const, scheduledAt });
+
+  it('that is stale, or for a post no longer scheduled, is not put back on the queue', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T12:05:00.000Z'));
+    await f.engine.handle(firing('2026-06-01T12:30:00.000Z'));
+    const g = engineOnFakes();
+    seed(g, scheduled('2026-06-01T12:05:00.000Z', { status: 'draft' }));
+    await g.engine.handle(firing('2026-06-01T12:05:00.000Z'));
+    expect([...f.queue.jobs, ...g.queue.jobs]).toEqual([]);
+    expect([...f.posts.writes, ...g.posts.writes]).toEqual([]);
+  });
+
+  it('whose post was moved as it started leaves it scheduled for the new time', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T11:59:00.000Z'));
+    f.posts.beforeWrite = () =>
+      f.posts.change('post_1', (p) => ({ ...p, scheduledAt: '2026-06-02T00:00:00.000Z' }));
+    await f.engine.handle(firing('2026-06-01T11:59:00.000Z'));
+    expect(f.posts.peek('post_1')).toMatchObject({
+      status: 'scheduled',
+      scheduledAt: '2026-06-02T00:00:00.000Z',
+    });
+    expect(f.posts.writes).toEqual([]);
+  });
+
+  it('whose post another firing started for another time leaves that round to its own job', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T11:59:00.000Z'));
+    f.posts.beforeWrite = () =>
+      f.posts.change('post_1', (p) => ({
+        ...p,
+        status: 'publishing',
+        scheduledAt: '2026-06-01T11:58:00.000Z',
+        round: 1,
+        channels: p.channels.map((c) => ({ ...c, status: 'publishing' })),
+      }));
+    await f.engine.handle(firing('2026-06-01T11:59:00.000Z'));
+    expect(f.network('x').publishCalls).toEqual([]);
+  });
+
+  it('fails when its start cannot be written, to be delivered again', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T11:59:00.000Z'));
+    f.posts.failWrites.push(new Error('table unavailable'));
+    await expect(f.engine.handle(firing('2026-06-01T11:59:00.000Z'))).rejects.toThrow('table unavailable');
+    expect(f.posts.peek('post_1')?.status).toBe('scheduled');
+  });
+
+  /**
+   * Runs `job` under fake timers, 10 ms a step; with `clockMoves`, the engine's clock follows them
+   * (else it stands still). Returns the timers the job set, in ms.
+   */
+  const runStepping = async (f: Fakes, job: PublishJob, clockMoves: boolean) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: f.clock.now() });
+    if (clockMoves) f.clock.now = () => new Date();
+    const sleeps: number[] = [];
+    const setTimer = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+      sleeps.push(ms ?? 0);
+      return setTimer(run, ms);
+    }) as typeof setTimeout);
+    try {
+      let done = false;
+      const running = f.engine.handle(job).finally(() => {
+        done = true;
+      });
+      for (let step = 0; !done && step < 100; step++) {
+        await vi.advanceTimersByTimeAsync(10);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await running;
+      return sleeps;
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
+  };
+
+  it('due within the second waits for its time, never starting early', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T12:00:00.025Z'));
+    const sleeps = await runStepping(f, firing('2026-06-01T12:00:00.025Z'), true);
+    expect(sleeps).toEqual([25]);
+    expect(f.queue.jobs).toEqual([]);
+    expect(f.posts.peek('post_1')).toMatchObject({
+      status: 'published',
+      roundStartedAt: '2026-06-01T12:00:00.025Z',
+    });
+  });
+
+  it('starts after a few waits however late the clock runs', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T12:00:00.025Z'));
+    const sleeps = await runStepping(f, firing('2026-06-01T12:00:00.025Z'), false);
+    expect(sleeps).toEqual([25, 25, 25]);
+    expect(f.posts.peek('post_1')).toMatchObject({
+      status: 'published',
+      roundStartedAt: f.clock.now().toISOString(),
+    });
+  });
+});
+
+describe('a run job, further', () => {
+  it('of a later round says its round to the network and to the job it queues', async () => {
+    const f = engineOnFakes();
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])], { round: 2 }));
+    f.network('x').answer({ kind: 'error', error: new NetworkError('transient', 'down') });
+    await f.engine.handle(job);
+    expect(f.network('x').publishCalls.map((c) => c.round)).toEqual([2]);
+    expect(f.queue.jobs.map((j) => j.job.round)).toEqual([2]);
+  });
+
+  it('that names every channel left reads nothing more, even with a channel published already', async () => {
+    const f = engineOnFakes();
+    const job = seed(
+      f,
+      publishingPost([
+        { ...postChannel('ch_x', 'x', ['a']), status: 'published' },
+        postChannel('ch_y', 'x', ['b']),
+      ]),
+    );
+    await f.engine.handle({ ...job, reads: { workspaceId: WORKSPACE, channelIds: ['ch_y'] } });
+    expect(f.channels.jobReads).toBe(0);
+    expect(f.posts.reads).toBe(0);
+    expect(f.media.reads).toBe(0);
+    expect(f.network('x').publishCalls.map((c) => [c.content, c.media])).toEqual([['b', []]]);
+    expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it('that names another workspace reads the channels of the post’s own', async () => {
+    const f = engineOnFakes();
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
+    await f.engine.handle({ ...job, reads: { workspaceId: 'ws_other', channelIds: ['ch_x'] } });
+    expect(f.channels.jobReads).toBe(1);
+    expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it('with no channel left to publish reads and queues nothing', async () => {
+    const f = engineOnFakes();
+    f.posts.put(publishingPost([{ ...postChannel('ch_x', 'x', ['a']), status: 'failed' }]));
+    await f.engine.handle({ postId: 'post_1', kind: 'run' });
+    expect(f.channels.jobReads).toBe(0);
+    expect(f.queue.jobs).toEqual([]);
+  });
+
+  it('comes back for the soonest of its channels’ retries', async () => {
+    const f = engineOnFakes();
+    const job = seed(
+      f,
+      publishingPost([postChannel('ch_x', 'x', ['a']), postChannel('ch_b', 'bluesky', ['b'])]),
+    );
+    f.network('x').answer({
+      kind: 'error',
+      error: new NetworkError('transient', 'slow', { retryAfterSeconds: 90 }),
+    });
+    f.network('bluesky').answer({
+      kind: 'error',
+      error: new NetworkError('transient', 'slow', { retryAfterSeconds: 30 }),
+    });
+    await f.engine.handle(job);
+    expect(f.queue.delays()).toEqual([30]);
+  });
+
+  it('publishes a channel whose rate limit ends now without a wait step', async () => {
+    const f = engineOnFakes();
+    const job = seed(
+      f,
+      publishingPost([{ ...postChannel('ch_x', 'x', ['a']), rateLimitedUntil: f.clock.now().toISOString() }]),
+    );
+    await f.engine.handle(job);
+    expect(f.posts.reads).toBe(0);
+    expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it('completes a channel whose blocks are all live without sending anything', async () => {
+    const f = engineOnFakes();
+    const channel = postChannel('ch_x', 'x', ['a']);
+    channel.blocks[0] = {
+      ...channel.blocks[0],
+      remoteId: 'x-old',
+      remoteUrl: 'https://x.example/x-old',
+    } as never;
+    await f.engine.handle(seed(f, publishingPost([channel])));
+    expect(f.network('x').publishCalls).toEqual([]);
+    expect(f.posts.peek('post_1')?.channels[0]?.status).toBe('published');
+  });
+
+  it('fails a channel whose earlier block has no address to reply to', async () => {
+    const f = engineOnFakes();
+    const channel = postChannel('ch_x', 'x', ['a', 'b']);
+    channel.blocks[0] = { ...channel.blocks[0], remoteId: 'x-old', remoteUrl: null } as never;
+    await f.engine.handle(seed(f, publishingPost([channel])));
+    expect(f.network('x').publishCalls).toEqual([]);
+    expect(f.posts.peek('post_1')?.channels[0]?.error).toBe('An earlier block is missing.');
+  });
+
+  it('gives the files its options name to the first block only', async () => {
+    const f = engineOnFakes();
+    f.media.put({
+      mediaId: 'med_c',
+      workspaceId: WORKSPACE,
+      accountId: 'acc_1',
+      mimeType: 'image/jpeg',
+      size: 5,
+      status: 'ready',
+      fileName: 'c.jpg',
+      altText: null,
+      objectKey: 'media/med_c',
+      createdAt: '2026-05-01T00:00:00.000Z',
+    });
+    const channel = {
+      ...postChannel('ch_p', 'pinterest', ['pin', 'more']),
+      options: { coverImage: 'med_c' },
+    };
+    await f.engine.handle(seed(f, publishingPost([channel])));
+    const calls = f.network('pinterest').publishCalls;
+    expect(calls.map((c) => Object.keys(c.optionMedia ?? {}))).toEqual([['coverImage'], []]);
+    expect(f.media.reads).toBe(1);
+  });
+
+  it('hands the invocation’s deadline to the network client', async () => {
+    const f = engineOnFakes();
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
+    const deadline = new Date('2026-06-01T12:10:00.000Z');
+    await f.engine.handle(job, { deadline });
+    expect(f.network('x').publishCalls[0]?.deadline).toEqual(deadline);
+    const g = engineOnFakes();
+    await g.engine.handle(seed(g, publishingPost([postChannel('ch_x', 'x', ['a'])])));
+    expect(g.network('x').publishCalls[0]).not.toHaveProperty('deadline');
   });
 });
