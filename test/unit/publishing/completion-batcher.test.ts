@@ -356,19 +356,22 @@ describe('completions waiting together', () => {
     const { batcher, claims, completion, settleOf, endChannel } = batcherOnFakes();
     endChannel('ch_b');
     const [sa, sb] = [settleOf('ch_a'), settleOf('ch_b')];
-    claims.put({ ...sb.claim, owner: 'thief' });
+    claims.settle = async () => {
+      throw new Error('claims unavailable');
+    };
     const [wa, wb] = await Promise.allSettled([
       batcher.write(completion('ch_a', { settle: sa })),
       batcher.write(completion('ch_b', { settle: sb })),
     ]);
     expect(wa.status).toBe('fulfilled');
-    expect(wb).toMatchObject({ status: 'rejected', reason: { name: 'ConditionalCheckFailedException' } });
+    expect(wb).toMatchObject({ status: 'rejected', reason: { message: 'claims unavailable' } });
+    expect(claims.get('post_1', 'ch_a', 0)?.state).toBe('sent');
   });
 
   it('wait for the post’s sends in flight, at most a moment', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const { batcher, posts, sends, completion } = batcherOnFakes(['ch_a', 'ch_b', 'ch_c']);
+      const { batcher, posts, sends, completion, eventOf } = batcherOnFakes(['ch_a', 'ch_b', 'ch_c']);
       const ended = sends.started('post_1');
       const a = batcher.write(completion('ch_a'));
       await flush();
@@ -376,7 +379,7 @@ describe('completions waiting together', () => {
       const b = batcher.write(completion('ch_b'));
       ended();
       await Promise.all([a, b]);
-      expect(posts.writes.map((w) => w.extras?.events?.length)).toEqual([2]);
+      expect(posts.writes.map((w) => w.extras)).toEqual([{ events: [eventOf('ch_a'), eventOf('ch_b')] }]);
 
       sends.started('post_1');
       const c = batcher.write(completion('ch_c'));

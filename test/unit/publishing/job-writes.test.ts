@@ -87,12 +87,19 @@ describe('a job’s writes', () => {
     const waiting = writes.mutate(post, titled('waited'));
     await settle();
     expect(posts.writes).toHaveLength(0);
+    const recording = writes.recordBlock(post, 'ch_x', 1, REMOTE);
+    await settle();
+    expect(posts.writes).toHaveLength(0);
     const inside = writes.writeSettling(post, undefined, titled('inside'), { locked: true });
     await settle();
     expect(posts.writes).toHaveLength(1);
     release();
-    await Promise.all([holding, waiting, inside]);
-    expect(posts.peek('post_1')?.channels[0]?.title).toBe('waited');
+    await Promise.all([holding, waiting, recording, inside]);
+    expect(posts.writes).toHaveLength(3);
+    expect(posts.peek('post_1')?.channels[0]).toMatchObject({
+      title: 'waited',
+      blocks: [{}, { remoteId: 'x-9' }],
+    });
   });
 });
 
@@ -141,6 +148,15 @@ describe('a write that settles a block’s claim', () => {
     posts.remove('post_1');
     await expect(writes.recordBlock(post, 'ch_x', 0, REMOTE, claim)).rejects.toBeInstanceOf(PostGoneError);
     expect(claims.get('post_1', 'ch_x', 0)).toMatchObject({ state: 'sent', remote: REMOTE });
+  });
+
+  it('fails with that settle’s failure when the post is gone (the job comes back to settle it)', async () => {
+    const { writes, post, posts, claims, claim } = setup();
+    posts.remove('post_1');
+    claims.settle = async () => {
+      throw new Error('claims unavailable');
+    };
+    await expect(writes.recordBlock(post, 'ch_x', 0, REMOTE, claim)).rejects.toThrow('claims unavailable');
   });
 
   it('settles it alone when the table fails, and throws the table’s error even when that settle fails too', async () => {
