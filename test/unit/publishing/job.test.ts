@@ -501,11 +501,12 @@ describe('a scheduled job, further', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: f.clock.now() });
     if (clockMoves) f.clock.now = () => new Date();
     const sleeps: number[] = [];
+    // Replaced by hand and put back as it was, so that useRealTimers finds its own fake to remove.
     const setTimer = globalThis.setTimeout;
-    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+    globalThis.setTimeout = ((run: () => void, ms?: number) => {
       sleeps.push(ms ?? 0);
       return setTimer(run, ms);
-    }) as typeof setTimeout);
+    }) as typeof setTimeout;
     try {
       let done = false;
       const running = f.engine.handle(job).finally(() => {
@@ -518,7 +519,7 @@ describe('a scheduled job, further', () => {
       await running;
       return sleeps;
     } finally {
-      spy.mockRestore();
+      globalThis.setTimeout = setTimer;
       vi.useRealTimers();
     }
   };
