@@ -171,6 +171,17 @@ describe('a block claimed by another worker', () => {
   });
 });
 
+describe('a claim that cannot be taken', () => {
+  it('fails the job with the store’s error (its message comes back), nothing sent', async () => {
+    const { f, network, job } = setup();
+    f.claims.acquire = async () => {
+      throw new Error('claims unavailable');
+    };
+    await expect(f.engine.handle(job)).rejects.toThrow('claims unavailable');
+    expect(network.publishCalls).toEqual([]);
+  });
+});
+
 describe('a lost answer', () => {
   it('is looked up before anything is sent again, and found', async () => {
     const { f, network, job, claim } = setup();

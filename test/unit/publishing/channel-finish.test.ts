@@ -60,6 +60,28 @@ describe('a channel’s end', () => {
     expect(f.posts.trackingStarts.map((s) => s.tracker.channelId)).toEqual(['ch_x']);
   });
 
+  it('counts a channel’s network once for metrics, whatever other networks are live', async () => {
+    const f = engineOnFakes();
+    f.deps.trackerFor = (post, channelId) =>
+      ({
+        postId: post.postId,
+        channelId,
+        platform: post.channels.find((c) => c.channelId === channelId)?.platform,
+      }) as never;
+    const engine = new PublishingEngine(f.deps);
+    const job = seed(
+      f,
+      publishingPost([
+        { ...postChannel('ch_x', 'x', ['a']), status: 'published' },
+        postChannel('ch_b', 'bluesky', ['b']),
+      ]),
+    );
+    await engine.handle(job);
+    expect(f.posts.trackingStarts.map((s) => [s.tracker.channelId, s.countPost, s.countPlatform])).toEqual([
+      ['ch_b', false, true],
+    ]);
+  });
+
   it('of a channel taken off the post meanwhile writes nothing', async () => {
     const f = engineOnFakes();
     const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a']), postChannel('ch_y', 'x', ['b'])]));

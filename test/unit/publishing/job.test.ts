@@ -485,6 +485,25 @@ describe('a scheduled job, further', () => {
     expect(f.network('x').publishCalls).toEqual([]);
   });
 
+  it('whose round another firing of the same time started joins that round', async () => {
+    const f = engineOnFakes();
+    seed(f, scheduled('2026-06-01T11:59:00.000Z'));
+    let once = false;
+    f.posts.beforeWrite = () => {
+      if (once) return;
+      once = true;
+      f.posts.change('post_1', (p) => ({
+        ...p,
+        status: 'publishing',
+        round: 1,
+        channels: p.channels.map((c) => ({ ...c, status: 'publishing' })),
+      }));
+    };
+    await f.engine.handle(firing('2026-06-01T11:59:00.000Z'));
+    expect(f.posts.peek('post_1')).toMatchObject({ status: 'published', round: 1 });
+    expect(f.network('x').publishCalls.map((c) => c.round)).toEqual([1]);
+  });
+
   it('fails when its start cannot be written, to be delivered again', async () => {
     const f = engineOnFakes();
     seed(f, scheduled('2026-06-01T11:59:00.000Z'));
@@ -637,6 +656,20 @@ describe('a run job, further', () => {
     const f = engineOnFakes();
     const channel = postChannel('ch_x', 'x', ['a', 'b']);
     channel.blocks[0] = { ...channel.blocks[0], remoteId: 'x-old', remoteUrl: null } as never;
+    await f.engine.handle(seed(f, publishingPost([channel])));
+    expect(f.network('x').publishCalls).toEqual([]);
+    expect(f.posts.peek('post_1')?.channels[0]?.error).toBe('An earlier block is missing.');
+  });
+
+  it('fails a channel whose block before the next has no address, even when the first has one', async () => {
+    const f = engineOnFakes();
+    const channel = postChannel('ch_x', 'x', ['a', 'b', 'c']);
+    channel.blocks[0] = {
+      ...channel.blocks[0],
+      remoteId: 'x-1',
+      remoteUrl: 'https://x.example/x-1',
+    } as never;
+    channel.blocks[1] = { ...channel.blocks[1], remoteId: 'x-2', remoteUrl: null } as never;
     await f.engine.handle(seed(f, publishingPost([channel])));
     expect(f.network('x').publishCalls).toEqual([]);
     expect(f.posts.peek('post_1')?.channels[0]?.error).toBe('An earlier block is missing.');
