@@ -19,21 +19,22 @@ const COUNTS = [
   'ApproximateNumberOfMessagesDelayed',
 ] as const;
 
-/** Every message of `queue` in this runtime: waiting, delayed, or being handled (not yet deleted). */
-export const messagesIn = async (rt: TestRuntime, queue: QueueName): Promise<number> => {
+/** This runtime's SQS endpoint (the local stand-in), as its functions reach it. */
+const sqsOf = (rt: TestRuntime): SQSClient => {
   const vars = rt.container.environment;
-  const url = vars[QUEUE_VARIABLES[queue]];
   const endpoint = vars.AWS_ENDPOINT_URL_SQS ?? vars.AWS_ENDPOINT_URL;
-  if (!url || !endpoint) throw new Error(`this runtime names no ${queue} queue`);
-  const sqs = new SQSClient(localClientConfig.sqs(endpoint));
-  try {
-    const { Attributes = {} } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...COUNTS] }),
-    );
-    return COUNTS.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
-  } finally {
-    sqs.destroy();
-  }
+  if (!endpoint) throw new Error('this runtime names no SQS endpoint');
+  return new SQSClient(localClientConfig.sqs(endpoint));
+};
+
+/** Every message of `queue` in this runtime: waiting, delayed, or being handled (not yet deleted). */
+const messagesIn = async (sqs: SQSClient, rt: TestRuntime, queue: QueueName): Promise<number> => {
+  const url = rt.container.environment[QUEUE_VARIABLES[queue]];
+  if (!url) throw new Error(`this runtime names no ${queue} queue`);
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...COUNTS] }),
+  );
+  return COUNTS.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
 };
 
 /**
@@ -46,15 +47,20 @@ export const waitForQueuesIdle = async (
   queues: readonly QueueName[],
   timeoutMs = 30_000,
 ): Promise<void> => {
+  const sqs = sqsOf(rt);
   let idleBefore = false;
-  await waitFor(
-    async () => {
-      const counts = await Promise.all(queues.map((queue) => messagesIn(rt, queue)));
-      const idle = counts.every((count) => count === 0);
-      const twice = idle && idleBefore;
-      idleBefore = idle;
-      return twice;
-    },
-    { timeoutMs, intervalMs: 100, what: `the ${queues.join(', ')} queues to be empty` },
-  );
+  try {
+    await waitFor(
+      async () => {
+        const counts = await Promise.all(queues.map((queue) => messagesIn(sqs, rt, queue)));
+        const idle = counts.every((count) => count === 0);
+        const twice = idle && idleBefore;
+        idleBefore = idle;
+        return twice;
+      },
+      { timeoutMs, intervalMs: 100, what: `the ${queues.join(', ')} queues to be empty` },
+    );
+  } finally {
+    sqs.destroy();
+  }
 };

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { accountFromItem } from '../../functions/adapters/aws/dynamo/accounts.ts';
 import { keyWindowFromItem } from '../../functions/adapters/aws/dynamo/api-keys.ts';
-import { MalformedItemError } from '../../functions/adapters/aws/dynamo/item.ts';
 import { tagFromItem } from '../../functions/adapters/aws/dynamo/tags.ts';
 import { usageFromItem } from '../../functions/adapters/aws/dynamo/usage.ts';
 import { workspaceFromItem } from '../../functions/adapters/aws/dynamo/workspaces.ts';
-
-/** The error a read throws, to look at. */
-const thrown = (read: () => unknown): MalformedItemError => {
-  try {
-    read();
-  } catch (error) {
-    if (error instanceof MalformedItemError) return error;
-    throw error;
-  }
-  throw new Error('expected the read to throw');
-};
+import { thrownMalformed as thrown } from '../support/items.ts';
 
 const account = {
   accountId: 'acct_1',

@@ -5,18 +5,7 @@ import {
   remoteGuardFromItem,
 } from '../../functions/adapters/aws/dynamo/channels.ts';
 import { grantFromItem } from '../../functions/adapters/aws/dynamo/grants.ts';
-import { MalformedItemError } from '../../functions/adapters/aws/dynamo/item.ts';
-
-/** The error a read throws, to look at. */
-const thrown = (read: () => unknown): MalformedItemError => {
-  try {
-    read();
-  } catch (error) {
-    if (error instanceof MalformedItemError) return error;
-    throw error;
-  }
-  throw new Error('expected the read to throw');
-};
+import { thrownMalformed as thrown } from '../support/items.ts';
 
 const ciphertext = 'v1.sealed.ZXhhbXBsZS10b2tlbi1jaXBoZXJ0ZXh0LXRoYXQtbXVzdC1uZXZlci1iZS1sb2dnZWQ';
 

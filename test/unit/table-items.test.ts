@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { claimFromItem } from '../../functions/adapters/aws/dynamo/claims.ts';
 import { connectStateFromItem } from '../../functions/adapters/aws/dynamo/connect-states.ts';
 import { eventFromItem } from '../../functions/adapters/aws/dynamo/events.ts';
-import { MalformedItemError } from '../../functions/adapters/aws/dynamo/item.ts';
 import { mediaFromItem } from '../../functions/adapters/aws/dynamo/media.ts';
 import { fromReadingItem, fromTrackerItem } from '../../functions/adapters/aws/dynamo/metrics.ts';
 import { overdueFromItem } from '../../functions/adapters/aws/dynamo/post-item.ts';
@@ -13,17 +12,7 @@ import {
   deliveryFromItem,
   endpointFromItem,
 } from '../../functions/adapters/aws/dynamo/webhook-items.ts';
-
-/** The error a read throws, to look at. */
-const thrown = (read: () => unknown): MalformedItemError => {
-  try {
-    read();
-  } catch (error) {
-    if (error instanceof MalformedItemError) return error;
-    throw error;
-  }
-  throw new Error('expected the read to throw');
-};
+import { thrownMalformed as thrown } from '../support/items.ts';
 
 const post = {
   postId: 'post_1',

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { PostRecord } from '../../../functions/domain/post.ts';
+import type { MediaRecord } from '../../../functions/ports/media.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
 import type { PublishJob } from '../../../functions/ports/publishing.ts';
 import {
@@ -12,6 +13,21 @@ import {
 } from '../../support/fakes/engine.ts';
 
 const refused = (message = 'refused') => new NetworkError('permanent', message);
+
+/** A ready file of the workspace's media library (a PNG with its alt text, unless `fields` say otherwise). */
+const readyMedia = (mediaId: string, fields: Partial<MediaRecord> = {}): MediaRecord => ({
+  mediaId,
+  workspaceId: WORKSPACE,
+  accountId: 'acc_1',
+  mimeType: 'image/png',
+  size: 10,
+  status: 'ready',
+  fileName: `${mediaId}.png`,
+  altText: 'stored alt',
+  objectKey: `media/${mediaId}`,
+  createdAt: '2026-05-01T00:00:00.000Z',
+  ...fields,
+});
 
 describe('a publish job', () => {
   it('publishes every channel, records each block and claim, and ends the post published', async () => {
@@ -196,20 +212,8 @@ describe('a channel that cannot publish', () => {
 
   it('sends its files with their URLs and alt text, and fails when one was deleted', async () => {
     const f = engineOnFakes();
-    const media = (mediaId: string) => ({
-      mediaId,
-      workspaceId: WORKSPACE,
-      accountId: 'acc_1',
-      mimeType: 'image/png',
-      size: 10,
-      status: 'ready' as const,
-      fileName: `${mediaId}.png`,
-      altText: 'stored alt',
-      objectKey: `media/${mediaId}`,
-      createdAt: '2026-05-01T00:00:00.000Z',
-    });
-    f.media.put(media('med_1'));
-    f.media.put(media('med_2'));
+    f.media.put(readyMedia('med_1'));
+    f.media.put(readyMedia('med_2'));
     const channel = postChannel('ch_x', 'x', ['a', 'b']);
     channel.blocks[0] = {
       ...channel.blocks[0],
@@ -242,18 +246,7 @@ describe('a channel that cannot publish', () => {
 
   it('gives the first block the files its options name (a cover image)', async () => {
     const f = engineOnFakes();
-    f.media.put({
-      mediaId: 'med_c',
-      workspaceId: WORKSPACE,
-      accountId: 'acc_1',
-      mimeType: 'image/jpeg',
-      size: 5,
-      status: 'ready',
-      fileName: 'c.jpg',
-      altText: null,
-      objectKey: 'media/med_c',
-      createdAt: '2026-05-01T00:00:00.000Z',
-    });
+    f.media.put(readyMedia('med_c', { mimeType: 'image/jpeg', size: 5, fileName: 'c.jpg', altText: null }));
     const channel = {
       ...postChannel('ch_p', 'pinterest', ['pin']),
       options: { coverImage: 'med_c', link: 'https://a.example' },
@@ -677,18 +670,7 @@ describe('a run job, further', () => {
 
   it('gives the files its options name to the first block only', async () => {
     const f = engineOnFakes();
-    f.media.put({
-      mediaId: 'med_c',
-      workspaceId: WORKSPACE,
-      accountId: 'acc_1',
-      mimeType: 'image/jpeg',
-      size: 5,
-      status: 'ready',
-      fileName: 'c.jpg',
-      altText: null,
-      objectKey: 'media/med_c',
-      createdAt: '2026-05-01T00:00:00.000Z',
-    });
+    f.media.put(readyMedia('med_c', { mimeType: 'image/jpeg', size: 5, fileName: 'c.jpg', altText: null }));
     const channel = {
       ...postChannel('ch_p', 'pinterest', ['pin', 'more']),
       options: { coverImage: 'med_c' },
