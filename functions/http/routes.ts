@@ -208,6 +208,14 @@ export const routes: RouteDef[] = [
 ];
 
 /**
+ * The dashboard's management routes (issue 29): people, not programs. Each takes only a user's
+ * JWT, checked before the function runs (API Gateway's JWT authorizer on AWS, the local server as
+ * its stand-in), and never an API key; the REST routes above never take a JWT. Paths start with
+ * /v1/account; a `{workspaceId}` must belong to the user's account.
+ */
+export const userRoutes: RouteDef[] = [];
+
+/**
  * Public routes (no key, no rate limit): the OpenAPI document and its reference page. Kept apart
  * from `routes`, whose every entry requires a key.
  */
