@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy, { type MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import type * as z from 'zod';
 import {
   type AuthContext,
@@ -24,7 +29,11 @@ import {
   type KeyWindowRead,
   type RateLimitState,
 } from '../ports/rate-limiter.ts';
+import type { UserStore } from '../ports/users.ts';
+import type { WorkspaceStore } from '../ports/workspaces.ts';
 import { type BaseDeps, type Composed, compose, type Part } from '../runtime/compose.ts';
+import { users } from '../runtime/parts/users.ts';
+import { workspaces } from '../runtime/parts/workspaces.ts';
 import { env } from '../shared/env.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { zodErrorToApiError } from '../shared/validation.ts';
@@ -39,10 +48,23 @@ export interface Query {
   has(name: string): boolean;
 }
 
+/** The person behind a user route's request (its access token's `sub`) and the account it belongs to. */
+export interface RequestUser {
+  userId: string;
+  accountId: string;
+  email: string;
+}
+
 export interface HttpRequest<Body, D extends BaseDeps = BaseDeps> {
   requestId: string;
   method: string;
+  /**
+   * The key's scope; on a user route with `{workspaceId}`, the user's in that workspace (see
+   * `authenticateUser`). A user route without `{workspaceId}` has none: it reads `user`.
+   */
   auth: AuthContext;
+  /** Set on every user route (`auth: 'user'`). */
+  user?: RequestUser;
   body: Body;
   params: Record<string, string>;
   query: Query;
@@ -79,13 +101,16 @@ export interface HttpResponse {
 /**
  * `required`: a valid key is needed (every /v1 route). `optional`: a key is used for the rate
  * limit when valid, and the client address otherwise (the not-found answer). `none`: /health.
+ * `user`: a person's access token, checked by API Gateway's JWT authorizer (locally, its
+ * stand-in) before the function runs; an API key is never looked at (the /v1/account routes).
  */
-export type AuthMode = 'required' | 'optional' | 'none';
+export type AuthMode = 'required' | 'optional' | 'none' | 'user';
 
 interface State {
   requestId: string;
   startedAt: number;
   auth?: AuthContext;
+  user?: RequestUser;
   rate?: RateLimitState;
   body?: unknown;
   prefetched?: Promise<unknown>;
@@ -277,6 +302,48 @@ const foldedAuth = async (
   return found;
 };
 
+/** What user mode reads besides the base: the user's item and its account's workspaces. */
+type UserDeps = BaseDeps & { users: UserStore; workspaces: WorkspaceStore };
+
+/** The claims API Gateway's JWT authorizer verified (each a string), or undefined without one. */
+const verifiedClaims = (event: HttpEvent): Record<string, unknown> | undefined =>
+  (event as unknown as Partial<APIGatewayProxyEventV2WithJWTAuthorizer>).requestContext?.authorizer?.jwt
+    ?.claims;
+
+/**
+ * A user route's authentication. The token itself was checked before the function ran (API
+ * Gateway's JWT authorizer, locally its stand-in); claims that are absent or not an access
+ * token's (an ID token passes the authorizer's audience check too) are a 401 here all the same.
+ * Then one count in the user's own window alongside the read of the user's item: 429, then 403
+ * for a person with no Herald account; then, on a path with `{workspaceId}`, that workspace must
+ * be the account's (404, as for an unknown id: nothing says another account has it), and the
+ * route gets the same scope a write key of that workspace would have.
+ */
+const authenticateUser = async (deps: UserDeps, event: HttpEvent, state: State): Promise<void> => {
+  const claims = verifiedClaims(event);
+  const sub = claims?.sub;
+  if (typeof sub !== 'string' || sub === '' || claims?.token_use !== 'access') {
+    throw new ApiError('unauthorized', 'A valid access token is required (Authorization: Bearer).');
+  }
+  const [rate, user] = await Promise.all([countRequest(deps, `user:${sub}`), deps.users.getUser(sub)]);
+  state.rate = rate;
+  logger.appendKeys({ userId: sub });
+  if (!rate.allowed) throw tooManyRequests(rate);
+  if (!user) throw new ApiError('forbidden', 'This user has no Herald account.');
+  state.user = { userId: user.userId, accountId: user.accountId, email: user.email };
+  const workspaceId = event.pathParameters?.workspaceId;
+  if (workspaceId === undefined) return;
+  const workspace = await deps.workspaces.getWorkspace(user.accountId, workspaceId);
+  if (!workspace) throw new ApiError('not_found');
+  state.auth = {
+    keyId: `user:${sub}`,
+    accountId: user.accountId,
+    workspaceId,
+    mode: 'live',
+    permission: 'write',
+  };
+};
+
 /** Request id, authentication, rate limit, permission, JSON body and the error envelope, in that order. */
 const heraldHttp = (options: {
   auth: AuthMode;
@@ -285,12 +352,19 @@ const heraldHttp = (options: {
   prefetch?: Prefetch;
   keyRead?: (prefetched: unknown) => KeyWindowRead | null | undefined;
   deps: BaseDeps;
+  /** For `auth: 'user'`. */
+  userDeps?: UserDeps;
 }): MiddlewareObj<HttpEvent, HttpResult, Error, HeraldContext> => ({
   before: async (request) => {
     const state: State = { requestId: `req_${randomUUID()}`, startedAt: performance.now() };
     request.context.herald = state;
     logger.appendKeys({ requestId: state.requestId });
     if (options.auth === 'none') return;
+    if (options.auth === 'user') {
+      await authenticateUser(options.userDeps as UserDeps, request.event, state);
+      if (options.body) state.body = parseJsonBody(request.event, options.body);
+      return;
+    }
     const deps = options.deps;
     const headers = request.event.headers ?? {};
     const secret = keyFromHeaders(headers);
@@ -381,58 +455,87 @@ const splitQuery = (event: HttpEvent): Query => {
   };
 };
 
+type BodyOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** A route's handler: the pipeline around its function. */
+export type HttpHandler = MiddyfiedHandler<HttpEvent, HttpResult, Error, HeraldContext>;
+
+/** The options of a route that takes an API key (or none). */
+interface KeyRouteOptions<S extends z.ZodType | undefined, Ps extends readonly Part[], P> {
+  auth?: Exclude<AuthMode, 'user'>;
+  /** `live`: test keys are refused with 403 before anything else (see `authorize`). */
+  keys?: KeyModes;
+  body?: S;
+  uses?: Ps;
+  /**
+   * Reads the route would make first, started alongside the key's check for a key whose scope
+   * this instance remembers (see `scopeHint`); the route finds them in `request.prefetched`.
+   * `keyHash` is set for a route with `keyRead`: the key's item is to be read along.
+   */
+  prefetch?: (deps: Composed<Ps>, scope: KeyScope, body: BodyOf<S>, keyHash: string | null) => Promise<P>;
+  /**
+   * For a route whose one write can count the request in its key's window (`request.keyCount`):
+   * the key's item its `prefetch` read along. A request of a key whose scope this instance
+   * remembers then makes no write of its own to be authenticated and counted (see `foldedAuth`).
+   */
+  keyRead?: (prefetched: P) => KeyWindowRead | null | undefined;
+}
+
+/** The options of a user route: a person's access token, never a key (so no prefetch either). */
+interface UserRouteOptions<S extends z.ZodType | undefined, Ps extends readonly Part[]> {
+  auth: 'user';
+  body?: S;
+  uses?: Ps;
+}
+
 /**
  * Wraps a route's use-case call in the shared middleware. The function gets a validated body
  * (typed by the zod schema) and the dependencies of the parts it `uses` (composed once, at the
  * module's load), and returns a status and a JSON body.
  */
-export const httpHandler = <
+export function httpHandler<
   S extends z.ZodType | undefined = undefined,
   const Ps extends readonly Part[] = [],
   P = unknown,
 >(
-  options: {
-    auth?: AuthMode;
-    /** `live`: test keys are refused with 403 before anything else (see `authorize`). */
-    keys?: KeyModes;
-    body?: S;
-    uses?: Ps;
-    /**
-     * Reads the route would make first, started alongside the key's check for a key whose scope
-     * this instance remembers (see `scopeHint`); the route finds them in `request.prefetched`.
-     * `keyHash` is set for a route with `keyRead`: the key's item is to be read along.
-     */
-    prefetch?: (
-      deps: Composed<Ps>,
-      scope: KeyScope,
-      body: S extends z.ZodType ? z.output<S> : undefined,
-      keyHash: string | null,
-    ) => Promise<P>;
-    /**
-     * For a route whose one write can count the request in its key's window (`request.keyCount`):
-     * the key's item its `prefetch` read along. A request of a key whose scope this instance
-     * remembers then makes no write of its own to be authenticated and counted (see `foldedAuth`).
-     */
-    keyRead?: (prefetched: P) => KeyWindowRead | null | undefined;
-  },
-  fn: (
-    request: HttpRequest<S extends z.ZodType ? z.output<S> : undefined, Composed<Ps>>,
-  ) => Promise<HttpResponse>,
-) => {
-  const auth = options.auth ?? 'required';
+  options: KeyRouteOptions<S, Ps, P>,
+  fn: (request: HttpRequest<BodyOf<S>, Composed<Ps>>) => Promise<HttpResponse>,
+): HttpHandler;
+/** A user route (`auth: 'user'`): its function gets `request.user`, and `request.auth` on a `{workspaceId}` path. */
+export function httpHandler<
+  S extends z.ZodType | undefined = undefined,
+  const Ps extends readonly Part[] = [],
+>(
+  options: UserRouteOptions<S, Ps>,
+  fn: (request: HttpRequest<BodyOf<S>, Composed<Ps>> & { user: RequestUser }) => Promise<HttpResponse>,
+): HttpHandler;
+export function httpHandler<
+  S extends z.ZodType | undefined = undefined,
+  const Ps extends readonly Part[] = [],
+  P = unknown,
+>(
+  options: KeyRouteOptions<S, Ps, P> | UserRouteOptions<S, Ps>,
+  // Typed as a user route's; a key route's function reads no `user` (it has none).
+  fn: (request: HttpRequest<BodyOf<S>, Composed<Ps>> & { user: RequestUser }) => Promise<HttpResponse>,
+): HttpHandler {
+  const keyOptions: KeyRouteOptions<S, Ps, P> = options.auth === 'user' ? {} : options;
+  const auth: AuthMode = options.auth ?? 'required';
   const deps = compose(...((options.uses ?? []) as unknown as Ps));
+  // The user's item and its workspaces: built for user mode only.
+  const userDeps = auth === 'user' ? compose(users, workspaces) : undefined;
   return middy<HttpEvent, HttpResult, Error, HeraldContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .use(
       heraldHttp({
         auth,
-        keys: options.keys ?? 'any',
+        keys: keyOptions.keys ?? 'any',
         deps,
+        ...(userDeps ? { userDeps } : {}),
         ...(options.body ? { body: options.body } : {}),
-        ...(options.prefetch ? { prefetch: options.prefetch as Prefetch } : {}),
-        ...(options.keyRead
-          ? { keyRead: options.keyRead as (prefetched: unknown) => KeyWindowRead | null | undefined }
+        ...(keyOptions.prefetch ? { prefetch: keyOptions.prefetch as Prefetch } : {}),
+        ...(keyOptions.keyRead
+          ? { keyRead: keyOptions.keyRead as (prefetched: unknown) => KeyWindowRead | null | undefined }
           : {}),
       }),
     )
@@ -443,7 +546,8 @@ export const httpHandler = <
           requestId: state.requestId,
           method: event.requestContext.http.method,
           auth: state.auth as AuthContext,
-          body: state.body as S extends z.ZodType ? z.output<S> : undefined,
+          user: state.user as RequestUser,
+          body: state.body as BodyOf<S>,
           params: (event.pathParameters ?? {}) as Record<string, string>,
           query: splitQuery(event),
           headers: event.headers ?? {},
@@ -461,7 +565,7 @@ export const httpHandler = <
       const countUsually = async () => {
         state.keyCount = undefined;
         const secret = keyFromHeaders(event.headers ?? {});
-        const confirmed = await authenticateUsually(deps, event, secret, auth, state, options.keys);
+        const confirmed = await authenticateUsually(deps, event, secret, auth, state, keyOptions.keys);
         if (!confirmed || !state.prefetchedScope || !isScopeOf(state.prefetchedScope, confirmed)) {
           state.prefetched = undefined;
         }
@@ -484,4 +588,4 @@ export const httpHandler = <
       }
       return json(result.status, result.body, result.headers ?? {});
     });
-};
+}

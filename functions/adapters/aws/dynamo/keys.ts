@@ -24,6 +24,8 @@ export const keys = {
     PK: `ACCOUNT#${accountId}`,
     SK: `WORKSPACE#${workspaceId}`,
   }),
+  /** A person who signs in to the dashboard, by the user pool's `sub`; names its one account. */
+  user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
   /** An API key is found by the SHA-256 of its secret; the secret itself is never stored. */
   apiKey: (secretHash: string): Key => ({ PK: `APIKEY#${secretHash}`, SK: 'APIKEY' }),
   channel: (workspaceId: string, channelId: string): Key => ({
