@@ -11,6 +11,9 @@ import { PortInUseError, startLocalRuntime } from '../functions/adapters/local/r
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+/** cognito-local's usual port; a free one when it is taken. */
+const COGNITO_PORT = 9229;
+
 const USAGE = `Usage: npm start [-- --fresh]
   PORT       HTTP port on 127.0.0.1 and ::1 (default 3000)
   DATA_DIR   where data persists (default .herald); one running Herald per directory
@@ -81,8 +84,15 @@ const main = async () => {
   watchParent((why) => shutdown(why.charAt(0).toUpperCase() + why.slice(1)));
 
   // A signal during start-up exits at once: the exit hooks stop java and free DATA_DIR.
-  const runtime = await startLocalRuntime({ dataDir, port, fresh, log });
+  const runtime = await startLocalRuntime({ dataDir, port, fresh, log, cognitoPort: COGNITO_PORT });
   stop = runtime.stop;
+  // Started now (a runtime in a test starts it on first need): the owner's sign-in is printed below.
+  const since = performance.now();
+  const signIn = await runtime.cognito();
+  log.info(
+    `  Cognito emulator (cognito-local) on ${signIn.endpoint}, user pool ${signIn.userPoolId} ` +
+      `(${((performance.now() - since) / 1000).toFixed(1)} s)`,
+  );
 
   const { seed } = runtime;
   console.log(
@@ -96,6 +106,9 @@ const main = async () => {
   console.log(`  second workspace key:    ${seed.keys.otherWorkspace}`);
   console.log(`  ${seed.channels.length} channels, ${seed.tags.length} tags. Try:`);
   console.log(`  curl -s ${seed.baseUrl}/channels -H "x-api-key: ${seed.keys.live}"`);
+  console.log(`Dashboard: http://localhost:${runtime.port}/dashboard/`);
+  console.log(`  owner email:             ${signIn.owner.email}`);
+  console.log(`  owner password:          ${signIn.owner.password}`);
   console.log(`Herald listening on http://localhost:${runtime.port}/v1`);
 };
 

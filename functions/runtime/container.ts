@@ -24,6 +24,7 @@ import { scheduler } from './parts/scheduler.ts';
 import { tags } from './parts/tags.ts';
 import { tokens } from './parts/tokens.ts';
 import { usage } from './parts/usage.ts';
+import { users } from './parts/users.ts';
 import { webhookSender } from './parts/webhook-sender.ts';
 import { webhooks } from './parts/webhooks.ts';
 import { workspaces } from './parts/workspaces.ts';
@@ -52,6 +53,7 @@ const allParts = [
   publishing,
   usage,
   idempotency,
+  users,
 ] as const;
 
 /** Everything the use cases depend on: the base and every part. */

@@ -11,11 +11,13 @@ import {
   publicRoutes,
   type RouteDef,
   routes,
+  userRoutes,
 } from '../../http/routes.ts';
 import { corsHeadersFor } from '../../shared/cors.ts';
 import { env } from '../../shared/env.ts';
 import type { RequestLine } from './console-log.ts';
 import { type FunctionIdentity, runAsFunction } from './grant-guard.ts';
+import { type JwtAuthorizer, unauthorized } from './jwt-authorizer.ts';
 import { lambdaContext as baseContext } from './queue-poller.ts';
 
 type Handler = (
@@ -46,6 +48,8 @@ interface CompiledRoute {
   names: string[];
   handler: Handler;
   fn: FunctionIdentity;
+  /** A user route: API Gateway's JWT authorizer runs first. */
+  user?: true;
 }
 
 const compile = (path: string) => {
@@ -233,6 +237,8 @@ export const loadHttpHandlers = async (options: {
   grantOverrides?: Record<string, Grant[]>;
   /** Each function's handler by route key, instead of the manifest's source module (the deploy rehearsal). */
   handlerFor?: (routeKey: string) => Handler;
+  /** The JWT authorizer of the user routes (jwt-authorizer.ts); without it they answer 401. */
+  userAuthorizer?: () => Promise<JwtAuthorizer>;
 }): Promise<RequestListener> => {
   const loadFn = (id: string, entry: string) =>
     options.handlerFor ? Promise.resolve(options.handlerFor(id)) : load(options.root, entry);
@@ -258,6 +264,14 @@ export const loadHttpHandlers = async (options: {
       ...compile(route.path),
       handler: await loadFn(routeKeyOf(route), route.entry),
       fn: identity(routeKeyOf(route), route.entry, route.grants),
+    });
+  for (const route of userRoutes)
+    compiled.push({
+      route,
+      ...compile(route.path),
+      handler: await loadFn(routeKeyOf(route), route.entry),
+      fn: identity(routeKeyOf(route), route.entry, route.grants),
+      user: true,
     });
   const fallback = await loadFn(FALLBACK_FUNCTION, fallbackEntry);
   const health = await loadFn(`GET ${healthRoute.path}`, healthRoute.entry);
@@ -319,6 +333,18 @@ export const loadHttpHandlers = async (options: {
         });
         const routeKey = `${candidate.route.method} ${candidate.route.path}`;
         const event = toApiGatewayEvent(req, body, routeKey, params);
+        if (candidate.user) {
+          const authorized = options.userAuthorizer
+            ? await (await options.userAuthorizer())(req.headers.authorization)
+            : { refused: unauthorized() };
+          if ('refused' in authorized) {
+            reply(authorized.refused);
+            return;
+          }
+          Object.assign(event.requestContext, {
+            authorizer: { jwt: { claims: authorized.claims, scopes: null } },
+          });
+        }
         if (exceedsLambdaLimit(event)) {
           reply(tooLarge(MAX_LAMBDA_EVENT_BYTES, 'Lambda request event (with the body base64-encoded)'));
           return;

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createOwner } from '../../core/admin/owners.ts';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
 import {
   METRICS_SWEEP_MESSAGE,
@@ -32,6 +33,7 @@ import {
 } from './grant-guard.ts';
 import { bindHttpPort, type HttpPort } from './http-port.ts';
 import { loadHttpHandlers } from './http-server.ts';
+import { type CognitoSettings, type LocalIdentity, startLocalIdentity } from './local-identity.ts';
 import { LocalEventSourceMapping } from './queue-poller.ts';
 import { receiverTrustFile } from './receiver-tls.ts';
 import { requeueLostJobs } from './recovery.ts';
@@ -62,6 +64,8 @@ export interface LocalRuntimeOptions {
    * show what a missing grant does.
    */
   grantOverrides?: Record<string, Grant[]>;
+  /** The Cognito emulator's port, or a free one when it is taken (default: a free one). */
+  cognitoPort?: number;
   /**
    * Run the functions of a synthesized cloud assembly instead of the source (the deploy
    * rehearsal, assembly-runtime.ts): its bundles, environment, IAM policies and queue settings.
@@ -78,6 +82,20 @@ export interface SeedFile {
   otherWorkspace: { channels: SeedResult['otherWorkspaceChannels'] };
   accountId: string;
   workspaces: SeedResult['workspaces'];
+  /** The demo account's owner, who signs in to the dashboard (seeded with the user pool). */
+  owner?: SeedOwner;
+}
+
+export interface SeedOwner {
+  email: string;
+  password: string;
+  userId: string;
+}
+
+/** The dashboard's sign-in on this runtime: the emulator's settings and the demo account's owner. */
+export interface LocalSignIn extends CognitoSettings {
+  issuer: string;
+  owner: SeedOwner;
 }
 
 /** Written to `<DATA_DIR>/runtime.json` while the runtime runs. */
@@ -89,6 +107,8 @@ export interface RuntimeInfo {
   port: number;
   /** The DynamoDB Local (java) process, when this runtime started one. */
   dynamoPid?: number;
+  /** The Cognito emulator, once started (`LocalRuntime.cognito`). */
+  cognito?: CognitoSettings;
 }
 export const RUNTIME_INFO_FILE = 'runtime.json';
 
@@ -106,10 +126,18 @@ export interface LocalRuntime {
   seededNow: boolean;
   /** The cloud assembly's functions, when the runtime runs them (`assembly` option). */
   assembly?: StartedAssembly;
+  /**
+   * The Cognito emulator's settings and the demo owner's sign-in. The emulator starts on the first
+   * call (or the first request to a user route), with the user pool, app client and owner made on
+   * the data directory's first start; a runtime that never needs it never pays for it.
+   */
+  cognito(): Promise<LocalSignIn>;
   stop(): Promise<void>;
 }
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+/** The demo account's owner: signs in to the dashboard with the password in seed.json. */
+export const DEMO_OWNER_EMAIL = 'owner@herald.local';
 
 /** The HTTP port is taken: said before Java starts, with a free port to use instead. */
 export class PortInUseError extends Error {
@@ -311,6 +339,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
         ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
+        userAuthorizer: () => identity().then(({ local }) => local.authorize),
       });
       // On stop, the port closes before the engines behind the handlers do (closing twice is harmless).
       stops.push(() => httpPort.close());
@@ -348,6 +377,45 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       };
       writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
       stops.push(async () => rmSync(join(dataDir, RUNTIME_INFO_FILE), { force: true }));
+
+      // The Cognito emulator, on first need; the demo owner with the pool (or on the first start
+      // of a data directory seeded before there was one).
+      let signingIn: Promise<{ local: LocalIdentity; owner: SeedOwner }> | undefined;
+      const startIdentity = async () => {
+        const local = await startLocalIdentity({
+          dir: join(dataDir, 'cognito'),
+          port: options.cognitoPort ?? 0,
+        });
+        try {
+          let owner = local.createdPool ? undefined : seed.owner;
+          if (!owner) {
+            const { accounts, workspaces, users, clock } = container.deps;
+            const created = await createOwner(
+              { accounts, workspaces, users, clock, directory: local.directory },
+              { email: DEMO_OWNER_EMAIL, accountId: seed.accountId },
+              { permanent: true },
+            );
+            owner = { email: created.email, password: created.password, userId: created.userId };
+            seed.owner = owner;
+            writeFileSync(seedPath, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+          }
+          const { endpoint, region, userPoolId, clientId } = local;
+          runtimeInfo.cognito = { endpoint, region, userPoolId, clientId };
+          writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
+          return { local, owner };
+        } catch (error) {
+          await local.stop();
+          throw error;
+        }
+      };
+      const identity = () => {
+        signingIn ??= startIdentity().catch((error: unknown) => {
+          signingIn = undefined;
+          throw error;
+        });
+        return signingIn;
+      };
+      stops.push(async () => (await signingIn?.catch(() => undefined))?.local.stop());
 
       const sqs = new SQSClient({ endpoint: services.sqsEndpoint });
 
@@ -492,6 +560,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         seed,
         seededNow,
         ...(assembly ? { assembly } : {}),
+        cognito: async () => {
+          const { local, owner } = await identity();
+          const { endpoint, region, userPoolId, clientId, issuer } = local;
+          return { endpoint, region, userPoolId, clientId, issuer, owner };
+        },
         stop: stopAll,
       };
     });
