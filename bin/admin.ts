@@ -8,6 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { cognitoUserDirectory } from '../functions/adapters/aws/cognito-user-directory.ts';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../functions/adapters/local/runtime.ts';
 import {
   addTag,
@@ -28,6 +30,7 @@ import {
   setPlan,
   setPlanInput,
 } from '../functions/core/admin/admin.ts';
+import { createOwner, createOwnerInput } from '../functions/core/admin/owners.ts';
 import { seedDemoAccount } from '../functions/core/admin/seed.ts';
 import { tagView } from '../functions/core/tags/tag-view.ts';
 import { isApiError } from '../functions/domain/errors.ts';
@@ -35,7 +38,7 @@ import { PLANS } from '../functions/domain/plans.ts';
 import { PLATFORM_IDS } from '../functions/domain/platforms/types.ts';
 import { createContainer } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
-import { type StatefulOutput, statefulStackName } from '../lib/stack-outputs.ts';
+import { type StatefulOutput, statefulStackName, statelessStackName } from '../lib/stack-outputs.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -51,6 +54,10 @@ Commands:
                    --name <name> [--remote-id <handle>] [--no-threads]
                    (access token from HERALD_CHANNEL_TOKEN or standard input, never a flag)
   create-tag       --account <acct_...> --workspace <ws_...> --name <name> [--color #rrggbb]
+  create-owner     --email <email> [--account <acct_...>]
+                   a person who signs in to the dashboard, owner of the account (of a new one,
+                   with a workspace, without --account); prints a temporary password once: the
+                   first sign-in sets a new one
   seed             a demo account like the one npm start creates
   recount-webhook-endpoints [--workspace <ws_...>]
                    sets each workspace's count of webhook endpoints to the endpoints it has (every
@@ -81,6 +88,7 @@ const readArgs = () => {
         'remote-id': { type: 'string' },
         'no-threads': { type: 'boolean', default: false },
         color: { type: 'string' },
+        email: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -126,9 +134,8 @@ const FROM_OUTPUTS: Record<string, StatefulOutput> = {
   [ENV.appSecretPrefix]: 'AppSecretPrefix',
 };
 
-/** The deployed stage's environment, from its stateful stack's outputs. */
-const awsEnvironment = async (stage: string): Promise<Record<string, string>> => {
-  const stackName = statefulStackName(stage);
+/** A stack's outputs, by key. */
+const stackOutputs = async (stackName: string, stage: string): Promise<Map<string, string | undefined>> => {
   const client = new CloudFormationClient({});
   const answer = await client
     .send(new DescribeStacksCommand({ StackName: stackName }))
@@ -140,9 +147,15 @@ const awsEnvironment = async (stage: string): Promise<Record<string, string>> =>
             : ''),
       );
     });
-  const outputs = new Map(
-    (answer.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
+  return new Map(
+    (answer.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey ?? '', output.OutputValue]),
   );
+};
+
+/** The deployed stage's environment, from its stateful stack's outputs. */
+const awsEnvironment = async (stage: string): Promise<Record<string, string>> => {
+  const stackName = statefulStackName(stage);
+  const outputs = await stackOutputs(stackName, stage);
   const missing = Object.values(FROM_OUTPUTS).filter((key) => !outputs.get(key));
   if (missing.length > 0) {
     throw new Error(
@@ -154,6 +167,31 @@ const awsEnvironment = async (stage: string): Promise<Record<string, string>> =>
   );
 };
 
+/** Where the dashboard's users are: the stage's user pool (a stack output), or the local emulator's. */
+const userPool = async (): Promise<{ client: CognitoIdentityProviderClient; userPoolId: string }> => {
+  if (values.aws) {
+    const stage = values.stage as string;
+    // The pool is named by an output of the stateful stack (or, failing that, the stateless one).
+    for (const stackName of [statefulStackName(stage), statelessStackName(stage)]) {
+      const userPoolId = (await stackOutputs(stackName, stage)).get('UserPoolId');
+      if (userPoolId) return { client: new CognitoIdentityProviderClient({}), userPoolId };
+    }
+    throw new Error(`stage ${stage} has no output UserPoolId: deploy this version of the stacks first`);
+  }
+  const info = JSON.parse(readFileSync(join(localDataDir(), RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
+  if (!info.cognito)
+    throw new Error('the local runtime has not started its user pool; restart it with npm start');
+  return {
+    client: new CognitoIdentityProviderClient({
+      endpoint: info.cognito.endpoint,
+      region: info.cognito.region,
+    }),
+    userPoolId: info.cognito.userPoolId,
+  };
+};
+
+const localDataDir = () => resolve(process.env.DATA_DIR ?? '.herald');
+
 const target = async () => {
   if (values.aws) {
     const stage =
@@ -162,7 +200,7 @@ const target = async () => {
     return;
   }
   if (values.stage !== undefined) fail('--stage names a deployed stage: give it with --aws');
-  const dataDir = resolve(process.env.DATA_DIR ?? '.herald');
+  const dataDir = localDataDir();
   const infoFile = join(dataDir, RUNTIME_INFO_FILE);
   if (!existsSync(infoFile))
     fail(`The local runtime is not running (no ${infoFile}); start it with npm start.`);
@@ -256,6 +294,23 @@ const main = async () => {
           ),
         ),
       );
+    case 'create-owner': {
+      const input = parseInput(createOwnerInput, {
+        email: need('email'),
+        ...(values.account !== undefined ? { accountId: values.account } : {}),
+      });
+      const { client, userPoolId } = await userPool();
+      const { accounts, workspaces, users, clock } = deps;
+      const owner = await createOwner(
+        { accounts, workspaces, users, clock, directory: cognitoUserDirectory(client, userPoolId) },
+        input,
+      );
+      console.error(
+        'Give this temporary password to the owner now: it is shown once, and the first sign-in sets a new one.',
+      );
+      const { password, ...shown } = owner;
+      return print({ ...shown, temporaryPassword: password });
+    }
     case 'seed':
       return print(await seedDemoAccount(deps));
     case 'recount-webhook-endpoints':

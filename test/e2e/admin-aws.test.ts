@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../../functions/adapters/local/runtime.ts';
 import { STATEFUL_OUTPUTS } from '../../lib/stack-outputs.ts';
 import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { cognitoCall } from '../support/users.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -61,10 +62,13 @@ const fakeCloudFormation = (stacks: Record<string, Record<string, string>>) => {
 let rt: TestRuntime;
 let cloudFormation: ReturnType<typeof fakeCloudFormation>;
 let awsEnv: Record<string, string>;
+let pool: Awaited<ReturnType<TestRuntime['cognito']>>;
 
 beforeAll(async () => {
   // The CLI makes an account of its own: the worker's shared runtime serves.
   rt = await sharedTestRuntime();
+  // The stage's user pool is played by the runtime's Cognito emulator.
+  pool = await rt.cognito();
   const info = JSON.parse(readFileSync(join(rt.dataDir, RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
   // The deployed stage "first": every output, its table the running runtime's (so the key the CLI
   // makes can be tried through the API); "old": a stack from before the named outputs.
@@ -76,6 +80,7 @@ beforeAll(async () => {
       ...outputs,
       TableName: info.tableName,
       TokenKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000000',
+      UserPoolId: pool.userPoolId,
     },
     'Herald-Stateful-old': { TableName: info.tableName },
   });
@@ -86,6 +91,7 @@ beforeAll(async () => {
     ...(inherited as Record<string, string>),
     AWS_ENDPOINT_URL_CLOUDFORMATION: `http://127.0.0.1:${port}`,
     AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+    AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: pool.endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'operator',
     AWS_SECRET_ACCESS_KEY: 'operator-secret',
@@ -168,6 +174,39 @@ describe('npm run admin -- --aws --stage <stage>', () => {
         /^AWS4-HMAC-SHA256 Credential=operator\/\d{8}\/us-east-1\/cloudformation\/aws4_request/,
       );
     }
+  }, 180_000);
+
+  it("creates the first owner in the stage's user pool, named by the stack outputs, with an account to own", async () => {
+    const before = cloudFormation.calls.length;
+    const email = `first-owner-${Date.now()}@example.com`;
+    const created = await admin(['create-owner', '--aws', '--stage', 'first', '--email', email]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toMatch(/temporary password .* shown once/);
+    const owner = JSON.parse(created.stdout);
+    expect(owner).toMatchObject({ email, temporary: true, accountId: expect.stringMatching(/^acct_/) });
+    // Its account, with a workspace, and the USER item naming it, in the table the outputs named.
+    expect(await rt.container.deps.users.getUser(owner.userId)).toMatchObject({
+      accountId: owner.accountId,
+      email,
+      role: 'owner',
+    });
+    expect(await rt.container.deps.workspaces.listWorkspaces(owner.accountId)).toHaveLength(1);
+    // In the pool the outputs named: the temporary password signs in once, to set a new one.
+    const first = await cognitoCall(pool, 'InitiateAuth', {
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: pool.clientId,
+      AuthParameters: { USERNAME: email, PASSWORD: owner.temporaryPassword },
+    });
+    expect(first.body.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+    for (const call of cloudFormation.calls.slice(before)) {
+      expect(call.stackName).toBe('Herald-Stateful-first');
+    }
+    // The same email again changes nothing: refused with the API's envelope.
+    const again = await admin(['create-owner', '--aws', '--stage', 'first', '--email', email]);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: { code: 'already_exists', field: 'email' } });
+    const bad = await admin(['create-owner', '--aws', '--stage', 'first', '--email', 'not-an-email']);
+    expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'validation_failed', field: 'email' } });
   }, 180_000);
 
   it('a stage that is not deployed, or deployed before the named outputs, is refused, naming the stack it read', async () => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkResponsesFrom } from '../support/contract.ts';
+import { cognitoCall } from '../support/users.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -53,6 +54,10 @@ describe('npm start and npm run admin', () => {
     const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8'));
     expect(output).toContain(seed.keys.live);
     expect(output).toContain(seed.keys.test);
+    // The dashboard and its owner's sign-in, beside the keys.
+    expect(output).toContain(`Dashboard: ${base}/dashboard/`);
+    expect(output).toContain(seed.owner.email);
+    expect(output).toContain(seed.owner.password);
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const channels = await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': seed.keys.live } });
     expect(channels.status).toBe(200);
@@ -111,12 +116,39 @@ describe('npm start and npm run admin', () => {
     });
     expect(refused.status).toBe(403);
 
+    // create-owner: a person of the new account, with a temporary password the first sign-in replaces.
+    const owner = await admin(['create-owner', '--email', 'ops@example.com', '--account', account.accountId]);
+    expect(owner).toMatchObject({ email: 'ops@example.com', accountId: account.accountId, temporary: true });
     const runtimeInfo = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    const pool = runtimeInfo.cognito;
+    const first = await cognitoCall(pool, 'InitiateAuth', {
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: pool.clientId,
+      AuthParameters: { USERNAME: 'ops@example.com', PASSWORD: owner.temporaryPassword },
+    });
+    expect(first.body.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+    const answered = await cognitoCall(pool, 'RespondToAuthChallenge', {
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      ClientId: pool.clientId,
+      Session: first.body.Session,
+      ChallengeResponses: { USERNAME: 'ops@example.com', NEW_PASSWORD: 'Ops-New-Passw0rd!' },
+    });
+    expect(answered.body.AuthenticationResult?.AccessToken).toEqual(expect.any(String));
+    // The seeded owner signs in with the printed password.
+    const seeded = await cognitoCall(pool, 'InitiateAuth', {
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: pool.clientId,
+      AuthParameters: { USERNAME: seed.owner.email, PASSWORD: seed.owner.password },
+    });
+    expect(seeded.body.AuthenticationResult?.AccessToken).toEqual(expect.any(String));
+
     child.kill('SIGINT');
     const code = await new Promise<number | null>((done) => child?.once('exit', (c) => done(c)));
     expect(code).toBe(0);
     // DynamoDB Local (java) went with it: its port no longer answers.
     await expect(fetch(runtimeInfo.dynamoEndpoint, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
     await expect(fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    // The Cognito emulator went with it.
+    await expect(fetch(`${pool.endpoint}/health`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
   }, 120_000);
 });
