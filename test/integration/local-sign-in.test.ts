@@ -155,6 +155,7 @@ describe('the local user pool', () => {
         iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_x',
       }),
       strangerKey: await forgedToken(rt, sub, {}, { signedBy: 'stranger' }),
+      noKid: await forgedToken(rt, sub, {}, { kid: null }),
     };
     for (const [why, token] of Object.entries(refused)) {
       const res = await get('/v1/account/echo', bearer(token));

@@ -103,7 +103,10 @@ export const forgedToken = async (
   rt: Pick<LocalRuntime, 'cognito'>,
   sub: string,
   claims: JWTPayload = {},
-  options: { signedBy?: 'emulator' | 'stranger' } = {},
+  options: {
+    signedBy?: 'emulator' | 'stranger' /** null: no `kid` in the header. */;
+    kid?: string | null;
+  } = {},
 ): Promise<string> => {
   const settings = await rt.cognito();
   const now = Math.floor(Date.now() / 1000);
@@ -120,6 +123,8 @@ export const forgedToken = async (
     exp: now + 3600,
     ...claims,
   })
-    .setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' })
+    .setProtectedHeader(
+      options.kid === null ? { alg: 'RS256' } : { alg: 'RS256', kid: options.kid ?? 'CognitoLocal' },
+    )
     .sign(key);
 };

@@ -8,7 +8,7 @@
  * its own answer, not our envelope: 401 `{"message":"Unauthorized"}` with `www-authenticate`.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
 /** What the authorizer is configured with (the stack's `HttpJwtAuthorizer`). */
 export interface JwtAuthorizerConfig {
@@ -67,6 +67,13 @@ export const jwtAuthorizer = (config: JwtAuthorizerConfig, now: () => Date = () 
   ): Promise<{ claims: VerifiedClaims } | { refused: APIGatewayProxyStructuredResultV2 }> => {
     const token = tokenOf(authorization);
     if (!token) return { refused: unauthorized() };
+    // API Gateway picks the key by `kid` alone (jose would try a lone key for a token without one).
+    try {
+      if (typeof decodeProtectedHeader(token).kid !== 'string')
+        return { refused: unauthorized('the token has no kid') };
+    } catch {
+      return { refused: unauthorized('the token is not valid') };
+    }
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
