@@ -11,7 +11,15 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { cognitoUserDirectory } from '../../functions/adapters/aws/cognito-user-directory.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/adapters/local/runtime.ts';
 import type { RouteDef } from '../../functions/http/routes.ts';
-import { bearer, cognitoCall, forgedToken, otherAccountUser, ownerTokens, signIn } from '../support/users.ts';
+import {
+  bearer,
+  cognitoCall,
+  forgedToken,
+  otherAccountUser,
+  ownerTokens,
+  signIn,
+  totp,
+} from '../support/users.ts';
 
 vi.mock(import('../../functions/http/routes.ts'), async (original) => ({
   ...(await original()),
@@ -190,6 +198,42 @@ describe('the local user pool', () => {
     const res = await get('/v1/account/echo', bearer(stranger.accessToken));
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'forbidden', message: 'This user has no Herald account.' });
+  });
+
+  it('lets a person turn TOTP MFA on, and then asks for the code at sign-in (SOFTWARE_TOKEN_MFA)', async () => {
+    const settings = await rt.cognito();
+    const pool = await cognitoCall(settings, 'DescribeUserPool', { UserPoolId: settings.userPoolId });
+    expect(pool.body.UserPool.MfaConfiguration).toBe('OPTIONAL');
+    const other = await otherAccountUser(rt);
+    const accessToken = other.tokens.accessToken;
+    const { body: associated } = await cognitoCall(settings, 'AssociateSoftwareToken', {
+      AccessToken: accessToken,
+    });
+    expect(associated.SecretCode).toEqual(expect.any(String));
+    const verified = await cognitoCall(settings, 'VerifySoftwareToken', {
+      AccessToken: accessToken,
+      UserCode: totp(associated.SecretCode),
+    });
+    expect(verified.body.Status).toBe('SUCCESS');
+    await cognitoCall(settings, 'SetUserMFAPreference', {
+      AccessToken: accessToken,
+      SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
+    });
+    const first = await cognitoCall(settings, 'InitiateAuth', {
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: settings.clientId,
+      AuthParameters: { USERNAME: other.email, PASSWORD: other.password },
+    });
+    expect(first.body.ChallengeName).toBe('SOFTWARE_TOKEN_MFA');
+    const answered = await cognitoCall(settings, 'RespondToAuthChallenge', {
+      ChallengeName: 'SOFTWARE_TOKEN_MFA',
+      ClientId: settings.clientId,
+      Session: first.body.Session,
+      ChallengeResponses: { USERNAME: other.email, SOFTWARE_TOKEN_MFA_CODE: totp(associated.SecretCode) },
+    });
+    const token = answered.body.AuthenticationResult?.AccessToken;
+    expect(token, JSON.stringify(answered.body)).toEqual(expect.any(String));
+    expect((await get('/v1/account/echo', bearer(token))).body.user.userId).toBe(other.userId);
   });
 
   it('keeps the pool, the client and the owner across a restart', async () => {

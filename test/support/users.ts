@@ -2,6 +2,7 @@
  * People on a local runtime, for the user routes' tests: the seeded owner's access token, another
  * account with a user of its own (tenancy), and tokens API Gateway's authorizer must refuse.
  */
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { generateKeyPair, importJWK, type JWTPayload, SignJWT } from 'jose';
@@ -80,7 +81,14 @@ export const otherAccountUser = async (rt: Pick<LocalRuntime, 'cognito' | 'conta
       { permanent: true },
     );
     const tokens = await signIn(settings, owner.email, owner.password);
-    return { accountId: account.accountId, workspaceId: workspace.workspaceId, userId: owner.userId, tokens };
+    return {
+      accountId: account.accountId,
+      workspaceId: workspace.workspaceId,
+      userId: owner.userId,
+      email: owner.email,
+      password: owner.password,
+      tokens,
+    };
   } finally {
     client.destroy();
   }
@@ -127,4 +135,19 @@ export const forgedToken = async (
       options.kid === null ? { alg: 'RS256' } : { alg: 'RS256', kid: options.kid ?? 'CognitoLocal' },
     )
     .sign(key);
+};
+
+/** The current TOTP code (RFC 6238: SHA-1, 30 s, 6 digits) of a base32 secret, as an authenticator app shows it. */
+export const totp = (base32Secret: string, at: Date = new Date()): string => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of base32Secret.replace(/=+$/, '').toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
+  }
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => Number.parseInt(byte, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at.getTime() / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = (mac[mac.length - 1] as number) & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 };

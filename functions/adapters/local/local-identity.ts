@@ -9,6 +9,7 @@ import {
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
+  SetUserPoolMfaConfigCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import type { UserDirectory } from '../../ports/user-directory.ts';
 import { cognitoUserDirectory } from '../aws/cognito-user-directory.ts';
@@ -38,9 +39,10 @@ export interface LocalIdentity extends CognitoSettings {
 const IDS_FILE = 'herald-pool.json';
 
 /**
- * The user pool as the stack makes it: email as the user name, the same password policy; the app
- * client signs in with a password (USER_PASSWORD_AUTH) and refreshes, with Cognito's default
- * token lifetimes (the emulator's own default is a day).
+ * The user pool as the stack makes it: email as the user name, the same password policy, TOTP MFA
+ * optional (each person may turn it on); the app client signs in with a password
+ * (USER_PASSWORD_AUTH) and refreshes, with Cognito's default token lifetimes (the emulator's own
+ * default is a day).
  */
 const createPool = async (client: CognitoIdentityProviderClient) => {
   const pool = await client.send(
@@ -62,6 +64,13 @@ const createPool = async (client: CognitoIdentityProviderClient) => {
   );
   const userPoolId = pool.UserPool?.Id;
   if (!userPoolId) throw new Error('The Cognito emulator created a user pool without an id');
+  await client.send(
+    new SetUserPoolMfaConfigCommand({
+      UserPoolId: userPoolId,
+      MfaConfiguration: 'OPTIONAL',
+      SoftwareTokenMfaConfiguration: { Enabled: true },
+    }),
+  );
   const app = await client.send(
     new CreateUserPoolClientCommand({
       UserPoolId: userPoolId,
