@@ -1,5 +1,6 @@
 import type { KeyMode } from './key-mode.ts';
 import type { PlatformId } from './platforms/types.ts';
+import type { TimelineEvent } from './timeline.ts';
 
 /** Summary status of a post (spec 3). */
 export const POST_STATUSES = [
@@ -104,6 +105,13 @@ export interface PostRecord {
   scheduleName?: string | null;
   /** Held by a revise or retract in progress, which acts on the networks (see post-hold.ts). */
   hold?: PostHold | null;
+  /**
+   * What the engine did with each channel as a whole (queued, retries, waits, its end, revisions
+   * and retractions), oldest first; each block's own steps are on its claim. Never in the post's view.
+   */
+  timeline?: TimelineEvent[];
+  /** Older events dropped from `timeline`. */
+  timelineDropped?: number;
 }
 
 /** A request's hold on a post while it acts on the networks; past `until` it is void. */

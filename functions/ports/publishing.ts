@@ -1,6 +1,7 @@
 import type { ClaimState } from '../domain/block-activity.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { PostView } from '../domain/post-view.ts';
+import type { BlockEvent } from '../domain/timeline.ts';
 import type { RemoteBlock } from './network-client.ts';
 import type { PublishJob } from './queue-messages.ts';
 
@@ -62,6 +63,12 @@ export interface BlockClaim {
   /** A resumable upload's state (session, offset) saved by the network client; kept across takeovers and retries. */
   progress?: Record<string, unknown>;
   remote?: RemoteBlock;
+  /** What the engine did with the block, oldest first (the latest `BLOCK_TIMELINE_LIMIT`). */
+  timeline?: BlockEvent[];
+  /** Older events dropped from `timeline`. */
+  timelineDropped?: number;
+  /** Not stored as such: the events the next write of this claim (acquire, takeover, settle) appends to `timeline`. */
+  append?: BlockEvent[];
 }
 
 export interface ClaimStore {
@@ -82,9 +89,15 @@ export interface ClaimStore {
   settle(claim: BlockClaim, state: Exclude<ClaimState, 'sending'>, remote?: RemoteBlock): Promise<void>;
   /**
    * Stores a resumable upload's progress on a `sending` claim this owner holds and extends its
-   * lease to `leaseUntil`; false when the claim is no longer this owner's.
+   * lease to `leaseUntil`, with `event` appended to its timeline; false when the claim is no
+   * longer this owner's.
    */
-  saveProgress(claim: BlockClaim, progress: Record<string, unknown>, leaseUntil: string): Promise<boolean>;
+  saveProgress(
+    claim: BlockClaim,
+    progress: Record<string, unknown>,
+    leaseUntil: string,
+    event?: BlockEvent,
+  ): Promise<boolean>;
 }
 
 /** A write that settles a block's claim found another owner holding it (taken over): nothing was written. */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { appendBounded, BLOCK_TIMELINE_LIMIT, type BlockEvent, clip } from '../../domain/timeline.ts';
 import type { ChannelRecord } from '../../ports/channels.ts';
 import {
   type NetworkClient,
@@ -67,6 +68,18 @@ export const unknownOutcome = (b: number, channel: PostChannel, reason?: string)
 
 const labelOf = (channel: PostChannel, b: number) => (channel.blocks.length > 1 ? `block ${b + 1}: ` : '');
 
+/** `claim` to be written with `events` after those it carries already (its timeline, see BlockClaim.append). */
+const noting = (claim: BlockClaim, ...events: BlockEvent[]): BlockClaim => ({
+  ...claim,
+  append: [...(claim.append ?? []), ...events],
+});
+
+/** A network's refusal as the timeline shows it. */
+const refusal = (error: NetworkError) => ({
+  code: error.details.rateLimited ? 'rate_limited' : error.kind,
+  message: clip(error.message),
+});
+
 export class BlockSender {
   private readonly worker = `w-${randomUUID().slice(0, 8)}`;
 
@@ -94,6 +107,7 @@ export class BlockSender {
     const { deps } = this;
     const block: BlockContext = { post, channel, b, client, input, record, access };
     const now = deps.clock.now();
+    const attempt = (channel.attempts ?? 0) + 1;
     const fresh: BlockClaim = {
       postId: post.postId,
       channelId: channel.channelId,
@@ -104,6 +118,14 @@ export class BlockSender {
       since: now.toISOString(),
       firstSentAt: now.toISOString(),
       lastSentAt: now.toISOString(),
+      append: [
+        {
+          at: now.toISOString(),
+          kind: 'sending',
+          detail: `Sending to the network (attempt ${attempt} of this round).`,
+          attempt,
+        },
+      ],
     };
     // From its claim to the network's answer (never while it writes the post), the block's send
     // keeps the post's completions waiting a moment (see completion-batcher.ts).
@@ -130,6 +152,19 @@ export class BlockSender {
     // consistency window runs from the latest one, however many workers have held the claim.
     const mine: BlockClaim = {
       ...current,
+      // A send whose worker stopped before its answer was recorded (the lease ran out).
+      ...(current.state === 'sending'
+        ? {
+            append: [
+              {
+                at: now.toISOString(),
+                kind: 'answer_lost' as const,
+                detail:
+                  'The worker sending this block stopped before the answer was recorded; looking it up.',
+              },
+            ],
+          }
+        : {}),
       state: 'sending',
       owner: this.newOwner(),
       leaseUntil: this.leaseFrom(now),
@@ -150,10 +185,18 @@ export class BlockSender {
     // The answer was lost: the network may have stored the block at any moment up to now (a
     // publish that uploads media first sends the post itself late in the call), so the
     // consistency window runs from now.
-    const lost = () => {
+    const lost = (why: string) => {
       const now = deps.clock.now().toISOString();
-      return { ...held, lostAt: held.lostAt ?? now, lastSentAt: now };
+      return noting(
+        { ...held, lostAt: held.lostAt ?? now, lastSentAt: now },
+        {
+          at: now,
+          kind: 'answer_lost',
+          detail: clip(`The network's answer was lost (${why}); looking the block up.`),
+        },
+      );
     };
+    const at = () => deps.clock.now().toISOString();
     let remote: RemoteBlock;
     const progress = this.progressOf(held);
     try {
@@ -171,14 +214,39 @@ export class BlockSender {
           postId: post.postId,
           error: error as Error,
         });
-        return this.check(block, lost());
+        return this.check(block, lost('an unexpected error'));
       }
       if (error.details.duplicate && held.lostAt) {
         // After a lost answer, "duplicate" means the earlier send went through: find it, never resend.
-        return this.check(block, { ...held, duplicate: true });
+        return this.check(
+          block,
+          noting(
+            { ...held, duplicate: true },
+            {
+              at: at(),
+              kind: 'refused',
+              detail:
+                'The network refused the send as a duplicate: an earlier send went through; looking it up.',
+              error: refusal(error),
+            },
+          ),
+        );
       }
-      if (error.details.outcomeUnknown) return this.check(block, lost());
-      await deps.claims.settle(held, 'not_sent');
+      if (error.details.outcomeUnknown) return this.check(block, lost(error.message));
+      const continues = error.kind === 'transient' && error.details.continueLater;
+      await deps.claims.settle(
+        noting(
+          held,
+          continues
+            ? {
+                at: at(),
+                kind: /process/i.test(error.message) ? 'processing_wait' : 'upload_progress',
+                detail: clip(error.message),
+              }
+            : { at: at(), kind: 'refused', detail: clip(`${label}${error.message}`), error: refusal(error) },
+        ),
+        'not_sent',
+      );
       if (error.kind === 'transient' && error.details.continueLater) {
         // The upload's place is saved with the claim: the next message continues it, no attempt spent.
         return stop({ kind: 'retry', delaySeconds: 1 });
@@ -198,7 +266,17 @@ export class BlockSender {
         ),
       );
     }
-    return this.sent(block, held, remote);
+    return this.sent(
+      block,
+      noting(held, {
+        at: at(),
+        kind: 'sent',
+        detail: 'The network accepted the block.',
+        remoteId: remote.remoteId,
+        url: remote.remoteUrl,
+      }),
+      remote,
+    );
   }
 
   /**
@@ -211,8 +289,18 @@ export class BlockSender {
   private async check(block: BlockContext, held: BlockClaim): Promise<BlockStep> {
     const { deps } = this;
     const { post, channel, b, client, input } = block;
+    const at = () => deps.clock.now().toISOString();
     const failUnknown = async (reason?: string) => {
-      await deps.claims.settle(held, 'unknown');
+      await deps.claims.settle(
+        noting(held, {
+          at: at(),
+          kind: 'unknown',
+          detail: clip(
+            `Whether the network has the block cannot be checked (${reason ?? 'the network offers no lookup'}); it is never sent again.`,
+          ),
+        }),
+        'unknown',
+      );
       return stop(await this.finish.fail(post, channel.channelId, unknownOutcome(b, channel, reason)));
     };
     if (!client.lookup) return failUnknown();
@@ -237,23 +325,55 @@ export class BlockSender {
       if (error instanceof NetworkError && error.kind === 'transient') {
         // A rate limit only delays the lookup: it is not counted, and the window does not move.
         const counted = error.details.rateLimited || error.details.status === 429 ? 0 : 1;
-        return this.lookAgain(block, held, counted, { retryAfterSeconds: error.details.retryAfterSeconds });
+        return this.lookAgain(block, held, counted, {
+          retryAfterSeconds: error.details.retryAfterSeconds,
+          failed: refusal(error),
+        });
       }
       if (error instanceof NetworkError && error.kind === 'reconnect') {
         // The block stays to be checked when the channel publishes again with a working token.
-        await deps.claims.settle({ ...held, nextCheckAt: deps.clock.now().toISOString() }, 'checking');
+        await deps.claims.settle(
+          noting(
+            { ...held, nextCheckAt: at() },
+            {
+              at: at(),
+              kind: 'lookup_not_found',
+              detail:
+                'The lookup was refused: the channel must be reconnected; the block is looked up again then.',
+              error: refusal(error),
+            },
+          ),
+          'checking',
+        );
         return stop(await this.finish.reconnectNeeded(post, channel, error));
       }
       return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
-    if (found) return this.sent(block, held, found);
+    if (found) {
+      const event: BlockEvent = {
+        at: at(),
+        kind: 'lookup_found',
+        detail: 'The lookup found the block on the network: the send had gone through.',
+        remoteId: found.remoteId,
+        url: found.remoteUrl,
+      };
+      return this.sent(block, noting(held, event), found);
+    }
     const windowEnd = consistencyWindowEnd(held, client.consistencyWindowSeconds);
     if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
       return this.lookAgain(block, held, 1, { windowEnd });
     }
     // Not on the network after its consistency window: the send did not go through, and sending
     // again cannot make a duplicate. It counts as one failed attempt of the channel.
-    await deps.claims.settle(held, 'not_sent');
+    await deps.claims.settle(
+      noting(held, {
+        at: at(),
+        kind: 'lookup_not_found',
+        detail:
+          "The lookup did not find the block after the network's consistency window: it was not published.",
+      }),
+      'not_sent',
+    );
     return stop(
       await this.waits.transientFailure(
         post,
@@ -269,7 +389,11 @@ export class BlockSender {
     block: BlockContext,
     held: BlockClaim,
     counted: number,
-    { retryAfterSeconds, windowEnd }: { retryAfterSeconds?: number; windowEnd?: number },
+    {
+      retryAfterSeconds,
+      windowEnd,
+      failed,
+    }: { retryAfterSeconds?: number; windowEnd?: number; failed?: { code: string; message: string } },
   ): Promise<BlockStep> {
     const { deps } = this;
     const now = deps.clock.now().getTime();
@@ -281,13 +405,25 @@ export class BlockSender {
       ...(windowEnd !== undefined ? { windowEnd } : {}),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     });
+    const at = new Date(now).toISOString();
+    const looked: BlockEvent = failed
+      ? { at, kind: 'lookup_not_found', detail: clip(`The lookup failed: ${failed.message}`), error: failed }
+      : { at, kind: 'lookup_not_found', detail: 'The lookup did not find the block (yet).' };
     if (delay === null) {
-      await deps.claims.settle(held, 'unknown');
+      await deps.claims.settle(
+        noting(held, looked, {
+          at,
+          kind: 'unknown',
+          detail: 'The lookups are spent without finding the block; it is never sent again.',
+        }),
+        'unknown',
+      );
       const { post, channel, b } = block;
       return stop(await this.finish.fail(post, channel.channelId, unknownOutcome(b, channel)));
     }
+    const nextCheckAt = new Date(now + delay * 1000).toISOString();
     await deps.claims.settle(
-      { ...held, checks, nextCheckAt: new Date(now + delay * 1000).toISOString() },
+      noting({ ...held, checks, nextCheckAt }, { ...looked, until: nextCheckAt }),
       'checking',
     );
     return stop({ kind: 'retry', delaySeconds: delay });
@@ -315,10 +451,21 @@ export class BlockSender {
         return held.progress ?? null;
       },
       save: async (state) => {
-        const leaseUntil = this.leaseFrom(deps.clock.now());
-        if (!(await deps.claims.saveProgress(held, state, leaseUntil))) throw new ClaimLostError();
+        const now = deps.clock.now();
+        const leaseUntil = this.leaseFrom(now);
+        const offset = typeof state.offset === 'number' ? ` (${state.offset} bytes sent)` : '';
+        const event: BlockEvent = {
+          at: now.toISOString(),
+          kind: 'upload_progress',
+          detail: `The upload's progress was saved${offset}.`,
+        };
+        if (!(await deps.claims.saveProgress(held, state, leaseUntil, event))) throw new ClaimLostError();
         held.progress = state;
         held.leaseUntil = leaseUntil;
+        // As stored: the next write of the claim bounds its timeline from here.
+        const bounded = appendBounded(held.timeline, held.timelineDropped, [event], BLOCK_TIMELINE_LIMIT);
+        held.timeline = bounded.timeline;
+        if (bounded.dropped > 0) held.timelineDropped = bounded.dropped;
       },
     };
   }

@@ -5,6 +5,7 @@
 
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
 import { postView } from '../../domain/post-view.ts';
+import { clip, withEvents } from '../../domain/timeline.ts';
 import type { NetworkError, RemoteBlock } from '../../ports/network-client.ts';
 import type { PostWriteExtras } from '../../ports/posts.ts';
 import {
@@ -140,7 +141,20 @@ export class ChannelFinish {
             ? { ...progressed(c), status, error, publishedAt: status === 'published' ? now : null }
             : c,
         );
-        let next: PostRecord = { ...post, channels };
+        const ended = channels.find((c) => c.channelId === channelId) as PostChannel;
+        let next: PostRecord = withEvents({ ...post, channels }, [
+          {
+            at: now,
+            channelId,
+            block: null,
+            kind: status === 'published' ? 'channel_published' : 'channel_failed',
+            detail:
+              status === 'published'
+                ? `Published (${blocksPublished(ended)} of ${ended.blocks.length} blocks).`
+                : clip(error ?? 'Failed.'),
+            ...(status === 'published' && ended.remoteUrl ? { url: ended.remoteUrl } : {}),
+          },
+        ]);
         if (channels.every(isTerminal)) {
           const final = finalStatus(channels);
           next = { ...next, status: final, publishedAt: final === 'published' ? now : null };

@@ -4,6 +4,7 @@
  */
 
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { clip, type TimelineEvent, withEvents } from '../../domain/timeline.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { ChannelFinish, ChannelOutcome } from './channel-finish.ts';
 import type { PublishingDeps } from './deps.ts';
@@ -36,10 +37,22 @@ export class ChannelWaits {
     let delaySeconds = 0;
     await this.writes.mutate(post, (current) => {
       const now = this.deps.clock.now().getTime();
+      const events: TimelineEvent[] = [];
       const channels = current.channels.map((ch) => {
         if (ch.channelId !== channelId) return ch;
         attempts = (ch.attempts ?? 0) + 1;
         delaySeconds = transientDelaySeconds(attempts, settings.retryBaseSeconds, retryAfterSeconds);
+        if (!attemptsExhausted(attempts, settings.maxTransientAttempts)) {
+          events.push({
+            at: new Date(now).toISOString(),
+            channelId,
+            block: null,
+            kind: 'retry_scheduled',
+            detail: clip(`Attempt ${attempts} failed: ${message}`),
+            attempt: attempts,
+            until: new Date(now + delaySeconds * 1000).toISOString(),
+          });
+        }
         // GET /posts/{id} shows the retry (why, and when) while the channel waits for it.
         return {
           ...ch,
@@ -48,7 +61,7 @@ export class ChannelWaits {
           retryReason: message.slice(0, 300),
         };
       });
-      return { next: { ...current, channels } };
+      return { next: withEvents({ ...current, channels }, events) };
     });
     if (attemptsExhausted(attempts, settings.maxTransientAttempts)) {
       return this.finish.fail(
@@ -93,7 +106,18 @@ export class ChannelWaits {
         ...(wait.resetBy ? { rateLimitResetBy: wait.resetBy.toISOString() } : {}),
       };
       const channels = current.channels.map((ch) => (ch === c ? next : ch));
-      return { next: { ...current, channels } };
+      const event: TimelineEvent = {
+        at: now.toISOString(),
+        channelId: channel.channelId,
+        block: null,
+        kind: 'rate_limit_wait',
+        detail:
+          answer.retryAfterSeconds !== undefined
+            ? "The network's rate limit: waiting for the reset it announced."
+            : `The network's rate limit, no reset announced: trying again after a growing wait (step ${wait.probes}).`,
+        until: wait.until.toISOString(),
+      };
+      return { next: withEvents({ ...current, channels }, [event]) };
     });
     const wait = waiting as RateLimitWait | null;
     logger.info('Channel rate-limited by the network; waiting', {

@@ -1,5 +1,6 @@
 import { ApiError } from '../../domain/errors.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { queuedEvents, withEvents } from '../../domain/timeline.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { RemoteBlock } from '../../ports/network-client.ts';
 import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
@@ -133,18 +134,22 @@ export const progressed = (channel: PostChannel): PostChannel => {
 };
 
 /** Marks the post as publishing for a new round: every channel not yet published starts again. */
-export const startRound = (post: PostRecord, now: Date): PostRecord => ({
-  ...post,
-  status: 'publishing',
-  round: (post.round ?? 0) + 1,
-  roundStartedAt: now.toISOString(),
-  channels: post.channels.map((channel) =>
-    channel.status === 'published'
-      ? channel
-      : // A rate limit's reset still holds; the new round's first job takes the next step of the wait.
-        { ...progressed(channel), status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
-  ),
-});
+export const startRound = (post: PostRecord, now: Date): PostRecord => {
+  const round = (post.round ?? 0) + 1;
+  const next: PostRecord = {
+    ...post,
+    status: 'publishing',
+    round,
+    roundStartedAt: now.toISOString(),
+    channels: post.channels.map((channel) =>
+      channel.status === 'published'
+        ? channel
+        : // A rate limit's reset still holds; the new round's first job takes the next step of the wait.
+          { ...progressed(channel), status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
+    ),
+  };
+  return withEvents(next, queuedEvents(next, now));
+};
 
 export const isTerminal = (channel: PostChannel) =>
   channel.status === 'published' || channel.status === 'failed';

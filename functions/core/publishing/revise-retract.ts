@@ -1,6 +1,7 @@
 import { ApiError } from '../../domain/errors.ts';
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { type TimelineEvent, withEvents } from '../../domain/timeline.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
@@ -197,26 +198,38 @@ export const revisePost = async (deps: ManageDeps, auth: AuthContext, postId: st
   } finally {
     // Also when an edit threw: the edits that went through are recorded all the same.
     if (edits.size === 0) await release(deps, held);
-    else await writeAndRelease(deps, held, withEdits(held, edits));
+    else await writeAndRelease(deps, held, withEdits(held, edits, deps.clock.now()));
   }
   return { revised, unchanged };
 };
 
 /** The post with the texts the networks accepted. */
-const withEdits = (post: PostRecord, edits: Map<string, Map<number, string>>): PostRecord => ({
-  ...post,
-  channels: post.channels.map((channel) => {
-    const done = edits.get(channel.channelId);
-    return done
-      ? {
-          ...channel,
-          blocks: channel.blocks.map((block, j) =>
-            done.has(j) ? { ...block, content: done.get(j) as string } : block,
-          ),
-        }
-      : channel;
-  }),
-});
+const withEdits = (post: PostRecord, edits: Map<string, Map<number, string>>, now: Date): PostRecord =>
+  withEvents(
+    {
+      ...post,
+      channels: post.channels.map((channel) => {
+        const done = edits.get(channel.channelId);
+        return done
+          ? {
+              ...channel,
+              blocks: channel.blocks.map((block, j) =>
+                done.has(j) ? { ...block, content: done.get(j) as string } : block,
+              ),
+            }
+          : channel;
+      }),
+    },
+    [...edits].map(
+      ([channelId, done]): TimelineEvent => ({
+        at: now.toISOString(),
+        channelId,
+        block: null,
+        kind: 'revised',
+        detail: `The network accepted the new text of block${done.size > 1 ? 's' : ''} ${[...done.keys()].map((j) => j + 1).join(', ')}.`,
+      }),
+    ),
+  );
 
 /**
  * POST /posts/{id}/retract: per channel, networks with remote delete lose every block and the
@@ -283,7 +296,7 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
     }
   } finally {
     // Also when something threw midway: what was deleted from the networks is recorded.
-    const next = afterRetract(held, new Set(removed.map((r) => r.channelId)), leftBlocks);
+    const next = afterRetract(held, new Set(removed.map((r) => r.channelId)), leftBlocks, deps.clock.now());
     if (next.channels.length === 0) await deps.posts.delete(held);
     else await writeAndRelease(deps, held, next);
   }
@@ -292,10 +305,28 @@ export const retractPost = async (deps: ManageDeps, auth: AuthContext, postId: s
 
 /** The post without the channels retracted, and without the blocks deleted from those that remain. */
 const afterRetract = (
-  post: PostRecord,
+  read: PostRecord,
   gone: Set<string>,
   deletedBlocks: Map<string, Set<number>>,
+  now: Date,
 ): PostRecord => {
+  const events = [...deletedBlocks]
+    .filter(([, deleted]) => deleted.size > 0)
+    .map(
+      ([channelId, deleted]): TimelineEvent => ({
+        at: now.toISOString(),
+        channelId,
+        block: null,
+        kind: 'retracted',
+        detail: gone.has(channelId)
+          ? 'Removed from the network; the channel left the post.'
+          : `Block${deleted.size > 1 ? 's' : ''} ${[...deleted]
+              .map((j) => j + 1)
+              .sort((a, b) => a - b)
+              .join(', ')} removed from the network.`,
+      }),
+    );
+  const post = withEvents(read, events);
   const channels = post.channels
     .filter((channel) => !gone.has(channel.channelId))
     .map((channel) => {

@@ -1,3 +1,4 @@
+import { appendBounded, BLOCK_TIMELINE_LIMIT, type BlockEvent } from '../../../functions/domain/timeline.ts';
 import type { RemoteBlock } from '../../../functions/ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../functions/ports/publishing.ts';
 
@@ -12,6 +13,19 @@ export class ConditionFailedError extends Error {
 const keyOf = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
   `${c.postId}#${c.channelId}#${c.block}`;
 const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
+
+/** `stored` with `events` appended to its timeline, bounded as the table's item is. */
+const appended = (stored: BlockClaim, events: readonly BlockEvent[] | undefined): BlockClaim => {
+  const { append: _a, ...claim } = stored;
+  if (!events?.length) return claim;
+  const { timeline, dropped } = appendBounded(
+    claim.timeline,
+    claim.timelineDropped,
+    events,
+    BLOCK_TIMELINE_LIMIT,
+  );
+  return { ...claim, timeline, ...(dropped > 0 ? { timelineDropped: dropped } : {}) };
+};
 
 /** Block claims in memory, with the conditions of adapters/aws/dynamo/claims.ts. */
 export class FakeClaimStore implements ClaimStore {
@@ -48,8 +62,8 @@ export class FakeClaimStore implements ClaimStore {
       lastSentAt: claim.lastSentAt ?? claim.since,
       firstSentAt: stored?.firstSentAt ?? claim.firstSentAt ?? claim.since,
     };
-    this.claims.set(key, next);
-    return { acquired: true, claim: structuredClone(next) };
+    this.claims.set(key, appended(next, claim.append));
+    return { acquired: true, claim: structuredClone(this.claims.get(key) as BlockClaim) };
   }
 
   async takeOver(previous: BlockClaim, claim: BlockClaim): Promise<boolean> {
@@ -61,7 +75,9 @@ export class FakeClaimStore implements ClaimStore {
       stored.leaseUntil !== previous.leaseUntil
     )
       return false;
-    this.claims.set(keyOf(claim), structuredClone(claim));
+    const { append, ...next } = claim;
+    const history = { timeline: previous.timeline ?? [], timelineDropped: previous.timelineDropped };
+    this.claims.set(keyOf(claim), structuredClone(appended({ ...next, ...history } as BlockClaim, append)));
     return true;
   }
 
@@ -86,17 +102,19 @@ export class FakeClaimStore implements ClaimStore {
     for (const field of TRACKING) {
       if (claim[field] !== undefined) Object.assign(next, { [field]: claim[field] });
     }
-    this.claims.set(keyOf(claim), structuredClone(next));
+    this.claims.set(keyOf(claim), structuredClone(appended(next, claim.append)));
   }
 
   async saveProgress(
     claim: BlockClaim,
     progress: Record<string, unknown>,
     leaseUntil: string,
+    event?: BlockEvent,
   ): Promise<boolean> {
     const stored = this.claims.get(keyOf(claim));
     if (!stored || stored.owner !== claim.owner || stored.state !== 'sending') return false;
-    this.claims.set(keyOf(claim), { ...stored, progress: structuredClone(progress), leaseUntil });
+    const next = { ...stored, progress: structuredClone(progress), leaseUntil };
+    this.claims.set(keyOf(claim), appended(next, event ? [event] : undefined));
     return true;
   }
 }

@@ -1,5 +1,11 @@
 import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import {
+  appendBounded,
+  BLOCK_TIMELINE_LIMIT,
+  type BlockEvent,
+  TIMELINE_KINDS,
+} from '../../../domain/timeline.ts';
 import type { RemoteBlock } from '../../../ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../ports/publishing.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
@@ -10,6 +16,16 @@ const key = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
   keys.blockClaim(c.postId, c.channelId, c.block);
 const CLAIM_STATES = ['sending', 'checking', 'sent', 'not_sent', 'unknown'] as const;
 const optionalTime = z.string().optional();
+const blockEventSchema: z.ZodType<BlockEvent> = z.looseObject({
+  at: z.string(),
+  kind: z.enum(TIMELINE_KINDS),
+  detail: z.string(),
+  attempt: z.number().int().optional(),
+  until: optionalTime,
+  remoteId: optionalTime,
+  url: optionalTime,
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
 const claimSchema: z.ZodType<BlockClaim> = z.looseObject({
   postId: z.string(),
   channelId: z.string(),
@@ -28,11 +44,37 @@ const claimSchema: z.ZodType<BlockClaim> = z.looseObject({
   remote: z
     .looseObject({ remoteId: z.string(), remoteUrl: z.string(), meta: z.record(z.string(), z.string()) })
     .optional(),
+  timeline: z.array(blockEventSchema).optional(),
+  timelineDropped: z.number().int().optional(),
 });
 
 /** A block claim item as its record (the table's keys left out); `MalformedItemError` if it is not one. */
 export const claimFromItem = (item: Record<string, unknown>): BlockClaim =>
   parseItem('BlockClaim', claimSchema, item);
+
+/**
+ * The part of an update that appends `claim.append` to the claim's timeline: `list_append` in the
+ * same write while the list stays within its bound (as the holder last saw it), else the bounded
+ * list written whole (only the claim's holder writes it, so the list it holds is the stored one).
+ * Null when there is nothing to append.
+ */
+const timelineSet = (
+  claim: Pick<BlockClaim, 'timeline' | 'timelineDropped' | 'append'>,
+): { set: string; values: Record<string, unknown> } | null => {
+  const events = claim.append ?? [];
+  if (events.length === 0) return null;
+  if ((claim.timeline?.length ?? 0) + events.length <= BLOCK_TIMELINE_LIMIT) {
+    return {
+      set: 'timeline = list_append(if_not_exists(timeline, :noEvents), :events)',
+      values: { ':noEvents': [], ':events': events },
+    };
+  }
+  const bounded = appendBounded(claim.timeline, claim.timelineDropped, events, BLOCK_TIMELINE_LIMIT);
+  return {
+    set: 'timeline = :timeline, timelineDropped = :dropped',
+    values: { ':timeline': bounded.timeline, ':dropped': bounded.dropped },
+  };
+};
 
 /** The fields a settle writes besides the state: the send history and the lookup schedule. */
 const TRACKING = ['firstSentAt', 'lastSentAt', 'lostAt', 'checks', 'nextCheckAt', 'duplicate'] as const;
@@ -60,6 +102,11 @@ export const settleUpdate = (
     sets.push(`#${field} = :${field}`);
     names[`#${field}`] = field;
     values[`:${field}`] = claim[field];
+  }
+  const timeline = timelineSet(claim);
+  if (timeline) {
+    sets.push(timeline.set);
+    Object.assign(values, timeline.values);
   }
   return {
     TableName: tableName,
@@ -89,7 +136,10 @@ export class DynamoClaimStore implements ClaimStore {
           UpdateExpression:
             'SET #type = :type, postId = :postId, channelId = :channelId, #block = :block, #state = :state, ' +
             '#owner = :owner, leaseUntil = :lease, since = :since, lastSentAt = :last, ' +
-            'firstSentAt = if_not_exists(firstSentAt, :first) REMOVE remote, checks, nextCheckAt, #duplicate',
+            'firstSentAt = if_not_exists(firstSentAt, :first), ' +
+            // The holder does not know the stored list yet: appended; its next write bounds it.
+            'timeline = list_append(if_not_exists(timeline, :noEvents), :events) ' +
+            'REMOVE remote, checks, nextCheckAt, #duplicate',
           ConditionExpression: 'attribute_not_exists(PK) OR #state = :notSent',
           ExpressionAttributeNames: {
             '#type': 'type',
@@ -110,6 +160,8 @@ export class DynamoClaimStore implements ClaimStore {
             ':last': claim.lastSentAt ?? claim.since,
             ':first': claim.firstSentAt ?? claim.since,
             ':notSent': 'not_sent',
+            ':noEvents': [],
+            ':events': claim.append ?? [],
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -128,11 +180,24 @@ export class DynamoClaimStore implements ClaimStore {
   }
 
   async takeOver(previous: BlockClaim, claim: BlockClaim): Promise<boolean> {
+    const { append, ...stored } = claim;
+    const bounded = appendBounded(
+      previous.timeline,
+      previous.timelineDropped,
+      append ?? [],
+      BLOCK_TIMELINE_LIMIT,
+    );
     try {
       await this.table.doc.send(
         new PutCommand({
           TableName: this.table.tableName,
-          Item: { ...key(claim), type: 'BlockClaim', ...claim },
+          Item: {
+            ...key(claim),
+            type: 'BlockClaim',
+            ...stored,
+            timeline: bounded.timeline,
+            ...(bounded.dropped > 0 ? { timelineDropped: bounded.dropped } : {}),
+          },
           ConditionExpression: '#state = :state AND #owner = :owner AND leaseUntil = :lease',
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
           ExpressionAttributeValues: {
@@ -161,13 +226,15 @@ export class DynamoClaimStore implements ClaimStore {
     claim: BlockClaim,
     progress: Record<string, unknown>,
     leaseUntil: string,
+    event?: BlockEvent,
   ): Promise<boolean> {
+    const timeline = event ? timelineSet({ ...claim, append: [event] }) : null;
     try {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: key(claim),
-          UpdateExpression: 'SET progress = :progress, leaseUntil = :lease',
+          UpdateExpression: `SET progress = :progress, leaseUntil = :lease${timeline ? `, ${timeline.set}` : ''}`,
           ConditionExpression: '#owner = :owner AND #state = :sending',
           ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
           ExpressionAttributeValues: {
@@ -175,6 +242,7 @@ export class DynamoClaimStore implements ClaimStore {
             ':lease': leaseUntil,
             ':owner': claim.owner,
             ':sending': 'sending',
+            ...timeline?.values,
           },
         }),
       );
