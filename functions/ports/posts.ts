@@ -1,6 +1,7 @@
 import type { BlockActivity } from '../domain/block-activity.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { PostRecord, PostStatus } from '../domain/post.ts';
+import type { BlockEvent } from '../domain/timeline.ts';
 import type { ChannelRecord } from './channels.ts';
 import type { MetricsTracker } from './metrics.ts';
 import type { RemoteBlock } from './network-client.ts';
@@ -81,6 +82,20 @@ export interface PostPage {
 export type { BlockActivity };
 
 /** Posts and their list indexes. Every write is one transaction. */
+/** One block's timeline, as its claim keeps it. */
+export interface BlockTimeline {
+  channelId: string;
+  block: number;
+  events: BlockEvent[];
+  /** Older events the claim no longer keeps. */
+  dropped: number;
+}
+
+/** A post with its blocks' timelines, read in one request (the claims live beside the post). */
+export interface PostTimelines {
+  getTimeline(postId: string): Promise<{ post: PostRecord | null; blocks: BlockTimeline[] }>;
+}
+
 export interface PostStore {
   /**
    * Saves a new post and takes one `posts.created` from the quota, atomically; `quota_exceeded`

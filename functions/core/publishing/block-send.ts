@@ -74,6 +74,18 @@ const noting = (claim: BlockClaim, ...events: BlockEvent[]): BlockClaim => ({
   append: [...(claim.append ?? []), ...events],
 });
 
+/** `claim` as its write stored it: its events appended to its timeline (bounded as the store bounds it). */
+const written = (claim: BlockClaim): BlockClaim => {
+  const { append, ...stored } = claim;
+  if (!append?.length) return stored;
+  const bounded = appendBounded(stored.timeline, stored.timelineDropped, append, BLOCK_TIMELINE_LIMIT);
+  return {
+    ...stored,
+    timeline: bounded.timeline,
+    ...(bounded.dropped > 0 ? { timelineDropped: bounded.dropped } : {}),
+  };
+};
+
 /** A network's refusal as the timeline shows it. */
 const refusal = (error: NetworkError) => ({
   code: error.details.rateLimited ? 'rate_limited' : error.kind,
@@ -174,7 +186,7 @@ export class BlockSender {
       lostAt: current.lostAt ?? now.toISOString(),
     };
     if (!(await deps.claims.takeOver(current, mine))) return stop({ kind: 'retry', delaySeconds: 1 });
-    return this.check(block, mine);
+    return this.check(block, written(mine));
   }
 
   /** Sends the block under `held` (a claim this worker holds) and settles the claim by the answer. */

@@ -37,6 +37,11 @@ export class FakeClaimStore implements ClaimStore {
     return stored && structuredClone(stored);
   }
 
+  /** The stored claims of a post's blocks (copies). */
+  ofPost(postId: string): BlockClaim[] {
+    return [...this.claims.values()].filter((c) => c.postId === postId).map((c) => structuredClone(c));
+  }
+
   /** Stores a claim as is (a test's starting state: another worker's, a dead worker's...). */
   put(claim: BlockClaim): void {
     this.claims.set(keyOf(claim), structuredClone(claim));

@@ -2,7 +2,12 @@ import type { EnginePosts } from '../../../functions/core/publishing/deps.ts';
 import { ApiError } from '../../../functions/domain/errors.ts';
 import type { PostRecord } from '../../../functions/domain/post.ts';
 import type { ChannelRecord } from '../../../functions/ports/channels.ts';
-import type { PostWriteExtras, TrackingStart } from '../../../functions/ports/posts.ts';
+import type {
+  BlockTimeline,
+  PostTimelines,
+  PostWriteExtras,
+  TrackingStart,
+} from '../../../functions/ports/posts.ts';
 import {
   ClaimTakenError,
   EndpointsAppearedError,
@@ -20,7 +25,7 @@ import type { FakeClaimStore } from './claims.ts';
  * (`EndpointsAppearedError`); otherwise the post, the claims' settles, the live events (unless the
  * gate leaves them out), the usage count and the tracking starts commit together.
  */
-export class FakePostStore implements EnginePosts {
+export class FakePostStore implements EnginePosts, PostTimelines {
   private readonly posts = new Map<string, PostRecord>();
   /** Events committed to the outbox, in order. */
   readonly outbox: OutboxEvent[] = [];
@@ -66,6 +71,16 @@ export class FakePostStore implements EnginePosts {
   async get(postId: string): Promise<PostRecord | null> {
     this.reads++;
     return this.peek(postId);
+  }
+
+  async getTimeline(postId: string): Promise<{ post: PostRecord | null; blocks: BlockTimeline[] }> {
+    const blocks = this.claims.ofPost(postId).map((claim) => ({
+      channelId: claim.channelId,
+      block: claim.block,
+      events: claim.timeline ?? [],
+      dropped: claim.timelineDropped ?? 0,
+    }));
+    return { post: this.peek(postId), blocks };
   }
 
   async getForJob(

@@ -5,13 +5,20 @@ import type { KeyMode } from '../../../ports/api-keys.ts';
 import type { OverduePost, OverduePosts } from '../../../ports/overdue-posts.ts';
 import type {
   BlockActivity,
+  BlockTimeline,
   PostListQuery,
   PostPage,
   PostStore,
+  PostTimelines,
   PostWriteExtras,
   QuotaClaim,
 } from '../../../ports/posts.ts';
-import { ClaimTakenError, EndpointsAppearedError, type JobReads } from '../../../ports/publishing.ts';
+import {
+  type BlockClaim,
+  ClaimTakenError,
+  EndpointsAppearedError,
+  type JobReads,
+} from '../../../ports/publishing.ts';
 import { type KeyCount, KeyCountRefusedError } from '../../../ports/rate-limiter.ts';
 import { logger } from '../../../shared/powertools.ts';
 import { jobChannelKeys, jobChannelsOf } from './channels.ts';
@@ -204,7 +211,7 @@ class TrackingRefusedError extends Error {
   }
 }
 
-export class DynamoPostStore implements PostStore, OverduePosts {
+export class DynamoPostStore implements PostStore, OverduePosts, PostTimelines {
   constructor(private readonly table: TableRef) {}
 
   async create(post: PostRecord, quota: QuotaClaim, keyCount?: KeyCount): Promise<void> {
@@ -252,13 +259,35 @@ export class DynamoPostStore implements PostStore, OverduePosts {
   }
 
   async getWithActivity(postId: string): Promise<{ post: PostRecord | null; activity: BlockActivity[] }> {
-    return this.readPartition(postId);
+    const { post, claims } = await this.readPartition(postId);
+    const activity = claims.map(
+      (claim): BlockActivity => ({
+        channelId: claim.channelId,
+        block: claim.block,
+        state: claim.state,
+        ...(claim.firstSentAt !== undefined ? { firstSentAt: claim.firstSentAt } : {}),
+        ...(claim.nextCheckAt !== undefined ? { nextCheckAt: claim.nextCheckAt } : {}),
+        inProgress: claim.progress !== undefined && claim.progress !== null,
+      }),
+    );
+    return { post, activity };
+  }
+
+  async getTimeline(postId: string): Promise<{ post: PostRecord | null; blocks: BlockTimeline[] }> {
+    const { post, claims } = await this.readPartition(postId);
+    const blocks = claims.map(
+      (claim): BlockTimeline => ({
+        channelId: claim.channelId,
+        block: claim.block,
+        events: claim.timeline ?? [],
+        dropped: claim.timelineDropped ?? 0,
+      }),
+    );
+    return { post, blocks };
   }
 
   /** The post's partition in one Query: the post, its text chunks and its blocks' claims. */
-  private async readPartition(
-    postId: string,
-  ): Promise<{ post: PostRecord | null; activity: BlockActivity[] }> {
+  private async readPartition(postId: string): Promise<{ post: PostRecord | null; claims: BlockClaim[] }> {
     const out = await this.table.doc.send(
       new QueryCommand({
         TableName: this.table.tableName,
@@ -269,27 +298,15 @@ export class DynamoPostStore implements PostStore, OverduePosts {
     );
     const items = out.Items ?? [];
     const main = items.find((item) => item.SK === 'POST');
-    if (!main) return { post: null, activity: [] };
+    if (!main) return { post: null, claims: [] };
     let chunks = items.filter((item) => item.type === 'PostText');
     if (out.LastEvaluatedKey && chunks.length < Number(main.textChunks ?? 0)) {
       const { PK, SKPrefix } = keys.postTextChunkPrefix(postId);
       chunks = await queryByPrefix(this.table, PK, SKPrefix);
     }
     // The blocks' claims come in the same page (`CLAIM#…` sorts before `POST`).
-    const activity = items
-      .filter((item) => item.type === 'BlockClaim')
-      .map(claimFromItem)
-      .map(
-        (claim): BlockActivity => ({
-          channelId: claim.channelId,
-          block: claim.block,
-          state: claim.state,
-          ...(claim.firstSentAt !== undefined ? { firstSentAt: claim.firstSentAt } : {}),
-          ...(claim.nextCheckAt !== undefined ? { nextCheckAt: claim.nextCheckAt } : {}),
-          inProgress: claim.progress !== undefined && claim.progress !== null,
-        }),
-      );
-    return { post: postFromItems(main, chunks), activity };
+    const claims = items.filter((item) => item.type === 'BlockClaim').map(claimFromItem);
+    return { post: postFromItems(main, chunks), claims };
   }
 
   async getForJob(postId: string, reads: JobReads) {

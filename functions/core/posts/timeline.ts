@@ -1,0 +1,72 @@
+import { ApiError } from '../../domain/errors.ts';
+import type { KeyMode } from '../../domain/key-mode.ts';
+import type { TimelineEvent, TimelineKind } from '../../domain/timeline.ts';
+import type { PostTimelines } from '../../ports/posts.ts';
+
+/** Whose posts a timeline may be read for: a workspace, and (for an API key) the key's mode. */
+export interface TimelineScope {
+  accountId: string;
+  workspaceId: string;
+  /** An API key sees only its own mode's posts, as GET /posts/{id}; absent: both (the dashboard). */
+  mode?: KeyMode;
+}
+
+/** A post's timeline as GET /posts/{id}/timeline answers it. */
+export interface PostTimeline {
+  postId: string;
+  /** Every event the post's items keep, oldest first. */
+  data: TimelineEvent[];
+  /** Older events the items no longer keep (each keeps its latest ones). */
+  dropped: number;
+}
+
+/**
+ * Between events written at the same instant: the round's start first, then the block's steps,
+ * then what the channel does about them (a retry, a wait), then its end.
+ */
+const RANK: Partial<Record<TimelineKind, number>> = {
+  queued: 0,
+  retry_scheduled: 2,
+  rate_limit_wait: 2,
+  channel_published: 3,
+  channel_failed: 3,
+  revised: 4,
+  retracted: 4,
+};
+const rank = (event: TimelineEvent) => RANK[event.kind] ?? 1;
+
+/**
+ * What the engine did with each channel and block of a post, and when: the post's own events and
+ * each block claim's, merged oldest first. Another workspace's post (or another mode's, for a key)
+ * is `not_found`, as an unknown id.
+ */
+export const readTimeline = async (
+  deps: { postTimelines: PostTimelines },
+  scope: TimelineScope,
+  postId: string,
+): Promise<PostTimeline> => {
+  const { post, blocks } = await deps.postTimelines.getTimeline(postId);
+  if (
+    !post ||
+    post.accountId !== scope.accountId ||
+    post.workspaceId !== scope.workspaceId ||
+    (scope.mode !== undefined && post.mode !== scope.mode)
+  ) {
+    throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
+  }
+  const events: TimelineEvent[] = [
+    ...(post.timeline ?? []),
+    ...blocks.flatMap(({ channelId, block, events: own }) =>
+      own.map((event) => ({ ...event, channelId, block })),
+    ),
+  ];
+  const order = new Map(events.map((event, i) => [event, i]));
+  const data = events.sort(
+    (a, b) =>
+      Date.parse(a.at) - Date.parse(b.at) ||
+      rank(a) - rank(b) ||
+      (order.get(a) as number) - (order.get(b) as number),
+  );
+  const dropped = (post.timelineDropped ?? 0) + blocks.reduce((sum, b) => sum + b.dropped, 0);
+  return { postId: post.postId, data, dropped };
+};
