@@ -4,6 +4,8 @@
  * keeps its own bounded list: the latest events and a count of the older ones dropped.
  */
 
+import { z } from 'zod';
+
 export const TIMELINE_KINDS = [
   'queued',
   'sending',
@@ -25,20 +27,26 @@ export const TIMELINE_KINDS = [
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
 /** One step of the engine with one channel (`block` null: the channel as a whole). */
-export interface TimelineEvent {
-  at: string;
-  channelId: string;
-  block: number | null;
-  kind: TimelineKind;
-  detail: string;
-  /** `sending`: the channel's attempt in this round (1 for the first). */
-  attempt?: number;
-  /** A wait's end: the next lookup, the retry, the rate limit's reset. */
-  until?: string;
-  remoteId?: string;
-  url?: string;
-  error?: { code: string; message: string };
-}
+export const timelineEventSchema = z.object({
+  at: z.string().describe('When it happened (ISO 8601).'),
+  channelId: z.string(),
+  block: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The block's index in the channel (0 first), or null for the channel."),
+  kind: z.enum(TIMELINE_KINDS),
+  detail: z.string().describe('What happened, in a sentence.'),
+  attempt: z.number().int().optional().describe("`sending`: the channel's attempt in this round (1 first)."),
+  until: z.string().optional().describe("A wait's end: the next lookup, the retry, the rate limit's reset."),
+  remoteId: z.string().optional().describe("`sent`, `lookup_found`: the network's id of the block."),
+  url: z.string().optional().describe('`sent`, `lookup_found`, `channel_published`: its link.'),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe("`refused`, a failed lookup: the network's answer."),
+});
+export type TimelineEvent = z.infer<typeof timelineEventSchema>;
 
 /** A block's own events (on its claim item): the channel and block are the item's, not repeated per event. */
 export type BlockEvent = Omit<TimelineEvent, 'channelId' | 'block'>;

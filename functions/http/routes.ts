@@ -101,6 +101,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/posts', entry: 'functions/http/posts/list.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}', entry: 'functions/http/posts/get.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}/metrics', entry: 'functions/http/posts/metrics.ts', grants: base },
+  { method: 'GET', path: '/v1/posts/{id}/timeline', entry: 'functions/http/posts/timeline.ts', grants: base },
   { method: 'GET', path: '/v1/stats', entry: 'functions/http/stats/get.ts', grants: base },
   {
     method: 'PUT',

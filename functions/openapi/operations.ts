@@ -44,6 +44,7 @@ import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { GRANULARITIES, postMetricsResponseSchema, statsResponseSchema } from '../core/metrics/schema.ts';
 import { postBody, reviseBody } from '../core/posts/schema.ts';
+import { postTimelineSchema } from '../core/posts/timeline.ts';
 import { createTagBody } from '../core/tags/tags.ts';
 import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts';
 import type { ErrorCode } from '../domain/errors.ts';
@@ -291,6 +292,15 @@ export const operations: Record<string, Operation> = {
       200: { description: 'The metrics of each channel of the post.', schema: postMetricsResponseSchema },
     },
     errors: ['not_found', 'validation_failed'],
+  },
+  'GET /v1/posts/{id}/timeline': {
+    summary: 'What the engine did with a post, step by step',
+    description:
+      "For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 100; `dropped` counts the older ones. A read-only key is enough.",
+    tag: 'Posts',
+    params: { id: 'The post id (post_...).' },
+    responses: { 200: { description: "The post's timeline.", schema: postTimelineSchema } },
+    errors: ['not_found'],
   },
   'GET /v1/stats': {
     summary: "Totals across the workspace's posts published in a range",

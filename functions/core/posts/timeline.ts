@@ -1,6 +1,7 @@
+import * as z from 'zod';
 import { ApiError } from '../../domain/errors.ts';
 import type { KeyMode } from '../../domain/key-mode.ts';
-import type { TimelineEvent, TimelineKind } from '../../domain/timeline.ts';
+import { type TimelineEvent, type TimelineKind, timelineEventSchema } from '../../domain/timeline.ts';
 import type { PostTimelines } from '../../ports/posts.ts';
 
 /** Whose posts a timeline may be read for: a workspace, and (for an API key) the key's mode. */
@@ -12,13 +13,18 @@ export interface TimelineScope {
 }
 
 /** A post's timeline as GET /posts/{id}/timeline answers it. */
-export interface PostTimeline {
-  postId: string;
-  /** Every event the post's items keep, oldest first. */
-  data: TimelineEvent[];
-  /** Older events the items no longer keep (each keeps its latest ones). */
-  dropped: number;
-}
+export const postTimelineSchema = z.object({
+  postId: z.string(),
+  data: z
+    .array(timelineEventSchema)
+    .describe('What the engine did with each channel and block, oldest first.'),
+  dropped: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Older events no longer kept (each block keeps its latest 40, the post its latest 100).'),
+});
+export type PostTimeline = z.output<typeof postTimelineSchema>;
 
 /**
  * Between events written at the same instant: the round's start first, then the block's steps,

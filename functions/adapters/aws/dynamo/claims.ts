@@ -4,7 +4,7 @@ import {
   appendBounded,
   BLOCK_TIMELINE_LIMIT,
   type BlockEvent,
-  TIMELINE_KINDS,
+  timelineEventSchema,
 } from '../../../domain/timeline.ts';
 import type { RemoteBlock } from '../../../ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../ports/publishing.ts';
@@ -16,16 +16,7 @@ const key = (c: Pick<BlockClaim, 'postId' | 'channelId' | 'block'>) =>
   keys.blockClaim(c.postId, c.channelId, c.block);
 const CLAIM_STATES = ['sending', 'checking', 'sent', 'not_sent', 'unknown'] as const;
 const optionalTime = z.string().optional();
-const blockEventSchema: z.ZodType<BlockEvent> = z.looseObject({
-  at: z.string(),
-  kind: z.enum(TIMELINE_KINDS),
-  detail: z.string(),
-  attempt: z.number().int().optional(),
-  until: optionalTime,
-  remoteId: optionalTime,
-  url: optionalTime,
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-});
+const blockEventSchema = timelineEventSchema.omit({ channelId: true, block: true });
 const claimSchema: z.ZodType<BlockClaim> = z.looseObject({
   postId: z.string(),
   channelId: z.string(),

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import { POST_STATUSES, type PostRecord } from '../../../domain/post.ts';
-import { TIMELINE_KINDS, type TimelineEvent } from '../../../domain/timeline.ts';
+import { timelineEventSchema } from '../../../domain/timeline.ts';
 import type { OverduePost } from '../../../ports/overdue-posts.ts';
 import { itemKey, MalformedItemError, parseItem } from './item.ts';
 
@@ -41,19 +41,6 @@ const channelSchema = z.looseObject({
   rateLimitResetBy: z.string().optional(),
   retryAt: z.string().optional(),
   retryReason: z.string().optional(),
-});
-
-const timelineEventSchema: z.ZodType<TimelineEvent> = z.looseObject({
-  at: z.string(),
-  channelId: z.string(),
-  block: z.number().int().nullable(),
-  kind: z.enum(TIMELINE_KINDS),
-  detail: z.string(),
-  attempt: z.number().int().optional(),
-  until: z.string().optional(),
-  remoteId: z.string().optional(),
-  url: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 
 const postSchema: z.ZodType<PostRecord> = z.looseObject({
