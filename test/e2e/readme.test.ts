@@ -69,6 +69,11 @@ const EXPECTED: { code: RegExp; output: RegExp[] }[] = [
     output: [/^x (publishing|published) (-|rate_limit|retry|confirming|processing)$/m],
   },
   {
+    // The quick start's post, step by step: queued, sent, published.
+    code: /\/timeline"/,
+    output: [/ queued -$/m, / sending 0$/m, / sent 0$/m, / channel_published -$/m],
+  },
+  {
     code: /create-tag/,
     output: [
       /"name": "Spring sale"/,
