@@ -15,7 +15,7 @@ describe('compose', () => {
   it('gives a function the base and its parts, and nothing it did not compose', () => {
     const deps = compose(posts) as unknown as Record<string, unknown>;
     expect(Object.keys(deps).sort()).toEqual(
-      [...BASE_KEYS, 'overduePosts', 'postReferences', 'posts'].sort(),
+      [...BASE_KEYS, 'overduePosts', 'postReferences', 'postTimelines', 'posts'].sort(),
     );
     // Another function's capability is absent, not lazily built behind its back.
     expect(deps.blobs).toBeUndefined();
@@ -57,7 +57,9 @@ describe('compose', () => {
       },
     });
     expect(new Container().compose(probe, blobs).needsProbe).toBe(true);
-    expect(seen.sort()).toEqual([...BASE_KEYS, 'overduePosts', 'postReferences', 'posts'].sort());
+    expect(seen.sort()).toEqual(
+      [...BASE_KEYS, 'overduePosts', 'postReferences', 'postTimelines', 'posts'].sort(),
+    );
   });
 
   it('refuses a part whose builder does not return exactly its keys', () => {
