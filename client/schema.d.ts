@@ -175,7 +175,7 @@ export interface paths {
         };
         /**
          * What the engine did with a post, step by step
-         * @description For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 100; `dropped` counts the older ones. A read-only key is enough.
+         * @description For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 60; `dropped` counts the older ones. A read-only key is enough.
          */
         get: operations["getPostsIdTimeline"];
         put?: never;
@@ -1156,7 +1156,7 @@ export interface components {
                     message: string;
                 };
             }[];
-            /** @description Older events no longer kept (each block keeps its latest 40, the post its latest 100). */
+            /** @description Older events no longer kept (each block keeps its latest 40, the post its latest 60). */
             dropped: number;
         };
         GetStats200: {

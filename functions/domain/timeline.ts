@@ -54,7 +54,7 @@ export type BlockEvent = Omit<TimelineEvent, 'channelId' | 'block'>;
 /** The events a claim item keeps; older ones are counted in `timelineDropped`. */
 export const BLOCK_TIMELINE_LIMIT = 40;
 /** The events a post's item keeps (its channels' queued, retries, waits, ends, revisions). */
-export const POST_TIMELINE_LIMIT = 100;
+export const POST_TIMELINE_LIMIT = 60;
 
 /** `events` after `previous`, the oldest dropped past `limit`; `dropped` counts every event dropped so far. */
 export const appendBounded = <T>(
@@ -67,6 +67,23 @@ export const appendBounded = <T>(
   const over = Math.max(0, all.length - limit);
   return { timeline: all.slice(over), dropped: (previousDropped ?? 0) + over };
 };
+
+/**
+ * A resumable upload saves its place often (every few seconds, or every chunk): a save right after
+ * another replaces it, so a run of saves is one event, the latest, and costs no growth.
+ */
+export const replacesLast = (timeline: readonly BlockEvent[] | undefined, event: BlockEvent): boolean =>
+  event.kind === 'upload_progress' && timeline?.at(-1)?.kind === 'upload_progress';
+
+/** A block's timeline after `event`: appended (bounded), or replacing the previous save of a run. */
+export const withBlockEvent = (
+  timeline: readonly BlockEvent[] | undefined,
+  dropped: number | undefined,
+  event: BlockEvent,
+): { timeline: BlockEvent[]; dropped: number } =>
+  replacesLast(timeline, event)
+    ? { timeline: [...(timeline ?? []).slice(0, -1), event], dropped: dropped ?? 0 }
+    : appendBounded(timeline, dropped, [event], BLOCK_TIMELINE_LIMIT);
 
 /** `record` (a post) with `events` appended to its timeline, bounded by `POST_TIMELINE_LIMIT`. */
 export const withEvents = <R extends { timeline?: TimelineEvent[]; timelineDropped?: number }>(

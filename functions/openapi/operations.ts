@@ -49,6 +49,7 @@ import { createTagBody } from '../core/tags/tags.ts';
 import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { POST_STATUSES } from '../domain/post.ts';
+import { BLOCK_TIMELINE_LIMIT, POST_TIMELINE_LIMIT } from '../domain/timeline.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/pagination.ts';
 import {
   channelListSchema,
@@ -296,7 +297,8 @@ export const operations: Record<string, Operation> = {
   'GET /v1/posts/{id}/timeline': {
     summary: 'What the engine did with a post, step by step',
     description:
-      "For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 100; `dropped` counts the older ones. A read-only key is enough.",
+      "For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole." +
+      ` Each block keeps its latest ${BLOCK_TIMELINE_LIMIT} events and the post its latest ${POST_TIMELINE_LIMIT}; \`dropped\` counts the older ones. A read-only key is enough.`,
     tag: 'Posts',
     params: { id: 'The post id (post_...).' },
     responses: { 200: { description: "The post's timeline.", schema: postTimelineSchema } },

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { ApiError } from '../../domain/errors.ts';
 import type { KeyMode } from '../../domain/key-mode.ts';
-import { type TimelineEvent, type TimelineKind, timelineEventSchema } from '../../domain/timeline.ts';
+import {
+  BLOCK_TIMELINE_LIMIT,
+  POST_TIMELINE_LIMIT,
+  type TimelineEvent,
+  type TimelineKind,
+  timelineEventSchema,
+} from '../../domain/timeline.ts';
 import type { PostTimelines } from '../../ports/posts.ts';
 
 /** Whose posts a timeline may be read for: a workspace, and (for an API key) the key's mode. */
@@ -22,7 +28,9 @@ export const postTimelineSchema = z.object({
     .number()
     .int()
     .nonnegative()
-    .describe('Older events no longer kept (each block keeps its latest 40, the post its latest 100).'),
+    .describe(
+      `Older events no longer kept (each block keeps its latest ${BLOCK_TIMELINE_LIMIT}, the post its latest ${POST_TIMELINE_LIMIT}).`,
+    ),
 });
 export type PostTimeline = z.output<typeof postTimelineSchema>;
 

@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import { appendBounded, BLOCK_TIMELINE_LIMIT, type BlockEvent, clip } from '../../domain/timeline.ts';
+import {
+  appendBounded,
+  BLOCK_TIMELINE_LIMIT,
+  type BlockEvent,
+  clip,
+  withBlockEvent,
+} from '../../domain/timeline.ts';
 import type { ChannelRecord } from '../../ports/channels.ts';
 import {
   type NetworkClient,
@@ -475,7 +481,7 @@ export class BlockSender {
         held.progress = state;
         held.leaseUntil = leaseUntil;
         // As stored: the next write of the claim bounds its timeline from here.
-        const bounded = appendBounded(held.timeline, held.timelineDropped, [event], BLOCK_TIMELINE_LIMIT);
+        const bounded = withBlockEvent(held.timeline, held.timelineDropped, event);
         held.timeline = bounded.timeline;
         if (bounded.dropped > 0) held.timelineDropped = bounded.dropped;
       },

@@ -1,4 +1,9 @@
-import { appendBounded, BLOCK_TIMELINE_LIMIT, type BlockEvent } from '../../../functions/domain/timeline.ts';
+import {
+  appendBounded,
+  BLOCK_TIMELINE_LIMIT,
+  type BlockEvent,
+  withBlockEvent,
+} from '../../../functions/domain/timeline.ts';
 import type { RemoteBlock } from '../../../functions/ports/network-client.ts';
 import type { BlockClaim, ClaimState, ClaimStore } from '../../../functions/ports/publishing.ts';
 
@@ -119,7 +124,15 @@ export class FakeClaimStore implements ClaimStore {
     const stored = this.claims.get(keyOf(claim));
     if (!stored || stored.owner !== claim.owner || stored.state !== 'sending') return false;
     const next = { ...stored, progress: structuredClone(progress), leaseUntil };
-    this.claims.set(keyOf(claim), appended(next, event ? [event] : undefined));
+    if (!event) this.claims.set(keyOf(claim), next);
+    else {
+      const { timeline, dropped } = withBlockEvent(next.timeline, next.timelineDropped, event);
+      this.claims.set(keyOf(claim), {
+        ...next,
+        timeline,
+        ...(dropped > 0 ? { timelineDropped: dropped } : {}),
+      });
+    }
     return true;
   }
 }

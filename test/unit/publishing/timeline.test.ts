@@ -233,22 +233,45 @@ describe('the post timeline', () => {
   });
 
   it("keeps a claim's latest events, counting the older ones dropped", async () => {
-    const { f, network, job } = setup();
-    // Many saves of a long upload, then the block is sent.
-    const saves = BLOCK_TIMELINE_LIMIT + 5;
-    network.publish = async (input) => {
-      for (let i = 1; i <= saves; i++) await input.progress?.save({ offset: i });
-      return { remoteId: 'x-1', remoteUrl: 'https://x.example/x-1', meta: {} };
-    };
+    const { f, job } = setup();
+    // A block that has been through many rounds already: its claim's list is full.
+    const old = Array.from({ length: BLOCK_TIMELINE_LIMIT }, (_, i) => ({
+      at: later(-1000 + i),
+      kind: 'refused' as const,
+      detail: `old ${i}`,
+    }));
+    f.claims.put({
+      postId: 'post_1',
+      channelId: 'ch_x',
+      block: 0,
+      state: 'not_sent',
+      owner: 'before',
+      leaseUntil: later(-1000),
+      since: later(-1000),
+      timeline: old,
+    });
     await f.engine.handle(job);
     const claim = f.claims.get('post_1', 'ch_x', 0);
     expect(claim?.timeline).toHaveLength(BLOCK_TIMELINE_LIMIT);
-    // sending + saves + sent, less the kept ones.
-    expect(claim?.timelineDropped).toBe(saves + 2 - BLOCK_TIMELINE_LIMIT);
+    expect(claim?.timelineDropped).toBe(2);
+    expect(claim?.timeline?.slice(-2).map((e) => e.kind)).toEqual(['sending', 'sent']);
     const { data, dropped } = await timeline(f);
-    expect(dropped).toBe(saves + 2 - BLOCK_TIMELINE_LIMIT);
-    expect(data.at(-2)?.kind).toBe('sent');
-    expect(data.at(-1)?.kind).toBe('channel_published');
+    expect(dropped).toBe(2);
+    expect(data[0]?.detail).toBe('old 2');
+    expect(data.slice(-3).map((e) => e.kind)).toEqual(['sending', 'sent', 'channel_published']);
+  });
+
+  it("keeps one event for a run of an upload's saves: the latest", async () => {
+    const { f, network, job } = setup();
+    network.publish = async (input) => {
+      for (let i = 1; i <= BLOCK_TIMELINE_LIMIT + 5; i++) await input.progress?.save({ offset: i * 1000 });
+      return { remoteId: 'x-1', remoteUrl: 'https://x.example/x-1', meta: {} };
+    };
+    await f.engine.handle(job);
+    const { data, dropped } = await timeline(f);
+    expect(dropped).toBe(0);
+    expect(data.map((e) => e.kind)).toEqual(['sending', 'upload_progress', 'sent', 'channel_published']);
+    expect(data[1]?.detail).toContain(`${(BLOCK_TIMELINE_LIMIT + 5) * 1000} bytes`);
   });
 
   it("keeps a post's latest events", () => {

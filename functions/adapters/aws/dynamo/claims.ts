@@ -4,6 +4,7 @@ import {
   appendBounded,
   BLOCK_TIMELINE_LIMIT,
   type BlockEvent,
+  replacesLast,
   timelineEventSchema,
 } from '../../../domain/timeline.ts';
 import type { RemoteBlock } from '../../../ports/network-client.ts';
@@ -219,7 +220,12 @@ export class DynamoClaimStore implements ClaimStore {
     leaseUntil: string,
     event?: BlockEvent,
   ): Promise<boolean> {
-    const timeline = event ? timelineSet({ ...claim, append: [event] }) : null;
+    const last = (claim.timeline?.length ?? 0) - 1;
+    const timeline = !event
+      ? null
+      : replacesLast(claim.timeline, event)
+        ? { set: `timeline[${last}] = :event`, values: { ':event': event } }
+        : timelineSet({ ...claim, append: [event] });
     try {
       await this.table.doc.send(
         new UpdateCommand({
