@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../functions/core/admin/admin.ts';
+import { BLOCK_TIMELINE_LIMIT, type BlockEvent } from '../../functions/domain/timeline.ts';
+import type { BlockClaim } from '../../functions/ports/publishing.ts';
 import type { XSimulator } from '../../simulators/x/simulator.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { FAULT_ENV } from '../support/fault-matrix.ts';
@@ -152,5 +154,51 @@ describe('GET /v1/posts/{id}/timeline', () => {
       name: 'live reader',
     });
     expect((await rt.api(`/posts/${postId}/timeline`, { key: live })).status).toBe(404);
+  }, 90_000);
+
+  it("keeps a claim's timeline in DynamoDB within its bound, one event per run of upload saves", async () => {
+    const { postId } = await publish('bluesky', ['bounds']);
+    const { claims, postTimelines } = rt.container.deps;
+    const at = () => new Date().toISOString();
+    const event = (kind: BlockEvent['kind'], detail: string): BlockEvent => ({ at: at(), kind, detail });
+    const fresh: BlockClaim = {
+      postId,
+      channelId: 'ch_bounds',
+      block: 0,
+      state: 'sending',
+      owner: 'w-bounds',
+      leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+      since: at(),
+      append: [event('sending', 'first send')],
+    };
+    const acquired = await claims.acquire(fresh);
+    if (!acquired.acquired) throw new Error('not acquired');
+    const held = acquired.claim;
+    expect(held.timeline?.map((e) => e.kind)).toEqual(['sending']);
+    // Three saves in a row: one event, the latest.
+    for (const offset of [1, 2, 3]) {
+      const saved = event('upload_progress', `offset ${offset}`);
+      expect(await claims.saveProgress(held, { offset }, fresh.leaseUntil, saved)).toBe(true);
+      held.timeline = [...(held.timeline ?? []).filter((e) => e.kind !== 'upload_progress'), saved];
+    }
+    let read = (await postTimelines.getTimeline(postId)).blocks.find((b) => b.channelId === 'ch_bounds');
+    expect(read?.events.map((e) => e.detail)).toEqual(['first send', 'offset 3']);
+    // More events than the bound in one settle: the latest are kept, the others counted.
+    const many = Array.from({ length: BLOCK_TIMELINE_LIMIT + 3 }, (_, i) =>
+      event('lookup_not_found', `look ${i}`),
+    );
+    await claims.settle({ ...held, append: many }, 'checking');
+    read = (await postTimelines.getTimeline(postId)).blocks.find((b) => b.channelId === 'ch_bounds');
+    expect(read?.events).toHaveLength(BLOCK_TIMELINE_LIMIT);
+    expect(read?.dropped).toBe(5);
+    expect(read?.events.at(-1)?.detail).toBe(`look ${BLOCK_TIMELINE_LIMIT + 2}`);
+    // A holder whose view of the list is behind the stored one appends (never overwrites): nothing is lost.
+    await claims.settle(
+      { ...held, timeline: read?.events.slice(0, 10) ?? [], append: [event('unknown', 'given up')] },
+      'unknown',
+    );
+    read = (await postTimelines.getTimeline(postId)).blocks.find((b) => b.channelId === 'ch_bounds');
+    expect(read?.events).toHaveLength(BLOCK_TIMELINE_LIMIT + 1);
+    expect(read?.events.at(-1)?.kind).toBe('unknown');
   }, 90_000);
 });
