@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { AuthContext } from '../../../functions/core/auth/api-keys.ts';
 import { readTimeline } from '../../../functions/core/posts/timeline.ts';
 import { startRound } from '../../../functions/core/publishing/post-mutation.ts';
+import {
+  type ManageDeps,
+  retractPost,
+  revisePost,
+} from '../../../functions/core/publishing/revise-retract.ts';
 import { ApiError } from '../../../functions/domain/errors.ts';
 import { BLOCK_TIMELINE_LIMIT, POST_TIMELINE_LIMIT, withEvents } from '../../../functions/domain/timeline.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
@@ -301,5 +307,53 @@ describe('the post timeline', () => {
     await f.engine.handle(job);
     expect(await steps(f)).toEqual(['sending@0', 'sent@0', 'channel_published@channel']);
     expect((await timeline(f, { mode: 'test' })).data).toHaveLength(3);
+  });
+
+  it('shows a revision and a retraction, per channel', async () => {
+    const f = engineOnFakes();
+    const postId = `post_${'A'.repeat(22)}`;
+    const job = seed(
+      f,
+      publishingPost(
+        [
+          postChannel('ch_li', 'linkedin', ['hello']),
+          postChannel('ch_x', 'x', ['hi']),
+          // Instagram cannot delete a post: the channel stays, and so does the post.
+          postChannel('ch_ig', 'instagram', ['picture']),
+        ],
+        { postId, mode: 'test' },
+      ),
+    );
+    await f.engine.handle(job);
+    const deps = {
+      ...f.deps,
+      posts: f.posts,
+      channels: f.channels,
+      tokenCipher: () => {
+        throw new Error('a sandbox post opens no token');
+      },
+    } as unknown as ManageDeps;
+    const auth = { accountId: ACCOUNT, workspaceId: WORKSPACE, mode: 'test' } as AuthContext;
+    f.clock.advance(10);
+    const revised = await revisePost(deps, auth, postId, {
+      channels: [
+        { channelId: 'ch_li', blocks: [{ content: 'hello again' }] },
+        { channelId: 'ch_x', blocks: [{ content: 'hi' }] },
+        { channelId: 'ch_ig', blocks: [{ content: 'picture' }] },
+      ],
+    });
+    expect(revised.revised.map((r) => r.channelId)).toEqual(['ch_li']);
+    f.clock.advance(10);
+    const retracted = await retractPost(deps, auth, postId);
+    expect(retracted.remaining.map((r) => r.channelId)).toEqual(['ch_ig']);
+    const { data } = await readTimeline({ postTimelines: f.posts }, auth, postId);
+    const late = data.filter((e) => e.kind === 'revised' || e.kind === 'retracted');
+    expect(late.map((e) => [e.kind, e.channelId, e.at])).toEqual([
+      ['revised', 'ch_li', later(10)],
+      ['retracted', 'ch_li', later(20)],
+      ['retracted', 'ch_x', later(20)],
+    ]);
+    expect(late[0]?.detail).toBe('The network accepted the new text of block 1.');
+    expect(late[1]?.detail).toBe('Removed from the network; the channel left the post.');
   });
 });
