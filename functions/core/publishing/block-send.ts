@@ -6,13 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PostChannel, PostRecord } from '../../domain/post.ts';
-import {
-  appendBounded,
-  BLOCK_TIMELINE_LIMIT,
-  type BlockEvent,
-  clip,
-  withBlockEvent,
-} from '../../domain/timeline.ts';
 import type { ChannelRecord } from '../../ports/channels.ts';
 import {
   type NetworkClient,
@@ -25,6 +18,7 @@ import {
 import type { BlockClaim } from '../../ports/publishing.ts';
 import { logger } from '../../shared/powertools.ts';
 import { isTokenExpired } from '../channels/token-service.ts';
+import { afterSave, blockEvents, noting, refusal, written } from './block-events.ts';
 import type { ChannelFinish, ChannelOutcome } from './channel-finish.ts';
 import type { ChannelWaits } from './channel-waits.ts';
 import type { SendsInFlight } from './completion-batcher.ts';
@@ -74,30 +68,6 @@ export const unknownOutcome = (b: number, channel: PostChannel, reason?: string)
 
 const labelOf = (channel: PostChannel, b: number) => (channel.blocks.length > 1 ? `block ${b + 1}: ` : '');
 
-/** `claim` to be written with `events` after those it carries already (its timeline, see BlockClaim.append). */
-const noting = (claim: BlockClaim, ...events: BlockEvent[]): BlockClaim => ({
-  ...claim,
-  append: [...(claim.append ?? []), ...events],
-});
-
-/** `claim` as its write stored it: its events appended to its timeline (bounded as the store bounds it). */
-const written = (claim: BlockClaim): BlockClaim => {
-  const { append, ...stored } = claim;
-  if (!append?.length) return stored;
-  const bounded = appendBounded(stored.timeline, stored.timelineDropped, append, BLOCK_TIMELINE_LIMIT);
-  return {
-    ...stored,
-    timeline: bounded.timeline,
-    ...(bounded.dropped > 0 ? { timelineDropped: bounded.dropped } : {}),
-  };
-};
-
-/** A network's refusal as the timeline shows it. */
-const refusal = (error: NetworkError) => ({
-  code: error.details.rateLimited ? 'rate_limited' : error.kind,
-  message: clip(error.message),
-});
-
 export class BlockSender {
   private readonly worker = `w-${randomUUID().slice(0, 8)}`;
 
@@ -136,14 +106,7 @@ export class BlockSender {
       since: now.toISOString(),
       firstSentAt: now.toISOString(),
       lastSentAt: now.toISOString(),
-      append: [
-        {
-          at: now.toISOString(),
-          kind: 'sending',
-          detail: `Sending to the network (attempt ${attempt} of this round).`,
-          attempt,
-        },
-      ],
+      append: [blockEvents.sending(now.toISOString(), attempt)],
     };
     // From its claim to the network's answer (never while it writes the post), the block's send
     // keeps the post's completions waiting a moment (see completion-batcher.ts).
@@ -171,18 +134,7 @@ export class BlockSender {
     const mine: BlockClaim = {
       ...current,
       // A send whose worker stopped before its answer was recorded (the lease ran out).
-      ...(current.state === 'sending'
-        ? {
-            append: [
-              {
-                at: now.toISOString(),
-                kind: 'answer_lost' as const,
-                detail:
-                  'The worker sending this block stopped before the answer was recorded; looking it up.',
-              },
-            ],
-          }
-        : {}),
+      ...(current.state === 'sending' ? { append: [blockEvents.workerStopped(now.toISOString())] } : {}),
       state: 'sending',
       owner: this.newOwner(),
       leaseUntil: this.leaseFrom(now),
@@ -207,11 +159,7 @@ export class BlockSender {
       const now = deps.clock.now().toISOString();
       return noting(
         { ...held, lostAt: held.lostAt ?? now, lastSentAt: now },
-        {
-          at: now,
-          kind: 'answer_lost',
-          detail: clip(`The network's answer was lost (${why}); looking the block up.`),
-        },
+        blockEvents.answerLost(now, why),
       );
     };
     const at = () => deps.clock.now().toISOString();
@@ -236,32 +184,14 @@ export class BlockSender {
       }
       if (error.details.duplicate && held.lostAt) {
         // After a lost answer, "duplicate" means the earlier send went through: find it, never resend.
-        return this.check(
-          block,
-          noting(
-            { ...held, duplicate: true },
-            {
-              at: at(),
-              kind: 'refused',
-              detail:
-                'The network refused the send as a duplicate: an earlier send went through; looking it up.',
-              error: refusal(error),
-            },
-          ),
-        );
+        return this.check(block, noting({ ...held, duplicate: true }, blockEvents.duplicate(at(), error)));
       }
       if (error.details.outcomeUnknown) return this.check(block, lost(error.message));
       const continues = error.kind === 'transient' && error.details.continueLater;
       await deps.claims.settle(
         noting(
           held,
-          continues
-            ? {
-                at: at(),
-                kind: /process/i.test(error.message) ? 'processing_wait' : 'upload_progress',
-                detail: clip(error.message),
-              }
-            : { at: at(), kind: 'refused', detail: clip(`${label}${error.message}`), error: refusal(error) },
+          continues ? blockEvents.continues(at(), error) : blockEvents.refused(at(), label, error),
         ),
         'not_sent',
       );
@@ -284,17 +214,7 @@ export class BlockSender {
         ),
       );
     }
-    return this.sent(
-      block,
-      noting(held, {
-        at: at(),
-        kind: 'sent',
-        detail: 'The network accepted the block.',
-        remoteId: remote.remoteId,
-        url: remote.remoteUrl,
-      }),
-      remote,
-    );
+    return this.sent(block, noting(held, blockEvents.sent(at(), remote)), remote);
   }
 
   /**
@@ -310,13 +230,7 @@ export class BlockSender {
     const at = () => deps.clock.now().toISOString();
     const failUnknown = async (reason?: string) => {
       await deps.claims.settle(
-        noting(held, {
-          at: at(),
-          kind: 'unknown',
-          detail: clip(
-            `Whether the network has the block cannot be checked (${reason ?? 'the network offers no lookup'}); it is never sent again.`,
-          ),
-        }),
+        noting(held, blockEvents.unknown(at(), reason ?? 'the network offers no lookup')),
         'unknown',
       );
       return stop(await this.finish.fail(post, channel.channelId, unknownOutcome(b, channel, reason)));
@@ -351,47 +265,21 @@ export class BlockSender {
       if (error instanceof NetworkError && error.kind === 'reconnect') {
         // The block stays to be checked when the channel publishes again with a working token.
         await deps.claims.settle(
-          noting(
-            { ...held, nextCheckAt: at() },
-            {
-              at: at(),
-              kind: 'lookup_not_found',
-              detail:
-                'The lookup was refused: the channel must be reconnected; the block is looked up again then.',
-              error: refusal(error),
-            },
-          ),
+          noting({ ...held, nextCheckAt: at() }, blockEvents.lookupRefused(at(), error)),
           'checking',
         );
         return stop(await this.finish.reconnectNeeded(post, channel, error));
       }
       return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
-    if (found) {
-      const event: BlockEvent = {
-        at: at(),
-        kind: 'lookup_found',
-        detail: 'The lookup found the block on the network: the send had gone through.',
-        remoteId: found.remoteId,
-        url: found.remoteUrl,
-      };
-      return this.sent(block, noting(held, event), found);
-    }
+    if (found) return this.sent(block, noting(held, blockEvents.found(at(), found)), found);
     const windowEnd = consistencyWindowEnd(held, client.consistencyWindowSeconds);
     if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
       return this.lookAgain(block, held, 1, { windowEnd });
     }
     // Not on the network after its consistency window: the send did not go through, and sending
     // again cannot make a duplicate. It counts as one failed attempt of the channel.
-    await deps.claims.settle(
-      noting(held, {
-        at: at(),
-        kind: 'lookup_not_found',
-        detail:
-          "The lookup did not find the block after the network's consistency window: it was not published.",
-      }),
-      'not_sent',
-    );
+    await deps.claims.settle(noting(held, blockEvents.notPublished(at())), 'not_sent');
     return stop(
       await this.waits.transientFailure(
         post,
@@ -424,18 +312,9 @@ export class BlockSender {
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     });
     const at = new Date(now).toISOString();
-    const looked: BlockEvent = failed
-      ? { at, kind: 'lookup_not_found', detail: clip(`The lookup failed: ${failed.message}`), error: failed }
-      : { at, kind: 'lookup_not_found', detail: 'The lookup did not find the block (yet).' };
+    const looked = blockEvents.notFound(at, failed);
     if (delay === null) {
-      await deps.claims.settle(
-        noting(held, looked, {
-          at,
-          kind: 'unknown',
-          detail: 'The lookups are spent without finding the block; it is never sent again.',
-        }),
-        'unknown',
-      );
+      await deps.claims.settle(noting(held, looked, blockEvents.lookupsSpent(at)), 'unknown');
       const { post, channel, b } = block;
       return stop(await this.finish.fail(post, channel.channelId, unknownOutcome(b, channel)));
     }
@@ -471,19 +350,12 @@ export class BlockSender {
       save: async (state) => {
         const now = deps.clock.now();
         const leaseUntil = this.leaseFrom(now);
-        const offset = typeof state.offset === 'number' ? ` (${state.offset} bytes sent)` : '';
-        const event: BlockEvent = {
-          at: now.toISOString(),
-          kind: 'upload_progress',
-          detail: `The upload's progress was saved${offset}.`,
-        };
+        const event = blockEvents.uploadSaved(now.toISOString(), state);
         if (!(await deps.claims.saveProgress(held, state, leaseUntil, event))) throw new ClaimLostError();
         held.progress = state;
         held.leaseUntil = leaseUntil;
         // As stored: the next write of the claim bounds its timeline from here.
-        const bounded = withBlockEvent(held.timeline, held.timelineDropped, event);
-        held.timeline = bounded.timeline;
-        if (bounded.dropped > 0) held.timelineDropped = bounded.dropped;
+        afterSave(held, event);
       },
     };
   }
