@@ -226,7 +226,12 @@ export const runPublishing = async () => {
     const capacity = await measure(total, 12, async (i) => {
       const client = clients[i % clients.length];
       await client?.publish({
-        credentials: { accessToken: 'bench-token', remoteAccountId: `cap_${PLATFORMS[i % 3]}` },
+        // A Bluesky account is its DID (the simulator checks the repo's format).
+        credentials: {
+          accessToken: 'bench-token',
+          remoteAccountId:
+            PLATFORMS[i % 3] === 'bluesky' ? 'did:plc:benchcapacity' : `cap_${PLATFORMS[i % 3]}`,
+        },
         content: `capacity ${i}`,
         media: [],
         title: null,
