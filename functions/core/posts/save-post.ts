@@ -2,7 +2,6 @@ import { ApiError } from '../../domain/errors.ts';
 import { derivedId, newId, randomBase62 } from '../../domain/ids.ts';
 import { planLimits } from '../../domain/plans.ts';
 import type { ChannelStatus, PostRecord, PostStatus } from '../../domain/post.ts';
-import { queuedEvents, withEvents } from '../../domain/timeline.ts';
 import { type PublishJob, runJob } from '../../ports/publishing.ts';
 import type { KeyCount } from '../../ports/rate-limiter.ts';
 import { logger } from '../../shared/powertools.ts';
@@ -197,7 +196,6 @@ export const createPost = async (
     version: 1,
     ...(status === 'publishing' ? { round: 1, roundStartedAt: now.toISOString() } : {}),
   };
-  if (status === 'publishing') Object.assign(post, withEvents(post, queuedEvents(post, now)));
   // Sandbox (test-key) posts are not counted against the plan.
   const limit = auth.mode === 'test' ? null : planLimits(account.plan).postsPerMonth;
   try {

@@ -1,9 +1,11 @@
 import * as z from 'zod';
 import { ApiError } from '../../domain/errors.ts';
 import type { KeyMode } from '../../domain/key-mode.ts';
+import type { PostRecord } from '../../domain/post.ts';
 import {
   BLOCK_TIMELINE_LIMIT,
   POST_TIMELINE_LIMIT,
+  queuedEvents,
   type TimelineEvent,
   type TimelineKind,
   timelineEventSchema,
@@ -50,6 +52,36 @@ const RANK: Partial<Record<TimelineKind, number>> = {
 const rank = (event: TimelineEvent) => RANK[event.kind] ?? 1;
 
 /**
+ * The first round's `queued` events, read from the post rather than stored with it: every channel,
+ * at the round's start. A later round's are stored when it starts (and the first one's start is
+ * then no longer known).
+ */
+const firstRound = (post: PostRecord): TimelineEvent[] =>
+  post.roundStartedAt && (post.round ?? 1) === 1
+    ? queuedEvents(
+        { round: 1, channels: post.channels.map((c) => ({ channelId: c.channelId, status: 'publishing' })) },
+        new Date(post.roundStartedAt),
+      )
+    : [];
+
+/** Each published channel's `channel_published`, read from the channel (when, how many blocks, its link). */
+const published = (post: PostRecord): TimelineEvent[] =>
+  post.channels.flatMap((c) =>
+    c.status === 'published' && c.publishedAt
+      ? [
+          {
+            at: c.publishedAt,
+            channelId: c.channelId,
+            block: null,
+            kind: 'channel_published' as const,
+            detail: `Published (${c.blocks.filter((b) => b.remoteId !== null).length} of ${c.blocks.length} blocks).`,
+            ...(c.remoteUrl ? { url: c.remoteUrl } : {}),
+          },
+        ]
+      : [],
+  );
+
+/**
  * What the engine did with each channel and block of a post, and when: the post's own events and
  * each block claim's, merged oldest first. Another workspace's post (or another mode's, for a key)
  * is `not_found`, as an unknown id.
@@ -69,7 +101,9 @@ export const readTimeline = async (
     throw new ApiError('not_found', `No post ${postId} exists in this workspace.`);
   }
   const events: TimelineEvent[] = [
+    ...firstRound(post),
     ...(post.timeline ?? []),
+    ...published(post),
     ...blocks.flatMap(({ channelId, block, events: own }) =>
       own.map((event) => ({ ...event, channelId, block })),
     ),

@@ -141,20 +141,14 @@ export class ChannelFinish {
             ? { ...progressed(c), status, error, publishedAt: status === 'published' ? now : null }
             : c,
         );
-        const ended = channels.find((c) => c.channelId === channelId) as PostChannel;
-        let next: PostRecord = withEvents({ ...post, channels }, [
-          {
-            at: now,
-            channelId,
-            block: null,
-            kind: status === 'published' ? 'channel_published' : 'channel_failed',
-            detail:
-              status === 'published'
-                ? `Published (${blocksPublished(ended)} of ${ended.blocks.length} blocks).`
-                : clip(error ?? 'Failed.'),
-            ...(status === 'published' && ended.remoteUrl ? { url: ended.remoteUrl } : {}),
-          },
-        ]);
+        // A failure is on the timeline as it happened (a later round may publish the channel); a
+        // channel's publication is read from the channel itself (`publishedAt`), stored once.
+        let next: PostRecord =
+          status === 'failed'
+            ? withEvents({ ...post, channels }, [
+                { at: now, channelId, block: null, kind: 'channel_failed', detail: clip(error ?? 'Failed.') },
+              ])
+            : { ...post, channels };
         if (channels.every(isTerminal)) {
           const final = finalStatus(channels);
           next = { ...next, status: final, publishedAt: final === 'published' ? now : null };

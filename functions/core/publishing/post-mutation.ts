@@ -148,7 +148,8 @@ export const startRound = (post: PostRecord, now: Date): PostRecord => {
           { ...progressed(channel), status: 'publishing', error: null, attempts: 0, rateLimitStepAt: null },
     ),
   };
-  return withEvents(next, queuedEvents(next, now));
+  // The first round's start is read from the post (`roundStartedAt`); a later one's is recorded.
+  return round > 1 ? withEvents(next, queuedEvents(next, now)) : next;
 };
 
 export const isTerminal = (channel: PostChannel) =>

@@ -70,6 +70,27 @@ describe('the post timeline', () => {
     expect(data[4]?.detail).toBe('Published (2 of 2 blocks).');
   });
 
+  it("reads the first round's start and each channel's publication from the post, which stores no event for them", async () => {
+    const f = engineOnFakes();
+    f.network('x');
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['hi'])], { roundStartedAt: later(-1) }));
+    await f.engine.handle(job);
+    const { data } = await timeline(f);
+    expect(data.map((e) => `${e.kind}@${e.block ?? 'channel'}`)).toEqual([
+      'queued@channel',
+      'sending@0',
+      'sent@0',
+      'channel_published@channel',
+    ]);
+    expect(data[0]?.at).toBe(later(-1));
+    expect(data[3]).toMatchObject({
+      at: start,
+      url: 'https://x.example/x-1',
+      detail: 'Published (1 of 1 blocks).',
+    });
+    expect(f.posts.peek('post_1')?.timeline).toBeUndefined();
+  });
+
   it("shows a network's refusal with its error, and the channel failed", async () => {
     const { f, network, job } = setup();
     network.answer({ kind: 'error', error: new NetworkError('permanent', 'Text too long') });
