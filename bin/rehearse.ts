@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import type { CloudAssemblyModel } from '../functions/adapters/local/assembly.ts';
 import { readCloudAssembly } from '../functions/adapters/local/assembly.ts';
 import { type LocalRuntime, startLocalRuntime } from '../functions/adapters/local/runtime.ts';
-import { healthRoute, publicRoutes, routes } from '../functions/http/routes.ts';
+import { healthRoute, publicRoutes, routes, userRoutes } from '../functions/http/routes.ts';
 import { SIGNATURE_HEADER, verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
@@ -112,7 +112,7 @@ export const checkRoutes = (model: CloudAssemblyModel): string[] => {
   const expected = new Set([
     '$default',
     `GET ${healthRoute.path}`,
-    ...[...publicRoutes, ...routes].map((route) => `${route.method} ${route.path}`),
+    ...[...publicRoutes, ...routes, ...userRoutes].map((route) => `${route.method} ${route.path}`),
   ]);
   const actual = new Set(model.routes.map((route) => route.routeKey));
   return [

@@ -77,7 +77,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
 
   const stateful = new StatefulStack(app, `Herald-Stateful-${stage}`, {
     stackName: `Herald-Stateful-${stage}`,
-    description: `Herald ${stage}: table, media bucket, queues, token key, schedule group (retained)`,
+    description: `Herald ${stage}: table, media bucket, queues, token key, schedule group, user pool (retained)`,
     stage,
   });
   const stateless = new StatelessStack(app, `Herald-Stateless-${stage}`, {

@@ -44,6 +44,9 @@ export const STATEFUL_OUTPUTS = {
   SchedulerRoleArn: 'Role EventBridge Scheduler assumes to deliver schedules to the queues',
   AppSecretPrefix:
     "Name prefix of the networks' app-credential secrets: <prefix><network>, e.g. <prefix>x (APP_SECRET_PREFIX)",
+  UserPoolId: 'Cognito user pool of the people who sign in to the dashboard (create-owner adds one)',
+  UserPoolClientId: "Id of the dashboard's app client (the audience the API's JWT authorizer accepts)",
+  UserPoolIssuer: "Issuer of the user pool's tokens (the JWT authorizer's issuer)",
 } as const;
 
 /** The stateless stack's outputs, by key, with their descriptions. */

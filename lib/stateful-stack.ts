@@ -19,6 +19,7 @@ import { MediaStorage } from './constructs/media-storage.ts';
 import { HeraldQueues, type QueueName, type QueueWithDlq } from './constructs/queues.ts';
 import { Scheduling } from './constructs/scheduling.ts';
 import { HeraldTable } from './constructs/table.ts';
+import { HeraldUsers } from './constructs/user-pool.ts';
 import { queueOutputKeys, STATEFUL_OUTPUTS, type StatefulOutput } from './stack-outputs.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -39,11 +40,12 @@ export const physicalNames = (stage: string) => ({
   tokenKeyAlias: `alias/herald-${stage}-tokens`,
   appSecretPrefix: `herald-${stage}/network-app/`,
   scheduleGroup: `herald-${stage}`,
+  userPool: `herald-${stage}`,
 });
 
 /**
  * Everything that holds data or is named by data: the table, the media bucket, the queues, the
- * token key and the schedule group with its role. Termination protection is on and every resource
+ * token key, the schedule group with its role and the dashboard's user pool. Termination protection is on and every resource
  * that holds data is retained on delete and replacement (but not when the deploy that created it
  * rolls back, so a failed first deploy can simply be run again).
  */
@@ -61,6 +63,8 @@ export class StatefulStack extends Stack {
   readonly schedulerRole: IRole;
   /** Name prefix of the networks' app-credential secrets: `<prefix><network>`, one per network. */
   readonly appSecretPrefix: string;
+  /** The people who sign in to the dashboard, and its app client. */
+  readonly users: HeraldUsers;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, { terminationProtection: true, ...props });
@@ -114,6 +118,8 @@ export class StatefulStack extends Stack {
     this.scheduleGroupName = names.scheduleGroup;
     this.schedulerRole = scheduling.role;
 
+    this.users = new HeraldUsers(this, 'Users', { userPoolName: names.userPool });
+
     const queueOutputs = (
       [
         ['Publish', this.queues.publish],
@@ -140,6 +146,9 @@ export class StatefulStack extends Stack {
       ['ScheduleGroupName', this.scheduleGroupName],
       ['SchedulerRoleArn', this.schedulerRole.roleArn],
       ['AppSecretPrefix', this.appSecretPrefix],
+      ['UserPoolId', this.users.userPool.userPoolId],
+      ['UserPoolClientId', this.users.client.userPoolClientId],
+      ['UserPoolIssuer', this.users.issuer],
     ];
     // At the stack's root, so each output's logical id is its key; never exported.
     for (const [key, value] of outputs)

@@ -86,6 +86,7 @@ export class StatelessStack extends Stack {
       grantTargets,
       throttle: props.apiThrottle,
       keylessThrottle: props.keylessThrottle,
+      users: { issuer: stateful.users.issuer, audience: stateful.users.client.userPoolClientId },
     });
 
     this.workers = new HeraldWorkers(this, 'Workers', {

@@ -10,6 +10,7 @@ import {
   HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -29,6 +30,8 @@ import { HandlerFunction } from './handler-function.ts';
 /** The manifest shape the API is built from (`functions/http/routes.ts` unless a test supplies one). */
 export interface RouteManifest {
   readonly routes: readonly RouteDef[];
+  /** The dashboard's management routes: JWT only, each behind the user pool's authorizer. */
+  readonly userRoutes: readonly RouteDef[];
   readonly fallbackEntry: string;
   /** What the fallback may touch. */
   readonly fallbackGrants: readonly Grant[];
@@ -49,6 +52,15 @@ export interface HeraldHttpApiProps {
    * callback, `$default`): callers without a key cannot spend the limits the routes with a key get.
    */
   readonly keylessThrottle: Throttle;
+  /** Whose tokens the user routes accept: the user pool's issuer and the dashboard client's id. */
+  readonly users: UserTokens;
+}
+
+export interface UserTokens {
+  /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`. */
+  readonly issuer: string;
+  /** The app client id (access tokens carry it as `client_id`, which API Gateway accepts as the audience). */
+  readonly audience: string;
 }
 
 export interface Throttle {
@@ -119,6 +131,8 @@ export class HeraldHttpApi extends Construct {
   readonly accessLogs: LogGroup;
   /** Function serving each route key (`GET /v1/platforms`, `GET /health`, `$default`). */
   readonly functionsByRouteKey = new Map<string, HandlerFunction>();
+  /** The JWT authorizer of the user routes (the user pool's tokens). */
+  readonly userAuthorizer: HttpJwtAuthorizer;
 
   constructor(scope: Construct, id: string, props: HeraldHttpApiProps) {
     super(scope, id);
@@ -192,6 +206,26 @@ export class HeraldHttpApi extends Construct {
       this.functionsByRouteKey.set(routeKey, fn);
     }
 
+    // API Gateway checks the person's token (signature from the pool's JWKS, issuer, expiry, audience)
+    // before the function runs; the function reads the verified claims from the request context.
+    // Created only when a route uses it.
+    this.userAuthorizer = new HttpJwtAuthorizer('Users', props.users.issuer, {
+      authorizerName: 'users',
+      jwtAudience: [props.users.audience],
+    });
+    for (const route of props.manifest.userRoutes) {
+      const routeKey = `${route.method} ${route.path}`;
+      if (this.functionsByRouteKey.has(routeKey)) throw new Error(`Route ${routeKey} is listed twice`);
+      const { fn, integration } = handlerFor(route.entry, route.grants, `Herald: ${routeKey}`, route.assets);
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration,
+        authorizer: this.userAuthorizer,
+      });
+      this.functionsByRouteKey.set(routeKey, fn);
+    }
+
     // The API's own URL, the base of the OAuth callback the networks are given (unless
     // PUBLIC_BASE_URL names a custom domain): read from configuration, never from a request's Host.
     // No cycle: the API resource itself refers to no function, only its routes and integrations do.
@@ -229,7 +263,7 @@ export class HeraldHttpApi extends Construct {
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Authorisation is done by the functions: every /v1 route checks an API key (x-api-key or Bearer) in its middleware; /health and $default are public by design.',
+        "The key routes are authorised by the functions: each checks an API key (x-api-key or Bearer) in its middleware, which API Gateway cannot do; the dashboard's /v1/account routes have the user pool's JWT authorizer; /health, the OpenAPI document and $default are public by design.",
     });
 
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the Herald API' });

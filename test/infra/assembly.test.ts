@@ -42,7 +42,9 @@ describe('the rehearsal reads the cloud assembly', () => {
 
   it('maps every route key to the function its integration invokes', () => {
     const keys = model.routes.map((route) => route.routeKey).sort();
-    expect(keys).toHaveLength(manifest.routes.length + (manifest.publicRoutes ?? []).length + 2);
+    expect(keys).toHaveLength(
+      manifest.routes.length + manifest.userRoutes.length + (manifest.publicRoutes ?? []).length + 2,
+    );
     expect(keys).toContain('POST /v1/posts');
     expect(keys).toContain('$default');
     expect(new Set(keys).size).toBe(keys.length);

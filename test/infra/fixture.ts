@@ -47,6 +47,7 @@ export function stubSourceRoot(
     m.healthRoute.entry,
     ...(m.publicRoutes ?? []).map((route) => route.entry),
     ...m.routes.map((route) => route.entry),
+    ...m.userRoutes.map((route) => route.entry),
     ...w.workers.map((worker) => worker.entry),
   ];
   for (const entry of entries) {

@@ -44,6 +44,9 @@ describe('named outputs', () => {
         'ScheduleGroupName',
         'SchedulerRoleArn',
         'AppSecretPrefix',
+        'UserPoolId',
+        'UserPoolClientId',
+        'UserPoolIssuer',
       ].sort(),
     );
     for (const [key, output] of Object.entries(statefulOutputs)) {
@@ -77,6 +80,14 @@ describe('named outputs', () => {
     expect(statefulOutputs.ScheduleGroupName?.Value).toBe('herald-dev');
     expect(statefulOutputs.SchedulerRoleArn?.Value).toEqual(arn(stateful.schedulerRole));
     expect(statefulOutputs.AppSecretPrefix?.Value).toBe('herald-dev/network-app/');
+    expect(statefulOutputs.UserPoolId?.Value).toEqual(ref(stateful.users.userPool));
+    expect(statefulOutputs.UserPoolClientId?.Value).toEqual(ref(stateful.users.client));
+    expect(statefulOutputs.UserPoolIssuer?.Value).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://cognito-idp.', { Ref: 'AWS::Region' }, '.amazonaws.com/', ref(stateful.users.userPool)],
+      ],
+    });
   });
 
   it('the stateless stack outputs the API URL and the alarm topic, described and not exported', () => {

@@ -56,7 +56,12 @@ describe('stack size', () => {
       const role = roleOf(fnId);
       keysByRole.set(role, (keysByRole.get(role) ?? new Set()).add(key));
     };
-    for (const route of [manifest.healthRoute, ...(manifest.publicRoutes ?? []), ...manifest.routes]) {
+    for (const route of [
+      manifest.healthRoute,
+      ...(manifest.publicRoutes ?? []),
+      ...manifest.routes,
+      ...manifest.userRoutes,
+    ]) {
       const fn = stateless.httpApi.functionsByRouteKey.get(`${route.method} ${route.path}`);
       if (!fn) throw new Error(`no function for ${route.path}`);
       add(logicalIdOf(stateless, fn), grantKey(route.grants));

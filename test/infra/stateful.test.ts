@@ -345,6 +345,7 @@ const NAME_PROPERTY: Record<string, string | null> = {
   'AWS::IAM::Role': 'RoleName',
   'AWS::Logs::LogGroup': 'LogGroupName',
   'AWS::SNS::Topic': 'TopicName',
+  'AWS::Cognito::UserPool': 'UserPoolName',
 };
 
 /** A physical name as the README writes it: `herald-<stage>-media-<account>-<region>`. */
@@ -405,13 +406,14 @@ describe('re-creating a stage', () => {
       const name = property ? r.Properties?.[property] : undefined;
       return name === undefined ? [] : [{ type: r.Type, name: readmeForm(name) }];
     });
-    // The table, the media bucket, the token key's alias and the app secrets (one per network).
+    // The table, the media bucket, the token key's alias, the app secrets (one per network) and the user pool.
     expect(new Set(named.map((n) => n.type))).toEqual(
       new Set([
         'AWS::DynamoDB::GlobalTable',
         'AWS::S3::Bucket',
         'AWS::KMS::Alias',
         'AWS::SecretsManager::Secret',
+        'AWS::Cognito::UserPool',
       ]),
     );
     for (const { type, name } of named) {

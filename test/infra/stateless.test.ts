@@ -38,6 +38,7 @@ describe('functions', () => {
       manifest.healthRoute.entry,
       ...(manifest.publicRoutes ?? []).map((r) => r.entry),
       ...manifest.routes.map((r) => r.entry),
+      ...manifest.userRoutes.map((r) => r.entry),
     ]);
     template.resourceCountIs('AWS::Lambda::Function', entries.size + workerManifest.workers.length);
     expect([...fns.keys()].sort()).toEqual(
@@ -46,6 +47,7 @@ describe('functions', () => {
         routeKey(manifest.healthRoute),
         ...(manifest.publicRoutes ?? []).map(routeKey),
         ...manifest.routes.map(routeKey),
+        ...manifest.userRoutes.map(routeKey),
       ].sort(),
     );
   });
