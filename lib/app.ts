@@ -17,6 +17,8 @@ export interface BuildAppOptions {
   readonly sourceRoot?: string;
   readonly manifest?: RouteManifest;
   readonly workerManifest?: WorkerManifest;
+  /** A dashboard already built (a folder with index.html), deployed instead of building `dashboard/`. */
+  readonly builtDashboard?: string;
 }
 
 export interface HeraldStacks {
@@ -82,7 +84,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
   });
   const stateless = new StatelessStack(app, `Herald-Stateless-${stage}`, {
     stackName: `Herald-Stateless-${stage}`,
-    description: `Herald ${stage}: HTTP API, functions, queue workers, alarms`,
+    description: `Herald ${stage}: HTTP API, functions, queue workers, alarms, dashboard hosting`,
     stateful,
     manifest: options.manifest ?? manifest,
     workerManifest: options.workerManifest ?? workerManifest,
@@ -98,6 +100,7 @@ export function buildApp(app: App, options: BuildAppOptions = {}): HeraldStacks 
     },
     ...(typeof alarmEmail === 'string' && alarmEmail !== '' ? { alarmEmail } : {}),
     ...(customDomain ? { publicBaseUrl: customDomain } : {}),
+    ...(options.builtDashboard ? { builtDashboard: options.builtDashboard } : {}),
   });
   return { stage, stateful, stateless };
 }

@@ -53,6 +53,7 @@ export const STATEFUL_OUTPUTS = {
 export const STATELESS_OUTPUTS = {
   ApiUrl: 'Base URL of the Herald API (append /v1/...)',
   AlarmTopicArn: 'SNS topic every Herald alarm notifies (subscribe email, chat or a pager to it)',
+  DashboardUrl: 'The dashboard (CloudFront; the API is served at the same origin under /v1)',
 } as const;
 
 export type StatefulOutput = keyof typeof STATEFUL_OUTPUTS;

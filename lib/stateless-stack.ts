@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../functions/shared/env.ts';
 import { HeraldAlarms } from './constructs/alarms.ts';
 import { HeraldDashboard } from './constructs/dashboard.ts';
+import { DashboardHosting } from './constructs/dashboard-hosting.ts';
 import type { GrantTargets } from './constructs/grants.ts';
 import { HeraldHttpApi, type RouteManifest, type Throttle } from './constructs/http-api.ts';
 import { HeraldWorkers, type WorkerManifest } from './constructs/workers.ts';
@@ -24,6 +25,8 @@ export interface StatelessStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** The API's custom domain (`https://api.example.com`): the OAuth callback's base instead of the API's URL. */
   readonly publicBaseUrl?: string;
+  /** A dashboard already built (tests): deployed instead of building `dashboard/` at synth. */
+  readonly builtDashboard?: string;
 }
 
 /**
@@ -35,6 +38,8 @@ export class StatelessStack extends Stack {
   readonly workers: HeraldWorkers;
   readonly alarms: HeraldAlarms;
   readonly dashboard: HeraldDashboard;
+  /** The people's dashboard: S3 behind CloudFront, with the API at the same origin. */
+  readonly dashboardHosting: DashboardHosting;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -105,6 +110,14 @@ export class StatelessStack extends Stack {
       workers: Object.fromEntries(this.workers.workers.map(({ def, fn }) => [def.queue, fn])),
     });
 
+    this.dashboardHosting = new DashboardHosting(this, 'DashboardHosting', {
+      api: this.httpApi.api,
+      userPoolId: stateful.users.userPool.userPoolId,
+      userPoolClientId: stateful.users.client.userPoolClientId,
+      sourceRoot: props.sourceRoot,
+      ...(props.builtDashboard ? { builtDashboard: props.builtDashboard } : {}),
+    });
+
     this.alarms = new HeraldAlarms(this, 'Alarms', {
       deadLetterQueues: {
         publish: publish.deadLetterQueue,
@@ -125,6 +138,10 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description: STATELESS_OUTPUTS.AlarmTopicArn,
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: this.dashboardHosting.url,
+      description: STATELESS_OUTPUTS.DashboardUrl,
     });
   }
 }

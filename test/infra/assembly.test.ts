@@ -13,13 +13,15 @@ import {
 import { ENV } from '../../functions/shared/env.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 import { MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR, WORKER_TIMEOUT } from '../../lib/constructs/queues.ts';
-import { buildTestApp, manifest } from './fixture.ts';
+import { buildTestApp, builtDashboardFixture, manifest } from './fixture.ts';
 
 let model: CloudAssemblyModel;
 
 beforeAll(() => {
   const { app } = buildTestApp({
     context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
+    // With the dashboard's deployment: CDK's deploy-time function is not one the rehearsal hosts.
+    builtDashboard: builtDashboardFixture(),
   });
   model = readCloudAssembly(app.synth().directory);
 }, 120_000);

@@ -61,6 +61,18 @@ export function stubSourceRoot(
   return root;
 }
 
+/** A folder shaped like the dashboard's Vite build: an index.html and a hashed script. */
+export function builtDashboardFixture(): string {
+  const dir = scratchDir('herald-infra-dashboard-');
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><title>Herald</title><script type="module" src="/dashboard/assets/index-abc123.js"></script>\n',
+  );
+  fs.writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'document.title = "Herald";\n');
+  return dir;
+}
+
 export interface TestApp extends HeraldStacks {
   readonly app: App;
 }
@@ -74,6 +86,8 @@ export function buildTestApp(
     nag?: boolean;
     /** Really bundle (with local esbuild), from stub handlers with this source. */
     bundleStub?: string;
+    /** A built dashboard folder to deploy (`builtDashboardFixture()`); none deploys no dashboard files. */
+    builtDashboard?: string;
   } = {},
 ): TestApp {
   const m = options.manifest ?? manifest;
@@ -92,6 +106,7 @@ export function buildTestApp(
     sourceRoot: stubSourceRoot(m, options.bundleStub, w),
     manifest: m,
     workerManifest: w,
+    ...(options.builtDashboard ? { builtDashboard: options.builtDashboard } : {}),
   });
   if (options.nag) addNagChecks(app);
   return { app, ...stacks };

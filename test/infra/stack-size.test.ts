@@ -8,7 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/routes.ts';
 import { grantKey } from '../../lib/constructs/function-roles.ts';
-import { buildTestApp, logicalIdOf, manifest, workerManifest } from './fixture.ts';
+import { buildTestApp, builtDashboardFixture, logicalIdOf, manifest, workerManifest } from './fixture.ts';
 
 const LIMIT = 500;
 const CEILING = 0.8 * LIMIT;
@@ -16,7 +16,9 @@ const CEILING = 0.8 * LIMIT;
 const resourceCount = (template: Template): number =>
   Object.keys(template.toJSON().Resources as Record<string, unknown>).length;
 
-const built = buildTestApp();
+// With the dashboard's files deployed, as on a stage built from a repository with its sources.
+const builtDashboard = builtDashboardFixture();
+const built = buildTestApp({ builtDashboard });
 
 describe('stack size', () => {
   it(`keeps every stack under ${CEILING} of CloudFormation's ${LIMIT} resources`, () => {
@@ -39,7 +41,10 @@ describe('stack size', () => {
       entry: `functions/http/manage/thing-${i}.ts`,
       grants: grantSets[i % grantSets.length] ?? [],
     }));
-    const grown = buildTestApp({ manifest: { ...manifest, routes: [...manifest.routes, ...extra] } });
+    const grown = buildTestApp({
+      manifest: { ...manifest, routes: [...manifest.routes, ...extra] },
+      builtDashboard,
+    });
     const count = resourceCount(Template.fromStack(grown.stateless));
     console.log(`${grown.stateless.stackName} with ${extra.length} more routes: ${count} resources`);
     expect(count - baseline).toBe(4 * extra.length);

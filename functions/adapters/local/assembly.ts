@@ -130,7 +130,17 @@ export const readCloudAssembly = (directory: string): CloudAssemblyModel => {
   for (const stack of stacks.values()) {
     const byType = (type: string) =>
       Object.entries(stack.resources).filter(([, resource]) => resource.Type === type);
+    // Functions that only serve CloudFormation custom resources at deploy time (CDK's
+    // BucketDeployment copying the dashboard's files) are CDK's, not the app's: nothing calls them
+    // once the stack is up, so the rehearsal does not host them.
+    const deployTimeOnly = new Set(
+      Object.values(stack.resources)
+        .filter((r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource')
+        .map((r) => getAttOf(r.Properties?.ServiceToken)?.[0])
+        .filter((id): id is string => id !== undefined),
+    );
     for (const [logicalId, resource] of byType('AWS::Lambda::Function')) {
+      if (deployTimeOnly.has(logicalId)) continue;
       const props = resource.Properties ?? {};
       const assetPath = resource.Metadata?.['aws:asset:path'];
       if (typeof assetPath !== 'string')
