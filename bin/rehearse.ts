@@ -6,8 +6,13 @@
  *    rule with a reason (skipped, said so, when cfn-lint is not installed).
  * 3. The local runtime started from the cloud assembly (functions/adapters/local/assembly-runtime.ts):
  *    each Lambda's asset, handler, environment, IAM statements and event source mapping.
- * 4. A run-through over HTTP: the README's quick start, a post with media to three networks with a
- *    thread, a scheduled post, a webhook delivery, a connect flow and a metrics reading.
+ * 4. The template's JWT authorizer (functions/adapters/local/assembly-authorizer.ts): on exactly the
+ *    user routes, trusting the user pool and its app client, which stand for a local pool the
+ *    runtime creates in the Cognito emulator (the local server checks each token on those routes as
+ *    the authorizer does).
+ * 5. A run-through over HTTP: the README's quick start, a post with media to three networks with a
+ *    thread, a scheduled post, a webhook delivery, a connect flow, a metrics reading, and a person
+ *    signed in to the user pool reading GET /v1/account.
  *
  * Prints one line per step and a summary with the time; exits non-zero on any failure.
  */
@@ -20,11 +25,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CloudAssemblyModel } from '../functions/adapters/local/assembly.ts';
 import { readCloudAssembly } from '../functions/adapters/local/assembly.ts';
+import { checkJwtAuthorizers } from '../functions/adapters/local/assembly-authorizer.ts';
 import { type LocalRuntime, startLocalRuntime } from '../functions/adapters/local/runtime.ts';
 import { healthRoute, publicRoutes, routes, userRoutes } from '../functions/http/routes.ts';
 import { SIGNATURE_HEADER, verifyWebhook } from '../functions/shared/verify-webhook.ts';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.ts';
 import { mediaFiles } from '../test/support/media-files.ts';
+import { bearer, ownerTokens } from '../test/support/users.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Each queue's pollers (the mapping's maximum concurrency, 20) share one abort signal by design.
@@ -460,6 +467,36 @@ export const runThrough = async (
     },
   );
 
+  // The dashboard's first call: a person's access token from the user pool, checked by the
+  // authorizer; no token, and an API key, are API Gateway's own 401.
+  const accountRoute = userRoutes.some((route) => route.method === 'GET' && route.path === '/v1/account');
+  if (!accountRoute) console.log('SKIPPED sign-in and GET /v1/account: the manifest has no such user route');
+  else
+    await step(
+      'a person signs in to the user pool and reads GET /v1/account through the JWT authorizer',
+      async () => {
+        const { accessToken } = await ownerTokens(rt);
+        const { owner } = await rt.cognito();
+        const res = await api('/account', { headers: bearer(accessToken) });
+        check(res.status === 200, `GET /v1/account answered ${res.status}: ${res.text}`);
+        check(res.body.user?.email === owner.email, `GET /v1/account is not the owner's: ${res.text}`);
+        check(
+          res.body.account?.id === rt.seed.accountId,
+          `GET /v1/account is not the seeded account: ${res.text}`,
+        );
+        for (const [what, call] of [
+          ['no token', {}],
+          ['an API key', { key }],
+        ] as const) {
+          const refused = await api('/account', call);
+          check(
+            refused.status === 401 && refused.text === '{"message":"Unauthorized"}',
+            `GET /v1/account with ${what} answered ${refused.status} ${refused.text}, not API Gateway's 401`,
+          );
+        }
+      },
+    );
+
   await step('a metrics reading of the post with media', async () => {
     check(mediaPostId, 'no post with media to read');
     await until(
@@ -547,6 +584,14 @@ const main = async () => {
       },
     });
     console.log(`runtime from the assembly: up (${seconds(runtimeSince)})`);
+    const pool = await rt.cognito();
+    const userRouteKeys = userRoutes.map((route) => `${route.method} ${route.path}`);
+    const authorizerProblems = checkJwtAuthorizers(model, userRouteKeys, pool);
+    failures.push(...authorizerProblems.map((problem) => `JWT authorizer: ${problem}`));
+    console.log(
+      `JWT authorizer: ${authorizerProblems.length ? 'FAILED' : 'ok'}, on the ${userRouteKeys.length} user routes, ` +
+        `trusting the local user pool ${pool.userPoolId} and its app client`,
+    );
     const results = await runThrough(rt, receiver);
     for (const result of results) {
       console.log(`${result.error ? 'FAIL' : 'ok  '} ${result.step} (${(result.ms / 1000).toFixed(1)} s)`);

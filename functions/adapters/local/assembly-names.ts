@@ -63,6 +63,11 @@ export const localPhysicalValues =
         if (attribute === 'Ref') return name;
         if (attribute === 'Arn') return `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/${name}`;
         return fail();
+      // The user pool and its app client stand for the local Cognito emulator's (their ids as names).
+      case 'AWS::Cognito::UserPool':
+      case 'AWS::Cognito::UserPoolClient':
+        if (attribute === 'Ref') return name;
+        return fail();
       case 'AWS::SNS::Topic':
         if (attribute === 'Ref' || attribute === 'TopicArn')
           return `arn:aws:sns:${REGION}:${ACCOUNT}:${name}`;

@@ -55,6 +55,17 @@ export interface AssemblyRoute {
   routeKey: string;
   /** The function its integration invokes. */
   functionId: string;
+  /** The JWT authorizer API Gateway runs before the function, as the template configures it. */
+  jwtAuthorizer?: AssemblyJwtAuthorizer;
+}
+
+/** An `AWS::ApiGatewayV2::Authorizer` of type JWT: its values as the template writes them. */
+export interface AssemblyJwtAuthorizer {
+  stack: string;
+  logicalId: string;
+  issuer: unknown;
+  audience: unknown[];
+  identitySource: unknown[];
 }
 
 export interface AssemblyEventSource {
@@ -189,7 +200,28 @@ export const readCloudAssembly = (directory: string): CloudAssemblyModel => {
       const integration = integrationId ? stack.resources[integrationId] : undefined;
       const fnId = getAttOf(integration?.Properties?.IntegrationUri)?.[0];
       if (!fnId) throw new Error(`${stack.name}/${logicalId}: no Lambda integration found`);
-      routes.push({ routeKey: String(props.RouteKey), functionId: functionKey(stack.name, fnId) });
+      const authorizerId = props.AuthorizationType === 'JWT' ? refOf(props.AuthorizerId) : undefined;
+      const authorizer = authorizerId ? stack.resources[authorizerId] : undefined;
+      if (props.AuthorizationType === 'JWT' && authorizer?.Properties?.AuthorizerType !== 'JWT')
+        throw new Error(
+          `${stack.name}/${logicalId}: its JWT authorizer is not a JWT authorizer of the stack`,
+        );
+      const jwt = authorizer?.Properties?.JwtConfiguration as Json | undefined;
+      routes.push({
+        routeKey: String(props.RouteKey),
+        functionId: functionKey(stack.name, fnId),
+        ...(authorizerId && jwt
+          ? {
+              jwtAuthorizer: {
+                stack: stack.name,
+                logicalId: authorizerId,
+                issuer: jwt.Issuer,
+                audience: asArray(jwt.Audience as unknown[] | undefined),
+                identitySource: asArray(authorizer?.Properties?.IdentitySource as unknown[] | undefined),
+              },
+            }
+          : {}),
+      });
     }
     for (const [, resource] of byType('AWS::Lambda::EventSourceMapping')) {
       const props = resource.Properties ?? {};
