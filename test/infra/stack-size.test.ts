@@ -1,6 +1,7 @@
 /**
  * CloudFormation refuses a stack of more than 500 resources. Every stack stays under 80 % of that
- * (400), today and with the routes the dashboard's management API brings (issue 29: about 26),
+ * (400), today and with a dozen routes more than the manifest holds (the dashboard's management
+ * API of issue 29 brings 21, which leaves the stateless stack at about 337),
  * because a route costs 4 resources (function, integration, invoke permission, route): functions
  * share one log group, and one execution role per distinct set of grants.
  */
@@ -31,11 +32,11 @@ describe('stack size', () => {
     }
   });
 
-  it('adds 4 resources per route with grants another function has, and fits 26 more routes under the ceiling', () => {
+  it('adds 4 resources per route with grants another function has, and fits 12 more routes under the ceiling', () => {
     const baseline = resourceCount(Template.fromStack(built.stateless));
     // Routes like the management API's: new modules, each with grants some route already lists.
     const grantSets = manifest.routes.map((route) => route.grants);
-    const extra: RouteDef[] = Array.from({ length: 26 }, (_, i) => ({
+    const extra: RouteDef[] = Array.from({ length: 12 }, (_, i) => ({
       method: 'GET',
       path: `/v1/manage/things${i}`,
       entry: `functions/http/manage/thing-${i}.ts`,

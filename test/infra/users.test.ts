@@ -26,7 +26,12 @@ const sampleUserRoutes: RouteDef[] = [
     'functions/http/account/keys/revoke.ts',
   ),
 ];
-const withUsers: RouteManifest = { ...manifest, userRoutes: [...manifest.userRoutes, ...sampleUserRoutes] };
+const keyOf = (route: RouteDef) => `${route.method} ${route.path}`;
+const known = new Set(manifest.userRoutes.map(keyOf));
+const withUsers: RouteManifest = {
+  ...manifest,
+  userRoutes: [...manifest.userRoutes, ...sampleUserRoutes.filter((route) => !known.has(keyOf(route)))],
+};
 
 const { stateful, stateless } = buildTestApp({ manifest: withUsers });
 const pools = Template.fromStack(stateful);
