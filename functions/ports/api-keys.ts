@@ -47,4 +47,9 @@ export interface KeyStore {
    * when the key is gone. Authentication refuses it from then on.
    */
   expireApiKey(key: ApiKeyRecord, expiresAt: number): Promise<boolean>;
+  /**
+   * Puts every key made before keys were listed per workspace into its workspace's list (a Scan):
+   * the repair after deploying the list over older keys. Returns how many it added.
+   */
+  listUnlistedKeys(): Promise<number>;
 }

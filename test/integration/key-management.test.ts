@@ -179,3 +179,37 @@ describe("a workspace's keys in the table", () => {
     });
   });
 });
+
+describe('keys made before the workspace lists', () => {
+  it('are put in their list by index-keys, once; a revoked one is not brought back', async () => {
+    const { UpdateCommand, DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const ws = await createWorkspace(deps, { accountId: scope.accountId, name: 'Old keys' });
+    const oldScope = { accountId: scope.accountId, workspaceId: ws.workspaceId };
+    const made = [
+      await createKey(deps, oldScope, { name: 'a', mode: 'live', permission: 'write' }),
+      await createKey(deps, oldScope, { name: 'b', mode: 'test', permission: 'read' }),
+    ];
+    // As an older version wrote them: no list keys.
+    for (const key of made) {
+      await table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: keys.apiKey(hashSecret(key.secret)),
+          UpdateExpression: 'REMOVE GSI1PK, GSI1SK',
+        }),
+      );
+    }
+    expect(await listKeys(deps, oldScope)).toEqual([]);
+    const revokedMeanwhile = made[1] as { secret: string };
+    const { indexApiKeys } = await import('../../functions/core/admin/admin.ts');
+    await table.doc.send(
+      new DeleteCommand({
+        TableName: table.tableName,
+        Key: keys.apiKey(hashSecret(revokedMeanwhile.secret)),
+      }),
+    );
+    expect(await indexApiKeys(deps)).toEqual({ added: 1 });
+    expect((await listKeys(deps, oldScope)).map((k) => k.id)).toEqual([made[0]?.id]);
+    expect(await indexApiKeys(deps)).toEqual({ added: 0 });
+  });
+});

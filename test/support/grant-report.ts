@@ -8,7 +8,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GrantUsageFile } from '../../functions/adapters/local/grant-usage.ts';
-import { fallbackGrants, healthRoute, publicRoutes, routes, userRoutes } from '../../functions/http/routes.ts';
+import {
+  fallbackGrants,
+  healthRoute,
+  publicRoutes,
+  routes,
+  userRoutes,
+} from '../../functions/http/routes.ts';
 import type { Grant } from '../../functions/shared/grants.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 

@@ -32,6 +32,11 @@ export class FakeKeyStore implements KeyStore {
     if (stored.expiresAt === undefined || stored.expiresAt > expiresAt) stored.expiresAt = expiresAt;
     return true;
   }
+
+  /** Every key here is in its workspace's list from its creation: none to add. */
+  async listUnlistedKeys(): Promise<number> {
+    return 0;
+  }
 }
 
 /** Workspaces in memory. */

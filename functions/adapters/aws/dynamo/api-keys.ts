@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { ApiKeyRecord, KeyStore } from '../../../ports/api-keys.ts';
 import type { KeyWindowRead } from '../../../ports/rate-limiter.ts';
@@ -154,6 +154,53 @@ export const expireApiKey = async (
   }
 };
 
+/**
+ * Adds the workspace-list keys (GSI1) to every key item without them: keys made before the list
+ * existed. A Scan of the table (an operator's repair, never a request's work); each update is
+ * conditioned on the item still being there without them, so it is safe while the API serves.
+ */
+export const listUnlistedKeys = async ({ doc, tableName }: TableRef): Promise<number> => {
+  let added = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await doc.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(#pk, :prefix) AND attribute_not_exists(#gsi)',
+        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey, '#gsi': TABLE_KEYS.gsi1.partitionKey },
+        ExpressionAttributeValues: { ':prefix': keys.apiKey('').PK },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const { key } = keyWindowFromItem(item);
+      const index = keys.apiKeyWorkspaceIndex(key.workspaceId, key.createdAt, key.keyId);
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.apiKey(key.secretHash),
+            UpdateExpression: 'SET #gsi = :gsiPk, #gsiSort = :gsiSk',
+            ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#gsi)',
+            ExpressionAttributeNames: {
+              '#pk': TABLE_KEYS.partitionKey,
+              '#gsi': TABLE_KEYS.gsi1.partitionKey,
+              '#gsiSort': TABLE_KEYS.gsi1.sortKey,
+            },
+            ExpressionAttributeValues: { ':gsiPk': index.GSI1PK, ':gsiSk': index.GSI1SK },
+          }),
+        );
+        added++;
+      } catch (error) {
+        // Revoked, or listed by another run meanwhile: nothing to add.
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return added;
+};
+
 /** The KeyStore port over the table (a request's key is found by the rate limiter, rate-limits.ts). */
 export const dynamoKeyStore = (table: TableRef): KeyStore => ({
   createApiKey: (key) => putApiKey(table, key),
@@ -161,4 +208,5 @@ export const dynamoKeyStore = (table: TableRef): KeyStore => ({
   findApiKey: async (workspaceId, keyId) => (await queryWorkspaceKeys(table, workspaceId, keyId))[0] ?? null,
   deleteApiKey: (key) => deleteApiKey(table, key),
   expireApiKey: (key, expiresAt) => expireApiKey(table, key, expiresAt),
+  listUnlistedKeys: () => listUnlistedKeys(table),
 });
