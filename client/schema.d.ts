@@ -9264,15 +9264,22 @@ export interface operations {
                     "application/json": components["schemas"]["AccountOverview"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -9393,15 +9400,22 @@ export interface operations {
                     "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -9522,15 +9536,22 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceList"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -9677,15 +9698,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -9857,15 +9885,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10033,15 +10068,22 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10213,15 +10255,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10389,15 +10438,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10571,15 +10627,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10747,15 +10810,22 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelList"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -10927,15 +10997,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description A plan limit is reached. Codes: `quota_exceeded`. */
@@ -11197,15 +11274,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description A plan limit is reached. Codes: `quota_exceeded`. */
@@ -11489,15 +11573,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -11671,15 +11762,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description A plan limit is reached. Codes: `quota_exceeded`. */
@@ -11917,15 +12015,22 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteChannelsId200"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12106,15 +12211,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12262,15 +12374,22 @@ export interface operations {
                     "application/json": components["schemas"]["Post"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12443,15 +12562,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12597,15 +12723,22 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12753,15 +12886,22 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSigningSecret"];
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */
@@ -12936,15 +13076,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid access token: API Gateway's own answer, `{"message":"Unauthorized"}`, not the error envelope. */
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
             401: {
                 headers: {
-                    /** @description The scheme to authenticate with. */
-                    "WWW-Authenticate": string;
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
                 };
             };
             /** @description The key may not do this. Codes: `forbidden`. */

@@ -207,21 +207,39 @@ const errorResponses = (op: Operation, codes: ErrorCode[]): Record<string, JsonO
 };
 
 /**
- * A user route's 401: API Gateway's JWT authorizer refused the token (absent, expired, another
- * pool's or app client's) before any function ran, so the answer is AWS's own, not our envelope
- * (the local server answers the same).
+ * A user route's 401: mostly API Gateway's JWT authorizer refusing the token (absent, expired,
+ * another pool's or app client's) before any function ran, an answer of AWS's own, not our
+ * envelope (the local server answers the same); or, past it, a token that is not an access token
+ * (an ID token passes the authorizer): the envelope's `unauthorized`.
  */
 const gatewayUnauthorized: JsonObject = {
   description:
-    'No valid access token: API Gateway\'s own answer, `{"message":"Unauthorized"}`, not the error envelope.',
+    'No valid access token: API Gateway\'s own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token.',
   headers: {
     'WWW-Authenticate': {
-      description: 'The scheme to authenticate with.',
+      description: "API Gateway's refusal: the scheme to authenticate with.",
       schema: { type: 'string' },
-      required: true,
+    },
+    'X-Request-Id': { ...HEADERS.RequestId, required: false },
+  },
+  content: {
+    'application/json': {
+      schema: {
+        anyOf: [
+          ref('GatewayUnauthorized'),
+          {
+            allOf: [
+              ref('Error'),
+              {
+                type: 'object',
+                properties: { error: { type: 'object', properties: { code: { enum: ['unauthorized'] } } } },
+              },
+            ],
+          },
+        ],
+      },
     },
   },
-  content: { 'application/json': { schema: ref('GatewayUnauthorized') } },
 };
 
 const strip = (schema: JsonObject): JsonObject => {

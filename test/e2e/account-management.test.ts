@@ -99,6 +99,12 @@ describe('who may call which route', () => {
     expect((await rt.api('/v1/account/workspaces', { key: null })).status).toBe(401);
   });
 
+  it('a user route answers an ID token 401 in the envelope: only an access token is a person', async () => {
+    const res = await as(ann)('/v1/account', { headers: bearer(ann.tokens.idToken) });
+    expectStatus(res, 401);
+    expect(res.body.error.code).toBe('unauthorized');
+  });
+
   it('a key route answers an access token 401 in the envelope: a token is never a key', async () => {
     const res = await rt.api('/v1/channels', { key: null, headers: bearer(ann.tokens.accessToken) });
     expectStatus(res, 401);
