@@ -866,6 +866,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/workspaces/{workspaceId}/posts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's timeline: what the engine did with each channel and block, and when
+         * @description As `GET /v1/posts/{id}/timeline`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 60; `dropped` counts the older ones. A read-only key is enough.
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdPostsIdTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/workspaces/{workspaceId}/webhooks": {
         parameters: {
             query?: never;
@@ -12560,6 +12582,169 @@ export interface operations {
                             code?: "validation_failed";
                         };
                     };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdPostsIdTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The post id (post_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post's timeline. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPostsIdTimeline200"];
                 };
             };
             /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */

@@ -318,6 +318,12 @@ export const userRoutes: RouteDef[] = [
   },
   {
     method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/posts/{id}/timeline',
+    entry: 'functions/http/account/posts/timeline.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
     path: '/v1/account/workspaces/{workspaceId}/webhooks',
     entry: 'functions/http/account/webhooks/list.ts',
     grants: base,

@@ -134,6 +134,11 @@ export const accountOperations = (keyOps: Record<string, Operation>): Record<str
   [`GET ${WS}/posts`]: mirror(keyOps, 'GET /v1/posts', "The workspace's posts"),
   [`GET ${WS}/posts/{id}`]: mirror(keyOps, 'GET /v1/posts/{id}', 'A post'),
   [`GET ${WS}/posts/{id}/metrics`]: mirror(keyOps, 'GET /v1/posts/{id}/metrics', "A post's metrics"),
+  [`GET ${WS}/posts/{id}/timeline`]: mirror(
+    keyOps,
+    'GET /v1/posts/{id}/timeline',
+    "A post's timeline: what the engine did with each channel and block, and when",
+  ),
   [`GET ${WS}/webhooks`]: mirror(keyOps, 'GET /v1/webhooks', "The workspace's webhook endpoints"),
   [`GET ${WS}/webhooks/{id}/secret`]: {
     summary: "A webhook endpoint's signing secret",

@@ -372,6 +372,14 @@ describe("the workspace's channels, posts and webhooks, as the key routes answer
     expect(metrics.body).toEqual(
       (await rt.api(`/posts/${created.body.id}/metrics`, { key: key.secret })).body,
     );
+    // The timeline: the engine's steps for the one channel and block, as the key route shows them.
+    const timeline = await as(ann)(ws(ann, `/posts/${created.body.id}/timeline`));
+    expectStatus(timeline, 200);
+    expect(timeline.body.postId).toBe(created.body.id);
+    expect(timeline.body.data.map((e: { kind: string }) => e.kind)).toContain('sent');
+    expect(timeline.body).toEqual(
+      (await rt.api(`/posts/${created.body.id}/timeline`, { key: key.secret })).body,
+    );
 
     const hooks = await as(ann)(ws(ann, '/webhooks'));
     expect(hooks.body.data.map((h: { id: string }) => h.id)).toEqual([hook.body.endpoint.id]);
@@ -393,6 +401,7 @@ describe("the workspace's channels, posts and webhooks, as the key routes answer
     expect((await as(bob)(ws(bob, '/webhooks'))).body.data).toEqual([]);
     expectNotFound(await as(bob)(ws(bob, `/posts/${created.body.id}`)));
     expectNotFound(await as(bob)(ws(bob, `/posts/${created.body.id}/metrics`)));
+    expectNotFound(await as(bob)(ws(bob, `/posts/${created.body.id}/timeline`)));
     expectNotFound(await as(bob)(ws(bob, `/webhooks/${hook.body.endpoint.id}/secret`)));
     expectNotFound(await as(bob)(ws(bob, `/webhooks/${hook.body.endpoint.id}/deliveries`)));
     expect((await as(bob)(ws(bob, '/keys'))).body.data).toEqual([]);
