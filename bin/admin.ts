@@ -22,6 +22,7 @@ import {
   createApiKeyInput,
   createWorkspace,
   createWorkspaceInput,
+  indexApiKeys,
   listWorkspaces,
   listWorkspacesInput,
   parseInput,
@@ -63,6 +64,8 @@ Commands:
                    sets each workspace's count of webhook endpoints to the endpoints it has (every
                    workspace with an endpoint unless --workspace); run once after deploying over a
                    version without the count (see README, Events and endpoints)
+  index-keys       puts keys made before the dashboard in their workspace's key list (the
+                   dashboard lists keys from it); run once after deploying over such keys
 
 Input is checked as the API checks it: a refused command prints the API's error envelope
 ({"error":{"code","message","field"}}) on standard error, changes nothing and exits with 1.
@@ -322,6 +325,8 @@ const main = async () => {
           }),
         ),
       );
+    case 'index-keys':
+      return print(await indexApiKeys(deps));
     default:
       fail(`Unknown command ${command}`);
   }

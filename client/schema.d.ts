@@ -551,6 +551,403 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user, the account and its workspaces */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plan and usage of the account
+         * @description The same answer as GET /v1/usage.
+         */
+        get: operations["getAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's workspaces */
+        get: operations["getAccountWorkspaces"];
+        put?: never;
+        /**
+         * Create a workspace
+         * @description The name is trimmed; 1 to 100 characters.
+         */
+        post: operations["postAccountWorkspaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a workspace */
+        patch: operations["patchAccountWorkspacesWorkspaceId"];
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's API keys
+         * @description Newest first, never a secret. A revoked key is gone; a rolled key is listed with its `expiresAt` until its grace ends.
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The secret is in this answer only: Herald keeps its SHA-256.
+         */
+        post: operations["postAccountWorkspacesWorkspaceIdKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description At once: the next request with the key answers 401, on every instance.
+         */
+        delete: operations["deleteAccountWorkspacesWorkspaceIdKeysKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/keys/{keyId}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key
+         * @description A new key with the same name, mode and permission. The old one keeps working for `graceSeconds` (0 to 86400, default 0: it answers 401 at once), in whole seconds, then answers 401.
+         */
+        post: operations["postAccountWorkspacesWorkspaceIdKeysKeyIdRoll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's channels
+         * @description As `GET /v1/channels`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/channels/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a channel
+         * @description As `POST /v1/channels/connect`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     Answers the consent URL to open in the browser (scopes for publishing, editing, deleting and metrics; PKCE where the network supports it) and a single-use `state` bound to this workspace, valid 10 minutes. After consent the network redirects to GET /v1/channels/callback, which redirects to `redirectUrl` with `connectCode` and `state` (or `error`, `error_description` and `state`). No channel exists until your server completes the code with POST /v1/channels/connect/complete.
+         */
+        post: operations["postAccountWorkspacesWorkspaceIdChannelsConnect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/channels/connect/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a connection
+         * @description As `POST /v1/channels/connect/complete`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     Your server's step, with a write key of the workspace that started the connection: check first that the user who came back is the one who started it (compare the redirect's `state` with the one you kept in their session). Single use, within 10 minutes of the redirect. 201 with the new channel; 200 with the channel when the workspace already had one of that account (it is reconnected, with the same id, and not counted again); 200 with `pending: "targets"` on networks whose accounts own targets (pages, organizations, boards, channels): choose them with POST /v1/channels/connect/{connectionId}/targets. At the plan's channel limit: 402, and the code stays usable until it expires. Another workspace's code, or an unknown one: 404.
+         */
+        post: operations["postAccountWorkspacesWorkspaceIdChannelsConnectComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/channels/connect/{state}/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The targets a connection may post to
+         * @description As `GET /v1/channels/connect/{state}/targets`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     For networks where an account owns several targets (Facebook pages, LinkedIn organizations, Pinterest boards, YouTube channels), after POST /v1/channels/connect/complete.
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdChannelsConnectStateTargets"];
+        put?: never;
+        /**
+         * Choose the targets of a connection
+         * @description As `POST /v1/channels/connect/{state}/targets`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     All or none, once: the chosen targets become channels in one write (a target the workspace already has a channel of reconnects it and is not counted again). When the new ones would take the account past its plan: 402, nothing is created and the choice stays open.
+         */
+        post: operations["postAccountWorkspacesWorkspaceIdChannelsConnectStateTargets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a channel
+         * @description As `DELETE /v1/channels/{id}`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     Revokes the grant at the network where it has a revocation call, then removes the tokens. Posts keep their history.
+         */
+        delete: operations["deleteAccountWorkspacesWorkspaceIdChannelsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's posts
+         * @description As `GET /v1/posts`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post
+         * @description As `GET /v1/posts/{id}`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdPostsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/posts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's metrics
+         * @description As `GET /v1/posts/{id}/metrics`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     Per channel: platform, metricsStatus, the latest totals and the readings (running totals as the network reported them; a metric the network did not report is absent, never 0). `granularity` keeps the last reading of each hour, day or week; `raw` (default) answers every reading.
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdPostsIdMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/posts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's timeline: what the engine did with each channel and block, and when
+         * @description As `GET /v1/posts/{id}/timeline`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         *
+         *     For each channel and block, oldest first: `queued` (a publication round starts), `sending` (with the round's attempt), `sent` (the network's id and link), `refused` (its error), `answer_lost` (no answer, or a worker that stopped mid-send), `lookup_found` / `lookup_not_found` (each lookup after a lost answer, with the next one's time in `until`), `retry_scheduled` (why, and when in `until`), `rate_limit_wait` (until the reset), `upload_progress` and `processing_wait` (a resumable upload, the network's processing), `unknown` (the outcome cannot be known: never sent again), `channel_published` / `channel_failed`, `revised`, `retracted`. `block` is null for the channel as a whole. Each block keeps its latest 40 events and the post its latest 60; `dropped` counts the older ones. A read-only key is enough.
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdPostsIdTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's webhook endpoints
+         * @description As `GET /v1/webhooks`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's signing secret
+         * @description Opened on demand, for the dashboard's "show secret".
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdWebhooksIdSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/workspaces/{workspaceId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's delivery attempts
+         * @description As `GET /v1/webhooks/{id}/deliveries`, in the workspace named by the path, for the signed-in user (live data: the dashboard acts as a live write key of the workspace).
+         */
+        get: operations["getAccountWorkspacesWorkspaceIdWebhooksIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "post.published": {
@@ -953,6 +1350,69 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        Workspace: {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WorkspaceList: {
+            data: components["schemas"]["Workspace"][];
+        };
+        AccountOverview: {
+            user: {
+                /** @description The user pool's `sub`. */
+                id: string;
+                email: string;
+            };
+            account: {
+                id: string;
+                /** @enum {string} */
+                plan: "free" | "starter" | "growth" | "unlimited";
+            };
+            workspaces: components["schemas"]["Workspace"][];
+        };
+        ApiKey: {
+            id: string;
+            name: string;
+            /** @description The first characters of the secret, such as `sk_live_AbCd`. */
+            prefix: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @enum {string} */
+            permission: "read" | "write";
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+        };
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+        };
+        ApiKeyWithSecret: {
+            id: string;
+            name: string;
+            /** @description The first characters of the secret, such as `sk_live_AbCd`. */
+            prefix: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @enum {string} */
+            permission: "read" | "write";
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            /** @description The key itself: shown in this answer only, stored as a hash. */
+            secret: string;
+        };
+        WebhookSigningSecret: {
+            /** @description The endpoint's current signing secret (`whsec_...`). */
+            secret: string;
+        };
+        GatewayUnauthorized: {
+            /** @constant */
+            message: "Unauthorized";
+        };
         PostChannelsConnect201: {
             authorizeUrl: string;
             state: string;
@@ -1338,6 +1798,19 @@ export interface components {
             description?: string | null;
             events?: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
             enabled?: boolean;
+        };
+        WorkspaceInput: {
+            name: string;
+        };
+        ApiKeyInput: {
+            name?: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @enum {string} */
+            permission: "read" | "write";
+        };
+        ApiKeyRollInput: {
+            graceSeconds?: number;
         };
     };
     responses: never;
@@ -8781,6 +9254,4139 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is signed in and what the account holds. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountOverview"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage this monthly period. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every workspace, oldest first. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceList"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceInput"];
+            };
+        };
+        responses: {
+            /** @description The new workspace. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    patchAccountWorkspacesWorkspaceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceInput"];
+            };
+        };
+        responses: {
+            /** @description The workspace. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspacesWorkspaceIdKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteAccountWorkspacesWorkspaceIdKeysKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The key id (`key_...`). */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspacesWorkspaceIdKeysKeyIdRoll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The key id (`key_...`). */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRollInput"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected accounts, by platform and name. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspacesWorkspaceIdChannelsConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectBody"];
+            };
+        };
+        responses: {
+            /** @description The consent URL and its state. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnect201"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `network_not_configured`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "network_not_configured";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspacesWorkspaceIdChannelsConnectComplete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (for example a UUID). A retry with the same key and body answers the first answer again (with `Idempotent-Replayed: true`); with another body, 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectCompleteBody"];
+            };
+        };
+        responses: {
+            /** @description The channel, reconnected; or the targets to choose. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnectComplete200"];
+                };
+            };
+            /** @description The new channel. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannels200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `connect_code_expired`, `connect_code_used`, `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "connect_code_expired" | "connect_code_used" | "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdChannelsConnectStateTargets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The connection: its `connectionId` (`con_...`) or its `state`. */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The targets to choose from. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetChannelsConnectStateTargets200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_state`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postAccountWorkspacesWorkspaceIdChannelsConnectStateTargets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The connection: its `connectionId` (`con_...`) or its `state`. */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostChannelsConnectStateTargetsBody"];
+            };
+        };
+        responses: {
+            /** @description The channels created or updated. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostChannelsConnectStateTargets201"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `invalid_state`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "invalid_state" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description A plan limit is reached. Codes: `quota_exceeded`. */
+            402: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `network_not_configured`, `network_refused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "network_not_configured" | "network_refused";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteAccountWorkspacesWorkspaceIdChannelsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The channel id (ch_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel is disconnected. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteChannelsId200"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdPosts: {
+        parameters: {
+            query?: {
+                /** @description Only posts in these statuses. */
+                status?: ("draft" | "scheduled" | "publishing" | "published" | "partially_published" | "failed")[];
+                /** @description Only posts with one of these tag ids (at most 10); combined with `status`, both must match. */
+                tag?: string[];
+                /** @description Posts whose scheduled time (`scheduledAt`, or the creation time of a post without one) is at or after this: a date (`2031-01-11`, the whole UTC day) or a full ISO 8601 time with a timezone. */
+                from?: string;
+                /** @description Posts whose scheduled time is at or before this: a date (the whole UTC day) or a full time with a timezone. */
+                to?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of posts, newest scheduled time first; stop when nextCursor is null. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_cursor`, `invalid_date`, `invalid_timezone`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_cursor" | "invalid_date" | "invalid_timezone" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdPostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The post id (`pst_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post with the result of every channel. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdPostsIdMetrics: {
+        parameters: {
+            query?: {
+                /** @description raw (default), hour, day or week. */
+                granularity?: "raw" | "hour" | "day" | "week";
+            };
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The post id (post_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics of each channel of the post. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPostsIdMetrics200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdPostsIdTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The post id (post_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post's timeline. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPostsIdTimeline200"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint, oldest first. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdWebhooksIdSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The webhook endpoint id (`wh_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signing secret. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSigningSecret"];
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccountWorkspacesWorkspaceIdWebhooksIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace of the user's account (`ws_...`); any other id answers 404. */
+                workspaceId: string;
+                /** @description The webhook endpoint id (`wh_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every attempt, newest first. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_cursor`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_cursor" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token: API Gateway's own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token. */
+            401: {
+                headers: {
+                    /** @description API Gateway's refusal: the scheme to authenticate with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayUnauthorized"] | (components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    });
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
                         };
                     };
                 };

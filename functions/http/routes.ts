@@ -214,7 +214,134 @@ export const routes: RouteDef[] = [
  * its stand-in), and never an API key; the REST routes above never take a JWT. Paths start with
  * /v1/account; a `{workspaceId}` must belong to the user's account.
  */
-export const userRoutes: RouteDef[] = [];
+export const userRoutes: RouteDef[] = [
+  // Each counts the request in the user's own window (`RATE#user:<sub>`, an UpdateItem) and reads
+  // the user's item (and, under {workspaceId}, the workspace's) first: `base`, as a key route.
+  { method: 'GET', path: '/v1/account', entry: 'functions/http/account/get.ts', grants: base },
+  { method: 'GET', path: '/v1/account/usage', entry: 'functions/http/account/usage.ts', grants: base },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces',
+    entry: 'functions/http/account/workspaces/list.ts',
+    grants: base,
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces',
+    entry: 'functions/http/account/workspaces/create.ts',
+    grants: base,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/account/workspaces/{workspaceId}',
+    entry: 'functions/http/account/workspaces/rename.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/keys',
+    entry: 'functions/http/account/keys/list.ts',
+    grants: base,
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces/{workspaceId}/keys',
+    entry: 'functions/http/account/keys/create.ts',
+    grants: base,
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/account/workspaces/{workspaceId}/keys/{keyId}',
+    entry: 'functions/http/account/keys/revoke.ts',
+    grants: base,
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces/{workspaceId}/keys/{keyId}/roll',
+    entry: 'functions/http/account/keys/roll.ts',
+    grants: base,
+  },
+  // The channel routes run the key routes' own code: the same grants as theirs.
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/channels',
+    entry: 'functions/http/account/channels/list.ts',
+    grants: base,
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces/{workspaceId}/channels/connect',
+    entry: 'functions/http/account/channels/connect.ts',
+    grants: [...base, 'appSecrets:read'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces/{workspaceId}/channels/connect/complete',
+    entry: 'functions/http/account/channels/complete.ts',
+    grants: [...base, 'connectGrant:decrypt', 'channelToken:encrypt'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/channels/connect/{state}/targets',
+    entry: 'functions/http/account/channels/targets-list.ts',
+    grants: base,
+  },
+  {
+    method: 'POST',
+    path: '/v1/account/workspaces/{workspaceId}/channels/connect/{state}/targets',
+    entry: 'functions/http/account/channels/targets-choose.ts',
+    grants: [...base, 'appSecrets:read', 'connectGrant:decrypt', 'channelToken:encrypt'],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/account/workspaces/{workspaceId}/channels/{id}',
+    entry: 'functions/http/account/channels/delete.ts',
+    grants: [...base, 'appSecrets:read', 'channelToken:decrypt'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/posts',
+    entry: 'functions/http/account/posts/list.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/posts/{id}',
+    entry: 'functions/http/account/posts/get.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/posts/{id}/metrics',
+    entry: 'functions/http/account/posts/metrics.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/posts/{id}/timeline',
+    entry: 'functions/http/account/posts/timeline.ts',
+    grants: base,
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/webhooks',
+    entry: 'functions/http/account/webhooks/list.ts',
+    grants: base,
+  },
+  {
+    // Opens the endpoint's sealed signing secret (webhook secrets only).
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/webhooks/{id}/secret',
+    entry: 'functions/http/account/webhooks/secret.ts',
+    grants: [...base, 'webhookSecret:decrypt'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/account/workspaces/{workspaceId}/webhooks/{id}/deliveries',
+    entry: 'functions/http/account/webhooks/deliveries.ts',
+    grants: base,
+  },
+];
 
 /**
  * Public routes (no key, no rate limit): the OpenAPI document and its reference page. Kept apart

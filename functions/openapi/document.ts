@@ -5,6 +5,8 @@
  * as they are; every named schema becomes a component and is referenced where it is used.
  */
 import * as z from 'zod';
+import { createKeyBody, rollKeyBody } from '../core/account/keys.ts';
+import { workspaceBody } from '../core/account/workspaces.ts';
 import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { postBody, reviseBody } from '../core/posts/schema.ts';
@@ -13,6 +15,7 @@ import { createWebhookBody, updateWebhookBody } from '../core/webhooks/schema.ts
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import { EVENT_TYPES } from '../ports/webhooks.ts';
 import { SIGNATURE_HEADER } from '../shared/verify-webhook.ts';
+import * as accountResponses from './account-responses.ts';
 import { type Operation, operations, TAGS } from './operations.ts';
 import * as responses from './responses.ts';
 
@@ -44,6 +47,14 @@ const NAMED: Record<string, z.ZodType> = {
   DeliveryAttempt: responses.deliveryAttemptSchema,
   DeliveryList: responses.deliveryListSchema,
   Health: responses.healthSchema,
+  Workspace: accountResponses.workspaceSchema,
+  WorkspaceList: accountResponses.workspaceListSchema,
+  AccountOverview: accountResponses.accountOverviewSchema,
+  ApiKey: accountResponses.apiKeySchema,
+  ApiKeyList: accountResponses.apiKeyListSchema,
+  ApiKeyWithSecret: accountResponses.apiKeyWithSecretSchema,
+  WebhookSigningSecret: accountResponses.webhookSigningSecretSchema,
+  GatewayUnauthorized: accountResponses.gatewayUnauthorizedSchema,
 };
 
 /** Component names of the request bodies (as the client sends them, before zod's transforms). */
@@ -55,6 +66,9 @@ const NAMED_BODIES = new Map<z.ZodType, string>([
   [updateMediaBody, 'MediaUpdateInput'],
   [createWebhookBody, 'WebhookInput'],
   [updateWebhookBody, 'WebhookUpdateInput'],
+  [workspaceBody, 'WorkspaceInput'],
+  [createKeyBody, 'ApiKeyInput'],
+  [rollKeyBody, 'ApiKeyRollInput'],
 ]);
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -73,7 +87,12 @@ const errorsOf = (routeKey: string, op: Operation): ErrorCode[] => {
   // API Gateway refuses an over-large request (request line and headers, or body) on every route.
   const codes = new Set<ErrorCode>([...(op.errors ?? []), 'payload_too_large']);
   const method = routeKey.split(' ')[0];
-  if (op.auth !== 'none') {
+  if (op.auth === 'user') {
+    // The 401 is API Gateway's own answer (see `gatewayUnauthorized`); a person with no Herald
+    // account is 403 on every route, and a workspace not the account's is 404.
+    for (const code of ['rate_limited', 'internal_error', 'forbidden'] as const) codes.add(code);
+    if (routeKey.includes('{workspaceId}')) codes.add('not_found');
+  } else if (op.auth !== 'none') {
     for (const code of ['unauthorized', 'rate_limited', 'internal_error'] as const) codes.add(code);
     if (method !== 'GET') codes.add('forbidden');
   }
@@ -187,6 +206,42 @@ const errorResponses = (op: Operation, codes: ErrorCode[]): Record<string, JsonO
   return out;
 };
 
+/**
+ * A user route's 401: mostly API Gateway's JWT authorizer refusing the token (absent, expired,
+ * another pool's or app client's) before any function ran, an answer of AWS's own, not our
+ * envelope (the local server answers the same); or, past it, a token that is not an access token
+ * (an ID token passes the authorizer): the envelope's `unauthorized`.
+ */
+const gatewayUnauthorized: JsonObject = {
+  description:
+    'No valid access token: API Gateway\'s own answer `{"message":"Unauthorized"}` (with `WWW-Authenticate`), not the error envelope; or `unauthorized` in the envelope for a token that is not an access token.',
+  headers: {
+    'WWW-Authenticate': {
+      description: "API Gateway's refusal: the scheme to authenticate with.",
+      schema: { type: 'string' },
+    },
+    'X-Request-Id': { ...HEADERS.RequestId, required: false },
+  },
+  content: {
+    'application/json': {
+      schema: {
+        anyOf: [
+          ref('GatewayUnauthorized'),
+          {
+            allOf: [
+              ref('Error'),
+              {
+                type: 'object',
+                properties: { error: { type: 'object', properties: { code: { enum: ['unauthorized'] } } } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  },
+};
+
 const strip = (schema: JsonObject): JsonObject => {
   const { $schema: _s, $id: _i, ...rest } = schema;
   return rest;
@@ -284,7 +339,7 @@ export const buildDocument = (options: { serverUrl?: string } = {}): JsonObject 
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
-      ...(op.auth === 'none' ? { security: [] } : {}),
+      ...(op.auth === 'none' ? { security: [] } : op.auth === 'user' ? { security: [{ userJwt: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body
         ? {
@@ -302,7 +357,11 @@ export const buildDocument = (options: { serverUrl?: string } = {}): JsonObject 
               },
             }
           : {}),
-      responses: { ...success, ...errorResponses(op, errorsOf(routeKey, op)) },
+      responses: {
+        ...success,
+        ...errorResponses(op, errorsOf(routeKey, op)),
+        ...(op.auth === 'user' ? { '401': gatewayUnauthorized } : {}),
+      },
     };
     paths[path] ??= {};
     (paths[path] as Record<string, JsonObject>)[method.toLowerCase()] = operation;
@@ -371,7 +430,7 @@ export const buildDocument = (options: { serverUrl?: string } = {}): JsonObject 
       version: API_VERSION,
       summary: 'One REST API to create, schedule, publish, edit and retract posts across social networks.',
       description:
-        "Authenticate with `x-api-key: <key>` or `Authorization: Bearer <key>`. Every answer carries `X-Request-Id`; keyed routes also carry the rate-limit headers. Errors share one envelope (`Error`). Each network's post option keys are data from GET /v1/platforms, not fixed by this document.",
+        "Authenticate with `x-api-key: <key>` or `Authorization: Bearer <key>`; the dashboard's management routes (`/v1/account`) take a signed-in person's access token instead (`userJwt`). Every answer carries `X-Request-Id`; keyed routes also carry the rate-limit headers. Errors share one envelope (`Error`). Each network's post option keys are data from GET /v1/platforms, not fixed by this document.",
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: options.serverUrl ?? '/', description: 'This Herald deployment' }],
@@ -383,6 +442,13 @@ export const buildDocument = (options: { serverUrl?: string } = {}): JsonObject 
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A live or test API key.' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token.' },
+        userJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "A person's access token from the deployment's Cognito user pool (the dashboard's sign-in), checked by API Gateway's JWT authorizer. Only the management routes (tag Dashboard (management)) take it; they never take an API key.",
+        },
       },
       parameters: {
         IdempotencyKey: {

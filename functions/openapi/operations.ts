@@ -51,6 +51,7 @@ import type { ErrorCode } from '../domain/errors.ts';
 import { POST_STATUSES } from '../domain/post.ts';
 import { BLOCK_TIMELINE_LIMIT, POST_TIMELINE_LIMIT } from '../domain/timeline.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/pagination.ts';
+import { accountOperations } from './account-operations.ts';
 import {
   channelListSchema,
   deletedSchema,
@@ -81,6 +82,11 @@ export const TAGS = [
   { name: 'Reference', description: 'Network rules, tags and plan usage.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events.' },
   { name: 'Service', description: 'Health and this document.' },
+  {
+    name: 'Dashboard (management)',
+    description:
+      "The dashboard's routes: a person's access token (`userJwt`), never an API key. Keys, workspaces, usage, and the workspace's channels, posts and webhooks as the key routes answer them.",
+  },
 ] as const;
 export type TagName = (typeof TAGS)[number]['name'];
 
@@ -96,8 +102,11 @@ export interface Operation {
   summary: string;
   description?: string;
   tag: TagName;
-  /** `key` (the default): an API key is required. `none`: public. */
-  auth?: 'key' | 'none';
+  /**
+   * `key` (the default): an API key is required. `none`: public. `user`: a person's access token
+   * (the dashboard's routes), checked by API Gateway's JWT authorizer before the function runs.
+   */
+  auth?: 'key' | 'none' | 'user';
   params?: Record<string, string>;
   query?: QueryParam[];
   /** JSON body, validated by this schema. */
@@ -159,7 +168,7 @@ const postRules: ErrorCode[] = [
 
 const post = (description: string) => ({ description, schema: postSchema });
 
-export const operations: Record<string, Operation> = {
+const keyOperations: Record<string, Operation> = {
   'GET /v1/platforms': {
     summary: 'List the networks and their rules',
     description:
@@ -610,4 +619,10 @@ export const operations: Record<string, Operation> = {
     auth: 'none',
     responses: { 200: { description: 'The service answers.', schema: healthSchema } },
   },
+};
+
+/** Every operation: the key routes and public ones above, and the dashboard's (account-operations.ts). */
+export const operations: Record<string, Operation> = {
+  ...keyOperations,
+  ...accountOperations(keyOperations),
 };

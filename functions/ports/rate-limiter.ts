@@ -28,6 +28,8 @@ export interface KeyCount {
   /** Start (epoch seconds) of the window the count goes into. */
   window: number;
   limit: number;
+  /** The request's time (ISO): the key's `lastUsedAt` once counted. */
+  usedAt: string;
   counted: boolean;
 }
 

@@ -11,4 +11,6 @@ export interface WorkspaceStore {
   createWorkspace(workspace: Workspace): Promise<void>;
   getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | null>;
   listWorkspaces(accountId: string): Promise<Workspace[]>;
+  /** Renames the account's workspace; null when the account has no such workspace. */
+  renameWorkspace(accountId: string, workspaceId: string, name: string): Promise<Workspace | null>;
 }

@@ -8,14 +8,20 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GrantUsageFile } from '../../functions/adapters/local/grant-usage.ts';
-import { fallbackGrants, healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
+import {
+  fallbackGrants,
+  healthRoute,
+  publicRoutes,
+  routes,
+  userRoutes,
+} from '../../functions/http/routes.ts';
 import type { Grant } from '../../functions/shared/grants.ts';
 import { workers } from '../../functions/workers/manifest.ts';
 
 /** Every function of the manifest by the name the local runtime records it under, with its grants. */
 export const manifestGrants = (): Map<string, readonly Grant[]> =>
   new Map<string, readonly Grant[]>([
-    ...routes.map((r): [string, Grant[]] => [`${r.method} ${r.path}`, r.grants]),
+    ...[...routes, ...userRoutes].map((r): [string, Grant[]] => [`${r.method} ${r.path}`, r.grants]),
     [`${healthRoute.method} ${healthRoute.path}`, healthRoute.grants],
     ...publicRoutes.map((r): [string, Grant[]] => [`${r.method} ${r.path}`, r.grants]),
     ['$default', fallbackGrants],

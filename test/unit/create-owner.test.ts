@@ -24,6 +24,7 @@ const fakes = (taken: string[] = []) => {
       createWorkspace: async (w: Workspace) => void workspaces.push(w),
       getWorkspace: async () => null,
       listWorkspaces: async (accountId: string) => workspaces.filter((w) => w.accountId === accountId),
+      renameWorkspace: async () => null,
     },
     users: { createUser: async (u: User) => void users.push(u), getUser: async () => null },
     directory: {

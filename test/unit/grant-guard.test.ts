@@ -24,7 +24,13 @@ import {
   sdkAccessRequests,
 } from '../../functions/adapters/local/grant-guard.ts';
 import { grantUsage } from '../../functions/adapters/local/grant-usage.ts';
-import { fallbackGrants, healthRoute, publicRoutes, routes } from '../../functions/http/routes.ts';
+import {
+  fallbackGrants,
+  healthRoute,
+  publicRoutes,
+  routes,
+  userRoutes,
+} from '../../functions/http/routes.ts';
 import type { MediaRecord } from '../../functions/ports/media.ts';
 import type { Scheduler } from '../../functions/ports/scheduler.ts';
 import type { TokenCipher } from '../../functions/ports/token-cipher.ts';
@@ -502,7 +508,9 @@ describe('the guard on the local stand-ins', () => {
 
 describe('the manifest’s grants, scoped by encryption context and partition key', () => {
   const routeGrants = (key: string): Grant[] => {
-    const route = [...routes, ...publicRoutes, healthRoute].find((r) => `${r.method} ${r.path}` === key);
+    const route = [...routes, ...userRoutes, ...publicRoutes, healthRoute].find(
+      (r) => `${r.method} ${r.path}` === key,
+    );
     if (!route) throw new Error(`no route ${key}`);
     return route.grants;
   };
@@ -512,7 +520,7 @@ describe('the manifest’s grants, scoped by encryption context and partition ke
     return worker.grants;
   };
   const everyFunction: { id: string; grants: Grant[] }[] = [
-    ...routes.map((r) => ({ id: `${r.method} ${r.path}`, grants: r.grants })),
+    ...[...routes, ...userRoutes].map((r) => ({ id: `${r.method} ${r.path}`, grants: r.grants })),
     { id: '$default', grants: fallbackGrants },
     ...workers.map((w) => ({ id: w.entry, grants: w.grants })),
   ];
@@ -539,6 +547,10 @@ describe('the manifest’s grants, scoped by encryption context and partition ke
     expect(kinds(workerGrants('metrics'), 'DecryptCommand')).toEqual(['channel']);
     expect(kinds(workerGrants('delivery'), 'DecryptCommand')).toEqual(['webhook']);
     expect(kinds(routeGrants('POST /v1/webhooks'), 'DecryptCommand')).toEqual(['webhook']);
+    // The dashboard's "show secret" opens webhook secrets, and only them.
+    expect(
+      kinds(routeGrants('GET /v1/account/workspaces/{workspaceId}/webhooks/{id}/secret'), 'DecryptCommand'),
+    ).toEqual(['webhook']);
     expect(kinds(routeGrants('POST /v1/channels/connect/{state}/targets'), 'DecryptCommand')).toEqual([
       'connect',
     ]);

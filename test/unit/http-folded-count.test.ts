@@ -48,7 +48,13 @@ const limiterFor = (key: ApiKeyRecord) => {
       read.count >= LIMIT
         ? null
         : {
-            count: { secretHash: read.key.secretHash, window, limit: LIMIT, counted: false },
+            count: {
+              secretHash: read.key.secretHash,
+              window,
+              limit: LIMIT,
+              usedAt: new Date(window * 1000).toISOString(),
+              counted: false,
+            },
             rate: state(read.count + 1),
           },
   };

@@ -70,6 +70,9 @@ const workspaceStore: WorkspaceStore = {
   getWorkspace: async (accountId, workspaceId) =>
     [ours, theirs].find((w) => w.accountId === accountId && w.workspaceId === workspaceId) ?? null,
   listWorkspaces: async (accountId) => [ours, theirs].filter((w) => w.accountId === accountId),
+  renameWorkspace: async () => {
+    throw new Error('not used');
+  },
 };
 
 const container = new Container();

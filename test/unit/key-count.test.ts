@@ -44,7 +44,7 @@ describe("a key's count carried by the request's own write", () => {
   it('is planned only for the current window with room left, with the state after the count', () => {
     const planned = limiter.planKeyCount({ key, window, count: 3 }, now);
     expect(planned).toEqual({
-      count: { secretHash: key.secretHash, window, limit: 10, counted: false },
+      count: { secretHash: key.secretHash, window, limit: 10, usedAt: now.toISOString(), counted: false },
       rate: { limit: 10, remaining: 6, resetSeconds: 30, allowed: true },
     });
     expect(limiter.planKeyCount({ key, window, count: 9 }, now)?.rate.remaining).toBe(0);
@@ -55,13 +55,23 @@ describe("a key's count carried by the request's own write", () => {
     expect(limiter.planKeyCount({ key, window: window + 60, count: 0 }, now)).toBeNull();
   });
 
-  it('is an update conditioned on the same key, window and room under the limit', () => {
-    const item = keyCountItem('t', { secretHash: key.secretHash, window, limit: 10, counted: false });
+  it('is an update conditioned on the same key, not expired, window and room under the limit; it records the use', () => {
+    const usedAt = now.toISOString();
+    const item = keyCountItem('t', { secretHash: key.secretHash, window, limit: 10, usedAt, counted: false });
     expect(item.Update).toMatchObject({
       Key: { PK: `APIKEY#${key.secretHash}`, SK: 'APIKEY' },
-      UpdateExpression: 'ADD #count :one',
-      ConditionExpression: '#hash = :hash AND #window = :window AND #count < :limit',
-      ExpressionAttributeValues: { ':one': 1, ':hash': key.secretHash, ':window': window, ':limit': 10 },
+      UpdateExpression: 'ADD #count :one SET #used = :used',
+      ConditionExpression:
+        '#hash = :hash AND #window = :window AND #count < :limit AND (attribute_not_exists(#expires) OR #expires > :nowSeconds)',
+      ExpressionAttributeNames: { '#used': 'lastUsedAt', '#expires': 'expiresAt' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':hash': key.secretHash,
+        ':window': window,
+        ':limit': 10,
+        ':used': usedAt,
+        ':nowSeconds': Math.floor(now.getTime() / 1000),
+      },
     });
   });
 });
@@ -104,7 +114,13 @@ describe("a create's transaction carrying the key's count", () => {
     version: 1,
   } as unknown as PostRecord;
   const quota = { accountId: 'acct_1', period: '2026-03', limit: 30, count: true };
-  const count = () => ({ secretHash: key.secretHash, window, limit: 10, counted: false });
+  const count = () => ({
+    secretHash: key.secretHash,
+    window,
+    limit: 10,
+    usedAt: now.toISOString(),
+    counted: false,
+  });
   const cancelled = (...codes: string[]) =>
     Object.assign(named('TransactionCanceledException'), {
       CancellationReasons: codes.map((Code) => ({ Code })),

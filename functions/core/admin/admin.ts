@@ -235,3 +235,11 @@ export const recountWebhookEndpoints = async (
   }
   return results;
 };
+
+/**
+ * Puts the keys made before the dashboard listed keys per workspace into their workspace's list
+ * (a Scan), so the dashboard shows them. Safe while the API serves; a second run adds nothing.
+ */
+export const indexApiKeys = async (deps: Pick<AdminDeps, 'apiKeys'>): Promise<{ added: number }> => ({
+  added: await deps.apiKeys.listUnlistedKeys(),
+});

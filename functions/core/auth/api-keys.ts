@@ -37,9 +37,17 @@ export interface AuthContext {
 export const keyHashOf = (secret: string | null): string | null =>
   secret && KEY_PATTERN.test(secret) ? hashSecret(secret) : null;
 
-/** The key found under `hash`, confirmed in constant time; any failure is the same 401. */
-const confirmed = (record: ApiKeyRecord | null, hash: string): AuthContext => {
-  if (!record || !timingSafeEqual(Buffer.from(record.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
+/** True from the key's `expiresAt` (epoch seconds) on: a rolled key whose grace is over. */
+export const isExpired = (record: Pick<ApiKeyRecord, 'expiresAt'>, now: Date): boolean =>
+  record.expiresAt !== undefined && record.expiresAt <= Math.floor(now.getTime() / 1000);
+
+/** The key found under `hash`, confirmed in constant time and not expired; any failure is the same 401. */
+const confirmed = (record: ApiKeyRecord | null, hash: string, now: Date): AuthContext => {
+  if (
+    !record ||
+    !timingSafeEqual(Buffer.from(record.secretHash, 'hex'), Buffer.from(hash, 'hex')) ||
+    isExpired(record, now)
+  ) {
     throw new ApiError('unauthorized');
   }
   return {
@@ -108,7 +116,7 @@ export const authenticateFromRead = (
   if (hash === null || !read) return null;
   let auth: AuthContext;
   try {
-    auth = confirmed(read.key, hash);
+    auth = confirmed(read.key, hash, now);
   } catch {
     return null;
   }
@@ -141,7 +149,7 @@ export const authenticateAndCount = async (
   }
   let auth: AuthContext;
   try {
-    auth = confirmed(found.key, hash);
+    auth = confirmed(found.key, hash, now);
   } catch (error) {
     scopeHints.delete(hash);
     throw error;

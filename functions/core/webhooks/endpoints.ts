@@ -162,6 +162,19 @@ export const revealSecret = async (
   endpoint: created.endpoint,
 });
 
+/**
+ * The endpoint's signing secret, opened on demand (the dashboard's "show secret"): the only
+ * reader besides a replay, and the key's grant opens webhook secrets only.
+ */
+export const webhookSecret = async (
+  deps: Pick<EndpointDeps, 'webhooks' | 'tokenCipher'>,
+  auth: AuthContext,
+  webhookId: string,
+) => {
+  const endpoint = await findEndpoint(deps, auth, webhookId);
+  return { secret: await deps.tokenCipher().decrypt(endpoint.secretCiphertext, cipherContext(webhookId)) };
+};
+
 export const listWebhooks = async (deps: Pick<EndpointDeps, 'webhooks'>, auth: AuthContext) =>
   (await deps.webhooks.listEndpoints(auth.workspaceId))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.webhookId.localeCompare(b.webhookId))

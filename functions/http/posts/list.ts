@@ -1,12 +1,20 @@
 import { listPosts } from '../../core/posts/list-posts.ts';
 import { tagNames } from '../../core/posts/post-context.ts';
 import { postView } from '../../domain/post-view.ts';
+import type { Composed } from '../../runtime/compose.ts';
 import { posts } from '../../runtime/parts/posts.ts';
 import { tags } from '../../runtime/parts/tags.ts';
-import { httpHandler } from '../pipeline.ts';
+import { type HttpRequest, httpHandler } from '../pipeline.ts';
+
+/** What the route composes; the dashboard's route (http/account/) composes the same. */
+export const listPostsUses = [posts, tags] as const;
 
 /** GET /v1/posts: filtered, paginated with an opaque cursor; stop when nextCursor is null. */
-export const handler = httpHandler({ uses: [posts, tags] }, async ({ deps, auth, query }) => {
+export const listPostsRoute = async ({
+  deps,
+  auth,
+  query,
+}: HttpRequest<undefined, Composed<typeof listPostsUses>>) => {
   const [page, names] = await Promise.all([
     listPosts(deps, auth, {
       statuses: query.getAll('status'),
@@ -22,4 +30,6 @@ export const handler = httpHandler({ uses: [posts, tags] }, async ({ deps, auth,
     status: 200,
     body: { data: page.posts.map((post) => postView(post, names)), nextCursor: page.cursor },
   };
-});
+};
+
+export const handler = httpHandler({ uses: listPostsUses }, listPostsRoute);

@@ -28,6 +28,15 @@ export const keys = {
   user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
   /** An API key is found by the SHA-256 of its secret; the secret itself is never stored. */
   apiKey: (secretHash: string): Key => ({ PK: `APIKEY#${secretHash}`, SK: 'APIKEY' }),
+  /**
+   * A key is also in GSI1 under its workspace's key list, sorted by creation time then id, so the
+   * dashboard lists (newest first) and finds a workspace's keys by id without knowing their hashes.
+   */
+  apiKeyWorkspaceIndex: (workspaceId: string, createdAt: string, keyId: string) => ({
+    GSI1PK: `WORKSPACE#${workspaceId}#KEYS`,
+    GSI1SK: `${createdAt}#${keyId}`,
+  }),
+  apiKeyWorkspacePartition: (workspaceId: string): string => `WORKSPACE#${workspaceId}#KEYS`,
   channel: (workspaceId: string, channelId: string): Key => ({
     PK: `WORKSPACE#${workspaceId}`,
     SK: `CHANNEL#${channelId}`,

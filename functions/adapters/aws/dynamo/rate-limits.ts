@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../../ports/api-keys.ts';
 import type { KeyCount, KeyWindowRead, RateLimiter, RateLimitState } from '../../../ports/rate-limiter.ts';
 import { keyWindowFromItem } from './api-keys.ts';
 import { isConditionFailure, type TableRef } from './client.ts';
-import { keys } from './keys.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
 import type { TransactItem } from './usage.ts';
 
 const WINDOW_SECONDS = 60;
@@ -21,23 +21,34 @@ const CONFLICT_ATTEMPTS = 6;
 const isTransactionConflict = (error: unknown): boolean =>
   error instanceof Error && error.name === 'TransactionConflictException';
 
+/** Refuses a key from its `expiresAt` (epoch seconds) on: a rolled key once its grace is over. */
+const NOT_EXPIRED = '(attribute_not_exists(#expires) OR #expires > :nowSeconds)';
+
 /**
- * The part of a transaction that counts its request in the key's window (see KeyCount): one more
- * on the condition that the key is still there with the same secret hash, in the same window,
- * below the limit. A transaction refused for it wrote nothing.
+ * The part of a transaction that counts its request in the key's window (see KeyCount): one more,
+ * and the key's `lastUsedAt`, on the condition that the key is still there with the same secret
+ * hash, not expired, in the same window, below the limit. A transaction refused for it wrote nothing.
  */
 export const keyCountItem = (tableName: string, count: KeyCount): TransactItem => ({
   Update: {
     TableName: tableName,
     Key: keys.apiKey(count.secretHash),
-    UpdateExpression: 'ADD #count :one',
-    ConditionExpression: '#hash = :hash AND #window = :window AND #count < :limit',
-    ExpressionAttributeNames: { '#hash': 'secretHash', '#window': 'rateWindow', '#count': 'rateCount' },
+    UpdateExpression: 'ADD #count :one SET #used = :used',
+    ConditionExpression: `#hash = :hash AND #window = :window AND #count < :limit AND ${NOT_EXPIRED}`,
+    ExpressionAttributeNames: {
+      '#hash': 'secretHash',
+      '#window': 'rateWindow',
+      '#count': 'rateCount',
+      '#used': 'lastUsedAt',
+      '#expires': TABLE_KEYS.ttlAttribute,
+    },
     ExpressionAttributeValues: {
       ':one': 1,
       ':hash': count.secretHash,
       ':window': count.window,
       ':limit': count.limit,
+      ':used': count.usedAt,
+      ':nowSeconds': Math.floor(Date.parse(count.usedAt) / 1000),
     },
   },
 });
@@ -46,11 +57,15 @@ export const keyCountItem = (tableName: string, count: KeyCount): TransactItem =
  * The stored window of a key item a failed condition returned (`ReturnValuesOnConditionCheckFailure`),
  * or null when there is no such item. The document client leaves that item marshalled.
  */
-const storedWindow = (error: unknown): { window: number } | null => {
+const storedWindow = (error: unknown): { window: number; expiresAt: number | null } | null => {
   const item = (error as { Item?: Record<string, unknown> }).Item;
   if (!item) return null;
-  const value = item.rateWindow as { N?: string } | number | undefined;
-  return { window: Number(typeof value === 'object' ? value.N : (value ?? Number.NaN)) };
+  const number = (value: unknown) => {
+    const raw = value as { N?: string } | number | undefined;
+    return Number(typeof raw === 'object' ? raw.N : (raw ?? Number.NaN));
+  };
+  const expires = item[TABLE_KEYS.ttlAttribute];
+  return { window: number(item.rateWindow), expiresAt: expires === undefined ? null : number(expires) };
 };
 
 /**
@@ -87,6 +102,7 @@ export class DynamoRateLimiter implements RateLimiter {
         secretHash: read.key.secretHash,
         window: windowStart,
         limit: this.limitPerMinute,
+        usedAt: now.toISOString(),
         counted: false,
       },
       rate: this.state(read.count + 1, windowStart, nowSeconds),
@@ -125,7 +141,12 @@ export class DynamoRateLimiter implements RateLimiter {
     const common = {
       TableName: this.table.tableName,
       Key: keys.apiKey(secretHash),
-      ExpressionAttributeNames: { '#window': 'rateWindow', '#count': 'rateCount' },
+      ExpressionAttributeNames: {
+        '#window': 'rateWindow',
+        '#count': 'rateCount',
+        '#used': 'lastUsedAt',
+        '#expires': TABLE_KEYS.ttlAttribute,
+      },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     } as const;
@@ -139,12 +160,19 @@ export class DynamoRateLimiter implements RateLimiter {
             ...common,
             ...(start
               ? {
-                  UpdateExpression: 'SET #window = :window, #count = :one',
-                  ConditionExpression:
-                    'attribute_exists(PK) AND (attribute_not_exists(#window) OR #window < :window)',
+                  UpdateExpression: 'SET #window = :window, #count = :one, #used = :used',
+                  ConditionExpression: `attribute_exists(PK) AND (attribute_not_exists(#window) OR #window < :window) AND ${NOT_EXPIRED}`,
                 }
-              : { UpdateExpression: 'ADD #count :one', ConditionExpression: '#window = :window' }),
-            ExpressionAttributeValues: { ':one': 1, ':window': windowStart },
+              : {
+                  UpdateExpression: 'ADD #count :one SET #used = :used',
+                  ConditionExpression: `#window = :window AND ${NOT_EXPIRED}`,
+                }),
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':window': windowStart,
+              ':used': now.toISOString(),
+              ':nowSeconds': nowSeconds,
+            },
           }),
         );
         const { key, count } = keyWindowFromItem(out.Attributes ?? {});
@@ -157,7 +185,8 @@ export class DynamoRateLimiter implements RateLimiter {
         }
         if (!isConditionFailure(error)) throw error;
         const stored = storedWindow(error);
-        if (!stored) return null;
+        // No such key, or one past its expiry: not found, and nothing counted.
+        if (!stored || (stored.expiresAt !== null && stored.expiresAt <= nowSeconds)) return null;
         // A later window (another instance's clock ahead) is counted in; a failed count of an
         // older window starts the current one; a failed start (another request started it) counts.
         if (stored.window > windowStart) {

@@ -1,7 +1,7 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Workspace, WorkspaceStore } from '../../../ports/workspaces.ts';
-import { queryByPrefix, type TableRef } from './client.ts';
+import { isConditionFailure, queryByPrefix, type TableRef } from './client.ts';
 import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
@@ -62,9 +62,35 @@ export const getWorkspace = async (
 export const listWorkspaces = async (table: TableRef, accountId: string): Promise<Workspace[]> =>
   (await queryByPrefix(table, keys.account(accountId).PK, 'WORKSPACE#')).map(workspaceFromItem);
 
+export const renameWorkspace = async (
+  { doc, tableName }: TableRef,
+  accountId: string,
+  workspaceId: string,
+  name: string,
+): Promise<Workspace | null> => {
+  try {
+    const out = await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.workspace(accountId, workspaceId),
+        UpdateExpression: 'SET #name = :name',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': name },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return workspaceFromItem(out.Attributes ?? {});
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
+};
+
 /** The WorkspaceStore port over the table. */
 export const dynamoWorkspaceStore = (table: TableRef): WorkspaceStore => ({
   createWorkspace: (workspace) => putWorkspace(table, workspace),
   getWorkspace: (accountId, workspaceId) => getWorkspace(table, accountId, workspaceId),
   listWorkspaces: (accountId) => listWorkspaces(table, accountId),
+  renameWorkspace: (accountId, workspaceId, name) => renameWorkspace(table, accountId, workspaceId, name),
 });
