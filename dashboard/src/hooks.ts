@@ -53,5 +53,10 @@ export const useRoute = (): string[] => {
   return route;
 };
 
-export const formatTime = (iso: string | null | undefined): string =>
-  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+export const formatTime = (iso: string | null | undefined, seconds = false): string =>
+  iso
+    ? new Date(iso).toLocaleString(undefined, {
+        dateStyle: 'medium',
+        timeStyle: seconds ? 'medium' : 'short',
+      })
+    : '—';

@@ -25,3 +25,14 @@ export const Section = ({ title, children }: { title: string; children: Componen
     {children}
   </section>
 );
+
+/**
+ * A wide table's box: it scrolls sideways on a phone instead of the page, and is focusable with a
+ * name so a keyboard user can scroll it too.
+ */
+export const Scroll = ({ label, children }: { label: string; children: ComponentChildren }) => (
+  // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
+  <section class="scroll" aria-label={label} tabIndex={0}>
+    {children}
+  </section>
+);

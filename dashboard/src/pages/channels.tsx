@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, messageOf, type Schemas } from '../api.ts';
 import { formatTime, useLoad } from '../hooks.ts';
-import { Badge, ErrorNote, Loading } from '../ui.tsx';
+import { Badge, ErrorNote, Loading, Scroll } from '../ui.tsx';
 
 type Platform = Schemas['PostChannelsConnectBody']['platform'];
 type Target = Schemas['GetChannelsConnectStateTargets200']['data'][number];
@@ -163,7 +163,7 @@ export const ChannelsPage = ({ api, workspaceId }: { api: Api; workspaceId: stri
       {channels.loading && !channels.data && <Loading what="channels" />}
       {channels.data && channels.data.data.length === 0 && <p>No channel yet.</p>}
       {channels.data && channels.data.data.length > 0 && (
-        <div class="scroll">
+        <Scroll label="Channels">
           <table>
             <thead>
               <tr>
@@ -211,7 +211,7 @@ export const ChannelsPage = ({ api, workspaceId }: { api: Api; workspaceId: stri
               ))}
             </tbody>
           </table>
-        </div>
+        </Scroll>
       )}
     </>
   );

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Api, type ApiKeyView, messageOf } from '../api.ts';
 import { formatTime, useLoad } from '../hooks.ts';
-import { ErrorNote, Loading } from '../ui.tsx';
+import { ErrorNote, Loading, Scroll } from '../ui.tsx';
 
 const GRACE = [
   [0, 'at once'],
@@ -121,7 +121,7 @@ export const KeysPage = ({ api, workspaceId }: { api: Api; workspaceId: string }
       {keys.loading && !keys.data && <Loading what="keys" />}
       {keys.data && keys.data.data.length === 0 && <p>No key yet.</p>}
       {keys.data && keys.data.data.length > 0 && (
-        <div class="scroll">
+        <Scroll label="Keys">
           <table>
             <thead>
               <tr>
@@ -205,7 +205,7 @@ export const KeysPage = ({ api, workspaceId }: { api: Api; workspaceId: string }
               ))}
             </tbody>
           </table>
-        </div>
+        </Scroll>
       )}
     </>
   );

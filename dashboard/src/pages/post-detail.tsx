@@ -55,7 +55,7 @@ const TimelineList = ({
   <ol class="timeline">
     {events.map((event, i) => (
       <li key={`${event.at}-${i}`} data-kind={event.kind}>
-        <time dateTime={event.at}>{formatTime(event.at)}</time>
+        <time dateTime={event.at}>{formatTime(event.at, true)}</time>
         <span class="tl-what">
           <strong>{event.kind.replace(/_/g, ' ')}</strong> · {platformOf(event.channelId)}
           {event.block !== null && ` · block ${event.block + 1}`}
@@ -63,7 +63,7 @@ const TimelineList = ({
         </span>
         <span class="tl-detail">
           {event.detail}
-          {event.until && ` (until ${formatTime(event.until)})`}
+          {event.until && ` (until ${formatTime(event.until, true)})`}
           {event.error && ` — ${event.error.code}: ${event.error.message}`}{' '}
           {event.url && (
             <a href={event.url} rel="noopener noreferrer" target="_blank">

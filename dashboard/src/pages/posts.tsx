@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Api, Schemas } from '../api.ts';
 import { formatTime, useLoad } from '../hooks.ts';
-import { Badge, ErrorNote, Loading } from '../ui.tsx';
+import { Badge, ErrorNote, Loading, Scroll } from '../ui.tsx';
 
 type Post = Schemas['Post'];
 const DAY_MS = 86_400_000;
@@ -99,7 +99,7 @@ export const PostsPage = ({ api, workspaceId }: { api: Api; workspaceId: string 
       {page.loading && posts.length === 0 && <Loading what="posts" />}
       {page.data && posts.length === 0 && <p>No post yet: create one with the API.</p>}
       {posts.length > 0 && (
-        <div class="scroll">
+        <Scroll label="Posts">
           <table>
             <thead>
               <tr>
@@ -138,7 +138,7 @@ export const PostsPage = ({ api, workspaceId }: { api: Api; workspaceId: string 
               ))}
             </tbody>
           </table>
-        </div>
+        </Scroll>
       )}
       {page.data?.nextCursor && (
         <button

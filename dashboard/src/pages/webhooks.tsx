@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Api, messageOf, type Schemas } from '../api.ts';
 import { formatTime, useLoad } from '../hooks.ts';
-import { Badge, ErrorNote, Loading } from '../ui.tsx';
+import { Badge, ErrorNote, Loading, Scroll } from '../ui.tsx';
 
 type Webhook = Schemas['Webhook'];
 
@@ -25,7 +25,7 @@ const Deliveries = ({ api, workspaceId, webhook }: { api: Api; workspaceId: stri
       {log.loading && !log.data && <Loading what="deliveries" />}
       {log.data && log.data.data.length === 0 && <p>No delivery yet.</p>}
       {log.data && log.data.data.length > 0 && (
-        <div class="scroll">
+        <Scroll label="Delivery log">
           <table>
             <thead>
               <tr>
@@ -57,7 +57,7 @@ const Deliveries = ({ api, workspaceId, webhook }: { api: Api; workspaceId: stri
               ))}
             </tbody>
           </table>
-        </div>
+        </Scroll>
       )}
     </div>
   );
