@@ -17,7 +17,8 @@ export const LineChart = ({ times, series, title }: { times: number[]; series: S
   useEffect(() => {
     const el = box.current;
     if (!el || times.length === 0) return;
-    const width = () => Math.max(280, Math.min(el.clientWidth || 640, 900));
+    // As wide as its box (which the page's layout sizes), never wider.
+    const width = () => Math.max(200, Math.min(el.clientWidth || 640, 900));
     const plot = new uPlot(
       {
         width: width(),
@@ -38,10 +39,13 @@ export const LineChart = ({ times, series, title }: { times: number[]; series: S
       [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
       el,
     );
-    const onResize = () => plot.setSize({ width: width(), height: 260 });
-    window.addEventListener('resize', onResize);
+    // The box changes width with the window, and when a scroll bar appears as the page grows.
+    const observer = new ResizeObserver(() => {
+      if (plot.width !== width()) plot.setSize({ width: width(), height: 260 });
+    });
+    observer.observe(el);
     return () => {
-      window.removeEventListener('resize', onResize);
+      observer.disconnect();
       plot.destroy();
     };
   }, [times, series, title]);

@@ -41,6 +41,8 @@ export const connectReturn = ():
 const forgetReturn = () => {
   sessionStorage.removeItem(PENDING_KEY);
   window.history.replaceState(null, '', `${window.location.pathname}#/channels`);
+  // replaceState fires no hashchange: tell the router the page is now #/channels.
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
 };
 
 export const ChannelsPage = ({ api, workspaceId }: { api: Api; workspaceId: string }) => {
