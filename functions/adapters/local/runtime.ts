@@ -21,7 +21,7 @@ import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { type AssemblySource, type StartedAssembly, startAssembly } from './assembly-runtime.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
-import { type DashboardCognito, dashboardFiles, ensureDashboardBuild } from './dashboard-files.ts';
+import { dashboardFiles, ensureDashboardBuild } from './dashboard-files.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
 import {
@@ -342,7 +342,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       let runtime: LocalRuntime | undefined;
       const handlers = await loadHttpHandlers({
         root,
-        dashboard: dashboardFiles({ dir: dashboard.dir, cognito: async () => runtime?.cognito?.() }),
+        dashboard: dashboardFiles({ dir: dashboard.dir, cognito: async () => runtime?.cognito() }),
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
         ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
