@@ -22,7 +22,7 @@ interface AuthResult {
   AccessToken: string;
   IdToken: string;
   RefreshToken?: string;
-  ExpiresIn: number;
+  ExpiresIn?: number;
 }
 interface InitiateAuthResponse {
   AuthenticationResult?: AuthResult;
@@ -69,11 +69,30 @@ const call = async <T>(
   return json as T;
 };
 
+/** A JWT's claims, read without checking it (the API's authorizer checks; this only schedules). */
+export const claimsOf = (jwt: string): Record<string, unknown> => {
+  try {
+    const payload = jwt.split('.')[1] ?? '';
+    return JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+};
+
+/** When the access token expires: its `exp` claim, else `ExpiresIn` (some emulators leave one out), else an hour. */
+const expiryOf = (result: AuthResult): number => {
+  const exp = claimsOf(result.AccessToken).exp;
+  if (typeof exp === 'number' && Number.isFinite(exp)) return exp * 1000;
+  if (typeof result.ExpiresIn === 'number' && Number.isFinite(result.ExpiresIn))
+    return Date.now() + result.ExpiresIn * 1000;
+  return Date.now() + 3_600_000;
+};
+
 const tokensOf = (result: AuthResult, refreshToken?: string): Tokens => ({
   accessToken: result.AccessToken,
   idToken: result.IdToken,
   refreshToken: result.RefreshToken ?? refreshToken ?? '',
-  expiresAt: Date.now() + result.ExpiresIn * 1000,
+  expiresAt: expiryOf(result),
 });
 
 const stepOf = (answer: InitiateAuthResponse, username: string, refreshToken?: string): SignInStep => {

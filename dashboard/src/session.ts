@@ -2,7 +2,7 @@
  * The signed-in session: tokens in sessionStorage (gone when the tab closes), refreshed a minute
  * before the access token expires, and on demand when the API answers 401.
  */
-import { refresh, type Tokens } from './cognito.ts';
+import { claimsOf, refresh, type Tokens } from './cognito.ts';
 import type { DashboardConfig } from './config.ts';
 
 const KEY = 'herald.session';
@@ -15,11 +15,14 @@ export class Session {
   private tokens: Tokens | null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private refreshing: Promise<Tokens | null> | undefined;
+  /** Bumped whenever the tokens change, so a refresh started before knows it is stale. */
+  private generation = 0;
   private readonly listeners = new Set<Listener>();
 
   constructor(private readonly cognito: DashboardConfig['cognito']) {
     const saved = sessionStorage.getItem(KEY);
-    this.tokens = saved ? (JSON.parse(saved) as Tokens) : null;
+    const tokens = saved ? (JSON.parse(saved) as Tokens) : null;
+    this.tokens = tokens && Number.isFinite(tokens.expiresAt) ? tokens : null;
     this.schedule();
   }
 
@@ -29,17 +32,9 @@ export class Session {
 
   /** Who is signed in, from the id token's claims (display only: the API trusts its authorizer). */
   get email(): string {
-    const payload = this.tokens?.idToken.split('.')[1];
-    if (!payload) return '';
-    try {
-      const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<
-        string,
-        unknown
-      >;
-      return String(claims.email ?? claims['cognito:username'] ?? '');
-    } catch {
-      return '';
-    }
+    if (!this.tokens) return '';
+    const claims = claimsOf(this.tokens.idToken);
+    return String(claims.email ?? claims['cognito:username'] ?? '');
   }
 
   onChange(listener: Listener): () => void {
@@ -48,6 +43,9 @@ export class Session {
   }
 
   set(tokens: Tokens | null): void {
+    // A refresh still under way when the tokens change (a sign-out, a new sign-in) must not land.
+    this.generation += 1;
+    this.refreshing = undefined;
     this.tokens = tokens;
     if (tokens) sessionStorage.setItem(KEY, JSON.stringify(tokens));
     else sessionStorage.removeItem(KEY);
@@ -70,19 +68,22 @@ export class Session {
   renew(): Promise<Tokens | null> {
     const refreshToken = this.tokens?.refreshToken;
     if (!refreshToken) return Promise.resolve(null);
-    this.refreshing ??= refresh(this.cognito, refreshToken)
-      .then((tokens) => {
+    if (this.refreshing) return this.refreshing;
+    const generation = this.generation;
+    const stale = () => generation !== this.generation;
+    const refreshing = refresh(this.cognito, refreshToken).then(
+      (tokens) => {
+        if (stale()) return this.tokens;
         this.set(tokens);
         return tokens;
-      })
-      .catch(() => {
-        this.set(null);
-        return null;
-      })
-      .finally(() => {
-        this.refreshing = undefined;
-      });
-    return this.refreshing;
+      },
+      () => {
+        if (!stale()) this.set(null);
+        return this.tokens;
+      },
+    );
+    this.refreshing = refreshing;
+    return refreshing;
   }
 
   private schedule(): void {
