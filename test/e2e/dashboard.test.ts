@@ -155,7 +155,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', { t
     await page.locator('tbody tr').first().waitFor();
   });
 
-  it('creates a key whose secret works at once, then revokes it: the next request is 401', async () => {
+  it('creates a key whose secret works at once, rolls it, then revokes it: the next request is 401', async () => {
     await open('keys', 'API keys');
     await page.getByLabel('Name').fill('from the browser');
     await page.getByLabel('Mode').selectOption('live');
@@ -169,13 +169,27 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', { t
     await expect(row.locator('td').nth(1).innerText()).resolves.toBe(`${secret.slice(0, 12)}…`);
     await checkPage('keys');
 
-    const use = () => fetch(`${rt.url}/v1/channels`, { headers: { 'x-api-key': secret } });
-    expect((await use()).status).toBe(200);
+    const use = (key: string) => fetch(`${rt.url}/v1/channels`, { headers: { 'x-api-key': key } });
+    expect((await use(secret)).status).toBe(200);
     await page.getByRole('button', { name: 'Done' }).click();
+    await secretBox.waitFor({ state: 'detached' });
+
+    // Roll with no grace: a new secret is shown once, and the old one stops working at once.
+    await row.getByRole('button', { name: 'Roll from the browser' }).click();
+    await row.getByLabel('Old secret stops working').selectOption('0');
+    await row.getByRole('button', { name: 'Roll', exact: true }).click();
+    await secretBox.waitFor();
+    const rolled = await secretBox.inputValue();
+    expect(rolled).not.toBe(secret);
+    expect((await use(rolled)).status).toBe(200);
+    await waitFor(async () => (await use(secret)).status === 401, { what: 'the old secret refused' });
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    await expect(page.locator('tr', { hasText: 'from the browser' }).count()).resolves.toBe(1);
     await row.getByRole('button', { name: 'Revoke from the browser' }).click();
     await row.getByRole('button', { name: 'Confirm revoke' }).click();
     await row.waitFor({ state: 'detached' });
-    expect((await use()).status).toBe(401);
+    expect((await use(rolled)).status).toBe(401);
   });
 
   it('connects a page network through the simulator and adds the pages chosen', async () => {
