@@ -1,8 +1,9 @@
 /**
- * The management routes (`/v1/account/...`, the user's JWT) as openapi-fetch path types, until
- * `client/schema.d.ts` is regenerated with them: the workspace-scoped routes reuse the generated
- * key-route operations with a `workspaceId` path parameter, and the few new answers are typed from
- * the issue's contract. Replaced by the generated types once they land.
+ * The management routes (`/v1/account/...`, the user's JWT) as the issue's contract gives them, for
+ * any route `client/schema.d.ts` does not have yet: api.ts takes the generated type of every path
+ * the document has and this one only for the others (so a route, once generated, is typed by the
+ * document alone). The workspace-scoped routes reuse the generated key-route operations with a
+ * `workspaceId` path parameter.
  */
 import type { components, operations } from '../../client/schema.d.ts';
 

@@ -8,7 +8,9 @@ import type { AccountPaths } from './account-paths.ts';
 import type { Session } from './session.ts';
 
 export type Schemas = components['schemas'];
-export type Api = Client<paths & AccountPaths>;
+/** The generated paths, and the contract's for any management route not yet in the document. */
+export type Paths = paths & Omit<AccountPaths, keyof paths>;
+export type Api = Client<Paths>;
 export type { AccountView, ApiKeyView, Timeline, TimelineEvent, WorkspaceView } from './account-paths.ts';
 
 /** The envelope's message, or a plain one for an answer without it (API Gateway's 401). */
@@ -24,7 +26,7 @@ export const messageOf = (error: unknown): string => {
 };
 
 export const createApi = (apiBase: string, session: Session): Api => {
-  const api = createClient<paths & AccountPaths>({ baseUrl: apiBase || window.location.origin });
+  const api = createClient<Paths>({ baseUrl: apiBase || window.location.origin });
   // Each request's unread copy, for the one retry after a refresh (its body is consumed by then).
   const copies = new Map<string, Request>();
   const auth: Middleware = {
