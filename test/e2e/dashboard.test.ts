@@ -8,6 +8,7 @@ import type { Receiver } from '../support/https-receiver.ts';
 import { publishNow } from '../support/publishing.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
 import type { TestRuntime } from '../support/runtime.ts';
+import { cognitoCall, otherAccountUser, signIn, totp } from '../support/users.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -284,6 +285,62 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', { t
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Email').waitFor();
     expect(await page.evaluate("sessionStorage.getItem('herald.session')")).toBeNull();
+    expect(consoleProblems).toEqual([]);
+  });
+
+  it('answers the challenges: a new password on first sign-in, then a TOTP code, for a user who sees only their account', async () => {
+    const settings = await rt.cognito();
+    const other = await otherAccountUser(rt);
+    // As create-owner leaves a new person: a temporary password that the first sign-in replaces.
+    await cognitoCall(settings, 'AdminSetUserPassword', {
+      UserPoolId: settings.userPoolId,
+      Username: other.email,
+      Password: other.password,
+      Permanent: false,
+    });
+    await page.setViewportSize({ width: 1200, height: 900 });
+    // A tab of its own: no session left from the tests before.
+    await page.goto(`${rt.url}/dashboard/`);
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    const signInAs = async (password: string) => {
+      await page.getByLabel('Email').fill(other.email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+    await signInAs(other.password);
+    const chosen = 'Chosen-In-The-Browser-1!';
+    await page.getByLabel('Choose a new password').fill(chosen);
+    await checkPage('new-password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    // Only this account's workspace is offered: none of the demo account's.
+    const offered = await page
+      .getByLabel('Workspace')
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    expect(offered).toEqual([other.workspaceId]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+
+    // The person turns TOTP on (as an authenticator app's set-up does), then signs in with a code.
+    const tokens = await signIn(settings, other.email, chosen);
+    const { body: associated } = await cognitoCall(settings, 'AssociateSoftwareToken', {
+      AccessToken: tokens.accessToken,
+    });
+    await cognitoCall(settings, 'VerifySoftwareToken', {
+      AccessToken: tokens.accessToken,
+      UserCode: totp(associated.SecretCode),
+    });
+    await cognitoCall(settings, 'SetUserMFAPreference', {
+      AccessToken: tokens.accessToken,
+      SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
+    });
+    await signInAs(chosen);
+    await page.getByLabel('Code from your authenticator app').fill(totp(associated.SecretCode));
+    await checkPage('mfa');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await expect(page.getByText(other.email).count()).resolves.toBeGreaterThan(0);
     expect(consoleProblems).toEqual([]);
   });
 });
