@@ -1,5 +1,6 @@
 /** `npm run bench [-- suite ...]`: runs the named suites (all by default) and updates BENCHMARKS.md. */
 import { runBlueskyMedia } from './bluesky-media.ts';
+import { runDashboardBundle } from './dashboard-bundle.ts';
 import { runLinkedInMedia } from './linkedin-media.ts';
 import { runMedia } from './media.ts';
 import { runMetrics } from './metrics.ts';
@@ -27,6 +28,7 @@ const suites: Record<string, () => Promise<void>> = {
   'bluesky-media': runBlueskyMedia,
   'tiktok-media': runTikTokMedia,
   'vimeo-media': runVimeoMedia,
+  'dashboard-bundle': runDashboardBundle,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

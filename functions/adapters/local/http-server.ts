@@ -16,6 +16,7 @@ import {
 import { corsHeadersFor } from '../../shared/cors.ts';
 import { env } from '../../shared/env.ts';
 import type { RequestLine } from './console-log.ts';
+import type { DashboardFiles } from './dashboard-files.ts';
 import { type FunctionIdentity, runAsFunction } from './grant-guard.ts';
 import { type JwtAuthorizer, unauthorized } from './jwt-authorizer.ts';
 import { lambdaContext as baseContext } from './queue-poller.ts';
@@ -239,6 +240,8 @@ export const loadHttpHandlers = async (options: {
   handlerFor?: (routeKey: string) => Handler;
   /** The JWT authorizer of the user routes (jwt-authorizer.ts); without it they answer 401. */
   userAuthorizer?: () => Promise<JwtAuthorizer>;
+  /** The dashboard's files under /dashboard (CloudFront and S3's part on AWS), before any route. */
+  dashboard?: DashboardFiles;
 }): Promise<RequestListener> => {
   const loadFn = (id: string, entry: string) =>
     options.handlerFor ? Promise.resolve(options.handlerFor(id)) : load(options.root, entry);
@@ -318,6 +321,12 @@ export const loadHttpHandlers = async (options: {
         });
         return;
       }
+      const page = await options.dashboard?.(
+        req.method ?? 'GET',
+        url.pathname,
+        req.headers.host ?? 'localhost',
+      );
+      if (page) return reply(page);
       if (url.pathname === healthRoute.path && req.method === 'GET') {
         const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
         reply(await invoke(healthFunction, health, event, 'health'));

@@ -21,6 +21,7 @@ import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { type AssemblySource, type StartedAssembly, startAssembly } from './assembly-runtime.ts';
 import { startLocalAwsServices } from './aws-services.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
+import { dashboardFiles, ensureDashboardBuild } from './dashboard-files.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
 import { createTable, startDynamoDbLocal, stopOrphanedDynamoDbLocal } from './dynamodb-local.ts';
 import {
@@ -334,8 +335,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
       const since = performance.now();
       const requestLog = log.level === 'debug' || log.level === 'info';
+      const root = options.root ?? REPO_ROOT;
+      const dashboard = await ensureDashboardBuild(root);
+      if (dashboard.built) log.info(`  dashboard built (${seconds(since)})`);
+      // Read per request: the runtime object (with the emulator's settings) exists once serving starts.
+      let runtime: LocalRuntime | undefined;
       const handlers = await loadHttpHandlers({
-        root: options.root ?? REPO_ROOT,
+        root,
+        dashboard: dashboardFiles({ dir: dashboard.dir, cognito: async () => runtime?.cognito() }),
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
         ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
@@ -550,8 +557,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
           `${requeued ? `, ${requeued} job${requeued === 1 ? '' : 's'} lost at the last stop requeued` : ''}` +
           ` (started in ${seconds(started)})`,
       );
-      httpPort.serve((req, res) => container.run(() => handlers(req, res)));
-      return {
+      runtime = {
         container,
         simulators,
         url: httpPort.url,
@@ -567,6 +573,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         },
         stop: stopAll,
       };
+      httpPort.serve((req, res) => container.run(() => handlers(req, res)));
+      return runtime;
     });
   } catch (error) {
     await stopAll();
