@@ -4,14 +4,17 @@
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../client/schema.d.ts';
-import type { AccountPaths } from './account-paths.ts';
 import type { Session } from './session.ts';
 
 export type Schemas = components['schemas'];
-/** The generated paths, and the contract's for any management route not yet in the document. */
-export type Paths = paths & Omit<AccountPaths, keyof paths>;
+/** Every route of the OpenAPI document, the management routes included. */
+export type Paths = paths;
 export type Api = Client<Paths>;
-export type { AccountView, ApiKeyView, Timeline, TimelineEvent, WorkspaceView } from './account-paths.ts';
+export type AccountView = Schemas['AccountOverview'];
+export type ApiKeyView = Schemas['ApiKey'];
+export type WorkspaceView = Schemas['Workspace'];
+export type Timeline = Schemas['GetPostsIdTimeline200'];
+export type TimelineEvent = Timeline['data'][number];
 
 /** The envelope's message, or a plain one for an answer without it (API Gateway's 401). */
 export const messageOf = (error: unknown): string => {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { indexApiKeys } from '../../core/admin/admin.ts';
 import { createOwner } from '../../core/admin/owners.ts';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
 import {
@@ -358,6 +359,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       let seed: SeedFile;
       if (existsSync(seedPath)) {
         seed = { ...(JSON.parse(readFileSync(seedPath, 'utf8')) as SeedFile), baseUrl };
+        // A data directory made before the dashboard listed keys per workspace: list its keys
+        // (the demo keys among them), as `npm run admin -- index-keys` does; nothing once done.
+        const { added } = await indexApiKeys(container.deps);
+        if (added > 0) log.info(`  listed ${added} earlier API key(s) in their workspaces' key lists`);
       } else {
         log.info('  seeding a demo account...');
         const result = await seedDemoAccount(container.deps);
