@@ -233,7 +233,7 @@ const inNameOrder = (value: unknown): unknown =>
 
 /**
  * Every item of the table but the rate-limit counters (each request counts, by design): the
- * counter items of client addresses, and the window an API key's item carries.
+ * counter items of client addresses and users, and the window and last use an API key's item carries.
  */
 const snapshot = async (): Promise<Map<string, string>> => {
   const { doc, tableName } = rt.container.deps.table;
@@ -243,7 +243,7 @@ const snapshot = async (): Promise<Map<string, string>> => {
     const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
     for (const item of page.Items ?? []) {
       if (String(item.PK).startsWith('RATE#')) continue;
-      const { rateWindow: _window, rateCount: _count, ...rest } = item;
+      const { rateWindow: _window, rateCount: _count, lastUsedAt: _used, ...rest } = item;
       const kept = String(item.PK).startsWith('APIKEY#') ? rest : item;
       items.set(`${item.PK} ${item.SK}`, JSON.stringify(inNameOrder(kept)));
     }
