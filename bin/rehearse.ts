@@ -499,12 +499,12 @@ export const runThrough = async (
     );
 
   // The dashboard's management routes (issue 29), each through the JWT authorizer with the owner's
-  // access token. Left unrun here: POST .../channels/connect/complete, GET and POST
-  // .../channels/connect/{state}/targets and DELETE .../channels/{id}, which need a finished
-  // consent flow first (the key routes' twins run the same code in the connect flow above).
+  // access token. Left unrun here: GET and POST .../channels/connect/{state}/targets, which need a
+  // network whose consent grants several targets (pages, organizations) to choose from; their key
+  // routes' twins are not run either.
   if (accountRoute)
     await step(
-      "the dashboard's management routes: the account, workspaces, keys created, rolled and revoked, channels, posts, webhooks",
+      "the dashboard's management routes: the account, workspaces, keys created, rolled and revoked, a channel connected and removed, posts, webhooks",
       async () => {
         const { accessToken } = await ownerTokens(rt);
         const user = (path: string, call: { method?: string; body?: unknown } = {}): ReturnType<Api> =>
@@ -564,6 +564,23 @@ export const runThrough = async (
           redirectUrl: `${rt.url}/dashboard/`,
         });
         check(connect.body.authorizeUrl, `the connect start has no authorizeUrl: ${connect.text}`);
+        // The consent as the dashboard's user gives it: the network, Herald's callback, back on
+        // the dashboard with ?connectCode, completed and then removed through the user routes.
+        const authorize = new URL(connect.body.authorizeUrl);
+        authorize.searchParams.set('sim_user', `dashboard${Date.now()}`);
+        const atNetwork = await fetch(authorize, { redirect: 'manual' });
+        const callback = atNetwork.headers.get('location');
+        check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
+        const atHerald = await fetch(callback as string, { redirect: 'manual' });
+        const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
+        check(
+          landed.pathname === '/dashboard/' && landed.searchParams.get('connectCode'),
+          `the callback landed on ${landed}`,
+        );
+        const connected = await expect('POST', `${ws}/channels/connect/complete`, 201, {
+          connectCode: landed.searchParams.get('connectCode'),
+        });
+        await expect('DELETE', `${ws}/channels/${connected.body.id}`, 200);
 
         check(mediaPostId, 'no published post to read');
         await expect('GET', `${ws}/posts`, 200);
