@@ -499,12 +499,10 @@ export const runThrough = async (
     );
 
   // The dashboard's management routes (issue 29), each through the JWT authorizer with the owner's
-  // access token. Left unrun here: GET and POST .../channels/connect/{state}/targets, which need a
-  // network whose consent grants several targets (pages, organizations) to choose from; their key
-  // routes' twins are not run either.
+  // access token: every one of them is run.
   if (accountRoute)
     await step(
-      "the dashboard's management routes: the account, workspaces, keys created, rolled and revoked, a channel connected and removed, posts, webhooks",
+      "the dashboard's management routes: the account, workspaces, keys created, rolled and revoked, channels connected (pages chosen) and removed, posts, webhooks",
       async () => {
         const { accessToken } = await ownerTokens(rt);
         const user = (path: string, call: { method?: string; body?: unknown } = {}): ReturnType<Api> =>
@@ -559,28 +557,44 @@ export const runThrough = async (
         await withKey(rolled.body.secret, 401, 'the revoked key');
 
         await expect('GET', `${ws}/channels`, 200);
-        const connect = await expect('POST', `${ws}/channels/connect`, 201, {
-          platform: 'linkedin',
-          redirectUrl: `${rt.url}/dashboard/`,
-        });
-        check(connect.body.authorizeUrl, `the connect start has no authorizeUrl: ${connect.text}`);
         // The consent as the dashboard's user gives it: the network, Herald's callback, back on
-        // the dashboard with ?connectCode, completed and then removed through the user routes.
-        const authorize = new URL(connect.body.authorizeUrl);
-        authorize.searchParams.set('sim_user', `dashboard${Date.now()}`);
-        const atNetwork = await fetch(authorize, { redirect: 'manual' });
-        const callback = atNetwork.headers.get('location');
-        check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
-        const atHerald = await fetch(callback as string, { redirect: 'manual' });
-        const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
-        check(
-          landed.pathname === '/dashboard/' && landed.searchParams.get('connectCode'),
-          `the callback landed on ${landed}`,
-        );
+        // the dashboard with ?connectCode, completed through the user routes.
+        const consent = async (platform: string) => {
+          const connect = await expect('POST', `${ws}/channels/connect`, 201, {
+            platform,
+            redirectUrl: `${rt.url}/dashboard/`,
+          });
+          check(connect.body.authorizeUrl, `the connect start has no authorizeUrl: ${connect.text}`);
+          const authorize = new URL(connect.body.authorizeUrl);
+          authorize.searchParams.set('sim_user', `dashboard${platform}${Date.now()}`);
+          const atNetwork = await fetch(authorize, { redirect: 'manual' });
+          const callback = atNetwork.headers.get('location');
+          check(callback?.includes('/v1/channels/callback'), `the network redirected to ${callback}`);
+          const atHerald = await fetch(callback as string, { redirect: 'manual' });
+          const landed = new URL(atHerald.headers.get('location') ?? 'https://missing.example');
+          check(
+            landed.pathname === '/dashboard/' && landed.searchParams.get('connectCode'),
+            `the callback landed on ${landed}`,
+          );
+          return landed.searchParams.get('connectCode');
+        };
         const connected = await expect('POST', `${ws}/channels/connect/complete`, 201, {
-          connectCode: landed.searchParams.get('connectCode'),
+          connectCode: await consent('linkedin'),
         });
         await expect('DELETE', `${ws}/channels/${connected.body.id}`, 200);
+        // Facebook's consent grants pages: the complete answers the choice, listed, then one chosen.
+        const pending = await expect('POST', `${ws}/channels/connect/complete`, 200, {
+          connectCode: await consent('facebook'),
+        });
+        check(
+          pending.body.pending === 'targets',
+          `the Facebook complete is not a targets choice: ${pending.text}`,
+        );
+        const targets = `${ws}/channels/connect/${pending.body.connectionId}/targets`;
+        const offered = await expect('GET', targets, 200);
+        const chosen = await expect('POST', targets, 201, { targetIds: [offered.body.data[0]?.id] });
+        for (const channel of chosen.body.data as { id: string }[])
+          await expect('DELETE', `${ws}/channels/${channel.id}`, 200);
 
         check(mediaPostId, 'no published post to read');
         await expect('GET', `${ws}/posts`, 200);
