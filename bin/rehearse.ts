@@ -343,7 +343,7 @@ export const runThrough = async (
   );
 
   await step(
-    'a connect flow (LinkedIn OAuth: consent, callback, complete with the key), a post, the channel removed',
+    'a connect flow (LinkedIn OAuth: consent, callback, complete with the key), a post, the channel removed; Facebook pages chosen; Bluesky by app password',
     async () => {
       const start = await api('/channels/connect', {
         method: 'POST',
@@ -378,6 +378,53 @@ export const runThrough = async (
       check(post.status === 'published', `the post on the new channel ended ${post.status}`);
       const removed = await api(`/channels/${complete.body.id}`, { method: 'DELETE', key });
       check(removed.status === 200, `DELETE /channels/{id} answered ${removed.status}: ${removed.text}`);
+      // Facebook's consent grants pages: the complete answers the choice, listed, then one chosen.
+      const facebook = await api('/channels/connect', {
+        method: 'POST',
+        key,
+        body: { platform: 'facebook', redirectUrl: 'https://client.example/done' },
+      });
+      check(facebook.status === 201, `POST /channels/connect answered ${facebook.status}: ${facebook.text}`);
+      const pageConsent = new URL(facebook.body.authorizeUrl);
+      pageConsent.searchParams.set('sim_user', `rehearsalfb${Date.now()}`);
+      const pageCallback = (await fetch(pageConsent, { redirect: 'manual' })).headers.get('location');
+      const pageLanded = new URL(
+        (await fetch(pageCallback as string, { redirect: 'manual' })).headers.get('location') ??
+          'https://missing.example',
+      );
+      const pending = await api('/channels/connect/complete', {
+        method: 'POST',
+        key,
+        body: { connectCode: pageLanded.searchParams.get('connectCode') },
+      });
+      check(
+        pending.status === 200 && pending.body.pending === 'targets',
+        `the Facebook complete answered ${pending.status}: ${pending.text}`,
+      );
+      const targets = `/channels/connect/${pending.body.connectionId}/targets`;
+      const offered = await api(targets, { key });
+      check(offered.status === 200, `GET ${targets} answered ${offered.status}: ${offered.text}`);
+      const chosen = await api(targets, {
+        method: 'POST',
+        key,
+        body: { targetIds: [offered.body.data[0]?.id] },
+      });
+      check(chosen.status === 201, `POST ${targets} answered ${chosen.status}: ${chosen.text}`);
+      // A Bluesky account by app password (no OAuth).
+      const bluesky = await api('/channels', {
+        method: 'POST',
+        key,
+        body: {
+          platform: 'bluesky',
+          identifier: `rehearsal${Date.now()}.bsky.social`,
+          appPassword: 'abcd-efgh-ijkl-mnop',
+        },
+      });
+      check(bluesky.status === 201, `POST /channels answered ${bluesky.status}: ${bluesky.text}`);
+      for (const id of [...(chosen.body.data as { id: string }[]).map((c) => c.id), bluesky.body.id]) {
+        const gone = await api(`/channels/${id}`, { method: 'DELETE', key });
+        check(gone.status === 200, `DELETE /channels/{id} answered ${gone.status}: ${gone.text}`);
+      }
     },
   );
 
