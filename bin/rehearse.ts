@@ -446,6 +446,14 @@ export const runThrough = async (
       }
       const docs = await fetch(`${rt.url}/docs`);
       check(docs.status === 200, `GET /docs answered ${docs.status}`);
+      // The $default route's function: 404 for a path no route has, 405 for a method another route has.
+      for (const [method, path, status] of [
+        ['GET', '/no-such-route', 404],
+        ['PATCH', '/tags', 405],
+      ] as const) {
+        const res = await api(path, { method, key });
+        check(res.status === status, `${method} ${path} answered ${res.status}, not ${status}: ${res.text}`);
+      }
       const x = channel('x');
       const read = await api(`/channels/${x}`, { key });
       check(read.status === 200, `GET /channels/{id} answered ${read.status}`);
