@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import axe from 'axe-core';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import type { Receiver } from '../support/https-receiver.ts';
 import { publishNow } from '../support/publishing.ts';
 import { startReceiverRuntime } from '../support/receiver-runtime.ts';
@@ -20,13 +20,11 @@ import { waitFor } from '../support/wait.ts';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUTPUT = join(ROOT, 'test-output', 'dashboard');
-const CHROMIUM = '/usr/bin/chromium';
 
 let rt: TestRuntime;
 let receiver: Receiver;
 let stop: (() => Promise<void>) | undefined;
-let context: BrowserContext | undefined;
-let profile: string | undefined;
+let browser: HeadlessChromium | undefined;
 let page: Page;
 let postId: string;
 let webhook: { id: string; secret: string };
@@ -49,22 +47,8 @@ beforeAll(async () => {
   postId = post.id;
 
   mkdirSync(OUTPUT, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'herald-chromium-'));
-  // `headless: true` passes --headless; the persistent context's profile is the fresh --user-data-dir.
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1200, height: 900 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium({ viewport: { width: 1200, height: 900 } });
+  const { context } = browser;
   page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   // What the page itself gets wrong (an answer's 4xx is the API's business, not a page error).
@@ -75,8 +59,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await stop?.();
 });
 

@@ -1,14 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { REQUEST_ID, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Screenshots land here (gitignored). */
 const OUTPUT = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
 
 let rt: TestRuntime;
 beforeAll(async () => {
@@ -77,32 +75,17 @@ describe('GET /v1/openapi.json and /docs', () => {
 });
 
 describe('/docs in headless Chromium', () => {
-  let context: BrowserContext | undefined;
-  let profile: string | undefined;
+  let browser: HeadlessChromium | undefined;
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   it('renders the posts operations offline and runs "Try it out" against this server', {
     skip: !existsSync(CHROMIUM),
     timeout: 180_000,
   }, async () => {
-    // A fresh profile is the persistent context's --user-data-dir; `headless: true` passes --headless.
-    profile = mkdtempSync(join(tmpdir(), 'herald-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
+    const { context } = browser;
     const page = context.pages()[0] ?? (await context.newPage());
     // Offline: any request leaving this server fails the test.
     const foreign: string[] = [];
