@@ -23,6 +23,7 @@ import {
   scopeHint,
 } from '../core/auth/api-keys.ts';
 import { ApiError, errorBody, isApiError } from '../domain/errors.ts';
+import { isId } from '../domain/ids.ts';
 import {
   type KeyCount,
   KeyCountRefusedError,
@@ -333,7 +334,10 @@ const authenticateUser = async (deps: UserDeps, event: HttpEvent, state: State):
   state.user = { userId: user.userId, accountId: user.accountId, email: user.email };
   const workspaceId = event.pathParameters?.workspaceId;
   if (workspaceId === undefined) return;
-  const workspace = await deps.workspaces.getWorkspace(user.accountId, workspaceId);
+  // An id that cannot be a workspace's is unknown without a read (its key could exceed DynamoDB's limits).
+  const workspace = isId('ws', workspaceId)
+    ? await deps.workspaces.getWorkspace(user.accountId, workspaceId)
+    : null;
   if (!workspace) throw new ApiError('not_found');
   state.auth = {
     keyId: `user:${sub}`,

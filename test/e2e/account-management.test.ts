@@ -8,12 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKeyBody, rollKeyBody } from '../../functions/core/account/keys.ts';
 import { workspaceBody } from '../../functions/core/account/workspaces.ts';
 import { connectChannel } from '../../functions/core/admin/admin.ts';
 import { scopeHint } from '../../functions/core/auth/api-keys.ts';
 import { userRoutes } from '../../functions/http/routes.ts';
+import { oversizedKeys, watchKeys } from '../support/dynamo-key-limits.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { type ApiCall, type ApiResponse, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { bearer, otherAccountUser } from '../support/users.ts';
@@ -32,8 +33,11 @@ const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 beforeAll(async () => {
   rt = await startTestRuntime({ env: { NETWORK_TIMEOUT_MS: '3000', PUBLISH_RETRY_BASE_SECONDS: '0.5' } });
   [ann, bob] = await Promise.all([otherAccountUser(rt), otherAccountUser(rt)]);
+  watchKeys();
 }, 120_000);
 afterAll(async () => {
+  // The worker's next file shares these modules: the client's own send again.
+  vi.restoreAllMocks();
   await rt?.destroy();
 });
 
@@ -482,6 +486,45 @@ describe('tenancy on every route', () => {
     expect((await as(bob)('/v1/account/workspaces')).body.data.map((w: { id: string }) => w.id)).toEqual([
       bob.workspaceId,
     ]);
+  });
+});
+
+describe('ids that cannot be ids', () => {
+  it("answers an over-long or malformed path id 404 (or 400) in the envelope, with no key past DynamoDB's limits", {
+    timeout: 60_000,
+  }, async () => {
+    const bodies: Record<string, unknown> = {
+      PATCH: { name: 'Renamed' },
+      POST: {},
+    };
+    // DynamoDB refuses a partition key over 2,048 bytes and a sort key over 1,024: a 5xx on AWS.
+    const bad = (prefix: string) => [`${prefix}_${'x'.repeat(2_100)}`, `${prefix}_%2e%2e`, `${prefix}_a-b`];
+    const prefixOf: Record<string, string> = { workspaceId: 'ws', keyId: 'key', state: 'st' };
+    const idPrefix = (path: string) =>
+      path.includes('/posts/') ? 'post' : path.includes('/webhooks/') ? 'wh' : 'ch';
+    oversizedKeys.splice(0);
+    for (const route of userRoutes.filter((r) => r.path.includes('{'))) {
+      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+      for (const name of names) {
+        for (const value of bad(name === 'id' ? idPrefix(route.path) : (prefixOf[name] as string))) {
+          const path = route.path.replace(/\{(\w+)\}/g, (_, other: string) =>
+            other === name
+              ? value
+              : other === 'workspaceId'
+                ? ann.workspaceId
+                : `${prefixOf[other] ?? 'x'}_1`,
+          );
+          const label = `${route.method} ${route.path} with {${name}} = ${value.slice(0, 20)}…`;
+          const res = await as(ann)(path, {
+            method: route.method,
+            ...(bodies[route.method] !== undefined ? { body: bodies[route.method] } : {}),
+          });
+          expect([400, 404], `${label}: ${res.text.slice(0, 200)}`).toContain(res.status);
+          expect(typeof res.body.error.code, label).toBe('string');
+          expect(oversizedKeys.splice(0), label).toEqual([]);
+        }
+      }
+    }
   });
 });
 

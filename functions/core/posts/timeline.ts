@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ApiError } from '../../domain/errors.ts';
+import { isId } from '../../domain/ids.ts';
 import type { KeyMode } from '../../domain/key-mode.ts';
 import type { PostRecord } from '../../domain/post.ts';
 import {
@@ -91,7 +92,10 @@ export const readTimeline = async (
   scope: TimelineScope,
   postId: string,
 ): Promise<PostTimeline> => {
-  const { post, blocks } = await deps.postTimelines.getTimeline(postId);
+  // An id that cannot be a post's is answered without a read: its key could exceed DynamoDB's limits.
+  const { post, blocks } = isId('post', postId)
+    ? await deps.postTimelines.getTimeline(postId)
+    : { post: null, blocks: [] };
   if (
     !post ||
     post.accountId !== scope.accountId ||
