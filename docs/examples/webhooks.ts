@@ -29,7 +29,7 @@ import {
  * the endpoint's secret, or the old and the new one for a few minutes after rolling it. Events may
  * come more than once: deduplicate on `event.id`.
  */
-export const onHeraldDelivery = (
+const onHeraldDelivery = (
   rawBody: Buffer,
   signatureHeader: string | undefined,
   secrets: string[],

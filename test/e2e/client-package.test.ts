@@ -138,7 +138,9 @@ let installed: Run;
 beforeAll(async () => {
   // The runtime starts while the package is built, packed and installed.
   const runtime = sharedTestRuntime();
-  packed = await run('npm', ['pack', './client', '--pack-destination', work], { cwd: ROOT });
+  packed = await run('npm', ['pack', './client', '--pack-destination', work, '--no-update-notifier'], {
+    cwd: ROOT,
+  });
   if (packed.code === 0) {
     tarball = readdirSync(work).find((file) => file.endsWith('.tgz')) as string;
     const dependencies = { '@herald/client': `file:../${tarball}` };
@@ -162,7 +164,11 @@ beforeAll(async () => {
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileSync(join(project, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
-    installed = await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project });
+    installed = await run(
+      'npm',
+      ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier'],
+      { cwd: project },
+    );
   }
   rt = await runtime;
 }, 180_000);
