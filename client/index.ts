@@ -1,15 +1,20 @@
 /**
- * `herald/client`: a typed Herald client. The types (client/schema.d.ts) are generated from
+ * `@herald/client`: a typed Herald client. The types (client/schema.d.ts) are generated from
  * openapi.json by `npm run openapi`; openapi-fetch does the requests, so every path, parameter,
  * body and answer is checked by TypeScript against the document.
  *
  *   const herald = createHeraldClient({ baseUrl: 'https://api.example.com', apiKey });
  *   const { data, error } = await herald.POST('/v1/posts', { body: { intent: 'now', channels } });
+ *
+ * Another project installs the package that `npm run client:build` builds (client/package.json,
+ * JavaScript and declarations in client/dist); this repository's own code imports this file as
+ * `herald/client`. The relative imports below name `.js` files (TypeScript finds the `.ts` and
+ * `.d.ts` sources) so that the declarations tsc emits resolve in any consumer's TypeScript.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.d.ts';
+import type { components, paths } from './schema.js';
 
-export { signWebhook, verifyWebhook } from '../functions/shared/verify-webhook.ts';
+export { SIGNATURE_HEADER, signWebhook, verifyWebhook } from '../functions/shared/verify-webhook.js';
 export type { components, paths };
 
 export type Post = components['schemas']['Post'];
