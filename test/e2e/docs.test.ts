@@ -321,6 +321,22 @@ describe('the docs', () => {
       expect(PAGES, page).toContain(page);
   });
 
+  it('a page that calls the running service reads what it needs in its "Before you start" section first', () => {
+    // The README and Getting started start the service themselves and read the keys as they go.
+    for (const page of PAGES.filter((p) => !['README.md', 'docs/getting-started.md'].includes(p))) {
+      const first = (blocksOf.get(page) ?? []).find((b) => b.mode === 'run');
+      if (!first) continue;
+      const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
+      const start = lines.indexOf('## Before you start');
+      const next = lines.findIndex((l, i) => i > start && l.startsWith('## '));
+      const end = next < 0 ? lines.length : next;
+      expect(start, `${page} has a "## Before you start" section`).toBeGreaterThan(0);
+      expect(first.line, `${page}: its first command is in "Before you start"`).toBeGreaterThan(start + 1);
+      expect(first.line, `${page}: its first command is in "Before you start"`).toBeLessThan(end + 1);
+      expect(first.code, page).toMatch(/seed\.json/);
+    }
+  });
+
   it('every relative link leads to a file, and every #anchor to a heading of it', () => {
     const broken: string[] = [];
     for (const page of PAGES) {
