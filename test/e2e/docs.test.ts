@@ -164,6 +164,12 @@ const EXPECTED: Record<string, Expected[]> = {
       output: [/"status":"published"/, /"mediaIds":\["med_\w+"\]/],
     },
   ],
+  'docs/webhooks.md': [
+    {
+      code: /8444\/hooks/,
+      output: [/"secret":"whsec_\w+"/, /"id":"wh_\w+"/, /"data":\[\]/, /"deleted":true/],
+    },
+  ],
   'docs/reference.md': [
     {
       code: /openapi\.json/,
