@@ -164,6 +164,16 @@ const EXPECTED: Record<string, Expected[]> = {
       output: [/"status":"published"/, /"mediaIds":\["med_\w+"\]/],
     },
   ],
+  'docs/metrics.md': [
+    {
+      code: /\/metrics"/,
+      output: [
+        /"collection":"collecting"/,
+        /"nextReadingAt":"[\d-]+T[\d:.]+Z"/,
+        /"overall":\{"posts":[1-9]\d*/,
+      ],
+    },
+  ],
   'docs/webhooks.md': [
     {
       code: /8444\/hooks/,
