@@ -73,7 +73,7 @@ describe('stateful stack', () => {
         TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
         Replicas: [
           Match.objectLike({
-            // Deletion protection would refuse the delete of a rolled-back first deploy (README).
+            // Deletion protection would refuse the delete of a rolled-back first deploy (docs/operating-on-aws.md).
             DeletionProtectionEnabled: Match.absent(),
             PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
           }),
@@ -348,8 +348,8 @@ const NAME_PROPERTY: Record<string, string | null> = {
   'AWS::Cognito::UserPool': 'UserPoolName',
 };
 
-/** A physical name as the README writes it: `herald-<stage>-media-<account>-<region>`. */
-const readmeForm = (name: unknown): string => {
+/** A physical name as docs/operating-on-aws.md writes it: `herald-<stage>-media-<account>-<region>`. */
+const docForm = (name: unknown): string => {
   const text = (part: unknown): string => {
     if (typeof part === 'string') return part;
     const ref = (part as { Ref?: string }).Ref;
@@ -357,17 +357,17 @@ const readmeForm = (name: unknown): string => {
     if (ref === 'AWS::Region') return '<region>';
     const join = (part as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
     if (join) return join[1].map(text).join(join[0]);
-    throw new Error(`a name the README cannot write: ${JSON.stringify(part)}`);
+    throw new Error(`a name the docs cannot write: ${JSON.stringify(part)}`);
   };
   return text(name).replaceAll('herald-dev', 'herald-<stage>');
 };
 
-/** The README's rows of "Re-creating a stage": type, physical name and import identifier of each kept resource. */
-const readmeRows = (() => {
-  const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
-  const start = readme.indexOf('### Re-creating a stage');
+/** The rows of "Re-creating a stage" (docs/operating-on-aws.md): type, physical name and import identifier of each kept resource. */
+const docRows = (() => {
+  const page = readFileSync(resolve(import.meta.dirname, '../../docs/operating-on-aws.md'), 'utf8');
+  const start = page.indexOf('\n## Re-creating a stage');
   expect(start).toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
   return section
     .split('\n')
     .filter((line) => line.startsWith('| ') && line.includes('`AWS::'))
@@ -399,12 +399,12 @@ describe('re-creating a stage', () => {
     expect(all.filter((r) => r.DeletionPolicy === 'Retain').map((r) => `${r.stack}/${r.id}`)).toEqual([]);
   });
 
-  it('a resource kept on delete has a fixed physical name only when the README lists it with its import identifier', () => {
+  it('a resource kept on delete has a fixed physical name only when docs/operating-on-aws.md lists it with its import identifier', () => {
     const named = kept.flatMap((r) => {
       expect({ type: r.Type, known: r.Type in NAME_PROPERTY }).toEqual({ type: r.Type, known: true });
       const property = NAME_PROPERTY[r.Type];
       const name = property ? r.Properties?.[property] : undefined;
-      return name === undefined ? [] : [{ type: r.Type, name: readmeForm(name) }];
+      return name === undefined ? [] : [{ type: r.Type, name: docForm(name) }];
     });
     // The table, the media bucket, the token key's alias, the app secrets (one per network) and the user pool.
     expect(new Set(named.map((n) => n.type))).toEqual(
@@ -417,7 +417,7 @@ describe('re-creating a stage', () => {
       ]),
     );
     for (const { type, name } of named) {
-      const row = readmeRows.find((cells) => {
+      const row = docRows.find((cells) => {
         const pattern = cells[3]?.replaceAll('`', '');
         if (!cells[2]?.includes(`\`${type}\``) || !pattern) return false;
         const regex = new RegExp(
@@ -434,7 +434,7 @@ describe('re-creating a stage', () => {
   it('the key behind the alias is kept too, and is listed with how to find its id', () => {
     const key = kept.find((r) => r.Type === 'AWS::KMS::Key');
     expect(key).toBeDefined();
-    expect(readmeRows.find((cells) => cells[2]?.includes('`AWS::KMS::Key`'))?.[5]).toMatch(
+    expect(docRows.find((cells) => cells[2]?.includes('`AWS::KMS::Key`'))?.[5]).toMatch(
       /alias\/herald-<stage>-tokens/,
     );
   });

@@ -638,7 +638,7 @@ describe('drill plan', () => {
     );
   });
 
-  it('expects what the README documents for each sim token', () => {
+  it('expects what docs/running-locally.md documents for each sim token', () => {
     const at = (kind: DrillToken, platform: DrillPlatform = 'x'): PlannedChannel => ({
       ...channel(0, platform, 3),
       token: { kind, block: 1 },
