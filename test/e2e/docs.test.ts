@@ -185,6 +185,18 @@ const EXPECTED: Record<string, Expected[]> = {
       code: /openapi\.json/,
       output: [/^3\.1\.\d+: \d+ paths$/m],
     },
+    {
+      // The typed client's examples, each a program (docs/examples/*.ts).
+      code: /docs\/examples\/publish\.ts/,
+      output: [
+        /^created post_\w+ \(publishing\) on /m,
+        /^post_\w+ published: x published https:\/\/x\.com\/\S+$/m,
+        /^retracted post_\w+ from x$/m,
+        /^receiving on https:\/\/127\.0\.0\.1:\d+\/herald as wh_\w+$/m,
+        /^verified post\.published evt_\w+ for post_\w+ on x$/m,
+        /^deleted wh_\w+$/m,
+      ],
+    },
   ],
 };
 /** What a page's background blocks print once its other blocks ran. */
