@@ -149,7 +149,7 @@ const statsReads = async (
 |---|---|---|
 ${rows.join('\n')}
 
-With hour aggregates a call reads at most 367 day, 48 hour and 402 post items whatever the number of posts (README, Metrics and stats); before, a range that cut a day read every post of the cut part of it.`;
+With hour aggregates a call reads at most 367 day, 48 hour and 402 post items whatever the number of posts (docs/metrics.md); before, a range that cut a day read every post of the cut part of it.`;
 };
 
 export const runMetrics = async () => {

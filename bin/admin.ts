@@ -63,7 +63,7 @@ Commands:
   recount-webhook-endpoints [--workspace <ws_...>]
                    sets each workspace's count of webhook endpoints to the endpoints it has (every
                    workspace with an endpoint unless --workspace); run once after deploying over a
-                   version without the count (see README, Events and endpoints)
+                   version without the count (see docs/webhooks.md)
   index-keys       puts keys made before the dashboard in their workspace's key list (the
                    dashboard lists keys from it); run once after deploying over such keys
 

@@ -10,7 +10,7 @@
  *    user routes, trusting the user pool and its app client, which stand for a local pool the
  *    runtime creates in the Cognito emulator (the local server checks each token on those routes as
  *    the authorizer does).
- * 5. A run-through over HTTP: the README's quick start, a post with media to three networks with a
+ * 5. A run-through over HTTP: the README's five-minute tour, a post with media to three networks with a
  *    thread, a scheduled post, a webhook delivery, a connect flow, a metrics reading, a person
  *    signed in to the user pool reading GET /v1/account, and the dashboard's management routes
  *    (/v1/account/**) with that person's access token, GET /v1/posts/{id}/timeline beside them.
@@ -209,7 +209,7 @@ export const runThrough = async (
     }
   };
 
-  await step('health and the README quick start (channels, a draft, a post now to X)', async () => {
+  await step('health and the README tour (channels, a draft, a post now to X)', async () => {
     const health = await fetch(`${rt.url}/health`);
     check(health.status === 200, `GET /health answered ${health.status}`);
     const channels = await api('/channels', { key });

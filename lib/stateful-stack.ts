@@ -30,7 +30,7 @@ export interface StatefulStackProps extends StackProps {
 /**
  * The fixed physical names of a stage's stateful resources. The ones that hold data (table, media
  * bucket, token key alias, app secrets) are retained and named so that a stack re-created beside
- * them fails loudly instead of starting empty ones (README "Re-creating a stage": import them);
+ * them fails loudly instead of starting empty ones (docs/operating-on-aws.md, "Re-creating a stage": import them);
  * the schedule group holds no data and goes with the stack.
  */
 export const physicalNames = (stage: string) => ({
@@ -97,7 +97,7 @@ export class StatefulStack extends Stack {
     for (const platform of PLATFORM_IDS) {
       const secret = new Secret(this, `AppSecret-${platform}`, {
         secretName: `${this.appSecretPrefix}${platform}`,
-        description: `OAuth app credentials of ${platform} as {"clientId":"...","clientSecret":"..."} (see the README)`,
+        description: `OAuth app credentials of ${platform} as {"clientId":"...","clientSecret":"..."} (see docs/operating-on-aws.md)`,
         secretStringValue: SecretValue.unsafePlainText('{}'),
         removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       });

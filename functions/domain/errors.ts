@@ -1,6 +1,6 @@
 /**
  * The one error catalogue. Every error response is built from a code listed here;
- * the README's error table is generated from the same list (see test/unit/errors.test.ts).
+ * the error table of docs/reference.md is generated from the same list (see test/unit/errors.test.ts).
  */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, message: 'The request is not valid.' },
@@ -38,7 +38,7 @@ export const ERROR_CATALOGUE = {
   network_not_configured: {
     status: 422,
     message:
-      "This network cannot be connected: its app credentials are not configured (see the README's channels section).",
+      "This network cannot be connected: its app credentials are not configured (see docs/channels.md in Herald's repository).",
   },
   invalid_state: {
     status: 400,

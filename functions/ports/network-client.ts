@@ -236,7 +236,7 @@ export type MetricName = (typeof METRIC_NAMES)[number];
 /** Only the metrics the network reported: missing is not zero. */
 export type MetricsReading = Partial<Record<MetricName, number>>;
 
-/** Content tokens that pick an outcome in the sandbox and on the simulators (documented in the README). */
+/** Content tokens that pick an outcome in the sandbox and on the simulators (documented in docs/running-locally.md, "Test keys and sim tokens"). */
 export const SIM_TOKENS = [
   'sim:fail-once',
   'sim:fail',

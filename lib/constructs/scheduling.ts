@@ -143,7 +143,7 @@ export class Scheduling extends Construct {
     });
     tokenSweep.node.addDependency(this.group);
     if (props.metricsSweep) {
-      // One sweep a minute instead of a schedule per reading: see README "Metrics" and BENCHMARKS.md.
+      // One sweep a minute instead of a schedule per reading: see docs/metrics.md and BENCHMARKS.md.
       const metricsSweep = new CfnSchedule(this, 'MetricsSweep', {
         name: 'metrics-sweep',
         groupName: this.group.scheduleGroupName,

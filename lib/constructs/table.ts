@@ -9,7 +9,7 @@ export const TABLE_INDEXES = [TABLE_KEYS.gsi1, TABLE_KEYS.gsi2] as const;
 export interface HeraldTableProps {
   /**
    * The table's fixed name (`herald-<stage>`): a stack re-created beside a retained table fails on
-   * it instead of starting a new, empty table (README "Re-creating a stage" imports it instead).
+   * it instead of starting a new, empty table (docs/operating-on-aws.md, "Re-creating a stage", imports it instead).
    */
   readonly tableName: string;
 }
@@ -37,7 +37,7 @@ export class HeraldTable extends Construct {
       // Kept on delete and on replacement, but removed when the deploy that created it rolls back,
       // so a failed first deploy leaves no table behind to block the next one. DynamoDB's deletion
       // protection would refuse that rollback's delete (stack in ROLLBACK_FAILED), so it is not set
-      // here: README "Re-creating a stage" says how to turn it on once the stage exists.
+      // here: docs/operating-on-aws.md, "Re-creating a stage", says how to turn it on once the stage exists.
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
   }

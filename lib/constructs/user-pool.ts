@@ -52,7 +52,7 @@ export class HeraldUsers extends Construct {
       mfaSecondFactor: { sms: false, otp: true },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       // Threat protection (compromised credentials, risky sign-ins) needs the Plus plan: a few cents
-      // per active user a month (README "Operating on AWS").
+      // per active user a month (docs/operating-on-aws.md).
       featurePlan: FeaturePlan.PLUS,
       standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
       deletionProtection: true,

@@ -5,7 +5,7 @@ import type { OAuthApp } from '../../ports/network-auth.ts';
 
 /**
  * Each network's app credentials from its Secrets Manager secret `<prefix><network>`, holding
- * `{"clientId":"…","clientSecret":"…"}` (created empty by the stateful stack; the README says how
+ * `{"clientId":"…","clientSecret":"…"}` (created empty by the stateful stack; docs/operating-on-aws.md says how
  * to fill it). An empty or half-filled secret means "not configured". Values are cached for five
  * minutes per Lambda instance, so a newly filled secret is seen without a deploy.
  */

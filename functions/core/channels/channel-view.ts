@@ -1,7 +1,7 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/channels.ts';
 
-/** A channel as GET /v1/channels shows it (spec 2.4, values documented in the README). */
+/** A channel as GET /v1/channels shows it (spec 2.4, values documented in docs/channels.md). */
 export interface ChannelView {
   id: string;
   platform: string;
