@@ -8,6 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { indexApiKeys } from '../../core/admin/admin.ts';
 import { createOwner } from '../../core/admin/owners.ts';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
+import { CONNECT_CODE_PATTERN } from '../../core/channels/schema.ts';
 import {
   METRICS_SWEEP_MESSAGE,
   POST_SWEEP_MESSAGE,
@@ -21,6 +22,7 @@ import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { type AssemblySource, type StartedAssembly, startAssembly } from './assembly-runtime.ts';
 import { startLocalAwsServices } from './aws-services.ts';
+import { connectedPage } from './connected-page.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { dashboardFiles, ensureDashboardBuild } from './dashboard-files.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
@@ -349,6 +351,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const handlers = await loadHttpHandlers({
         root,
         dashboard: dashboardFiles({ dir: dashboard.dir, cognito: async () => runtime?.cognito() }),
+        connected: connectedPage({ apiUrl: `${httpPort.url}/v1`, connectCodePattern: CONNECT_CODE_PATTERN }),
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
         ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
