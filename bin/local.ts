@@ -19,6 +19,8 @@ const USAGE = `Usage: npm start [-- --fresh]
   DATA_DIR   where data persists (default .herald); one running Herald per directory
   LOG_LEVEL  ${LOG_LEVELS.join(' | ')} (default info: start-up progress and one line per request)`;
 
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 const fail = (message: string): never => {
   console.error(`Herald could not start: ${message}`);
   process.exit(1);
@@ -57,21 +59,34 @@ if (help) {
 // With the terminal or the parent gone, a write must not crash the process before it has stopped.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
+/**
+ * A signal this soon after the first is the same stop asked twice, not an impatient second one:
+ * Ctrl-C signals npm's whole process group, and npm then forwards its own SIGINT to Herald.
+ */
+const ECHO_MS = 1_000;
+
 const main = async () => {
   let stopping: Promise<void> | undefined;
+  let firstSignalAt = 0;
   let stop: (() => Promise<void>) | undefined;
   /**
-   * Every way out (Ctrl-C, SIGTERM, SIGHUP, the parent's death) drains and stops every child,
-   * DynamoDB Local's java included. A second signal does not wait: the exit hooks kill the children.
+   * Every way out (Ctrl-C, SIGINT or SIGTERM to npm or to node, SIGHUP, the parent's death) drains
+   * and stops every child, DynamoDB Local's java included. A second signal does not wait: the exit
+   * hooks kill the children.
    */
   const shutdown = (reason: string) => {
     if (stopping) {
+      if (performance.now() - firstSignalAt < ECHO_MS) return;
       console.log(`${reason} again: stopping now.`);
       process.exit(1);
     }
+    firstSignalAt = performance.now();
     console.log(`\n${reason}: stopping Herald...`);
     stopping = (stop?.() ?? Promise.resolve()).then(
-      () => process.exit(0),
+      () => {
+        console.log('Herald stopped.');
+        process.exit(0);
+      },
       (error: unknown) => {
         console.error(
           `Herald did not stop cleanly: ${error instanceof Error ? error.message : String(error)}`,
@@ -104,7 +119,15 @@ const main = async () => {
   console.log(`  test key (sandbox):      ${seed.keys.test}`);
   console.log(`  read-only key:           ${seed.keys.read}`);
   console.log(`  second workspace key:    ${seed.keys.otherWorkspace}`);
-  console.log(`  ${seed.channels.length} channels, ${seed.tags.length} tags. Try:`);
+  // What the demo workspace holds now (channels connected or removed since the seed included).
+  const { channels, tags } = runtime.container.deps;
+  const [channelCount, tagCount] = await runtime.container.run(() =>
+    Promise.all([
+      channels.listChannels(seed.workspaces.main).then((list) => list.length),
+      tags.listTags(seed.workspaces.main).then((list) => list.length),
+    ]),
+  );
+  console.log(`  ${plural(channelCount, 'channel')}, ${plural(tagCount, 'tag')} in the demo workspace. Try:`);
   console.log(`  curl -s ${seed.baseUrl}/channels -H "x-api-key: ${seed.keys.live}"`);
   console.log(`Dashboard: http://localhost:${runtime.port}/dashboard/`);
   console.log(`  owner email:             ${signIn.owner.email}`);

@@ -11,6 +11,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { watchParent } from '../functions/adapters/local/parent-watch.ts';
 import { ensureReceiverTls } from '../functions/adapters/local/receiver-tls.ts';
 import { RUNTIME_INFO_FILE, type SeedFile } from '../functions/adapters/local/runtime.ts';
 import { EVENT_TYPES } from '../functions/ports/webhooks.ts';
@@ -23,6 +24,9 @@ one) with the certificate the local runtime trusts, subscribes it to every event
 live key from <DATA_DIR>/seed.json (or HERALD_API_KEY), prints each delivery whose signature
 verifies, answers the others 400, and deletes the endpoint on Ctrl-C.
 With HERALD_WEBHOOK_SECRET=whsec_...[,whsec_...] it registers nothing and only verifies.`;
+
+/** Stopping waits this long for Herald to delete the endpoint, then says it could not. */
+const DELETE_TIMEOUT_MS = 5_000;
 
 const fail = (message: string): never => {
   console.error(`receiver: ${message}`);
@@ -122,7 +126,7 @@ const main = async () => {
   });
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${args.path}`;
 
-  let endpoint: { id: string; delete: () => Promise<void> } | undefined;
+  let endpoint: { id: string; delete: () => Promise<string> } | undefined;
   if (ownSecrets.length === 0) {
     const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8')) as SeedFile;
     const headers = { 'x-api-key': process.env.HERALD_API_KEY || seed.keys.live };
@@ -142,22 +146,44 @@ const main = async () => {
     const id = body.endpoint?.id as string;
     endpoint = {
       id,
+      /** What became of the endpoint, in one line: deleted, or why not. */
       delete: async () => {
-        await fetch(`${seed.baseUrl}/webhooks/${id}`, { method: 'DELETE', headers }).catch(() => undefined);
+        try {
+          const answer = await fetch(`${seed.baseUrl}/webhooks/${id}`, {
+            method: 'DELETE',
+            headers,
+            signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+          });
+          if (answer.ok) return `Deleted the webhook endpoint ${id}.`;
+          const refusal = ((await answer.json().catch(() => ({}))) as { error?: { message?: string } }).error;
+          return `Could not delete the webhook endpoint ${id}: Herald answered ${answer.status}${refusal?.message ? ` (${refusal.message})` : ''}; delete it with DELETE /v1/webhooks/${id}.`;
+        } catch (error) {
+          const why =
+            error instanceof Error
+              ? error.cause instanceof Error
+                ? error.cause.message
+                : error.message
+              : String(error);
+          return `Could not delete the webhook endpoint ${id}: ${seed.baseUrl} did not answer (${why}); delete it with DELETE /v1/webhooks/${id} once Herald runs.`;
+        }
       },
     };
   }
 
   let stopping = false;
+  /** Ctrl-C, SIGINT or SIGTERM to npm or to node, SIGHUP, or npm gone: delete the endpoint, then stop. */
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await endpoint?.delete();
+    if (endpoint) console.log(await endpoint.delete());
     server.closeAllConnections();
-    server.close(() => process.exit(0));
+    server.close(() => {
+      console.log('Receiver stopped.');
+      process.exit(0);
+    });
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop());
+  watchParent(() => void stop());
   console.log(
     endpoint
       ? `Receiving Herald webhooks on ${url} as ${endpoint.id} (${EVENT_TYPES.join(', ')}); Ctrl-C stops and deletes the endpoint.`

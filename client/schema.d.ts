@@ -1150,6 +1150,8 @@ export interface components {
             continuationStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             /** @enum {string} */
             metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+            /** @description With metricsStatus missing_permission only: the permission (OAuth scope) the channel's grant lacks to read post metrics, and what to do (reconnect and approve it, or the network app lacks the product or approval that grants it). */
+            metricsHint?: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1443,6 +1445,8 @@ export interface components {
             continuationStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
             /** @enum {string} */
             metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
+            /** @description With metricsStatus missing_permission only: the permission (OAuth scope) the channel's grant lacks to read post metrics, and what to do (reconnect and approve it, or the network app lacks the product or approval that grants it). */
+            metricsHint?: string;
             createdAt: string;
         };
         PostChannelsConnectComplete200: components["schemas"]["PostChannels200"] | {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { channelView } from '../core/channels/channel-view.ts';
+import { METRICS_HINT_DESCRIPTION } from '../core/channels/schema.ts';
 import type { mediaView } from '../core/media/media-context.ts';
 import type { startUpload } from '../core/media/presigned-upload.ts';
 import type { retractPost, revisePost } from '../core/publishing/revise-retract.ts';
@@ -136,6 +137,7 @@ export const channelSchema = z.strictObject({
   manageStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   continuationStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   metricsStatus: z.enum(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
+  metricsHint: z.string().optional().meta({ description: METRICS_HINT_DESCRIPTION }),
   createdAt: dateTime(),
 });
 export const channelListSchema = z.strictObject({ data: z.array(channelSchema) });

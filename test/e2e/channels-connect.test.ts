@@ -127,6 +127,27 @@ const connectThroughBrowser = async (platform: string, user: string, hasTargets:
   return { ids: chosen.body.data.map((c: { id: string }) => c.id) as string[], status: chosen.status };
 };
 
+describe('a channel whose grant cannot read metrics', () => {
+  it('a LinkedIn member connected through OAuth: metricsStatus missing_permission says which permission and why', async () => {
+    const { ids } = await connectThroughBrowser('linkedin', `u${randomBytes(3).toString('hex')}`, false);
+    const channel = await api(`/channels/${ids[0]}`);
+    expect(channel.status).toBe(200);
+    expect(channel.body).toMatchObject({
+      platform: 'linkedin',
+      status: 'connected',
+      metricsStatus: 'missing_permission',
+    });
+    expect(channel.body.metricsHint).toMatch(/lacks r_member_social\. .*reconnecting does not help/);
+    const listed = await api('/channels');
+    expect(listed.body.data.find((c: { id: string }) => c.id === ids[0])?.metricsHint).toBe(
+      channel.body.metricsHint,
+    );
+    // A channel whose metrics are available carries no hint.
+    const { ids: xIds } = await connectThroughBrowser('x', `u${randomBytes(3).toString('hex')}`, false);
+    expect((await api(`/channels/${xIds[0]}`)).body).not.toHaveProperty('metricsHint');
+  });
+});
+
 describe('connect flow over HTTP, for every network in the auth registry', () => {
   it('has networks to test', () => {
     expect(oauthNetworks.length).toBeGreaterThan(0);

@@ -4,13 +4,14 @@
  * SIGKILLed, SIGHUP) leaving no process behind. Runs npm and node as a user does.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/adapters/local/dynamodb-local.ts';
 import { checkResponsesFrom } from '../support/contract.ts';
+import { waitFor } from '../support/wait.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const REQUEST_ID = 'req_[0-9a-f-]{36}';
@@ -49,10 +50,23 @@ const baseEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   return env;
 };
 
-/** `npm start` (or `node --import tsx bin/local.ts`) in a process group of its own. */
-const start = (how: 'npm' | 'node', env: Record<string, string>): Started => {
+/**
+ * `npm start` (or `node --import tsx bin/local.ts`) in a process group of its own; `background`:
+ * npm as a background job of a non-interactive shell (how a process manager or a script starts
+ * it: SIGINT ignored at its start), the shell printing `npm pid <pid>` and, at the end, `npm
+ * exited <code>`.
+ */
+const start = (
+  how: 'npm' | 'node' | 'background',
+  env: Record<string, string>,
+  extra: string[] = [],
+): Started => {
   const [command, args] =
-    how === 'npm' ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'bin/local.ts']];
+    how === 'npm'
+      ? ['npm', ['start', ...extra]]
+      : how === 'background'
+        ? ['sh', ['-c', 'npm start & pid=$!; echo "npm pid $pid"; wait "$pid"; echo "npm exited $?"']]
+        : [process.execPath, ['--import', 'tsx', 'bin/local.ts', ...extra]];
   const child = spawn(command as string, args as string[], {
     cwd: ROOT,
     env: baseEnv(env),
@@ -212,25 +226,78 @@ describe('npm start as a dev server', () => {
     expect(readJson(join(dataDir, 'herald.lock')).pid).toBe(info.pid);
     expect((await fetch(`${base}/health`)).status).toBe(200);
 
-    // A taken port is said at once, with one to use instead, before Java starts.
+    // A taken port is said at once, with one to use instead, before Java starts; a DATA_DIR that
+    // existed is left as it was, even with --fresh, and one that did not is not left behind.
     const otherDir = tempDir('dev-port');
-    const third = start('npm', { DATA_DIR: otherDir, PORT: String(port) });
+    writeFileSync(join(otherDir, 'kept.txt'), 'kept');
+    const third = start('npm', { DATA_DIR: otherDir, PORT: String(port) }, ['--', '--fresh']);
     const thirdExit = await third.exited;
     expect(thirdExit.code, third.output()).not.toBe(0);
     expect(third.output()).toMatch(new RegExp(`port ${port} is in use; run with PORT=\\d+ npm start`));
     expect(third.output()).not.toContain('starting DynamoDB Local');
-    expect(existsSync(join(otherDir, 'herald.lock'))).toBe(false);
+    expect(readdirSync(otherDir)).toEqual(['kept.txt']);
+    const newDir = join(tempDir('dev-port-new'), 'data', 'herald');
+    const fourth = start('npm', { DATA_DIR: newDir, PORT: String(port) });
+    expect((await fourth.exited).code, fourth.output()).not.toBe(0);
+    expect(fourth.output()).toMatch(new RegExp(`port ${port} is in use`));
+    expect(existsSync(join(newDir, '..', '..', 'data'))).toBe(false);
 
     // SIGTERM to npm stops node and Java, frees the port and the DATA_DIR.
     const pids = [...new Set([...descendants(npm.child.pid as number), info.pid, info.dynamoPid])];
     expect(pids).toEqual(expect.arrayContaining([info.pid, info.dynamoPid]));
     npm.child.kill('SIGTERM');
-    await npm.exited;
+    expect((await npm.exited).code, npm.output()).toBe(0);
+    expect(npm.output()).toMatch(/SIGTERM: stopping Herald\.\.\.\nHerald stopped\.\n/);
     expect(await stillRunningAfter(pids)).toEqual([]);
     expect(await portOpen(port)).toBe(false);
     expect(await portOpen(Number(new URL(info.dynamoEndpoint).port))).toBe(false);
     expect(existsSync(join(dataDir, 'herald.lock'))).toBe(false);
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+  }, 240_000);
+
+  it('stops cleanly on SIGINT to npm (a background job of a non-interactive shell) and on SIGINT to its process group; the banner counts what the demo workspace holds', async () => {
+    const dataDir = tempDir('dev-sigint');
+    /** Sends the signal, then checks everything stopped and was drained. */
+    const stopsCleanly = async (run: Started, port: number, send: () => void) => {
+      const info = readJson(join(dataDir, 'runtime.json'));
+      const pids = [...new Set([...descendants(run.child.pid as number), info.pid, info.dynamoPid])];
+      expect(pids).toEqual(expect.arrayContaining([info.pid, info.dynamoPid]));
+      send();
+      await waitFor(() => run.child.exitCode !== null || run.child.signalCode !== null, {
+        timeoutMs: 60_000,
+        what: `npm start to exit after SIGINT:\n${run.output()}`,
+      });
+      // One stop, asked once (npm forwarding the group's Ctrl-C is not a second one), drained.
+      expect(run.output().match(/SIGINT: stopping Herald\.\.\./g), run.output()).toHaveLength(1);
+      expect(run.output()).not.toContain('again: stopping now');
+      expect(run.output()).toContain('Herald stopped.');
+      expect(await stillRunningAfter(pids)).toEqual([]);
+      expect(await portOpen(port)).toBe(false);
+      expect(existsSync(join(dataDir, 'herald.lock'))).toBe(false);
+      expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+    };
+
+    // SIGINT to npm's pid alone, as a process manager or an IDE sends it.
+    const background = start('background', { DATA_DIR: dataDir, PORT: '0' });
+    const npmPid = Number((await waitForOutput(background, /^npm pid (\d+)$/m))[1]);
+    const port = await listening(background);
+    expect(background.output()).toContain('12 channels, 2 tags in the demo workspace.');
+    const seed = readJson(join(dataDir, 'seed.json'));
+    const headers = { 'x-api-key': seed.keys.live, 'content-type': 'application/json' };
+    const base = `http://localhost:${port}/v1`;
+    const bluesky = seed.channels.find((c: { platform: string }) => c.platform === 'bluesky').id;
+    expect((await fetch(`${base}/channels/${bluesky}`, { method: 'DELETE', headers })).status).toBe(200);
+    const tag = await fetch(`${base}/tags`, { method: 'POST', headers, body: '{"name":"Added"}' });
+    expect(tag.status).toBe(201);
+    await stopsCleanly(background, port, () => process.kill(npmPid, 'SIGINT'));
+    expect(background.output()).toContain('npm exited 0');
+
+    // Ctrl-C in a terminal: SIGINT to npm's whole process group.
+    const group = start('npm', { DATA_DIR: dataDir, PORT: '0' });
+    const groupPort = await listening(group);
+    expect(group.output()).toContain('11 channels, 3 tags in the demo workspace.');
+    await stopsCleanly(group, groupPort, () => process.kill(-(group.child.pid as number), 'SIGINT'));
+    expect((await group.exited).code).toBe(0);
   }, 240_000);
 
   it('takes over a lock whose owner is dead; when node is SIGKILLed Java goes too, and when npm is SIGKILLed node and Java stop', async () => {

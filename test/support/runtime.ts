@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import type { LocalLog } from '../../functions/adapters/local/console-log.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/adapters/local/runtime.ts';
 import type { Grant } from '../../functions/shared/grants.ts';
 import { checkResponsesFrom } from './contract.ts';
@@ -41,6 +42,8 @@ export const startTestRuntime = async (
     env?: Record<string, string>;
     /** Grants that replace some functions' manifest grants (see LocalRuntimeOptions). */
     grantOverrides?: Record<string, Grant[]>;
+    /** Start-up progress and one line per request (default: nothing). */
+    log?: LocalLog;
   } = {},
 ): Promise<TestRuntime> => {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
@@ -53,6 +56,7 @@ export const startTestRuntime = async (
     rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
     ...(options.env ? { env: options.env } : {}),
     ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   // Every answer of this runtime, to rt.api or to a suite's own fetch, is checked against the document.
   checkResponsesFrom(runtime.url);

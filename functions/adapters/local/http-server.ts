@@ -15,6 +15,7 @@ import {
 } from '../../http/routes.ts';
 import { corsHeadersFor } from '../../shared/cors.ts';
 import { env } from '../../shared/env.ts';
+import type { ConnectedPage } from './connected-page.ts';
 import type { RequestLine } from './console-log.ts';
 import type { DashboardFiles } from './dashboard-files.ts';
 import { type FunctionIdentity, runAsFunction } from './grant-guard.ts';
@@ -242,6 +243,8 @@ export const loadHttpHandlers = async (options: {
   userAuthorizer?: () => Promise<JwtAuthorizer>;
   /** The dashboard's files under /dashboard (CloudFront and S3's part on AWS), before any route. */
   dashboard?: DashboardFiles;
+  /** The landing page of a connect's browser flow (local only: on AWS it is the client's page). */
+  connected?: ConnectedPage;
 }): Promise<RequestListener> => {
   const loadFn = (id: string, entry: string) =>
     options.handlerFor ? Promise.resolve(options.handlerFor(id)) : load(options.root, entry);
@@ -327,6 +330,8 @@ export const loadHttpHandlers = async (options: {
         req.headers.host ?? 'localhost',
       );
       if (page) return reply(page);
+      const landing = options.connected?.(req.method ?? 'GET', url);
+      if (landing) return reply(landing);
       if (url.pathname === healthRoute.path && req.method === 'GET') {
         const event = toApiGatewayEvent(req, body, `GET ${healthRoute.path}`, undefined);
         reply(await invoke(healthFunction, health, event, 'health'));

@@ -1,8 +1,11 @@
 /**
- * `npm start` runs `sh -c "node ... bin/local.ts"` under npm. npm passes SIGTERM on to that shell,
- * which dies without passing it on to node; a SIGKILLed npm passes nothing at all. Either way the
- * runtime would keep serving, orphaned. So the runtime watches the processes that started it and
- * stops when one of them goes.
+ * npm runs a script as `sh -c "<script>"` and passes SIGINT and SIGTERM on to that shell only.
+ * Without `exec` in the script, the shell stays between npm and node: SIGTERM kills it without
+ * reaching node, and dash catches SIGINT and waits for node, which never hears of it. The
+ * package's `start` and `receiver` scripts therefore `exec` node, so npm signals node itself. A
+ * SIGKILLed npm passes nothing at all, and a script run without `exec` still has the shell in
+ * between: the runtime would keep serving, orphaned. So it watches the processes that started it
+ * (npm, and the shell when there is one) and stops when one of them goes.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -32,7 +35,8 @@ const statusOf = (pid: number): { ppid: number; command: string } | undefined =>
 /** Each watched process with the parent it had at start: a new parent means the old one died. */
 const chainToWatch = (): { pid: number; ppid: number }[] => {
   const chain = [{ pid: process.pid, ppid: process.ppid }];
-  // Under npm (it sets npm_lifecycle_event), the parent is npm's `sh -c`; watch npm behind it too.
+  // Under npm (it sets npm_lifecycle_event) with a script that does not exec, the parent is npm's
+  // `sh -c`: watch npm behind it too.
   if (process.env.npm_lifecycle_event) {
     const parent = statusOf(process.ppid);
     if (parent && SHELLS.has(parent.command)) chain.push({ pid: process.ppid, ppid: parent.ppid });

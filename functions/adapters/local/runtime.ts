@@ -8,6 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { indexApiKeys } from '../../core/admin/admin.ts';
 import { createOwner } from '../../core/admin/owners.ts';
 import { type SeedResult, seedDemoAccount } from '../../core/admin/seed.ts';
+import { CONNECT_CODE_PATTERN } from '../../core/channels/schema.ts';
 import {
   METRICS_SWEEP_MESSAGE,
   POST_SWEEP_MESSAGE,
@@ -21,6 +22,7 @@ import { workers } from '../../workers/manifest.ts';
 import { createDocumentClient } from '../aws/dynamo/client.ts';
 import { type AssemblySource, type StartedAssembly, startAssembly } from './assembly-runtime.ts';
 import { startLocalAwsServices } from './aws-services.ts';
+import { connectedPage } from './connected-page.ts';
 import { formatRequestLine, type LocalLog, silentLog } from './console-log.ts';
 import { dashboardFiles, ensureDashboardBuild } from './dashboard-files.ts';
 import { acquireDataDirLock, LOCK_FILE } from './data-dir-lock.ts';
@@ -186,17 +188,27 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
   const log = options.log ?? silentLog;
   const started = performance.now();
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // The first directory this start made (undefined when DATA_DIR existed): a start that fails
+  // removes it, so a refused start leaves no empty data folder behind.
+  const created = mkdirSync(dataDir, { recursive: true });
   const shown = options.dataDir;
   log.info(`Starting Herald (DATA_DIR ${shown}, port ${options.port || 'any free one'})...`);
   // First of all: a second runtime on the same directory must change nothing, not even with --fresh.
-  const lock = await acquireDataDirLock(dataDir, { port: options.port });
+  const lock = await acquireDataDirLock(dataDir, { port: options.port }).catch((error: unknown) => {
+    if (created) rmSync(created, { recursive: true, force: true });
+    throw error;
+  });
   const stops: (() => Promise<void>)[] = [async () => lock.release()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('Stop failed:', error));
     stops.length = 0;
   };
   try {
+    // Bound before anything in DATA_DIR changes (--fresh included), so a taken port refuses the
+    // start with the data as it was; from here nothing started meanwhile can take it, and every
+    // request answers 503 until the runtime is up.
+    const httpPort = await bindRuntimePort(options.port);
+    stops.push(() => httpPort.close());
     const dbPath = join(dataDir, 'dynamodb');
     if (lock.tookOverFrom) {
       log.info(`  took over the lock of process ${lock.tookOverFrom.pid}, which is no longer running`);
@@ -211,11 +223,6 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       }
       log.info(`  --fresh: emptied ${shown}`);
     }
-    // Bound from here, so nothing started meanwhile can take it; every request answers 503 until
-    // the runtime is up.
-    const httpPort = await bindRuntimePort(options.port);
-    stops.push(() => httpPort.close());
-
     let dynamoEndpoint = options.dynamoEndpoint;
     let dynamoPid: number | undefined;
     if (!dynamoEndpoint) {
@@ -344,6 +351,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const handlers = await loadHttpHandlers({
         root,
         dashboard: dashboardFiles({ dir: dashboard.dir, cognito: async () => runtime?.cognito() }),
+        connected: connectedPage({ apiUrl: `${httpPort.url}/v1`, connectCodePattern: CONNECT_CODE_PATTERN }),
         ...(requestLog ? { onRequest: (line) => log.info(formatRequestLine(line)) } : {}),
         ...(options.grantOverrides ? { grantOverrides: options.grantOverrides } : {}),
         ...(assembly ? { handlerFor: assembly.httpHandler } : {}),
@@ -583,6 +591,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     });
   } catch (error) {
     await stopAll();
+    if (created) rmSync(created, { recursive: true, force: true });
     throw error;
   }
 };

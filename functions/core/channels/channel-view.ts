@@ -1,4 +1,5 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
+import { metricsPermissionHint } from '../../domain/platforms/metrics-permissions.ts';
 import type { ChannelRecord, ContinuationStatus, ManageStatus, MetricsStatus } from '../../ports/channels.ts';
 
 /** A channel as GET /v1/channels shows it (spec 2.4, values documented in docs/channels.md). */
@@ -10,6 +11,8 @@ export interface ChannelView {
   manageStatus: ManageStatus;
   continuationStatus: ContinuationStatus;
   metricsStatus: MetricsStatus;
+  /** With `missing_permission` only: which permission the grant lacks and what to do about it. */
+  metricsHint?: string;
   createdAt: string;
 }
 
@@ -22,6 +25,17 @@ export const channelView = (channel: ChannelRecord): ChannelView => {
   const canManage = limits.remoteEdit !== null || limits.supportsRemoteDelete;
   // What the granted scopes allow (channels connected through the API); admin-connected: everything.
   const granted = channel.capabilities ?? { publish: true, manage: true, threads: true, metrics: true };
+  const metricsStatus: MetricsStatus = !platform.supportsMetrics
+    ? 'unsupported'
+    : reconnect
+      ? 'needs_reconnect'
+      : granted.metrics
+        ? 'available'
+        : 'missing_permission';
+  const metricsHint =
+    metricsStatus === 'missing_permission'
+      ? metricsPermissionHint(platform.id, platform.name, channel.scopes)
+      : undefined;
   return {
     id: channel.channelId,
     platform: channel.platform,
@@ -42,13 +56,8 @@ export const channelView = (channel: ChannelRecord): ChannelView => {
           : channel.threadsPermitted && granted.threads
             ? 'available'
             : 'missing_permission',
-    metricsStatus: !platform.supportsMetrics
-      ? 'unsupported'
-      : reconnect
-        ? 'needs_reconnect'
-        : granted.metrics
-          ? 'available'
-          : 'missing_permission',
+    metricsStatus,
+    ...(metricsHint ? { metricsHint } : {}),
     createdAt: channel.createdAt,
   };
 };

@@ -99,6 +99,10 @@ export type ChooseTargetsBody = z.output<typeof chooseTargetsBody>;
 
 const status = <T extends [string, ...string[]]>(values: T) => z.enum(values);
 
+/** What `metricsHint` says, in the OpenAPI document. */
+export const METRICS_HINT_DESCRIPTION =
+  "With metricsStatus missing_permission only: the permission (OAuth scope) the channel's grant lacks to read post metrics, and what to do (reconnect and approve it, or the network app lacks the product or approval that grants it).";
+
 /** A channel as the API shows it (GET /v1/channels, GET /v1/channels/{id}, POST /v1/channels). */
 export const channelResponse = z.object({
   id: z.string(),
@@ -108,6 +112,7 @@ export const channelResponse = z.object({
   manageStatus: status(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   continuationStatus: status(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
   metricsStatus: status(['available', 'unsupported', 'missing_permission', 'needs_reconnect']),
+  metricsHint: z.string().optional().meta({ description: METRICS_HINT_DESCRIPTION }),
   createdAt: z.string(),
 });
 

@@ -24,7 +24,8 @@ const CONTENT_TYPES = new Map<string, string>([
 /**
  * People type API keys into this page: no script but Herald's own files (Swagger UI's bundle and
  * init.js; no inline script, no eval), no framing (clickjacking), no referrer carried to other
- * sites. Swagger UI sets inline styles and data: images, hence those two allowances.
+ * sites. Swagger UI sets inline styles and data: images, hence those two allowances. The page
+ * names an empty data: icon, so a browser does not ask for /favicon.ico (a 404).
  */
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy':
@@ -52,6 +53,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Herald API reference</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>

@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig, NetworkTarget, TokenSet } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -261,7 +262,7 @@ export const facebookAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage: publish,
         threads: publish && has('pages_manage_engagement'),
-        metrics: has('read_insights') && has('pages_read_engagement'),
+        metrics: grantsMetrics('facebook', scopes),
       };
     },
   };

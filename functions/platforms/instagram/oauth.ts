@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
 
@@ -118,7 +119,7 @@ export const instagramAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage: publish,
         threads: publish && has('instagram_business_manage_comments'),
-        metrics: has('instagram_business_manage_insights'),
+        metrics: grantsMetrics('instagram', scopes),
       };
     },
   };

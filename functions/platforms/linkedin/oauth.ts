@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig, NetworkTarget } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -185,11 +186,7 @@ const linkedInAuth =
         // A member's post metrics are `GET /rest/socialActions/{urn}` (r_member_social, restricted to
         // approved apps); a page's are its share statistics (rw_organization_admin) and, for a
         // comment, its social actions (r_organization_social).
-        const metrics =
-          platform === 'linkedin'
-            ? has('r_member_social')
-            : has('rw_organization_admin') && has('r_organization_social');
-        return { publish, manage: publish, threads: publish, metrics };
+        return { publish, manage: publish, threads: publish, metrics: grantsMetrics(platform, granted) };
       },
     };
   };

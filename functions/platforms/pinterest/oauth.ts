@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -123,7 +124,7 @@ export const pinterestAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage: publish,
         threads: false,
-        metrics: has('pins:read') && has('user_accounts:read'),
+        metrics: grantsMetrics('pinterest', scopes),
       };
     },
   };

@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -92,7 +93,12 @@ export const redditAuth = (config: NetworkAuthConfig): NetworkAuth => {
     capabilities: (scopes) => {
       const has = (scope: string) => scopes.includes(scope);
       const publish = has('submit') && has('identity');
-      return { publish, manage: publish && has('edit'), threads: publish, metrics: has('read') };
+      return {
+        publish,
+        manage: publish && has('edit'),
+        threads: publish,
+        metrics: grantsMetrics('reddit', scopes),
+      };
     },
   };
 };

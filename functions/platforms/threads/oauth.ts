@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
 
@@ -98,7 +99,7 @@ export const threadsAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage: publish && has('threads_delete'),
         threads: publish && has('threads_manage_replies'),
-        metrics: has('threads_manage_insights'),
+        metrics: grantsMetrics('threads', scopes),
       };
     },
   };

@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -100,7 +101,7 @@ export const tiktokAuth = (config: NetworkAuthConfig): NetworkAuth => {
     capabilities: (scopes) => {
       const has = (scope: string) => scopes.includes(scope);
       const publish = has('video.publish') && has('user.info.basic');
-      return { publish, manage: false, threads: false, metrics: has('video.list') };
+      return { publish, manage: false, threads: false, metrics: grantsMetrics('tiktok', scopes) };
     },
   };
 };

@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { cannotRefresh, hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
 
@@ -85,7 +86,7 @@ export const vimeoAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage: has('edit') && has('delete'),
         threads: publish && has('interact'),
-        metrics: has('stats') || has('private'),
+        metrics: grantsMetrics('vimeo', scopes),
       };
     },
   };

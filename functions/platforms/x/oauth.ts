@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, requireString, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -101,7 +102,7 @@ export const xAuth = (config: NetworkAuthConfig): NetworkAuth => {
     capabilities: (scopes) => {
       const has = (scope: string) => scopes.includes(scope);
       const publish = has('tweet.write') && has('users.read');
-      return { publish, manage: publish, threads: publish, metrics: has('tweet.read') && has('users.read') };
+      return { publish, manage: publish, threads: publish, metrics: grantsMetrics('x', scopes) };
     },
   };
 };

@@ -1,3 +1,4 @@
+import { grantsMetrics } from '../../domain/platforms/metrics-permissions.ts';
 import type { NetworkAuth, NetworkAuthConfig, NetworkTarget } from '../../ports/network-auth.ts';
 import { NetworkError } from '../../ports/network-client.ts';
 import { hostOf, oauthCall, tokenSetOf, urlWith } from '../oauth-http.ts';
@@ -153,7 +154,7 @@ export const youtubeAuth = (config: NetworkAuthConfig): NetworkAuth => {
         publish,
         manage,
         threads: has('youtube.force-ssl'),
-        metrics: manage || has('youtube.readonly'),
+        metrics: grantsMetrics('youtube', scopes),
       };
     },
   };
