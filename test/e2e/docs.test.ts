@@ -141,7 +141,7 @@ const EXPECTED: Record<string, Expected[]> = {
       // The redirect carries a connect code, never a channel id; the completion answers the channel.
       code: /channels\/connect\/complete/,
       output: [
-        /^http:\/\/localhost:5173\/connected\?connectCode=cc_[\w-]{75}&state=\w+$/m,
+        /^http:\/\/localhost:\d+\/connected\?connectCode=cc_[\w-]{75}&state=\w+$/m,
         /"id":"ch_\w+","platform":"x"/,
       ],
     },
