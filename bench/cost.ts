@@ -244,7 +244,7 @@ export function idleCost(stacks: readonly StackTemplate[], measured: MeasuredFig
     count: count(keys.length, 'keys'),
     how:
       `${money(PRICE.kmsKey)} per key-month; ${rotating} of ${keys.length} rotate yearly, and each of a key's first ` +
-      `two rotations adds $1.00 a month (${usdText(keys.length * 2)} in the second year, ${usdText(keys.length * 3)} from the third)`,
+      `two rotations adds $1.00 a month (${usdText(keys.length + rotating)} in the second year, ${usdText(keys.length + 2 * rotating)} from the third)`,
     usd: usdOf(keys.length, PRICE.kmsKey),
   });
 
@@ -385,14 +385,17 @@ export function idleCost(stacks: readonly StackTemplate[], measured: MeasuredFig
         (r) => (r.PointInTimeRecoverySpecification as Json | undefined)?.PointInTimeRecoveryEnabled === true,
       ),
   );
-  zeroAtIdle(
-    'DynamoDB table',
-    tables[0]?.type ?? 'AWS::DynamoDB::Table',
-    'on-demand table',
-    `per request (above); ${money(PRICE.dynamoStorage)} per GB-month stored` +
-      (pitr ? ` and ${money(PRICE.dynamoPitr)} per GB-month for point-in-time recovery` : '') +
-      ': 0 when empty',
-  );
+  if (tables.length > 0) {
+    rows.push({
+      item: 'DynamoDB',
+      count: count(tables.length, tables.length === 1 ? 'on-demand table' : 'on-demand tables'),
+      how:
+        `per request (above); ${money(PRICE.dynamoStorage)} per GB-month stored` +
+        (pitr ? ` and ${money(PRICE.dynamoPitr)} per GB-month for point-in-time recovery` : '') +
+        ': 0 when empty',
+      usd: 0,
+    });
+  }
   zeroAtIdle(
     'API Gateway',
     'AWS::ApiGatewayV2::Api',
@@ -410,7 +413,7 @@ export function idleCost(stacks: readonly StackTemplate[], measured: MeasuredFig
     'S3',
     'AWS::S3::Bucket',
     'buckets',
-    `${money(PRICE.s3Storage)} per GB-month: the dashboard's files are a few hundred KB, the media bucket empties itself`,
+    `${money(PRICE.s3Storage)} per GB-month: 0 with nothing stored (the dashboard's files are a few hundred KB)`,
   );
   zeroAtIdle(
     'CloudFront',
@@ -436,8 +439,10 @@ export function perPostCost(stacks: readonly StackTemplate[], measured: Measured
   let gbSeconds = http.gb * ASSUMED_LAMBDA_SECONDS.http;
   let gbSecondUsd = gbSeconds * http.gbSecond.usd;
   let traced = http.traced ? 1 : 0;
+  const memories = [`POST /v1/posts ${http.gb * 1024} MB`];
   for (const [local, n] of Object.entries(p.queueMessages)) {
     const worker = inv.workerOf(inv.queueNamed(local));
+    memories.push(`${local}'s worker ${worker.gb * 1024} MB`);
     const seconds = local.endsWith('publish')
       ? p.channels * ASSUMED_LAMBDA_SECONDS.publishPerBlock
       : n * ASSUMED_LAMBDA_SECONDS.queueJob;
@@ -465,7 +470,7 @@ export function perPostCost(stacks: readonly StackTemplate[], measured: Measured
       item: 'Lambda duration',
       count: `${gbSeconds.toFixed(3)} GB-s`,
       how:
-        `memory and architecture from the template (${http.gb * 1024} MB); assumed ${ASSUMED_LAMBDA_SECONDS.http * 1000} ms per HTTP call, ` +
+        `memory and architecture from the template (${memories.join(', ')}); assumed ${ASSUMED_LAMBDA_SECONDS.http * 1000} ms per HTTP call, ` +
         `${ASSUMED_LAMBDA_SECONDS.publishPerBlock * 1000} ms per block sent, ${ASSUMED_LAMBDA_SECONDS.queueJob * 1000} ms per other queue job`,
       usd: gbSecondUsd,
     },
