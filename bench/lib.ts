@@ -70,23 +70,8 @@ export const writeSection = (suite: string, markdown: string): void => {
   writeFileSync(FILE, next);
 };
 
-/**
- * AWS list prices, us-east-1, as of 2026-11-25 (DynamoDB on-demand since its November 2024 price
- * cut; Lambda arm64; SQS standard; EventBridge Scheduler; KMS). Free tiers are left out. Update the
- * numbers and the date when AWS changes them.
- */
-export const PRICES = {
-  date: '2026-11-25',
-  dynamoWritePerMillion: 0.625,
-  dynamoReadPerMillion: 0.125,
-  dynamoStoragePerGbMonth: 0.25,
-  lambdaPerMillionRequests: 0.2,
-  lambdaArmPerGbSecond: 0.0000133334,
-  sqsPerMillionRequests: 0.4,
-  schedulerPerMillionInvocations: 1.0,
-  /** KMS symmetric requests ($0.03 per 10,000). */
-  kmsPerMillionRequests: 3.0,
-};
+/** AWS list prices (us-east-1), kept with their sources in `bench/prices.ts`. */
+export { PRICES } from './prices.ts';
 
 /** Dollars, with four decimals below a cent. */
 export const usd = (value: number) => (value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`);

@@ -23,6 +23,7 @@ import { mutatePost, startRound } from '../functions/core/publishing/engine.ts';
 import { type PublishJob, runJob } from '../functions/ports/publishing.ts';
 import type { Deps } from '../functions/runtime/container.ts';
 import { awsCapacity, batchedSizeOf } from './capacity.ts';
+import { ASSUMED_LAMBDA_SECONDS } from './cost.ts';
 import { machineLine, measure, ms, PRICES, percentile, ratio, usd, writeSection } from './lib.ts';
 
 const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 1000);
@@ -38,9 +39,10 @@ const LAMBDA_GB = 0.5;
 /**
  * Billed time per invocation on AWS, assumed (DynamoDB Local's timings say nothing of AWS's): an
  * HTTP route a few DynamoDB round trips; a publish job one network request per block, about 400 ms
- * with the real networks; an event or a metrics job a few DynamoDB calls.
+ * with the real networks; an event or a metrics job a few DynamoDB calls. The cost script
+ * (`npm run cost`) assumes the same.
  */
-const ASSUMED_SECONDS = { http: 0.05, publishPerBlock: 0.4, queueJob: 0.05 };
+const ASSUMED_SECONDS = ASSUMED_LAMBDA_SECONDS;
 
 /** What one function asked of DynamoDB and SQS. */
 interface FunctionCounts {
@@ -503,7 +505,8 @@ AWS list prices, us-east-1, as of ${PRICES.date}; free tiers left out. Not inclu
 (${postBytes ? `a published post with 3 channels is about ${(postBytes / 1024).toFixed(1)} KB, so 1M posts hold about ${((postBytes * 1e6) / 1024 ** 3).toFixed(1)} GB` : 'the post items'}, $${PRICES.dynamoStoragePerGbMonth}/GB-month), the
 metrics readings that follow (see the metrics section), webhook deliveries (none here), media
 transfer, API Gateway ($1.00/M requests for HTTP APIs), CloudWatch logs, and the SQS event
-source mappings' empty polls.
+source mappings' empty polls. The Cost section at the top (\`npm run cost\`) prices this run's
+figures with those items and the stack's fixed monthly cost: its total is the current one.
 
 Scheduling precision (publication start − scheduledAt, ${lags.length} posts scheduled ~${lead / 1000} s ahead;
 the schedule fires 5 s early and the queue delay plus a short sleep close the gap):

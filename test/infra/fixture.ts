@@ -20,6 +20,13 @@ import type { WorkerManifest } from '../../lib/constructs/workers.ts';
 export const manifest: RouteManifest = routeManifest;
 export const workerManifest: WorkerManifest = defaultWorkerManifest;
 
+/** cdk.json's context (its feature flags), which the CLI gives `bin/app.ts` and the tests give their apps. */
+export const cdkJsonContext: Record<string, unknown> = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
 // Each test file imports this module once; its scratch directories go when that file is done.
 const scratchDirs: string[] = [];
 afterAll(() => {
@@ -96,6 +103,7 @@ export function buildTestApp(
   const app = new App({
     outdir: scratchDir('herald-infra-out-'),
     context: {
+      ...cdkJsonContext,
       ...bundling,
       // Report cdk-nag findings in the validation report instead of throwing, so tests can list them.
       [FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,

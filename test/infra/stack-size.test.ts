@@ -5,9 +5,13 @@
  * because a route costs 4 resources (function, integration, invoke permission, route): functions
  * share one log group, and one execution role per distinct set of grants.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { costRegion, readMeasuredFigures, renderCost } from '../../bench/cost.ts';
 import type { RouteDef } from '../../functions/http/routes.ts';
+import { REPO_ROOT } from '../../lib/app.ts';
 import { grantKey } from '../../lib/constructs/function-roles.ts';
 import { buildTestApp, builtDashboardFixture, logicalIdOf, manifest, workerManifest } from './fixture.ts';
 
@@ -96,5 +100,18 @@ describe('stack size', () => {
       Type: 'AWS::Logs::LogGroup',
       Properties: { RetentionInDays: 30 },
     });
+  });
+
+  // The cost table is computed from these templates (npm run cost), here rather than in a test file
+  // of its own so that the suite synthesizes the app once for both.
+  it('matches the cost table in BENCHMARKS.md, which `npm run cost` writes from these templates', () => {
+    const benchmarks = readFileSync(join(REPO_ROOT, 'BENCHMARKS.md'), 'utf8');
+    const stacks = [built.stateful, built.stateless].map((stack) => ({
+      stackName: stack.stackName,
+      template: Template.fromStack(stack).toJSON(),
+    }));
+    expect(costRegion(benchmarks), 'BENCHMARKS.md is stale: run `npm run cost`').toBe(
+      renderCost(stacks, readMeasuredFigures(benchmarks)).trim(),
+    );
   });
 });

@@ -285,13 +285,13 @@ describe('least privilege', () => {
       for (const statement of roleStatements(stateless, template, fn)) {
         const kms = actionsOf(statement).filter((a) => a.startsWith('kms:'));
         if (kms.length === 0) continue;
-        expect(kms.length, key).toBe(1);
+        // cdk.json's @aws-cdk/aws-iam:minimizePolicies merges actions with the same condition.
         expect(statement.Condition, key).toEqual({
           StringLike: { 'kms:EncryptionContext:channelId': expect.stringMatching(/^(ch|connect|wh)_\*$/) },
         });
         const like = statement.Condition?.StringLike as Record<string, string> | undefined;
         const context = like?.['kms:EncryptionContext:channelId'];
-        contexts.set(key, [...(contexts.get(key) ?? []), `${kms[0]} ${context}`]);
+        contexts.set(key, [...(contexts.get(key) ?? []), ...kms.map((action) => `${action} ${context}`)]);
       }
     }
     expect(contexts.get('functions/workers/publish.ts')?.sort()).toEqual([
