@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cadencePace,
   READING_OFFSETS_SECONDS,
   readingDueAt,
   retryDelaySeconds,
@@ -7,6 +8,7 @@ import {
 import { statsDeltas } from '../../functions/core/metrics/collect.ts';
 import { periodStart } from '../../functions/core/metrics/post-metrics.ts';
 import { statsView } from '../../functions/core/metrics/stats.ts';
+import { env, withEnvironment } from '../../functions/shared/env.ts';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -29,6 +31,30 @@ describe('the metrics cadence', () => {
     expect(readingDueAt(live, 33, { timeScale: 1 })).toBeNull();
     expect(readingDueAt(live, 0, { timeScale: 3600 })?.toISOString()).toBe('2026-03-02T10:00:01.000Z');
     expect([2, 3].map((a) => retryDelaySeconds(a, { timeScale: 1 }))).toEqual([60, 120]);
+  });
+});
+
+describe('fast metrics locally (METRICS_TIME_SCALE)', () => {
+  it('says what a faster pace means, and nothing at the real one', () => {
+    expect(cadencePace({ timeScale: 1 })).toBeNull();
+    expect(cadencePace({ timeScale: 3600 })).toBe(
+      "at 3600x the real pace (METRICS_TIME_SCALE=3600): an hour of the cadence lasts 1 s, and a post's last reading (day 28) comes 11 min after it goes live",
+    );
+    expect(cadencePace({ timeScale: 60 })).toContain('an hour of the cadence lasts 60 s');
+    expect(cadencePace({ timeScale: 36000 })).toContain('lasts 100 ms');
+  });
+
+  it('sweeps every minute of the cadence (at least every second, at most every 60 s) unless told', () => {
+    const sweep = (vars: Record<string, string>) =>
+      withEnvironment(vars, () => env.metricsSweepIntervalSeconds);
+    expect(sweep({})).toBe(60);
+    expect(sweep({ METRICS_TIME_SCALE: '6' })).toBe(10);
+    expect(sweep({ METRICS_TIME_SCALE: '3600' })).toBe(1);
+    expect(sweep({ METRICS_TIME_SCALE: '0.5' })).toBe(60);
+    expect(sweep({ METRICS_TIME_SCALE: '3600', METRICS_SWEEP_INTERVAL_SECONDS: '0.2' })).toBe(0.2);
+    expect(() => withEnvironment({ METRICS_TIME_SCALE: 'fast' }, () => env.metricsTimeScale)).toThrow(
+      'Environment variable METRICS_TIME_SCALE must be a positive number',
+    );
   });
 });
 
