@@ -109,10 +109,43 @@ export const startTracking = async (
 /** Most trackers one sweep hands out (the rest wait for the next sweep, a minute later). */
 const SWEEP_LIMIT = 500;
 
+/** Trackers read per page when the due times follow a new time scale. */
+const RESCHEDULE_PAGE = 100;
+
+/**
+ * Stored due times are absolute: they were computed with the time scale of the code that wrote
+ * them. When the scale changes (the local runtime started with another METRICS_TIME_SCALE, a
+ * deploy with another value), every unfinished tracker's current reading moves to its time on the
+ * new scale before the sweep looks for due readings: a reading overdue on the new scale is handed
+ * out at once, one not yet due on it waits. A reading in flight under a lease is moved too (its
+ * message may be lost, as the local queue loses them on a stop); a second message for the same
+ * reading changes nothing, as `takeReading` takes each point of the cadence once. Resolves with
+ * how many trackers moved.
+ */
+export const followTimeScale = async (deps: Pick<MetricsDeps, 'metrics' | 'cadence'>): Promise<number> => {
+  const scale = deps.cadence.timeScale;
+  if ((await deps.metrics.cadenceScale()) === scale) return 0;
+  let moved = 0;
+  let cursor: string | null = null;
+  do {
+    const page = await deps.metrics.unfinished(cursor, RESCHEDULE_PAGE);
+    for (const tracker of page.trackers) {
+      const due = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence)?.toISOString();
+      if (due && due !== tracker.nextAt && (await deps.metrics.reschedule(tracker, due))) moved++;
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  // Recorded last: a sweep stopped halfway leaves the old scale, so the next one goes over them again.
+  await deps.metrics.setCadenceScale(scale);
+  if (moved > 0) logger.info('Metrics readings moved to a new time scale', { timeScale: scale, moved });
+  return moved;
+};
+
 /** The sweep (every minute): each due reading goes on the metrics queue once, kept out of the sweep by a lease. */
 export const sweepDueReadings = async (
   deps: Pick<MetricsDeps, 'clock' | 'metrics' | 'metricsQueue' | 'cadence'>,
 ): Promise<number> => {
+  await followTimeScale(deps);
   const now = deps.clock.now();
   const until = new Date(now.getTime() + leaseSeconds(deps.cadence) * 1000).toISOString();
   const due = await deps.metrics.due(now.toISOString(), SWEEP_LIMIT);
