@@ -5,9 +5,15 @@ import {
   readingDueAt,
   retryDelaySeconds,
 } from '../../functions/core/metrics/cadence.ts';
-import { statsDeltas } from '../../functions/core/metrics/collect.ts';
+import { postLiveAt, statsDeltas, trackerFor } from '../../functions/core/metrics/collect.ts';
 import { periodStart } from '../../functions/core/metrics/post-metrics.ts';
 import { statsView } from '../../functions/core/metrics/stats.ts';
+import {
+  channelLiveAt,
+  isChannelLive,
+  type PostChannel,
+  type PostRecord,
+} from '../../functions/domain/post.ts';
 import { env, withEnvironment } from '../../functions/shared/env.ts';
 
 const HOUR = 3600;
@@ -55,6 +61,76 @@ describe('fast metrics locally (METRICS_TIME_SCALE)', () => {
     expect(() => withEnvironment({ METRICS_TIME_SCALE: 'fast' }, () => env.metricsTimeScale)).toThrow(
       'Environment variable METRICS_TIME_SCALE must be a positive number',
     );
+  });
+});
+
+describe('what is live (metrics, stats and usage follow it)', () => {
+  const block = (live: boolean) => ({
+    content: 'text',
+    mediaIds: [],
+    mediaAltText: {},
+    remoteId: live ? 'remote' : null,
+    remoteUrl: live ? 'https://bsky.example/post' : null,
+  });
+  const channel = (id: string, fields: Partial<PostChannel>, blocks: boolean[]): PostChannel => ({
+    channelId: id,
+    platform: 'bluesky',
+    status: 'publishing',
+    error: null,
+    remoteUrl: null,
+    title: null,
+    postType: null,
+    options: {},
+    blocks: blocks.map(block),
+    ...fields,
+  });
+  const stopped = channel(
+    'ch_half',
+    { status: 'failed', error: 'refused', liveAt: '2026-03-02T10:00:05.000Z' },
+    [true, false],
+  );
+  const done = channel(
+    'ch_done',
+    { status: 'published', publishedAt: '2026-03-02T10:00:09.000Z', liveAt: '2026-03-02T10:00:08.000Z' },
+    [true, true],
+  );
+  const before = channel('ch_old', { status: 'published', publishedAt: '2026-03-02T09:00:00.000Z' }, [true]);
+  const failed = channel('ch_fail', { status: 'failed', error: 'refused' }, [false, false]);
+  const waiting = channel('ch_wait', {}, [false]);
+
+  it('a channel is live once its first block is: a thread stopped halfway is, a refused one is not', () => {
+    expect([stopped, done, before, failed, waiting].map(isChannelLive)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    // Since it went live: its first block's time, or its publication's when that was not recorded.
+    expect([stopped, done, before, failed].map(channelLiveAt)).toEqual([
+      '2026-03-02T10:00:05.000Z',
+      '2026-03-02T10:00:08.000Z',
+      '2026-03-02T09:00:00.000Z',
+      null,
+    ]);
+  });
+
+  it('a live channel is tracked from when it went live; the post counts from its first live channel', () => {
+    const post = {
+      postId: 'post_1',
+      workspaceId: 'ws_1',
+      mode: 'live',
+      status: 'partially_published',
+      channels: [failed, done, stopped],
+    } as unknown as PostRecord;
+    expect(postLiveAt(post)).toBe('2026-03-02T10:00:05.000Z');
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_half')).toMatchObject({
+      liveAt: '2026-03-02T10:00:05.000Z',
+      postLiveAt: '2026-03-02T10:00:05.000Z',
+      nextAt: '2026-03-02T11:00:05.000Z',
+    });
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_done')?.liveAt).toBe('2026-03-02T10:00:08.000Z');
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_fail')).toBeNull();
   });
 });
 

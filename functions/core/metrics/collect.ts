@@ -5,7 +5,7 @@
  */
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
-import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { channelLiveAt, type PostChannel, type PostRecord } from '../../domain/post.ts';
 import type { KeyMode } from '../../ports/api-keys.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -57,16 +57,16 @@ const remoteOf = (block: PostChannel['blocks'][number]): RemoteBlock | null =>
 /** When the post's first channel went live (the stats file the post under it); null if none is live. */
 export const postLiveAt = (post: PostRecord): string | null => {
   const times = post.channels
-    .filter((c) => c.status === 'published' && c.publishedAt)
-    .map((c) => c.publishedAt as string)
+    .map(channelLiveAt)
+    .filter((at): at is string => at !== null)
     .sort();
   return times[0] ?? null;
 };
 
 /**
- * The tracker of a channel that just went live, at the start of its cadence; null when it has
- * none (not live, or its network reports no metrics). A channel that is live is published: its own
- * `publishedAt` starts the cadence.
+ * The tracker of a channel that just went live (`isChannelLive`: its first block is live, a
+ * thread stopped halfway included), at the start of its cadence, which runs from when it went
+ * live; null when it has none (not live, or its network reports no metrics).
  */
 export const trackerFor = (
   cadence: CadenceSettings,
@@ -74,17 +74,18 @@ export const trackerFor = (
   channelId: string,
 ): MetricsTracker | null => {
   const channel = post.channels.find((c) => c.channelId === channelId);
+  const liveAt = channel ? channelLiveAt(channel) : null;
   const firstLive = postLiveAt(post);
-  if (channel?.status !== 'published' || !channel.publishedAt || !firstLive) return null;
+  if (!channel || !liveAt || !firstLive) return null;
   if (!getPlatform(channel.platform)?.supportsMetrics) return null;
-  const first = readingDueAt(new Date(channel.publishedAt), 0, cadence) as Date;
+  const first = readingDueAt(new Date(liveAt), 0, cadence) as Date;
   return {
     postId: post.postId,
     channelId,
     workspaceId: post.workspaceId,
     mode: post.mode,
     platform: channel.platform,
-    liveAt: channel.publishedAt,
+    liveAt,
     postLiveAt: firstLive,
     step: 0,
     nextAt: first.toISOString(),
