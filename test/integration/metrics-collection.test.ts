@@ -528,6 +528,20 @@ describe('a new time scale', () => {
     expect(await dueTimes(w, postId, ws)).toEqual([new Date(T0 + 3_600_000).toISOString()]);
   });
 
+  it('a table with no scale recorded takes the one running now, without a pass over its trackers', async () => {
+    const w = world(own);
+    const { postId, ws } = ids();
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_s3', platform: 'x', liveAt: T0 }]));
+    w.deps.cadence = { timeScale: 3600 };
+    expect(await w.deps.metrics.cadenceScale()).toBeNull();
+    expect(await followTimeScale(w.deps)).toBe(0);
+    expect(await w.deps.metrics.cadenceScale()).toBe(3600);
+    // The tracker written before keeps its due time (on AWS every table ran at 1).
+    expect((await w.deps.metrics.getTracker(postId, 'ch_s3'))?.nextAt).toBe(
+      new Date(T0 + 3_600_000).toISOString(),
+    );
+  });
+
   it('moves every unfinished tracker, those whose reading is leased too', async () => {
     const w = world(own);
     w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 1 })));

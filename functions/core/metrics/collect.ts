@@ -121,11 +121,20 @@ const RESCHEDULE_PAGE = 100;
  * out at once, one not yet due on it waits. A reading in flight under a lease is moved too (its
  * message may be lost, as the local queue loses them on a stop); a second message for the same
  * reading changes nothing, as `takeReading` takes each point of the cadence once. Resolves with
- * how many trackers moved.
+ * how many trackers moved. The pass reads every unfinished tracker: it is meant for the scales of
+ * tests and demos (local data, a rehearsal), not for a production table with a great many.
  */
 export const followTimeScale = async (deps: Pick<MetricsDeps, 'metrics' | 'cadence'>): Promise<number> => {
   const scale = deps.cadence.timeScale;
-  if ((await deps.metrics.cadenceScale()) === scale) return 0;
+  const recorded = await deps.metrics.cadenceScale();
+  if (recorded === scale) return 0;
+  if (recorded === null) {
+    // A table whose scale was never recorded: its due times follow the scale its code ran with,
+    // which this one is taken to be (on AWS always 1). Recording it costs no pass over the trackers,
+    // which on a large table could outlast the sweep's time limit.
+    await deps.metrics.setCadenceScale(scale);
+    return 0;
+  }
   let moved = 0;
   let cursor: string | null = null;
   do {
