@@ -8,6 +8,8 @@ import { consoleLog, LOG_LEVELS, parseLogLevel } from '../functions/adapters/loc
 import { DataDirLockedError } from '../functions/adapters/local/data-dir-lock.ts';
 import { watchParent } from '../functions/adapters/local/parent-watch.ts';
 import { PortInUseError, startLocalRuntime } from '../functions/adapters/local/runtime.ts';
+import { cadencePace } from '../functions/core/metrics/cadence.ts';
+import { env } from '../functions/shared/env.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -17,7 +19,9 @@ const COGNITO_PORT = 9229;
 const USAGE = `Usage: npm start [-- --fresh]
   PORT       HTTP port on 127.0.0.1 and ::1 (default 3000)
   DATA_DIR   where data persists (default .herald); one running Herald per directory
-  LOG_LEVEL  ${LOG_LEVELS.join(' | ')} (default info: start-up progress and one line per request)`;
+  LOG_LEVEL  ${LOG_LEVELS.join(' | ')} (default info: start-up progress and one line per request)
+  METRICS_TIME_SCALE  runs the metrics cadence this many times faster (default 1; 3600: an hour
+             of the cadence lasts a second, a post's readings end about 11 minutes after it goes live)`;
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
@@ -43,6 +47,8 @@ const readConfig = () => {
       help: values.help ?? false,
       port,
       dataDir: process.env.DATA_DIR || '.herald',
+      // Read now, so a value that is not a positive number stops the start with the usage.
+      metrics: { timeScale: env.metricsTimeScale, sweepSeconds: env.metricsSweepIntervalSeconds },
       log: consoleLog(parseLogLevel(process.env.LOG_LEVEL)),
     };
   } catch (error) {
@@ -50,7 +56,7 @@ const readConfig = () => {
   }
 };
 
-const { fresh, help, port, dataDir, log } = readConfig();
+const { fresh, help, port, dataDir, log, metrics } = readConfig();
 if (help) {
   console.log(USAGE);
   process.exit(0);
@@ -132,6 +138,9 @@ const main = async () => {
   console.log(`Dashboard: http://localhost:${runtime.port}/dashboard/`);
   console.log(`  owner email:             ${signIn.owner.email}`);
   console.log(`  owner password:          ${signIn.owner.password}`);
+  // A fast cadence says so: readings then come in seconds instead of hours, as they never do on AWS.
+  const pace = cadencePace(metrics);
+  if (pace) console.log(`Metrics ${pace}; due readings are handed out every ${metrics.sweepSeconds} s.`);
   console.log(`Herald listening on http://localhost:${runtime.port}/v1`);
 };
 

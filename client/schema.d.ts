@@ -1478,10 +1478,11 @@ export interface components {
                 /** @enum {string} */
                 metricsStatus: "available" | "unsupported" | "missing_permission" | "needs_reconnect";
                 /**
-                 * @description not_live: the channel is not published; collecting: readings continue; finished: 30 days are over.
+                 * @description not_live: the channel has no live post (its first block is not live); collecting: readings continue; finished: 30 days are over. A thread stopped halfway is live: its first block is read.
                  * @enum {string}
                  */
                 collection: "not_live" | "collecting" | "finished" | "unsupported";
+                /** @description When the channel went live (its first block did); the cadence runs from here. null: not live. */
                 publishedAt: string | null;
                 nextReadingAt: string | null;
                 /** @description The latest successful reading. */

@@ -55,6 +55,11 @@ export interface PostChannel {
   /** When the channel reached published. */
   publishedAt?: string | null;
   /**
+   * When the channel went live: its first block went live on the network (see `isChannelLive`).
+   * Absent on channels that went live before it was recorded: their `publishedAt` stands for it.
+   */
+  liveAt?: string | null;
+  /**
    * The network's rate limit holds this channel until then (the reset it announced): the channel
    * waits, still `publishing`, without spending attempts.
    */
@@ -128,3 +133,18 @@ export interface MediaInfo {
   /** Only `ready` files can be attached. */
   status: 'pending' | 'ready';
 }
+
+/**
+ * What "live" means, in one place: a channel is live on its network once its first block is live
+ * there, whether the rest of a thread follows or not (a thread stopped halfway stays live, its post
+ * `partially_published`). A live channel has a post on the network (its `remoteUrl`); its metrics
+ * are read from that first block; GET /stats counts its post; and usage's `posts.published` counts
+ * the post once, when its first channel goes live. All of these start in the one write that
+ * records that first block. (A published channel is live: all its blocks are.)
+ */
+export const isChannelLive = (channel: PostChannel): boolean =>
+  channel.status === 'published' || Boolean(channel.blocks[0]?.remoteId);
+
+/** When a live channel went live (null when it is not live, or its time was never recorded). */
+export const channelLiveAt = (channel: PostChannel): string | null =>
+  isChannelLive(channel) ? (channel.liveAt ?? channel.publishedAt ?? null) : null;

@@ -63,6 +63,17 @@ export interface MetricsStore {
   due(now: string, limit: number): Promise<MetricsTracker[]>;
   /** Keeps the tracker's current reading out of the sweep until `until`; false if it moved on meanwhile. */
   lease(tracker: MetricsTracker, until: string): Promise<boolean>;
+  /** Moves the tracker's current reading to `dueAt`; false if it moved on (or finished) meanwhile. */
+  reschedule(tracker: MetricsTracker, dueAt: string): Promise<boolean>;
+  /** Every tracker with readings still to take, a page at a time (`cursor`: the previous page's; null at the end). */
+  unfinished(
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ trackers: MetricsTracker[]; cursor: string | null }>;
+  /** The cadence time scale the stored due times were computed with; null when none was recorded yet. */
+  cadenceScale(): Promise<number | null>;
+  /** Records the time scale the stored due times follow. */
+  setCadenceScale(timeScale: number): Promise<void>;
   /**
    * Stores reading `reading.step` and moves the tracker to `next`, adding `deltas` to the stats of the
    * post's day, of its hour and of the post, in one transaction; false (nothing written) if the

@@ -214,9 +214,14 @@ export const env = {
   get metricsTimeScale(): number {
     return readNumber(ENV.metricsTimeScale, 1);
   },
-  /** How often the local runtime runs the metrics sweep (default 60 s; on AWS a recurring schedule does). */
+  /**
+   * How often the local runtime runs the metrics sweep (on AWS a recurring schedule does, every
+   * minute). Default: a minute of the cadence (60 s at the real pace, 1 s at 60x or faster), so a
+   * faster cadence's readings are not held back by the sweep.
+   */
   get metricsSweepIntervalSeconds(): number {
-    return readNumber(ENV.metricsSweepIntervalSeconds, 60);
+    const scale = readNumber(ENV.metricsTimeScale, 1);
+    return readNumber(ENV.metricsSweepIntervalSeconds, Math.min(60, Math.max(1, 60 / scale)));
   },
   /** Local runtime only: a directory where each process writes which grants its functions used (tests set it). */
   get grantUsageDir(): string | undefined {

@@ -140,6 +140,44 @@ describe('metrics through HTTP', () => {
     });
   });
 
+  it('a thread stopped halfway (partially_published) is live on its first block: metrics, stats and usage agree', async () => {
+    const own = await freshWorkspace(rt, ['bluesky']);
+    const created = await rt.api('/posts', {
+      method: 'POST',
+      key: own.key,
+      body: {
+        intent: 'now',
+        channels: [
+          {
+            channelId: own.channels.bluesky,
+            blocks: [{ content: 'First block goes live' }, { content: 'Second block sim:fail' }],
+          },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const post = await waitForPost(rt, created.body.id, own.key);
+    expect(post.status).toBe('partially_published');
+    expect(post.channels[0]).toMatchObject({ status: 'failed' });
+    expect(post.channels[0].blocks.map((b: any) => b.remoteUrl !== null)).toEqual([true, false]);
+
+    // Metrics: the channel is live (its first block is), collected on the cadence from that block.
+    const metrics = await metricsWhen(post.id, own.key, (b) => okReadings(b.channels[0]).length >= 2);
+    const channel = metrics.channels[0];
+    expect(channel).toMatchObject({ collection: 'collecting', publishedAt: expect.any(String) });
+    expect(Object.keys(channel.latest.metrics)).toContain('likes');
+    // Stats: the post counts, on Bluesky, with the metrics read so far.
+    const now = Date.now();
+    const around = `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 3_600_000).toISOString()}`;
+    const stats = await rt.api(`/stats?${around}`, { key: own.key });
+    expect(stats.body.overall.posts).toBe(1);
+    expect(stats.body.platforms.map((p: any) => [p.platform, p.posts])).toEqual([['bluesky', 1]]);
+    expect(stats.body.overall.metrics.likes).toBeGreaterThanOrEqual(0);
+    // Usage: published once (billed: it reached the network).
+    const usage = await rt.api('/usage', { key: own.key });
+    expect(usage.body.posts.published).toBe(1);
+  });
+
   it('another workspace’s post is not found, and bad queries are refused in the error envelope', async () => {
     const notFound = await rt.api(`/posts/${livePost}/metrics`, { key: other.key });
     expect(notFound.status).toBe(404);

@@ -17,7 +17,14 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+// Metrics at 3600x, as docs/metrics.md's "Fast metrics locally" starts it (the banner says so).
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: '0',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+  METRICS_TIME_SCALE: '3600',
+};
 const admin = async (args: string[], extra: Record<string, string> = {}) => {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], {
     cwd: ROOT,
@@ -58,6 +65,10 @@ describe('npm start and npm run admin', () => {
     expect(output).toContain(`Dashboard: ${base}/dashboard/`);
     expect(output).toContain(seed.owner.email);
     expect(output).toContain(seed.owner.password);
+    expect(output).toContain(
+      'Metrics at 3600x the real pace (METRICS_TIME_SCALE=3600): an hour of the cadence lasts 1 s, ' +
+        "and a post's last reading (day 28) comes 11 min after it goes live; due readings are handed out every 1 s.",
+    );
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const channels = await fetch(`${base}/v1/channels`, { headers: { 'x-api-key': seed.keys.live } });
     expect(channels.status).toBe(200);

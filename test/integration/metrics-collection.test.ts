@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoMetricsStore } from '../../functions/adapters/aws/dynamo/metrics.ts';
 import type { AuthContext } from '../../functions/core/auth/api-keys.ts';
 import { READING_OFFSETS_SECONDS, READINGS_PER_CHANNEL } from '../../functions/core/metrics/cadence.ts';
 import {
+  followTimeScale,
   type MetricsDeps,
   startTracking,
   sweepDueReadings,
@@ -138,7 +139,7 @@ interface World {
   deps: MetricsDeps;
 }
 
-const world = (): World => {
+const world = (on: typeof table = table): World => {
   const clock = new FakeClock(T0);
   const queue = new FakeQueue(clock);
   const posts = new Map<string, PostRecord>();
@@ -146,7 +147,7 @@ const world = (): World => {
   const networks = new Map<PlatformId, ScriptedNetwork>();
   const deps: MetricsDeps = {
     clock,
-    metrics: new DynamoMetricsStore(table),
+    metrics: new DynamoMetricsStore(on),
     metricsQueue: () => queue,
     posts: { get: async (id: string) => posts.get(id) ?? null } as unknown as PostStore,
     channels: {
@@ -461,6 +462,107 @@ describe('the metrics cadence', () => {
         { block: 1, metrics: { likes: 2 } },
       ],
     });
+  });
+});
+
+describe('a new time scale', () => {
+  // Each test on a table of its own: the scale recorded is the table's, and moving every
+  // unfinished tracker of a shared table would hand out the other tests' readings.
+  let own: Awaited<ReturnType<typeof freshTable>>;
+  beforeEach(async () => {
+    own = await freshTable();
+  });
+  afterEach(async () => {
+    await own?.drop();
+  });
+
+  /** The readings of a post's only channel, as GET /posts/{id}/metrics lists them. */
+  const dueTimes = async (w: World, postId: string, ws: string) =>
+    (await getPostMetrics(w.deps, auth(ws), postId, 'raw')).channels[0]?.readings.map((r) =>
+      'dueAt' in r ? r.dueAt : '',
+    );
+
+  it('faster after a restart: the reading overdue on it is taken at the first sweep, once', async () => {
+    const w = world(own);
+    const { postId, ws } = ids();
+    const network = new ScriptedNetwork('bluesky', () => ({ likes: 3 }));
+    w.networks.set('bluesky', network);
+    // A run at the real pace publishes, sweeps (nothing due for an hour) and stops.
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_s1', platform: 'bluesky', liveAt: T0 }]));
+    w.clock.ms = T0 + 1000;
+    expect(await settle(w)).toBe(0);
+    // The next starts 5.5 s later at 3600x: five hours of the cadence have passed.
+    w.deps.cadence = { timeScale: 3600 };
+    w.clock.ms = T0 + 5500;
+    expect(await settle(w)).toBe(1);
+    expect(network.calls).toHaveLength(1);
+    // The readings due meanwhile collapse into the latest (hour 5); the next is hour 6.
+    expect(await dueTimes(w, postId, ws)).toEqual([new Date(T0 + 5000).toISOString()]);
+    expect(await w.deps.metrics.getTracker(postId, 'ch_s1')).toMatchObject({
+      step: 5,
+      readings: 1,
+      nextAt: new Date(T0 + 6000).toISOString(),
+    });
+    // Nothing more until then, and the scale is recorded: the next sweep moves nothing.
+    expect(await settle(w)).toBe(0);
+    expect(await followTimeScale(w.deps)).toBe(0);
+    w.clock.ms = T0 + 6000;
+    expect(await settle(w)).toBe(1);
+  });
+
+  it('slower after a restart: a reading due on the old scale waits for its time on the new one', async () => {
+    const w = world(own);
+    const { postId, ws } = ids();
+    const network = new ScriptedNetwork('x', () => ({ likes: 1 }));
+    w.networks.set('x', network);
+    w.deps.cadence = { timeScale: 3600 };
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_s2', platform: 'x', liveAt: T0 }]));
+    expect(await settle(w)).toBe(0);
+    // Back at the real pace 2 s later: the first reading (due at 1 s on 3600x) is due at 1 h.
+    w.deps.cadence = { timeScale: 1 };
+    w.clock.ms = T0 + 2000;
+    expect(await settle(w)).toBe(0);
+    expect(network.calls).toHaveLength(0);
+    w.clock.ms = T0 + 3_600_000;
+    expect(await settle(w)).toBe(1);
+    expect(await dueTimes(w, postId, ws)).toEqual([new Date(T0 + 3_600_000).toISOString()]);
+  });
+
+  it('a table with no scale recorded takes the one running now, without a pass over its trackers', async () => {
+    const w = world(own);
+    const { postId, ws } = ids();
+    await publish(w, livePost(postId, ws, [{ channelId: 'ch_s3', platform: 'x', liveAt: T0 }]));
+    w.deps.cadence = { timeScale: 3600 };
+    expect(await w.deps.metrics.cadenceScale()).toBeNull();
+    expect(await followTimeScale(w.deps)).toBe(0);
+    expect(await w.deps.metrics.cadenceScale()).toBe(3600);
+    // The tracker written before keeps its due time (on AWS every table ran at 1).
+    expect((await w.deps.metrics.getTracker(postId, 'ch_s3'))?.nextAt).toBe(
+      new Date(T0 + 3_600_000).toISOString(),
+    );
+  });
+
+  it('moves every unfinished tracker, those whose reading is leased too', async () => {
+    const w = world(own);
+    w.networks.set('x', new ScriptedNetwork('x', () => ({ likes: 1 })));
+    // Trackers in every shard of the due index.
+    const posts = Array.from({ length: 6 }, (_, i) => ({ ...ids(), channelId: `ch_m${i}` }));
+    for (const { postId, ws, channelId } of posts) {
+      await publish(w, livePost(postId, ws, [{ channelId, platform: 'x', liveAt: T0 }]));
+    }
+    // Their readings are handed out (a lease holds each for 10 minutes) and the messages lost.
+    w.clock.ms = T0 + 3_600_000;
+    await sweepDueReadings(w.deps);
+    expect(w.queue.take()).toHaveLength(6);
+    w.deps.cadence = { timeScale: 60 };
+    const moved = await followTimeScale(w.deps);
+    expect(moved).toBe(6);
+    // On 60x the first reading was due a minute after going live: each is handed out again.
+    expect(await sweepDueReadings(w.deps)).toBe(6);
+    for (const job of w.queue.take()) await takeReading(w.deps, job);
+    for (const { postId, channelId } of posts) {
+      expect(await w.deps.metrics.getTracker(postId, channelId)).toMatchObject({ readings: 1 });
+    }
   });
 });
 

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cadencePace,
   READING_OFFSETS_SECONDS,
   readingDueAt,
   retryDelaySeconds,
 } from '../../functions/core/metrics/cadence.ts';
-import { statsDeltas } from '../../functions/core/metrics/collect.ts';
+import { postLiveAt, statsDeltas, trackerFor } from '../../functions/core/metrics/collect.ts';
 import { periodStart } from '../../functions/core/metrics/post-metrics.ts';
 import { statsView } from '../../functions/core/metrics/stats.ts';
+import {
+  channelLiveAt,
+  isChannelLive,
+  type PostChannel,
+  type PostRecord,
+} from '../../functions/domain/post.ts';
+import { env, withEnvironment } from '../../functions/shared/env.ts';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -29,6 +37,100 @@ describe('the metrics cadence', () => {
     expect(readingDueAt(live, 33, { timeScale: 1 })).toBeNull();
     expect(readingDueAt(live, 0, { timeScale: 3600 })?.toISOString()).toBe('2026-03-02T10:00:01.000Z');
     expect([2, 3].map((a) => retryDelaySeconds(a, { timeScale: 1 }))).toEqual([60, 120]);
+  });
+});
+
+describe('fast metrics locally (METRICS_TIME_SCALE)', () => {
+  it('says what a faster pace means, and nothing at the real one', () => {
+    expect(cadencePace({ timeScale: 1 })).toBeNull();
+    expect(cadencePace({ timeScale: 3600 })).toBe(
+      "at 3600x the real pace (METRICS_TIME_SCALE=3600): an hour of the cadence lasts 1 s, and a post's last reading (day 28) comes 11 min after it goes live",
+    );
+    expect(cadencePace({ timeScale: 60 })).toContain('an hour of the cadence lasts 60 s');
+    expect(cadencePace({ timeScale: 36000 })).toContain('lasts 100 ms');
+  });
+
+  it('sweeps every minute of the cadence (at least every second, at most every 60 s) unless told', () => {
+    const sweep = (vars: Record<string, string>) =>
+      withEnvironment(vars, () => env.metricsSweepIntervalSeconds);
+    expect(sweep({})).toBe(60);
+    expect(sweep({ METRICS_TIME_SCALE: '6' })).toBe(10);
+    expect(sweep({ METRICS_TIME_SCALE: '3600' })).toBe(1);
+    expect(sweep({ METRICS_TIME_SCALE: '0.5' })).toBe(60);
+    expect(sweep({ METRICS_TIME_SCALE: '3600', METRICS_SWEEP_INTERVAL_SECONDS: '0.2' })).toBe(0.2);
+    expect(() => withEnvironment({ METRICS_TIME_SCALE: 'fast' }, () => env.metricsTimeScale)).toThrow(
+      'Environment variable METRICS_TIME_SCALE must be a positive number',
+    );
+  });
+});
+
+describe('what is live (metrics, stats and usage follow it)', () => {
+  const block = (live: boolean) => ({
+    content: 'text',
+    mediaIds: [],
+    mediaAltText: {},
+    remoteId: live ? 'remote' : null,
+    remoteUrl: live ? 'https://bsky.example/post' : null,
+  });
+  const channel = (id: string, fields: Partial<PostChannel>, blocks: boolean[]): PostChannel => ({
+    channelId: id,
+    platform: 'bluesky',
+    status: 'publishing',
+    error: null,
+    remoteUrl: null,
+    title: null,
+    postType: null,
+    options: {},
+    blocks: blocks.map(block),
+    ...fields,
+  });
+  const stopped = channel(
+    'ch_half',
+    { status: 'failed', error: 'refused', liveAt: '2026-03-02T10:00:05.000Z' },
+    [true, false],
+  );
+  const done = channel(
+    'ch_done',
+    { status: 'published', publishedAt: '2026-03-02T10:00:09.000Z', liveAt: '2026-03-02T10:00:08.000Z' },
+    [true, true],
+  );
+  const before = channel('ch_old', { status: 'published', publishedAt: '2026-03-02T09:00:00.000Z' }, [true]);
+  const failed = channel('ch_fail', { status: 'failed', error: 'refused' }, [false, false]);
+  const waiting = channel('ch_wait', {}, [false]);
+
+  it('a channel is live once its first block is: a thread stopped halfway is, a refused one is not', () => {
+    expect([stopped, done, before, failed, waiting].map(isChannelLive)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    // Since it went live: its first block's time, or its publication's when that was not recorded.
+    expect([stopped, done, before, failed].map(channelLiveAt)).toEqual([
+      '2026-03-02T10:00:05.000Z',
+      '2026-03-02T10:00:08.000Z',
+      '2026-03-02T09:00:00.000Z',
+      null,
+    ]);
+  });
+
+  it('a live channel is tracked from when it went live; the post counts from its first live channel', () => {
+    const post = {
+      postId: 'post_1',
+      workspaceId: 'ws_1',
+      mode: 'live',
+      status: 'partially_published',
+      channels: [failed, done, stopped],
+    } as unknown as PostRecord;
+    expect(postLiveAt(post)).toBe('2026-03-02T10:00:05.000Z');
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_half')).toMatchObject({
+      liveAt: '2026-03-02T10:00:05.000Z',
+      postLiveAt: '2026-03-02T10:00:05.000Z',
+      nextAt: '2026-03-02T11:00:05.000Z',
+    });
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_done')?.liveAt).toBe('2026-03-02T10:00:08.000Z');
+    expect(trackerFor({ timeScale: 1 }, post, 'ch_fail')).toBeNull();
   });
 });
 

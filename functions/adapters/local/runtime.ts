@@ -562,6 +562,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
               `Metrics sweep could not be queued: ${error instanceof Error ? error.message : String(error)}`,
             ),
           );
+      // The first sweep at once: readings that fell due while the runtime was stopped are taken now.
+      await sweepMetrics();
       const metricsSweepTimer = setInterval(sweepMetrics, env.metricsSweepIntervalSeconds * 1000);
       stops.push(async () => clearInterval(metricsSweepTimer));
 

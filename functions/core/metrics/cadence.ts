@@ -24,6 +24,30 @@ export interface CadenceSettings {
   timeScale: number;
 }
 
+/** A span of seconds as a person reads it: `100 ms`, `1 s`, `12 min`, `10 h`, `3 days`. */
+const span = (seconds: number): string => {
+  const round = (n: number) => String(Number(n.toPrecision(2)));
+  if (seconds < 1) return `${round(seconds * 1000)} ms`;
+  if (seconds < 120) return `${round(seconds)} s`;
+  if (seconds < 2 * HOUR) return `${round(seconds / 60)} min`;
+  if (seconds < 2 * DAY) return `${round(seconds / HOUR)} h`;
+  return `${round(seconds / DAY)} days`;
+};
+
+/**
+ * What a cadence at another pace than the real one means, in a line (the local runtime's banner
+ * prints it); null at the real pace (1).
+ */
+export const cadencePace = (settings: CadenceSettings): string | null => {
+  const scale = settings.timeScale;
+  if (scale === 1) return null;
+  const last = READING_OFFSETS_SECONDS.at(-1) as number;
+  return (
+    `at ${scale}x the real pace (METRICS_TIME_SCALE=${scale}): an hour of the cadence lasts ` +
+    `${span(HOUR / scale)}, and a post's last reading (day ${last / DAY}) comes ${span(last / scale)} after it goes live`
+  );
+};
+
 /** When reading number `step` (0-based) of a channel that went live at `liveAt` is due; null after the last. */
 export const readingDueAt = (liveAt: Date, step: number, settings: CadenceSettings): Date | null => {
   const offset = READING_OFFSETS_SECONDS[step];

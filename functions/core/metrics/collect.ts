@@ -5,7 +5,7 @@
  */
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { PlatformId } from '../../domain/platforms/types.ts';
-import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { channelLiveAt, type PostChannel, type PostRecord } from '../../domain/post.ts';
 import type { KeyMode } from '../../ports/api-keys.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -57,16 +57,16 @@ const remoteOf = (block: PostChannel['blocks'][number]): RemoteBlock | null =>
 /** When the post's first channel went live (the stats file the post under it); null if none is live. */
 export const postLiveAt = (post: PostRecord): string | null => {
   const times = post.channels
-    .filter((c) => c.status === 'published' && c.publishedAt)
-    .map((c) => c.publishedAt as string)
+    .map(channelLiveAt)
+    .filter((at): at is string => at !== null)
     .sort();
   return times[0] ?? null;
 };
 
 /**
- * The tracker of a channel that just went live, at the start of its cadence; null when it has
- * none (not live, or its network reports no metrics). A channel that is live is published: its own
- * `publishedAt` starts the cadence.
+ * The tracker of a channel that just went live (`isChannelLive`: its first block is live, a
+ * thread stopped halfway included), at the start of its cadence, which runs from when it went
+ * live; null when it has none (not live, or its network reports no metrics).
  */
 export const trackerFor = (
   cadence: CadenceSettings,
@@ -74,17 +74,18 @@ export const trackerFor = (
   channelId: string,
 ): MetricsTracker | null => {
   const channel = post.channels.find((c) => c.channelId === channelId);
+  const liveAt = channel ? channelLiveAt(channel) : null;
   const firstLive = postLiveAt(post);
-  if (channel?.status !== 'published' || !channel.publishedAt || !firstLive) return null;
+  if (!channel || !liveAt || !firstLive) return null;
   if (!getPlatform(channel.platform)?.supportsMetrics) return null;
-  const first = readingDueAt(new Date(channel.publishedAt), 0, cadence) as Date;
+  const first = readingDueAt(new Date(liveAt), 0, cadence) as Date;
   return {
     postId: post.postId,
     channelId,
     workspaceId: post.workspaceId,
     mode: post.mode,
     platform: channel.platform,
-    liveAt: channel.publishedAt,
+    liveAt,
     postLiveAt: firstLive,
     step: 0,
     nextAt: first.toISOString(),
@@ -109,10 +110,52 @@ export const startTracking = async (
 /** Most trackers one sweep hands out (the rest wait for the next sweep, a minute later). */
 const SWEEP_LIMIT = 500;
 
+/** Trackers read per page when the due times follow a new time scale. */
+const RESCHEDULE_PAGE = 100;
+
+/**
+ * Stored due times are absolute: they were computed with the time scale of the code that wrote
+ * them. When the scale changes (the local runtime started with another METRICS_TIME_SCALE, a
+ * deploy with another value), every unfinished tracker's current reading moves to its time on the
+ * new scale before the sweep looks for due readings: a reading overdue on the new scale is handed
+ * out at once, one not yet due on it waits. A reading in flight under a lease is moved too (its
+ * message may be lost, as the local queue loses them on a stop); a second message for the same
+ * reading changes nothing, as `takeReading` takes each point of the cadence once. Resolves with
+ * how many trackers moved. The pass reads every unfinished tracker: it is meant for the scales of
+ * tests and demos (local data, a rehearsal), not for a production table with a great many.
+ */
+export const followTimeScale = async (deps: Pick<MetricsDeps, 'metrics' | 'cadence'>): Promise<number> => {
+  const scale = deps.cadence.timeScale;
+  const recorded = await deps.metrics.cadenceScale();
+  if (recorded === scale) return 0;
+  if (recorded === null) {
+    // A table whose scale was never recorded: its due times follow the scale its code ran with,
+    // which this one is taken to be (on AWS always 1). Recording it costs no pass over the trackers,
+    // which on a large table could outlast the sweep's time limit.
+    await deps.metrics.setCadenceScale(scale);
+    return 0;
+  }
+  let moved = 0;
+  let cursor: string | null = null;
+  do {
+    const page = await deps.metrics.unfinished(cursor, RESCHEDULE_PAGE);
+    for (const tracker of page.trackers) {
+      const due = readingDueAt(new Date(tracker.liveAt), tracker.step, deps.cadence)?.toISOString();
+      if (due && due !== tracker.nextAt && (await deps.metrics.reschedule(tracker, due))) moved++;
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  // Recorded last: a sweep stopped halfway leaves the old scale, so the next one goes over them again.
+  await deps.metrics.setCadenceScale(scale);
+  if (moved > 0) logger.info('Metrics readings moved to a new time scale', { timeScale: scale, moved });
+  return moved;
+};
+
 /** The sweep (every minute): each due reading goes on the metrics queue once, kept out of the sweep by a lease. */
 export const sweepDueReadings = async (
   deps: Pick<MetricsDeps, 'clock' | 'metrics' | 'metricsQueue' | 'cadence'>,
 ): Promise<number> => {
+  await followTimeScale(deps);
   const now = deps.clock.now();
   const until = new Date(now.getTime() + leaseSeconds(deps.cadence) * 1000).toISOString();
   const due = await deps.metrics.due(now.toISOString(), SWEEP_LIMIT);

@@ -1,5 +1,5 @@
 import { getPlatform } from '../../domain/platforms/catalog.ts';
-import type { PostChannel } from '../../domain/post.ts';
+import { channelLiveAt, type PostChannel } from '../../domain/post.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { MetricsStore, MetricsTracker, StoredReading } from '../../ports/metrics.ts';
 import type { PostStore } from '../../ports/posts.ts';
@@ -55,7 +55,9 @@ const channelMetrics = (
   cadence: CadenceSettings,
 ): ChannelMetrics => {
   const supported = getPlatform(channel.platform)?.supportsMetrics ?? false;
-  const live = channel.status === 'published';
+  // Live by the one rule (`isChannelLive`): its first block is live, a thread stopped halfway too.
+  const liveAt = channelLiveAt(channel);
+  const live = liveAt !== null;
   const latestReading = [...readings]
     .reverse()
     .find((r) => r.outcome === 'ok' && r.at === tracker?.latest?.at);
@@ -70,7 +72,7 @@ const channelMetrics = (
         : tracker.nextAt
           ? 'collecting'
           : 'finished',
-    publishedAt: live ? (channel.publishedAt ?? null) : null,
+    publishedAt: live ? (tracker?.liveAt ?? liveAt) : null,
     // The cadence's time for the next reading (the stored `nextAt` may be a queued reading's lease).
     nextReadingAt: tracker?.nextAt
       ? (readingDueAt(new Date(tracker.liveAt), tracker.step, cadence)?.toISOString() ?? null)

@@ -75,9 +75,15 @@ export const channelMetricsSchema = z.object({
   collection: z
     .enum(['not_live', 'collecting', 'finished', 'unsupported'])
     .describe(
-      'not_live: the channel is not published; collecting: readings continue; finished: 30 days are over.',
+      'not_live: the channel has no live post (its first block is not live); collecting: readings ' +
+        'continue; finished: 30 days are over. A thread stopped halfway is live: its first block is read.',
     ),
-  publishedAt: z.string().nullable(),
+  publishedAt: z
+    .string()
+    .nullable()
+    .describe(
+      'When the channel went live (its first block did); the cadence runs from here. null: not live.',
+    ),
   nextReadingAt: z.string().nullable(),
   latest: pointSchema.nullable().describe('The latest successful reading.'),
   counts: z.object({ readings: z.number().int(), missed: z.number().int(), skipped: z.number().int() }),

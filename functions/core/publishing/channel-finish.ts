@@ -3,11 +3,10 @@
  * the last channel), in one write that also records the last block and settles its claim.
  */
 
-import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { isChannelLive, type PostChannel, type PostRecord } from '../../domain/post.ts';
 import { postView } from '../../domain/post-view.ts';
 import { clip, withEvents } from '../../domain/timeline.ts';
 import type { NetworkError, RemoteBlock } from '../../ports/network-client.ts';
-import type { PostWriteExtras } from '../../ports/posts.ts';
 import {
   type BlockClaim,
   EndpointsAppearedError,
@@ -133,7 +132,14 @@ export class ChannelFinish {
         const channel = current.channels.find((c) => c.channelId === channelId);
         if (channel?.status !== 'publishing') return null;
         const applied = lastBlock
-          ? applyBlock(current, channelId, lastBlock.b, lastBlock.remote, this.deps.clock.now())
+          ? applyBlock(
+              current,
+              channelId,
+              lastBlock.b,
+              lastBlock.remote,
+              this.deps.clock.now(),
+              this.deps.trackerFor,
+            )
           : null;
         const post = applied?.next ?? current;
         const channels = post.channels.map((c) =>
@@ -157,10 +163,9 @@ export class ChannelFinish {
         const published = blocksPublished(done);
         return {
           next,
-          extras: {
-            ...applied?.extras,
-            ...(status === 'published' ? this.startTracking(current, next, channelId) : {}),
-          },
+          // The tracking started with the write of the block that made the channel live (this one's
+          // when it is the channel's first).
+          extras: { ...applied?.extras },
           events: (final) => [
             ...extraEvents,
             newEvent(this.deps.clock, post, completionEventType(status, published), {
@@ -180,29 +185,14 @@ export class ChannelFinish {
     if (extras && platform && round.mode === 'live') countChannelOutcome(platform, status);
     // Only the events the write kept go to the event queue.
     await dispatchEvents(this.deps.queue(), skipsEvents(extras?.outbox) ? [] : (extras?.events ?? []));
-    // Written with the completion, or (when the write found the channel done already) started here.
-    if (status === 'published' && !extras?.startTracking) await this.channelLive(written, channelId);
+    // A live channel's tracking started with the write that made it live (`trackerFor`); it starts
+    // here (idempotent) when this write found the channel done already, when the channel went live
+    // before that write started tracking (no `liveAt` recorded), or without `trackerFor`.
+    const done = written.channels.find((c) => c.channelId === channelId);
+    const started = this.deps.trackerFor && extras && done?.liveAt;
+    const live = status === 'published' || (done !== undefined && isChannelLive(done));
+    if (live && !started) await this.channelLive(written, channelId);
     return { kind: 'done' };
-  }
-
-  /** The tracking start of a channel that `next` makes live, over `current` (which the write replaces). */
-  private startTracking(
-    current: PostRecord,
-    next: PostRecord,
-    channelId: string,
-  ): Pick<PostWriteExtras, 'startTracking'> {
-    const tracker = this.deps.trackerFor?.(next, channelId);
-    if (!tracker) return {};
-    const liveBefore = current.channels.filter((c) => c.channelId !== channelId && c.status === 'published');
-    return {
-      startTracking: [
-        {
-          tracker,
-          countPost: liveBefore.length === 0,
-          countPlatform: !liveBefore.some((c) => c.platform === tracker.platform),
-        },
-      ],
-    };
   }
 
   /** A failure here never fails the publication: the channel is live whatever its metrics do. */

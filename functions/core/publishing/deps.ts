@@ -36,11 +36,15 @@ export interface PublishingDeps {
   /** A temporary URL the network can fetch the file from. */
   mediaUrl: (record: MediaRecord) => Promise<string>;
   settings: PublishingSettings;
-  /** Called once a channel is live (again after a redelivery: it must be idempotent); starts its metrics readings. */
+  /**
+   * Called when a live channel's publication ends (again after a redelivery: it must be
+   * idempotent) and its tracking was not written with it; starts its metrics readings.
+   */
   onChannelLive?: (post: PostRecord, channelId: string) => Promise<void>;
   /**
    * The metrics tracker a channel starts with once live (null: none). With it, the start is
-   * written with the channel's completion instead of by `onChannelLive` afterwards.
+   * written with the block that makes the channel live (`isChannelLive`) instead of by
+   * `onChannelLive` afterwards.
    */
   trackerFor?: (post: PostRecord, channelId: string) => MetricsTracker | null;
 }

@@ -23,6 +23,7 @@ import {
   type PostChange,
   PostGoneError,
   type PostLocks,
+  type TrackerFor,
   type Written,
 } from './post-mutation.ts';
 
@@ -34,7 +35,7 @@ export class JobWrites {
   private readonly held = new WeakMap<PostRecord, HeldPost>();
 
   constructor(
-    private readonly deps: { posts: EnginePosts; clock: Clock; claims: ClaimStore },
+    private readonly deps: { posts: EnginePosts; clock: Clock; claims: ClaimStore; trackerFor?: TrackerFor },
     readonly locks: PostLocks,
   ) {}
 
@@ -104,7 +105,7 @@ export class JobWrites {
     claim?: BlockClaim,
   ): Promise<void> {
     await this.writeSettling(post, claim ? { claim, remote } : undefined, (current) =>
-      applyBlock(current, channelId, b, remote, this.deps.clock.now()),
+      applyBlock(current, channelId, b, remote, this.deps.clock.now(), this.deps.trackerFor),
     );
   }
 }

@@ -1,9 +1,10 @@
 import { ApiError } from '../../domain/errors.ts';
-import type { PostChannel, PostRecord } from '../../domain/post.ts';
+import { isChannelLive, type PostChannel, type PostRecord } from '../../domain/post.ts';
 import { queuedEvents, withEvents } from '../../domain/timeline.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { MetricsTracker } from '../../ports/metrics.ts';
 import type { RemoteBlock } from '../../ports/network-client.ts';
-import type { PostStore, PostWriteExtras } from '../../ports/posts.ts';
+import type { PostStore, PostWriteExtras, TrackingStart } from '../../ports/posts.ts';
 import { usagePeriod } from '../posts/post-context.ts';
 
 /** The reads and writes a post mutation needs. */
@@ -168,9 +169,34 @@ export const finalStatus = (channels: PostChannel[]): PostRecord['status'] => {
   return published > 0 || channels.some((c) => blocksPublished(c) > 0) ? 'partially_published' : 'failed';
 };
 
+/** The metrics tracker a channel starts with once live (null: none). */
+export type TrackerFor = (post: PostRecord, channelId: string) => MetricsTracker | null;
+
 /**
- * The post with block `b` of the channel live at `remote`, counted in posts.published if it is
- * the post's first (live keys only); null when already recorded.
+ * The metrics tracking of a channel that `next` makes live over `current`: it counts the post when
+ * no other channel of it was live, and its network when no other channel of the post on it was.
+ */
+const trackingStart = (
+  trackerFor: TrackerFor | undefined,
+  current: PostRecord,
+  next: PostRecord,
+  channelId: string,
+): TrackingStart | null => {
+  const tracker = trackerFor?.(next, channelId);
+  if (!tracker) return null;
+  const liveBefore = current.channels.filter((c) => c.channelId !== channelId && isChannelLive(c));
+  return {
+    tracker,
+    countPost: liveBefore.length === 0,
+    countPlatform: !liveBefore.some((c) => c.platform === tracker.platform),
+  };
+};
+
+/**
+ * The post with block `b` of the channel live at `remote`. When it is the channel's first block,
+ * the channel goes live (`isChannelLive`): the same write starts its metrics tracking (with
+ * `trackerFor`), which counts it in the stats, and counts the post in posts.published if it is the
+ * post's first live channel (live keys only). null when already recorded.
  */
 export const applyBlock = (
   post: PostRecord,
@@ -178,22 +204,32 @@ export const applyBlock = (
   b: number,
   remote: RemoteBlock,
   now: Date,
+  trackerFor?: TrackerFor,
 ): { next: PostRecord; extras?: PostWriteExtras } | null => {
   const c = post.channels.findIndex((ch) => ch.channelId === channelId);
   const channel = post.channels[c];
   const block = channel?.blocks[b];
   if (!channel || !block || block.remoteId === remote.remoteId) return null;
+  const goesLive = b === 0 && !isChannelLive(channel);
   const blocks = channel.blocks.map((bl, i) =>
     i === b ? { ...bl, remoteId: remote.remoteId, remoteUrl: remote.remoteUrl, remoteMeta: remote.meta } : bl,
   );
   const channels = post.channels.map((ch, i) =>
-    i === c ? { ...progressed(ch), blocks, remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl } : ch,
+    i === c
+      ? {
+          ...progressed(ch),
+          blocks,
+          remoteUrl: b === 0 ? remote.remoteUrl : ch.remoteUrl,
+          ...(goesLive ? { liveAt: now.toISOString() } : {}),
+        }
+      : ch,
   );
   const count = post.mode === 'live' && !post.countedPublished;
-  return {
-    next: { ...post, channels, countedPublished: post.countedPublished || count },
-    ...(count
-      ? { extras: { countPublished: { accountId: post.accountId, period: usagePeriod(now).id } } }
-      : {}),
+  const next = { ...post, channels, countedPublished: post.countedPublished || count };
+  const tracking = goesLive ? trackingStart(trackerFor, post, next, channelId) : null;
+  const extras: PostWriteExtras = {
+    ...(count ? { countPublished: { accountId: post.accountId, period: usagePeriod(now).id } } : {}),
+    ...(tracking ? { startTracking: [tracking] } : {}),
   };
+  return { next, ...(Object.keys(extras).length > 0 ? { extras } : {}) };
 };

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { trackerFor } from '../../../functions/core/metrics/collect.ts';
 import { PublishingEngine } from '../../../functions/core/publishing/job.ts';
+import { channelLiveAt, isChannelLive, type PostChannel } from '../../../functions/domain/post.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
-import { engineOnFakes, postChannel, publishingPost, seed, WORKSPACE } from '../../support/fakes/engine.ts';
+import {
+  ACCOUNT,
+  engineOnFakes,
+  postChannel,
+  publishingPost,
+  seed,
+  WORKSPACE,
+} from '../../support/fakes/engine.ts';
 import { waitFor } from '../../support/wait.ts';
 
 const refused = (message = 'refused') => new NetworkError('permanent', message);
@@ -58,6 +67,31 @@ describe('a channel’s end', () => {
     f.network('x').answer({ kind: 'ok' }, { kind: 'error', error: refused() });
     await engine.handle(job);
     expect(f.posts.trackingStarts.map((s) => s.tracker.channelId)).toEqual(['ch_x']);
+  });
+
+  it('makes a thread stopped halfway live with its first block: tracking and the usage count in that write', async () => {
+    const f = engineOnFakes();
+    f.deps.trackerFor = (post, channelId) => trackerFor({ timeScale: 1 }, post, channelId);
+    const engine = new PublishingEngine(f.deps);
+    const job = seed(f, publishingPost([postChannel('ch_b', 'bluesky', ['first', 'second'])]));
+    f.network('bluesky').answer({ kind: 'ok' }, { kind: 'error', error: refused() });
+    const wentLive = f.clock.now().toISOString();
+    await engine.handle(job);
+    const post = f.posts.peek('post_1');
+    expect(post?.status).toBe('partially_published');
+    const channel = post?.channels[0] as PostChannel;
+    expect([channel.status, channel.publishedAt, channel.liveAt]).toEqual(['failed', null, wentLive]);
+    expect([isChannelLive(channel), channelLiveAt(channel)]).toEqual([true, wentLive]);
+    // One write records the first block: it counts the post in usage and starts its tracking, which
+    // counts it in the stats, from when that block went live.
+    const first = f.posts.writes.filter((w) => w.extras?.startTracking || w.extras?.countPublished);
+    expect(first).toHaveLength(1);
+    expect(first[0]?.extras?.countPublished).toEqual({ accountId: ACCOUNT, period: wentLive.slice(0, 7) });
+    expect(first[0]?.extras?.startTracking).toMatchObject([
+      { tracker: { channelId: 'ch_b', liveAt: wentLive, postLiveAt: wentLive, step: 0 }, countPost: true },
+    ]);
+    // The channel's end (failed) starts nothing again.
+    expect(f.live).toEqual([]);
   });
 
   it('counts a channel’s network once for metrics, whatever other networks are live', async () => {

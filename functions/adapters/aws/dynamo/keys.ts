@@ -199,6 +199,8 @@ export const keys = {
     GSI1SK: `${dueAt}#${postId}#${channelId}`,
   }),
   metricsDuePartition: (shard: number): string => `METRICS_DUE#${shard}`,
+  /** The time scale the trackers' due times were computed with (one item per table). */
+  metricsCadence: (): Key => ({ PK: 'METRICS_CADENCE', SK: 'METRICS_CADENCE' }),
   /** The stats aggregates of a workspace and key mode: day and hour buckets and one item per post. */
   statsPartition: (workspaceId: string, mode: string): string => `WORKSPACE#${workspaceId}#STATS#${mode}`,
   /** Totals of the posts that went live on one UTC day (`YYYY-MM-DD`). */

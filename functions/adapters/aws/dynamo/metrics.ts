@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import {
   BatchWriteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
@@ -291,10 +292,66 @@ export class DynamoMetricsStore implements MetricsStore {
     return found;
   }
 
-  async lease(tracker: MetricsTracker, until: string): Promise<boolean> {
+  lease(tracker: MetricsTracker, until: string): Promise<boolean> {
+    return this.setNextAt(tracker, until);
+  }
+
+  reschedule(tracker: MetricsTracker, dueAt: string): Promise<boolean> {
+    return this.setNextAt(tracker, dueAt);
+  }
+
+  async unfinished(
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ trackers: MetricsTracker[]; cursor: string | null }> {
+    // The cursor names the shard and where its index query stopped.
+    const from = cursor
+      ? (JSON.parse(cursor) as { shard: number; key?: Record<string, unknown> })
+      : { shard: 0 };
+    for (let shard = from.shard; shard < METRICS_DUE_SHARDS; shard++) {
+      const out = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          IndexName: TABLE_KEYS.gsi1.name,
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.metricsDuePartition(shard) },
+          ...(shard === from.shard && from.key ? { ExclusiveStartKey: from.key } : {}),
+          Limit: limit,
+        }),
+      );
+      const trackers = (out.Items ?? []).map(fromTrackerItem);
+      const next = out.LastEvaluatedKey
+        ? { shard, key: out.LastEvaluatedKey }
+        : shard + 1 < METRICS_DUE_SHARDS
+          ? { shard: shard + 1 }
+          : null;
+      if (trackers.length > 0 || !next) return { trackers, cursor: next && JSON.stringify(next) };
+    }
+    return { trackers: [], cursor: null };
+  }
+
+  async cadenceScale(): Promise<number | null> {
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.metricsCadence() }),
+    );
+    const scale = out.Item?.timeScale;
+    return typeof scale === 'number' ? scale : null;
+  }
+
+  async setCadenceScale(timeScale: number): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: { ...keys.metricsCadence(), type: 'metricsCadence', timeScale },
+      }),
+    );
+  }
+
+  /** Sets when the tracker's current reading is next handed out, if it is still that reading. */
+  private async setNextAt(tracker: MetricsTracker, nextAt: string): Promise<boolean> {
     const due = keys.metricsDueIndex(
       shardOf(tracker.postId, tracker.channelId),
-      until,
+      nextAt,
       tracker.postId,
       tracker.channelId,
     );
@@ -303,10 +360,10 @@ export class DynamoMetricsStore implements MetricsStore {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.metricsTracker(tracker.postId, tracker.channelId),
-          UpdateExpression: 'SET nextAt = :until, GSI1PK = :gpk, GSI1SK = :gsk',
+          UpdateExpression: 'SET nextAt = :next, GSI1PK = :gpk, GSI1SK = :gsk',
           ConditionExpression: 'step = :step AND attribute_exists(GSI1PK)',
           ExpressionAttributeValues: {
-            ':until': until,
+            ':next': nextAt,
             ':gpk': due.GSI1PK,
             ':gsk': due.GSI1SK,
             ':step': tracker.step,

@@ -35,6 +35,7 @@ const channelSchema = z.looseObject({
   blocks: z.array(blockSchema),
   attempts: z.number().optional(),
   publishedAt: nullableString.optional(),
+  liveAt: nullableString.optional(),
   rateLimitedUntil: nullableString.optional(),
   rateLimitStepAt: nullableString.optional(),
   rateLimitProbes: z.number().optional(),
