@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ProjectOrderSequencer from './test/support/sequencer.ts';
 
 // The global setups run in this process, before `test.env` applies.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -47,6 +48,8 @@ export default defineConfig({
     globalSetup: ['test/support/grant-usage-setup.ts'],
     // Two files at a time on 2 cores, across every project: the e2e files wait on I/O.
     maxWorkers: 2,
+    // Which project's files start first (the longest standalone files), and last (the unit files).
+    sequence: { sequencer: ProjectOrderSequencer },
     reporters: ['default', './test/support/grant-reporter.ts', './test/support/summary-reporter.ts'],
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -3,9 +3,12 @@
  * Locally it talks to the running `npm start` (found through <DATA_DIR>/runtime.json); with
  * `--aws --stage <stage>` it reads the stage's stateful stack outputs (CloudFormation
  * DescribeStacks) and works on the deployed table with the usual AWS credentials.
+ * `runAdmin` is the whole command, given its arguments, environment and output: this file runs it
+ * on the process's when started as a program, and tests run it in their own process.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
@@ -41,8 +44,6 @@ import { createContainer } from '../functions/runtime/container.ts';
 import { ENV } from '../functions/shared/env.ts';
 import { type StatefulOutput, statefulStackName, statelessStackName } from '../lib/stack-outputs.ts';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-
 const USAGE = `Usage: npm run admin -- <command> [--aws --stage <stage>] [flags]
 
 Commands:
@@ -74,9 +75,29 @@ Targets: the running local runtime (DATA_DIR, default .herald) unless --aws is g
 --aws --stage <stage>, the deployed stage: its table, key and queues are read from the outputs of
 the stack Herald-Stateful-<stage> (the usual AWS credentials and region: AWS_PROFILE, AWS_REGION).`;
 
-const readArgs = () => {
+/** What a command reads and writes besides the network: the process's, or a test's. */
+export interface AdminIo {
+  /** The environment (DATA_DIR, HERALD_CHANNEL_TOKEN, the AWS SDK's variables). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where a channel's access token is read when HERALD_CHANNEL_TOKEN is not set. */
+  stdin?: AsyncIterable<Buffer | string> & { isTTY?: boolean };
+  /** One line of standard output (the result, as JSON). */
+  out: (line: string) => void;
+  /** One line of standard error (notes, the error envelope, the usage). */
+  err: (line: string) => void;
+}
+
+/** A wrong or missing flag or command: the usage is printed, exit status 2. */
+class UsageError extends Error {}
+
+const fail = (message: string): never => {
+  throw new UsageError(message);
+};
+
+const readArgs = (args: string[]) => {
   try {
     return parseArgs({
+      args,
       allowPositionals: true,
       options: {
         aws: { type: 'boolean', default: false },
@@ -97,28 +118,19 @@ const readArgs = () => {
     });
   } catch (error) {
     // An unknown or malformed flag: the usage, not a stack trace.
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    process.exit(2);
+    return fail((error as Error).message);
   }
 };
-const { values, positionals } = readArgs();
 
-const fail = (message: string): never => {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-};
-// Only presence is checked here; what a value may be is the schemas' business (as in the API).
-const need = (name: keyof typeof values): string => {
-  const value = values[name];
-  return typeof value === 'string' ? value : fail(`--${name} is required`);
-};
+type Values = ReturnType<typeof readArgs>['values'];
 
-const readToken = async (): Promise<string> => {
-  const fromEnv = process.env.HERALD_CHANNEL_TOKEN;
+const readToken = async (io: AdminIo): Promise<string> => {
+  const fromEnv = io.env.HERALD_CHANNEL_TOKEN;
   if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) process.stderr.write('Access token (input is read from standard input): ');
+  const stdin = io.stdin ?? [];
+  if ('isTTY' in stdin && stdin.isTTY) io.err('Access token (input is read from standard input): ');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
   const token = Buffer.concat(chunks).toString('utf8').trim();
   return token;
 };
@@ -171,7 +183,10 @@ const awsEnvironment = async (stage: string): Promise<Record<string, string>> =>
 };
 
 /** Where the dashboard's users are: the stage's user pool (a stack output), or the local emulator's. */
-const userPool = async (): Promise<{ client: CognitoIdentityProviderClient; userPoolId: string }> => {
+const userPool = async (
+  values: Values,
+  env: AdminIo['env'],
+): Promise<{ client: CognitoIdentityProviderClient; userPoolId: string }> => {
   if (values.aws) {
     const stage = values.stage as string;
     // The pool is named by an output of the stateful stack (or, failing that, the stateless one).
@@ -181,7 +196,7 @@ const userPool = async (): Promise<{ client: CognitoIdentityProviderClient; user
     }
     throw new Error(`stage ${stage} has no output UserPoolId: deploy this version of the stacks first`);
   }
-  const info = JSON.parse(readFileSync(join(localDataDir(), RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
+  const info = JSON.parse(readFileSync(join(localDataDir(env), RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
   if (!info.cognito)
     throw new Error('the local runtime has not started its user pool; restart it with npm start');
   return {
@@ -193,152 +208,186 @@ const userPool = async (): Promise<{ client: CognitoIdentityProviderClient; user
   };
 };
 
-const localDataDir = () => resolve(process.env.DATA_DIR ?? '.herald');
+const localDataDir = (env: AdminIo['env']) => resolve(env.DATA_DIR ?? '.herald');
 
-const target = async () => {
+/** The variables the functions read (through `env`) for the target: the stage's, or the running runtime's. */
+const target = async (values: Values, env: AdminIo['env']): Promise<Record<string, string>> => {
   if (values.aws) {
     const stage =
       values.stage ?? fail('--aws needs --stage <stage> (the stage the stacks were deployed with)');
-    Object.assign(process.env, { [ENV.runtime]: 'aws' }, await awsEnvironment(stage));
-    return;
+    return { [ENV.runtime]: 'aws', ...(await awsEnvironment(stage)) };
   }
   if (values.stage !== undefined) fail('--stage names a deployed stage: give it with --aws');
-  const dataDir = localDataDir();
+  const dataDir = localDataDir(env);
   const infoFile = join(dataDir, RUNTIME_INFO_FILE);
   if (!existsSync(infoFile))
     fail(`The local runtime is not running (no ${infoFile}); start it with npm start.`);
   const info = JSON.parse(readFileSync(infoFile, 'utf8')) as RuntimeInfo;
+  // Read by the SDK itself, so the process's (as the local runtime sets them for its engines).
   Object.assign(process.env, {
-    [ENV.runtime]: 'local',
-    [ENV.tableName]: info.tableName,
-    [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
-    AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
   });
+  return {
+    [ENV.runtime]: 'local',
+    [ENV.tableName]: info.tableName,
+    [ENV.localTokenKeyFile]: join(dataDir, 'token.key'),
+    AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+  };
 };
 
-const main = async () => {
+/** Runs one command (`args` as after `npm run admin --`); resolves to the exit status: 0, 1 refused or failed, 2 usage. */
+export const runAdmin = async (args: string[], io: AdminIo): Promise<number> => {
+  try {
+    await execute(args, io);
+    return 0;
+  } catch (error: unknown) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (isApiError(error)) {
+      // The API's envelope, less the request id: scripts can read `error.code` as from the API.
+      const { code, message, field } = error;
+      io.err(`${JSON.stringify({ error: { code, message, ...(field !== undefined ? { field } : {}) } })}\n`);
+    } else {
+      io.err(`admin: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    return 1;
+  }
+};
+
+const execute = async (args: string[], io: AdminIo): Promise<void> => {
+  const { values, positionals } = readArgs(args);
+  // Only presence is checked here; what a value may be is the schemas' business (as in the API).
+  const need = (name: keyof Values): string => {
+    const value = values[name];
+    return typeof value === 'string' ? value : fail(`--${name} is required`);
+  };
+  const print = (value: unknown) => io.out(`${JSON.stringify(value, null, 2)}\n`);
+  const note = (line: string) => io.err(`${line}\n`);
   const command = positionals[0];
   if (values.help || !command) {
-    console.log(USAGE);
+    io.out(`${USAGE}\n`);
     return;
   }
-  await target();
-  // The process's environment, which target() just pointed at the running runtime's engines.
-  const { deps } = createContainer();
-  const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
-  switch (command) {
-    case 'create-account':
-      return print(
-        await createAccount(
-          deps,
-          parseInput(createAccountInput, { name: need('name'), plan: values.plan ?? 'starter' }),
-        ),
-      );
-    case 'set-plan': {
-      const input = parseInput(setPlanInput, { accountId: need('account'), plan: need('plan') });
-      await setPlan(deps, input);
-      return print(input);
-    }
-    case 'create-workspace':
-      return print(
-        await createWorkspace(
-          deps,
-          parseInput(createWorkspaceInput, { accountId: need('account'), name: need('name') }),
-        ),
-      );
-    case 'list-workspaces':
-      return print(
-        await listWorkspaces(deps, parseInput(listWorkspacesInput, { accountId: need('account') })),
-      );
-    case 'create-key': {
-      const input = parseInput(createApiKeyInput, {
-        accountId: need('account'),
-        workspaceId: need('workspace'),
-        mode: values.mode,
-        permission: values.permission,
-        name: values.name ?? `${values.mode} ${values.permission} key`,
-      });
-      const key = await createApiKey(deps, input);
-      console.error('Store this key now: it is shown once and only its hash is kept.');
-      return print(key);
-    }
-    case 'connect-channel': {
-      const fields = {
-        accountId: need('account'),
-        workspaceId: need('workspace'),
-        platform: need('platform'),
-        name: need('name'),
-        ...(values['remote-id'] !== undefined ? { remoteAccountId: values['remote-id'] } : {}),
-        threadsPermitted: !values['no-threads'],
-      };
-      // The flags are checked before the token is asked for, so a typo never costs a paste.
-      parseInput(connectChannelInput.omit({ accessToken: true }), fields);
-      const channel = await connectChannel(
-        deps,
-        parseInput(connectChannelInput, { ...fields, accessToken: await readToken() }),
-      );
-      const { tokenCiphertext: _hidden, ...shown } = channel;
-      return print(shown);
-    }
-    case 'create-tag':
-      return print(
-        tagView(
-          await addTag(
+  // A container of its own on the target's variables: the process's environment is left as it is.
+  const container = createContainer({ environment: { ...io.env, ...(await target(values, io.env)) } });
+  const { deps } = container;
+  await container.run(async () => {
+    switch (command) {
+      case 'create-account':
+        return print(
+          await createAccount(
             deps,
-            parseInput(addTagInput, {
-              accountId: need('account'),
-              workspaceId: need('workspace'),
-              name: need('name'),
-              ...(values.color !== undefined ? { color: values.color } : {}),
+            parseInput(createAccountInput, { name: need('name'), plan: values.plan ?? 'starter' }),
+          ),
+        );
+      case 'set-plan': {
+        const input = parseInput(setPlanInput, { accountId: need('account'), plan: need('plan') });
+        await setPlan(deps, input);
+        return print(input);
+      }
+      case 'create-workspace':
+        return print(
+          await createWorkspace(
+            deps,
+            parseInput(createWorkspaceInput, { accountId: need('account'), name: need('name') }),
+          ),
+        );
+      case 'list-workspaces':
+        return print(
+          await listWorkspaces(deps, parseInput(listWorkspacesInput, { accountId: need('account') })),
+        );
+      case 'create-key': {
+        const input = parseInput(createApiKeyInput, {
+          accountId: need('account'),
+          workspaceId: need('workspace'),
+          mode: values.mode,
+          permission: values.permission,
+          name: values.name ?? `${values.mode} ${values.permission} key`,
+        });
+        const key = await createApiKey(deps, input);
+        note('Store this key now: it is shown once and only its hash is kept.');
+        return print(key);
+      }
+      case 'connect-channel': {
+        const fields = {
+          accountId: need('account'),
+          workspaceId: need('workspace'),
+          platform: need('platform'),
+          name: need('name'),
+          ...(values['remote-id'] !== undefined ? { remoteAccountId: values['remote-id'] } : {}),
+          threadsPermitted: !values['no-threads'],
+        };
+        // The flags are checked before the token is asked for, so a typo never costs a paste.
+        parseInput(connectChannelInput.omit({ accessToken: true }), fields);
+        const channel = await connectChannel(
+          deps,
+          parseInput(connectChannelInput, { ...fields, accessToken: await readToken(io) }),
+        );
+        const { tokenCiphertext: _hidden, ...shown } = channel;
+        return print(shown);
+      }
+      case 'create-tag':
+        return print(
+          tagView(
+            await addTag(
+              deps,
+              parseInput(addTagInput, {
+                accountId: need('account'),
+                workspaceId: need('workspace'),
+                name: need('name'),
+                ...(values.color !== undefined ? { color: values.color } : {}),
+              }),
+            ),
+          ),
+        );
+      case 'create-owner': {
+        const input = parseInput(createOwnerInput, {
+          email: need('email'),
+          ...(values.account !== undefined ? { accountId: values.account } : {}),
+        });
+        const { client, userPoolId } = await userPool(values, io.env);
+        const { accounts, workspaces, users, clock } = deps;
+        const owner = await createOwner(
+          { accounts, workspaces, users, clock, directory: cognitoUserDirectory(client, userPoolId) },
+          input,
+        );
+        note(
+          'Give this temporary password to the owner now: it is shown once, and the first sign-in sets a new one.',
+        );
+        const { password, ...shown } = owner;
+        return print({ ...shown, temporaryPassword: password });
+      }
+      case 'seed':
+        return print(await seedDemoAccount(deps));
+      case 'recount-webhook-endpoints':
+        return print(
+          await recountWebhookEndpoints(
+            deps,
+            parseInput(recountWebhookEndpointsInput, {
+              ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),
             }),
           ),
-        ),
-      );
-    case 'create-owner': {
-      const input = parseInput(createOwnerInput, {
-        email: need('email'),
-        ...(values.account !== undefined ? { accountId: values.account } : {}),
-      });
-      const { client, userPoolId } = await userPool();
-      const { accounts, workspaces, users, clock } = deps;
-      const owner = await createOwner(
-        { accounts, workspaces, users, clock, directory: cognitoUserDirectory(client, userPoolId) },
-        input,
-      );
-      console.error(
-        'Give this temporary password to the owner now: it is shown once, and the first sign-in sets a new one.',
-      );
-      const { password, ...shown } = owner;
-      return print({ ...shown, temporaryPassword: password });
+        );
+      case 'index-keys':
+        return print(await indexApiKeys(deps));
+      default:
+        fail(`Unknown command ${command}`);
     }
-    case 'seed':
-      return print(await seedDemoAccount(deps));
-    case 'recount-webhook-endpoints':
-      return print(
-        await recountWebhookEndpoints(
-          deps,
-          parseInput(recountWebhookEndpointsInput, {
-            ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),
-          }),
-        ),
-      );
-    case 'index-keys':
-      return print(await indexApiKeys(deps));
-    default:
-      fail(`Unknown command ${command}`);
-  }
+  });
 };
 
-main().catch((error: unknown) => {
-  if (isApiError(error)) {
-    // The API's envelope, less the request id: scripts can read `error.code` as from the API.
-    const { code, message, field } = error;
-    console.error(JSON.stringify({ error: { code, message, ...(field !== undefined ? { field } : {}) } }));
-  } else {
-    console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  process.exit(1);
-});
+// Started as a program (`npm run admin`), not imported.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const code = await runAdmin(process.argv.slice(2), {
+    env: process.env,
+    stdin: process.stdin,
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
+  if (code !== 0) process.exit(code);
+}

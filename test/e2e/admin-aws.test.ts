@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../bin/admin.ts';
 import { RUNTIME_INFO_FILE, type RuntimeInfo } from '../../functions/adapters/local/runtime.ts';
 import { STATEFUL_OUTPUTS } from '../../lib/stack-outputs.ts';
 import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -123,6 +124,25 @@ const admin = (args: string[]): Promise<CliResult> =>
     );
   });
 
+/**
+ * The same command run in this process (`runAdmin`, what bin/admin.ts runs): for the usage
+ * errors, which are refused before any AWS call, so the process's own environment is never read.
+ */
+const adminHere = async (args: string[]): Promise<CliResult> => {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdmin(args, {
+    env: awsEnv,
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
+};
+
 describe('npm run admin -- --aws --stage <stage>', () => {
   it('creates the first account, workspace and key through the stack outputs, and the key works', async () => {
     const before = cloudFormation.calls.length;
@@ -228,8 +248,8 @@ describe('npm run admin -- --aws --stage <stage>', () => {
 
   it('--aws needs --stage, and --stage needs --aws (usage errors, exit 2)', async () => {
     const [noStage, noAws] = await Promise.all([
-      admin(['create-account', '--aws', '--name', 'Nobody']),
-      admin(['create-account', '--stage', 'first', '--name', 'Nobody']),
+      adminHere(['create-account', '--aws', '--name', 'Nobody']),
+      adminHere(['create-account', '--stage', 'first', '--name', 'Nobody']),
     ]);
     expect(noStage.code).toBe(2);
     expect(noStage.stderr).toMatch(/--aws needs --stage <stage>/);

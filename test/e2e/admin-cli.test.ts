@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../bin/admin.ts';
 import { endpointToItem } from '../../functions/adapters/aws/dynamo/webhooks.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { offEndpoint } from '../support/outbox.ts';
@@ -25,17 +26,39 @@ interface CliResult {
   error?: { code: string; message: string; field?: string };
 }
 
-/** `npm run admin -- <args>` as a user runs it, against the running runtime found through DATA_DIR. */
-const admin = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+const result = (code: number, stdout: string, stderr: string): CliResult => {
+  const line = stderr.split('\n').find((l) => l.startsWith('{"error"'));
+  return { code, stdout, stderr, ...(line ? { error: JSON.parse(line).error } : {}) };
+};
+
+/**
+ * `npm run admin -- <args>` against the running runtime found through DATA_DIR, run in this process
+ * (the command's whole code, its output and exit status, without a process start of seconds each).
+ */
+const admin = async (args: string[], env: Record<string, string> = {}): Promise<CliResult> => {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdmin(args, {
+    env: { ...process.env, DATA_DIR: rt.dataDir, ...env },
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+  });
+  return result(code, stdout, stderr);
+};
+
+/** The same as a user runs it: `node --import tsx bin/admin.ts <args>` (what `npm run admin` starts). */
+const adminProgram = (args: string[]): Promise<CliResult> =>
   new Promise((done) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'bin/admin.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATA_DIR: rt.dataDir, ...env } },
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: rt.dataDir } },
       (error, stdout, stderr) => {
-        const code = error ? ((error as { code?: number }).code ?? 1) : 0;
-        const line = stderr.split('\n').find((l) => l.startsWith('{"error"'));
-        done({ code, stdout, stderr, ...(line ? { error: JSON.parse(line).error } : {}) });
+        done(result(error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr));
       },
     );
   });
@@ -151,8 +174,8 @@ describe('npm run admin refuses what the API refuses', () => {
     expect(after?.channelCount).toBe(channelsBefore);
   }, 180_000);
 
-  it('a valid create-tag goes through the same use case: the API lists it', async () => {
-    const ok = await admin([
+  it('a valid create-tag goes through the same use case: the API lists it (the program, started as npm run admin starts it)', async () => {
+    const ok = await adminProgram([
       'create-tag',
       '--account',
       rt.seed.accountId,
@@ -184,7 +207,8 @@ describe('npm run admin recount-webhook-endpoints', () => {
     expect(JSON.parse(fixed.stdout)).toEqual([{ workspaceId: ws.workspaceId, before: 0, after: 1 }]);
     expect((await webhooks.recountEndpoints(ws.workspaceId)).before).toBe(1);
 
-    const refused = await admin(['recount-webhook-endpoints', '--workspace', 'not-a-workspace']);
+    // The program exits with 1 and prints the envelope on standard error.
+    const refused = await adminProgram(['recount-webhook-endpoints', '--workspace', 'not-a-workspace']);
     expect(refused.code).toBe(1);
     expect(refused.error).toMatchObject({ code: 'validation_failed', field: 'workspaceId' });
   }, 180_000);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimFacebookMedia } from '../../simulators/facebook/simulator.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   runFaultMatrix,
@@ -17,9 +18,12 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -39,9 +43,9 @@ const simPosts = async (): Promise<SimPost[]> =>
       data: SimPost[];
     }
   ).data;
-const simMedia = async (): Promise<SimFacebookMedia[]> =>
+const simMedia = async (on: TestRuntime = rt): Promise<SimFacebookMedia[]> =>
   (
-    (await (await fetch(`${rt.simulators.baseUrls.facebook}/_sim/facebook/media`)).json()) as {
+    (await (await fetch(`${on.simulators.baseUrls.facebook}/_sim/facebook/media`)).json()) as {
       data: SimFacebookMedia[];
     }
   ).data;
@@ -81,16 +85,16 @@ describe('Facebook: sim tokens in every block position of a 3-block thread', () 
 describe('Facebook: a worker that dies between the send and the record', () => {
   it('never causes a second send of a comment', async () => {
     // The healthy worker reads the post's comments, finds the last block and records it.
-    await crashBetweenSendAndRecord(rt, 'facebook', { blocks: 2 });
+    await crashBetweenSendAndRecord(crashRt, 'facebook', { blocks: 2 });
   }, 45_000);
 
   it('never causes a second send of a video post (found among the page’s videos)', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'facebook', {
+    const post = await crashBetweenSendAndRecord(crashRt, 'facebook', {
       blocks: 1,
       mediaBlocks: [0],
       media: uploadVideo,
     });
-    const videos = (await simMedia()).filter(
+    const videos = (await simMedia(crashRt)).filter(
       (m) => m.kind === 'video' && m.postId === postIdOf(post.channels[0].blocks[0].remoteUrl),
     );
     expect(videos).toHaveLength(1);

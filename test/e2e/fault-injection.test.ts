@@ -7,6 +7,7 @@ import type { SimPostContent } from '../../simulators/linkedin/simulator.ts';
 import type { SimMedia } from '../../simulators/x/media.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   noDuplicates,
@@ -14,15 +15,18 @@ import {
 } from '../support/fault-matrix.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { sharedTestRuntime, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await startTestRuntime({
     // X's timeline lags 3 s behind a stored tweet (the simulator's default): its window must be longer.
     env: { ...FAULT_ENV, X_CONSISTENCY_WINDOW_SECONDS: '5' },
   });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -156,7 +160,7 @@ describe('at-least-once delivery', () => {
     'a worker that dies between the send and the record on %s never causes a second send',
     async (network) => {
       // The healthy worker asks the network (LinkedIn: the post's comments), finds the block and records it.
-      await crashBetweenSendAndRecord(rt, network);
+      await crashBetweenSendAndRecord(crashRt, network);
     },
     45_000,
   );

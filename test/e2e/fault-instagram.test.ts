@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimAttachment } from '../../simulators/instagram/simulator.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   type FaultCase,
@@ -16,9 +17,12 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -30,9 +34,9 @@ interface SimPost {
   attachments: SimAttachment[];
   comments: { text: string; deleted: boolean }[];
 }
-const simUrl = () => rt.simulators.baseUrls.instagram as string;
-const simPosts = async (): Promise<SimPost[]> =>
-  ((await (await fetch(`${simUrl()}/_sim/instagram/posts`)).json()) as { data: SimPost[] }).data;
+const simUrl = (on: TestRuntime = rt) => on.simulators.baseUrls.instagram as string;
+const simPosts = async (on: TestRuntime = rt): Promise<SimPost[]> =>
+  ((await (await fetch(`${simUrl(on)}/_sim/instagram/posts`)).json()) as { data: SimPost[] }).data;
 const simContainers = async (): Promise<
   { id: string; publishedAs: string | null; carouselItem: boolean }[]
 > => ((await (await fetch(`${simUrl()}/_sim/instagram/containers`)).json()) as { data: never[] }).data;
@@ -74,13 +78,13 @@ describe('Instagram fault matrix', () => {
   }, 300_000);
 
   it('a worker dying between sending the last comment and recording it: the comment is found, not sent again', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'instagram', {
+    const post = await crashBetweenSendAndRecord(crashRt, 'instagram', {
       blocks: 2,
       mediaBlocks: [0],
       imageType: 'image/jpeg',
     });
     const [first] = post.channels[0].blocks;
-    const stored = (await simPosts()).find(
+    const stored = (await simPosts(crashRt)).find(
       (p) => first.remoteUrl && p.caption === post.channels[0].blocks[0].content,
     );
     expect(stored?.comments).toHaveLength(1);

@@ -9,6 +9,7 @@ import {
 } from '../../simulators/pinterest/simulator.ts';
 import type { freshWorkspace } from '../support/accounts.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   type FaultCase,
@@ -26,9 +27,12 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -114,7 +118,7 @@ describe('sim tokens on Pinterest pins', () => {
   }, 180_000);
 
   it('a worker dying between the pin and its record: the next worker finds the pin, nothing is pinned twice', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'pinterest', {
+    const post = await crashBetweenSendAndRecord(crashRt, 'pinterest', {
       blocks: 1,
       mediaBlocks: [0],
       channel: onBoard,

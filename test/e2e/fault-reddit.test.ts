@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimRedditAsset, SimRedditPost } from '../../simulators/reddit/simulator.ts';
-import { crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { CRASH_ENV, crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
+import { sharedTestRuntime, startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
  * The fault matrix on Reddit: every sim token in every block of a 3-block thread (an image post,
@@ -11,6 +11,8 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 const channel = { title: 'Fault matrix', options: { subreddit: 'heraldtest' } };
 
 beforeAll(async () => {
@@ -18,6 +20,7 @@ beforeAll(async () => {
     // The simulator's listings show a media post once processed (200 ms): a short window suffices.
     env: { ...FAULT_ENV, REDDIT_CONSISTENCY_WINDOW_SECONDS: '3' },
   });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -58,7 +61,7 @@ describe('Reddit: sim tokens in every block position of a 3-block thread', () =>
   }, 240_000);
 
   it('a worker that dies between the send and the record never causes a second send (comment, then image post)', async () => {
-    await crashBetweenSendAndRecord(rt, 'reddit', { channel });
-    await crashBetweenSendAndRecord(rt, 'reddit', { channel, blocks: 1, mediaBlocks: [0] });
+    await crashBetweenSendAndRecord(crashRt, 'reddit', { channel });
+    await crashBetweenSendAndRecord(crashRt, 'reddit', { channel, blocks: 1, mediaBlocks: [0] });
   }, 90_000);
 });

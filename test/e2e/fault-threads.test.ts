@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimThreadsPost } from '../../simulators/threads/simulator.ts';
-import { crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
+import { CRASH_ENV, crashBetweenSendAndRecord, FAULT_ENV, runFaultMatrix } from '../support/fault-matrix.ts';
 import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
 /**
@@ -13,17 +13,20 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
 });
 
-const simPosts = async (): Promise<SimThreadsPost[]> =>
+const simPosts = async (on: TestRuntime = rt): Promise<SimThreadsPost[]> =>
   (
-    (await (await fetch(`${rt.simulators.baseUrls.threads}/_sim/threads/posts`)).json()) as {
+    (await (await fetch(`${on.simulators.baseUrls.threads}/_sim/threads/posts`)).json()) as {
       data: SimThreadsPost[];
     }
   ).data;
@@ -63,8 +66,10 @@ describe('Threads: sim tokens in every block position of a 3-block thread with a
   }, 240_000);
 
   it('a worker that dies between sending the last block and recording it: found by lookup, never sent twice', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'threads', { blocks: 2, mediaBlocks: [0, 1] });
-    const stored = (await simPosts()).filter((p) => p.permalink === post.channels[0].blocks[1].remoteUrl);
+    const post = await crashBetweenSendAndRecord(crashRt, 'threads', { blocks: 2, mediaBlocks: [0, 1] });
+    const stored = (await simPosts(crashRt)).filter(
+      (p) => p.permalink === post.channels[0].blocks[1].remoteUrl,
+    );
     expect(stored.map((p) => p.media.length)).toEqual([1]);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TikTokSimulator } from '../../simulators/tiktok/simulator.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   runFaultMatrix,
@@ -16,9 +17,12 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
@@ -55,7 +59,7 @@ describe('TikTok faults', () => {
   }, 120_000);
 
   it('a worker that dies between the send and the record never causes a second video', async () => {
-    await crashBetweenSendAndRecord(rt, 'tiktok', {
+    await crashBetweenSendAndRecord(crashRt, 'tiktok', {
       blocks: 1,
       mediaBlocks: [0],
       media: uploadVideo,

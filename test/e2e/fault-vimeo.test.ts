@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimVimeoVideo } from '../../simulators/vimeo/simulator.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   runFaultMatrix,
@@ -16,18 +17,21 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
 });
 
 const channel = { title: 'Fault run', options: { privacy: 'anybody' } };
-const simVideos = async (): Promise<SimVimeoVideo[]> =>
+const simVideos = async (on: TestRuntime = rt): Promise<SimVimeoVideo[]> =>
   (
-    (await (await fetch(`${rt.simulators.baseUrls.vimeo}/_sim/vimeo/videos`)).json()) as {
+    (await (await fetch(`${on.simulators.baseUrls.vimeo}/_sim/vimeo/videos`)).json()) as {
       data: SimVimeoVideo[];
     }
   ).data;
@@ -52,14 +56,14 @@ describe('Vimeo under faults', () => {
   });
 
   it('a worker that dies between sending the video and recording it: the next finds it', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'vimeo', {
+    const post = await crashBetweenSendAndRecord(crashRt, 'vimeo', {
       blocks: 1,
       mediaBlocks: [0],
       media: uploadVideo,
       channel,
     });
     const marker = post.channels[0].blocks[0].content;
-    const mine = (await simVideos()).filter((v) => v.description === marker);
+    const mine = (await simVideos(crashRt)).filter((v) => v.description === marker);
     expect(mine).toHaveLength(1);
     expect(post.channels[0].blocks[0].remoteUrl).toBe(mine[0]?.link);
   });

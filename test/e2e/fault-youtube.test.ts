@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TOKENS } from '../../functions/ports/network-client.ts';
 import type { SimYouTubeVideo } from '../../simulators/youtube/simulator.ts';
 import {
+  CRASH_ENV,
   crashBetweenSendAndRecord,
   FAULT_ENV,
   runFaultMatrix,
@@ -17,18 +18,21 @@ import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
  */
 
 let rt: TestRuntime;
+/** The crash scenarios' runtime: a short lease to wait out. */
+let crashRt: TestRuntime;
 
 beforeAll(async () => {
   rt = await sharedTestRuntime({ env: FAULT_ENV });
+  crashRt = await sharedTestRuntime({ env: CRASH_ENV });
 });
 afterAll(async () => {
   await rt?.destroy();
 });
 
 const channel = { title: 'Fault matrix', options: { privacy: 'unlisted', tags: ['fault'] } };
-const simVideos = async (): Promise<SimYouTubeVideo[]> =>
+const simVideos = async (on: TestRuntime = rt): Promise<SimYouTubeVideo[]> =>
   (
-    (await (await fetch(`${rt.simulators.baseUrls.youtube}/_sim/youtube/videos`)).json()) as {
+    (await (await fetch(`${on.simulators.baseUrls.youtube}/_sim/youtube/videos`)).json()) as {
       data: SimYouTubeVideo[];
     }
   ).data;
@@ -61,13 +65,13 @@ describe('YouTube under faults', () => {
   });
 
   it('a worker that dies between the upload and its record: the video is found, not uploaded again', async () => {
-    const post = await crashBetweenSendAndRecord(rt, 'youtube', {
+    const post = await crashBetweenSendAndRecord(crashRt, 'youtube', {
       blocks: 1,
       mediaBlocks: [0],
       media: uploadVideo,
       channel,
     });
     const id = new URL(post.channels[0].blocks[0].remoteUrl).searchParams.get('v');
-    expect((await simVideos()).filter((v) => v.id === id)).toHaveLength(1);
+    expect((await simVideos(crashRt)).filter((v) => v.id === id)).toHaveLength(1);
   });
 });

@@ -6,8 +6,9 @@ import { freshWorkspace } from './accounts.ts';
 import { mediaFiles } from './media-files.ts';
 import { uploadMedia } from './media-upload.ts';
 import { eventsOfPost } from './outbox.ts';
-import { waitForPost } from './publishing.ts';
+import { storedClaim, waitForPost } from './publishing.ts';
 import type { TestRuntime } from './runtime.ts';
+import { waitFor } from './wait.ts';
 
 /**
  * The fault matrix shared by every network's fault test: each sim token in each block position of
@@ -16,16 +17,30 @@ import type { TestRuntime } from './runtime.ts';
  * checks (media attached once, with its alt text) on the cases it returns.
  */
 
-/** How long a publish lease lasts in fault runs: it must outlast a network request (timeout). */
-export const FAULT_LEASE_SECONDS = 7;
-
 /** The runtime settings of a fault run (pass as `startTestRuntime({ env })`, adding the network's own). */
 export const FAULT_ENV: Record<string, string> = {
   // Generous for a loaded machine: a request that times out is an unknown outcome, looked up
   // before anything is sent again.
   NETWORK_TIMEOUT_MS: '3000',
   PUBLISH_RETRY_BASE_SECONDS: '0.2',
-  PUBLISH_LEASE_SECONDS: String(FAULT_LEASE_SECONDS),
+  // A lease must outlast two network requests (the runtime refuses to start otherwise).
+  PUBLISH_LEASE_SECONDS: '7',
+};
+
+/**
+ * The runtime settings of the crash scenarios (`crashBetweenSendAndRecord`, on
+ * `sharedTestRuntime({ env: CRASH_ENV })`): the healthy worker waits out the dead one's lease, so a
+ * short lease is the scenario's length. One post at a time, not a matrix of them, so the shorter
+ * network timeout the lease needs (under half of it) is as safe as the other e2e files' 1 s. X's
+ * and Reddit's consistency windows are the fault files' own (their timelines lag 3 s and 200 ms
+ * behind a stored post in the simulators), so every network's crash runs on this one runtime.
+ */
+export const CRASH_ENV: Record<string, string> = {
+  NETWORK_TIMEOUT_MS: '1000',
+  PUBLISH_RETRY_BASE_SECONDS: '0.2',
+  PUBLISH_LEASE_SECONDS: '2.1',
+  X_CONSISTENCY_WINDOW_SECONDS: '5',
+  REDDIT_CONSISTENCY_WINDOW_SECONDS: '3',
 };
 
 /** The records of `platform`'s simulator that carry `marker` (posts, replies and comments; not edits or deletes). */
@@ -235,7 +250,8 @@ const expectFaultOutcome = async (rt: TestRuntime, c: FaultCase, blockCount: num
 
 /**
  * A worker that sends the last block of a draft and dies before recording it (its promise never
- * settles); after the lease a healthy worker takes over. The network must hold every block once,
+ * settles); once its claim's lease has run out (the runtime's PUBLISH_LEASE_SECONDS: run it on
+ * `CRASH_ENV`) a healthy worker takes over. The network must hold every block once,
  * and the post must be published with the last block recorded (found by a lookup, or adopted from
  * a duplicate refusal).
  */
@@ -285,12 +301,18 @@ export const crashBetweenSendAndRecord = async (
   // Start the round without a queue message: only the dying worker runs it.
   await mutatePost(deps, postId, (post) => ({ next: startRound(post, new Date()) }));
   void dying.handle({ postId, kind: 'run', round: 1 });
-  const deadline = Date.now() + 20_000;
-  while (!sentLast && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(() => sentLast, {
+    timeoutMs: 20_000,
+    what: `the dying worker's send of block ${blockCount}`,
+  });
+  // The dead worker's claim on the last block, as it left it (a video's saved progress extends it).
+  const { leaseUntil } = await storedClaim(rt, postId, ws.channels[network], blockCount - 1);
   // After the lease, a healthy worker takes over.
-  await new Promise((r) => setTimeout(r, FAULT_LEASE_SECONDS * 1000 + 500));
+  await waitFor(() => Date.now() > Date.parse(leaseUntil), {
+    timeoutMs: 60_000,
+    intervalMs: 50,
+    what: `the lease until ${leaseUntil}`,
+  });
   await new PublishingEngine(deps).handle({ postId, kind: 'run', round: 1 });
   const post = await waitForPost(rt, postId, ws.key);
   expect(sentLast).toBe(true);
