@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_REQUEST_LINE_AND_HEADERS_BYTES } from '../../functions/adapters/local/http-server.ts';
