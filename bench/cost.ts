@@ -229,13 +229,17 @@ export function idleCost(stacks: readonly StackTemplate[], measured: MeasuredFig
   const inv = new Inventory(stacks);
   const rows: CostRow[] = [];
 
-  const secrets = inv.of('AWS::SecretsManager::Secret').length;
-  rows.push({
-    item: 'Secrets Manager secrets',
-    count: count(secrets, 'secrets'),
-    how: `${money(PRICE.secret)} per ${PRICE.secret.unit}`,
-    usd: usdOf(secrets, PRICE.secret),
+  /** A row of `n` items of one kind, each at one list price a month. */
+  const perItem = (item: string, n: number, noun: string, price: Price): CostRow => ({
+    item,
+    count: count(n, noun),
+    how: `${money(price)} per ${price.unit}`,
+    usd: usdOf(n, price),
   });
+
+  rows.push(
+    perItem('Secrets Manager secrets', inv.of('AWS::SecretsManager::Secret').length, 'secrets', PRICE.secret),
+  );
 
   const keys = inv.of('AWS::KMS::Key');
   const rotating = keys.filter((k) => k.props.EnableKeyRotation === true).length;
@@ -272,13 +276,14 @@ export function idleCost(stacks: readonly StackTemplate[], measured: MeasuredFig
     usd: usdOf(standard, PRICE.alarmMetric) + usdOf(highResolution, PRICE.highResolutionAlarmMetric),
   });
 
-  const dashboards = inv.of('AWS::CloudWatch::Dashboard').length;
-  rows.push({
-    item: 'CloudWatch dashboards',
-    count: count(dashboards, 'dashboard'),
-    how: `${money(PRICE.dashboard)} per ${PRICE.dashboard.unit}`,
-    usd: usdOf(dashboards, PRICE.dashboard),
-  });
+  rows.push(
+    perItem(
+      'CloudWatch dashboards',
+      inv.of('AWS::CloudWatch::Dashboard').length,
+      'dashboard',
+      PRICE.dashboard,
+    ),
+  );
 
   // Recurring schedules, and the work each firing starts: a queue message, a worker invocation that
   // finds nothing to do (a few index queries), its trace and its log lines.

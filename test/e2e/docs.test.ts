@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectOutput } from '../support/child-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -258,14 +259,7 @@ const startBackground = async (page: string, block: ShellBlock, env: NodeJS.Proc
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const server = { page, line: block.line, child, output: () => output };
+  const server = { page, line: block.line, child, output: collectOutput(child) };
   running.set(key, server);
   await waitFor(server.output, block.until as string, child, `${page} line ${block.line}`);
   return server;
@@ -279,13 +273,7 @@ const runBlock = (code: string, env: NodeJS.ProcessEnv) =>
       env: { ...env, DOCS_TEST_STATE: stateFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
+    const output = collectOutput(child);
     child.on('exit', (exitCode) => {
       let next = env;
       if (exitCode === 0) {
@@ -296,7 +284,7 @@ const runBlock = (code: string, env: NodeJS.ProcessEnv) =>
         }
         delete next.DOCS_TEST_STATE;
       }
-      done({ code: exitCode, output, env: next });
+      done({ code: exitCode, output: output(), env: next });
     });
   });
 

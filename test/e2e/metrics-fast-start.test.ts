@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { collectOutput } from '../support/child-output.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -28,19 +29,13 @@ describe('fast metrics locally', () => {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', METRICS_TIME_SCALE: 'fast' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
+    const output = collectOutput(child);
     const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
     expect(code).toBe(1);
-    expect(output).toContain(
+    expect(output()).toContain(
       'Herald could not start: Environment variable METRICS_TIME_SCALE must be a positive number',
     );
-    expect(output).toContain('METRICS_TIME_SCALE  runs the metrics cadence');
+    expect(output()).toContain('METRICS_TIME_SCALE  runs the metrics cadence');
   });
 
   it('after a restart at 3600x takes the reading overdue on it soon after the start, once', async () => {

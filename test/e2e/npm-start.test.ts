@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { collectOutput } from '../support/child-output.ts';
 import { checkResponsesFrom } from '../support/contract.ts';
 import { cognitoCall } from '../support/users.ts';
 
@@ -40,32 +41,26 @@ describe('npm start and npm run admin', () => {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
+    const output = collectOutput(child);
     const deadline = Date.now() + 60_000;
     let match: RegExpMatchArray | null = null;
     while (!match && Date.now() < deadline) {
-      match = /Herald listening on http:\/\/localhost:(\d+)\/v1/.exec(output);
-      if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+      match = /Herald listening on http:\/\/localhost:(\d+)\/v1/.exec(output());
+      if (child.exitCode !== null) throw new Error(`npm start exited: ${output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(match, output).not.toBeNull();
+    expect(match, output()).not.toBeNull();
     const base = `http://localhost:${match?.[1]}`;
     // The child's answers are checked against the OpenAPI document too.
     checkResponsesFrom(base);
     const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8'));
-    expect(output).toContain(seed.keys.live);
-    expect(output).toContain(seed.keys.test);
+    expect(output()).toContain(seed.keys.live);
+    expect(output()).toContain(seed.keys.test);
     // The dashboard and its owner's sign-in, beside the keys.
-    expect(output).toContain(`Dashboard: ${base}/dashboard/`);
-    expect(output).toContain(seed.owner.email);
-    expect(output).toContain(seed.owner.password);
-    expect(output).toContain(
+    expect(output()).toContain(`Dashboard: ${base}/dashboard/`);
+    expect(output()).toContain(seed.owner.email);
+    expect(output()).toContain(seed.owner.password);
+    expect(output()).toContain(
       'Metrics at 3600x the real pace (METRICS_TIME_SCALE=3600): an hour of the cadence lasts 1 s, ' +
         "and a post's last reading (day 28) comes 11 min after it goes live; due readings are handed out every 1 s.",
     );

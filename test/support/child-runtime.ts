@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { collectOutput } from './child-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -24,12 +25,5 @@ export const spawnRuntimeChild = (
     env: { ...process.env, HERALD_CHILD_RUNTIME: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  return { child, output: () => output };
+  return { child, output: collectOutput(child) };
 };

@@ -15,6 +15,7 @@ import {
   type PostRecord,
 } from '../../functions/domain/post.ts';
 import { env, withEnvironment } from '../../functions/shared/env.ts';
+import { postChannel } from '../support/fakes/engine.ts';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -65,25 +66,21 @@ describe('fast metrics locally (METRICS_TIME_SCALE)', () => {
 });
 
 describe('what is live (metrics, stats and usage follow it)', () => {
-  const block = (live: boolean) => ({
-    content: 'text',
-    mediaIds: [],
-    mediaAltText: {},
-    remoteId: live ? 'remote' : null,
-    remoteUrl: live ? 'https://bsky.example/post' : null,
-  });
-  const channel = (id: string, fields: Partial<PostChannel>, blocks: boolean[]): PostChannel => ({
-    channelId: id,
-    platform: 'bluesky',
-    status: 'publishing',
-    error: null,
-    remoteUrl: null,
-    title: null,
-    postType: null,
-    options: {},
-    blocks: blocks.map(block),
-    ...fields,
-  });
+  /** A Bluesky channel of one block per entry of `live`, each live (sent) or not. */
+  const channel = (id: string, fields: Partial<PostChannel>, live: boolean[]): PostChannel => {
+    const waiting = postChannel(
+      id,
+      'bluesky',
+      live.map(() => 'text'),
+    );
+    return {
+      ...waiting,
+      blocks: waiting.blocks.map((block, i) =>
+        live[i] ? { ...block, remoteId: 'remote', remoteUrl: 'https://bsky.example/post' } : block,
+      ),
+      ...fields,
+    };
+  };
   const stopped = channel(
     'ch_half',
     { status: 'failed', error: 'refused', liveAt: '2026-03-02T10:00:05.000Z' },
