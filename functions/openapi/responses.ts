@@ -202,6 +202,18 @@ export const platformSchema = z
       requiresMedia: z.boolean(),
       commentsReadable: z.boolean(),
       commentsWindowDays: z.number().int().nullable(),
+      commentReplies: z
+        .strictObject({
+          maxLength: z.number().int(),
+          maxBytes: z.number().int().optional(),
+          maxMedia: z.number().int(),
+          acceptedMimeTypes: z.array(z.string()),
+        })
+        .nullable()
+        .meta({
+          description:
+            'What a reply to a comment may carry (text counted as textCounting says); null where comments cannot be read or answered.',
+        }),
     }),
     postTypes: z.array(z.strictObject({ key: z.string(), name: z.string(), description: z.string() })),
     supportsMetrics: z.boolean(),

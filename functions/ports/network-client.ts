@@ -205,7 +205,122 @@ export interface NetworkClient {
    * that offer no metrics.
    */
   metrics?(input: MetricsInput): Promise<MetricsReading>;
+  /**
+   * One page of the comments under a published post, the whole conversation: answers to the first
+   * block, to later blocks and to other comments, each with its parent. Newest or oldest first as
+   * the network pages them. Absent on networks whose comments cannot be read (`commentsReadable`).
+   */
+  comments?(input: CommentsInput): Promise<CommentsPage>;
+  /**
+   * One comment of the post's conversation by its network id; null when the network does not show
+   * it there (deleted, hidden from the API, or under another post). Replies start from it.
+   */
+  findComment?(input: CommentInput): Promise<RemoteComment | null>;
+  /** Answers `comment` with `content` (and images where `commentReplies` allows); the reply as the network stored it. */
+  reply?(input: ReplyInput): Promise<RemoteComment>;
+  /**
+   * Finds a reply whose answer was lost: the reply, or null when the network does not show it
+   * (proof that it was not stored only once `consistencyWindowSeconds` have passed since `since`).
+   */
+  lookupReply?(input: LookupReplyInput): Promise<RemoteComment | null>;
+  /** Deletes a reply Herald made; a reply the network no longer has counts as deleted (no error). */
+  deleteReply?(input: DeleteReplyInput): Promise<void>;
 }
+
+/** A comment under a published post, as the network reports it. */
+export interface RemoteComment {
+  /** The network's own id (a post id, a comment URN, an at:// URI, a `t1_` fullname...). */
+  remoteId: string;
+  /**
+   * The network id of what it answers: one of the post's blocks (its `remoteId`) or another
+   * comment. A top-level comment on the first block names the first block.
+   */
+  parentRemoteId: string;
+  author: {
+    /** Display name; null where the network gives none. */
+    name: string | null;
+    /** The handle or username as the network shows it (without a leading @); null where it gives none. */
+    handle: string | null;
+  };
+  text: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** null where the network does not report likes for comments (missing is not 0). */
+  likeCount: number | null;
+  /** A link to the comment on the network; null where it has none. */
+  url: string | null;
+  /** Extra references a reply or delete needs later (Bluesky's `cid`, the thread root), kept and handed back. */
+  meta: Record<string, string>;
+}
+
+export interface CommentsInput {
+  credentials: NetworkCredentials;
+  /** The post's first block: the conversation's root. */
+  block: RemoteBlock;
+  /** Every block of the post as published on this channel, first block first (threads' later blocks, a comment network's own comments). */
+  blocks: RemoteBlock[];
+  /** The network's cursor from the previous page's `nextCursor`; null for the first page. */
+  cursor: string | null;
+  /** Only comments made at or after this time, where the network can filter (the caller filters again). */
+  since: Date | null;
+  /** Most comments wanted on this page (1–100); a network may return fewer. */
+  limit: number;
+  /** How long the post has been live (seconds): simulated networks (the sandbox) grow their comments from it. */
+  ageSeconds?: number;
+}
+
+export interface CommentsPage {
+  comments: RemoteComment[];
+  /** The network's cursor for the next page; null when this is the last. */
+  nextCursor: string | null;
+}
+
+export interface CommentInput {
+  credentials: NetworkCredentials;
+  block: RemoteBlock;
+  blocks: RemoteBlock[];
+  remoteId: string;
+}
+
+export interface ReplyInput {
+  credentials: NetworkCredentials;
+  /** The post's first block (the conversation's root). */
+  block: RemoteBlock;
+  /** The comment answered, as `findComment` returned it. */
+  comment: RemoteComment;
+  content: string;
+  /** Images, where the network's `commentReplies` takes them. */
+  media: MediaForNetwork[];
+  /** Stable for this reply across every attempt: networks that take a client key use it, so a lost answer can be looked up. */
+  idempotencyKey: string;
+}
+
+export interface LookupReplyInput {
+  credentials: NetworkCredentials;
+  block: RemoteBlock;
+  comment: RemoteComment;
+  content: string;
+  idempotencyKey: string;
+  /** The first send was attempted after this time. */
+  since: Date;
+}
+
+export interface DeleteReplyInput {
+  credentials: NetworkCredentials;
+  block: RemoteBlock;
+  /** The reply as `reply` or `lookupReply` returned it. */
+  reply: Pick<RemoteComment, 'remoteId' | 'parentRemoteId' | 'meta'>;
+}
+
+/**
+ * The content token that makes a simulator (and the sandbox) put a few comments from other
+ * accounts under the post it publishes, so that comments can be tried locally
+ * (docs/running-locally.md, "Test keys and sim tokens").
+ */
+export const SIM_COMMENTS_TOKEN = 'sim:comments';
+
+/** Whether a block's content asks the simulators for comments (`sim:comments` as a word of its own). */
+export const wantsSimComments = (content: string): boolean => /(^|\s)sim:comments(?=\s|$)/.test(content);
 
 export interface MetricsInput {
   credentials: NetworkCredentials;

@@ -89,6 +89,21 @@ export interface PlatformLimits {
   commentsReadable: boolean;
   /** How far back comments can be read, in days; null when unbounded or unreadable. */
   commentsWindowDays: number | null;
+  /**
+   * What a reply to a comment may carry (`POST /posts/{id}/comments/{commentId}/replies`), its text
+   * counted as `textCounting` says; null exactly where `commentsReadable` is false.
+   */
+  commentReplies: CommentReplyLimits | null;
+}
+
+/** The network's rules for a comment Herald writes in answer to another. */
+export interface CommentReplyLimits {
+  maxLength: number;
+  /** Also at most this many UTF-8 bytes (Bluesky: 3000); absent: no byte cap. */
+  maxBytes?: number;
+  /** Files per reply; 0: text only. */
+  maxMedia: number;
+  acceptedMimeTypes: string[];
 }
 
 export interface Platform {

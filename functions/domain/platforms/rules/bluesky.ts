@@ -46,6 +46,8 @@ export const platform: Platform = {
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,
+    // A reply is a post record: the same 300 graphemes and 3,000 bytes, up to four images.
+    commentReplies: { maxLength: 300, maxBytes: 3000, maxMedia: 4, acceptedMimeTypes: [...IMAGE_TYPES] },
   },
   postTypes: [],
   supportsMetrics: true,

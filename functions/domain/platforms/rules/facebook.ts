@@ -40,6 +40,8 @@ export const platform: Platform = {
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,
+    // A comment's `message`, text only: Facebook's comment box takes 8,000 characters.
+    commentReplies: { maxLength: 8000, maxMedia: 0, acceptedMimeTypes: [] },
   },
   postTypes: [
     {

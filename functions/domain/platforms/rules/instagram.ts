@@ -56,6 +56,8 @@ export const platform: Platform = {
     requiresMedia: true,
     commentsReadable: true,
     commentsWindowDays: null,
+    // Graph API replies (`POST /{ig-comment-id}/replies {message}`) carry text only.
+    commentReplies: { maxLength: 2200, maxMedia: 0, acceptedMimeTypes: [] },
   },
   postTypes: [
     {

@@ -39,4 +39,8 @@ export const linkedinPostLimits = (
   requiresMedia: false,
   commentsReadable,
   commentsWindowDays: null,
+  // A page's comments take what its later blocks take: 1,250 characters and one image.
+  commentReplies: commentsReadable
+    ? { maxLength: 1250, maxMedia: 1, acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/gif'] }
+    : null,
 });

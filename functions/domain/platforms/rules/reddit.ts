@@ -85,6 +85,8 @@ export const platform: Platform = {
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: null,
+    // `POST /api/comment` takes markdown text up to 10,000 characters, no files.
+    commentReplies: { maxLength: 10000, maxMedia: 0, acceptedMimeTypes: [] },
   },
   postTypes: [],
   supportsMetrics: true,

@@ -53,6 +53,7 @@ export const platform: Platform = {
     requiresMedia: false,
     commentsReadable: false,
     commentsWindowDays: null,
+    commentReplies: null,
   },
   postTypes: [],
   supportsMetrics: true,

@@ -45,6 +45,7 @@ export const platform: Platform = {
     requiresMedia: true,
     commentsReadable: false,
     commentsWindowDays: null,
+    commentReplies: null,
   },
   postTypes: [],
   supportsMetrics: true,

@@ -45,6 +45,12 @@ export const platform: Platform = {
     requiresMedia: false,
     commentsReadable: true,
     commentsWindowDays: 7,
+    // Replies are posts: X's limits, images only (one to four).
+    commentReplies: {
+      maxLength: 280,
+      maxMedia: 4,
+      acceptedMimeTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
+    },
   },
   postTypes: [],
   supportsMetrics: true,

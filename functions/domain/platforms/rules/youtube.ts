@@ -76,6 +76,8 @@ export const platform: Platform = {
     requiresMedia: true,
     commentsReadable: true,
     commentsWindowDays: null,
+    // `comments.insert` with `snippet.textOriginal`: 10,000 characters, text only.
+    commentReplies: { maxLength: 10000, maxMedia: 0, acceptedMimeTypes: [] },
   },
   postTypes: [],
   supportsMetrics: true,
