@@ -186,6 +186,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/posts/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The comments under a post, per channel, as the networks show them
+         * @description Per channel of the post, one page of the comments under its live blocks (answers to the post, to a thread's later blocks and to other comments, each with its `parentId`), read from the network now. A channel whose network does not let apps read comments answers `status: unsupported` and a `reason`, never an empty list; so do channels not live yet, disconnected, or missing a permission. X shows the last 7 days only (`windowDays`). `since` keeps comments made at or after a time; `limit` (1-100, default 50) is the page size per channel; a channel's `nextCursor` pages that channel alone (send it with its `channelId`). Replies Herald sent carry their `replyId`. Test keys: sandbox posts show simulated comments.
+         */
+        get: operations["getPostsIdComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/comments/{commentId}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a comment under a post
+         * @description Sends `content` (and images where the network's `commentReplies` takes them) as a reply to the comment on the channel, checked first against the network's comment rules (GET /v1/platforms, `commentReplies`). Never sent twice: with an Idempotency-Key a retry answers the first reply; without one, the same text to the same comment on the same channel is one reply (200 with it). When the network's answer is lost Herald looks the reply up before it may send again: such a request answers 503 with Retry-After, and the same request sent again settles it. 201: the reply as the network stored it.
+         */
+        post: operations["postPostsIdCommentsCommentIdReplies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/comments/{commentId}/replies/{replyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reply Herald sent
+         * @description Removes the reply from the network; deleting it again answers the same. A reply whose send the network has not confirmed yet answers 409.
+         */
+        delete: operations["deletePostsIdCommentsCommentIdRepliesReplyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stats": {
         parameters: {
             query?: never;
@@ -1030,13 +1090,33 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "comment.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The comment.received event
+         * @description Herald POSTs the event to each enabled endpoint subscribed to it, signed with the endpoint's secret. Verify the signature over the raw body (see `verifyWebhook` in `herald/verify-webhook`), drop duplicates by `id`, answer 2xx within 10 seconds. Other answers are retried for about 5 hours.
+         */
+        post: operations["webhookCommentReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "connect_code_used" | "connect_code_expired" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "media_too_large" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_timezone" | "invalid_date" | "invalid_cursor" | "unauthorized" | "quota_exceeded" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "media_type_unsupported" | "idempotency_key_reused" | "schedule_in_past" | "content_too_long" | "option_not_supported" | "network_not_configured" | "invalid_state" | "connect_code_used" | "connect_code_expired" | "network_refused" | "channel_not_found" | "channel_disconnected" | "duplicate_channel" | "too_many_blocks" | "thread_not_supported" | "block_empty" | "media_not_found" | "media_not_ready" | "media_type_mismatch" | "media_size_mismatch" | "media_not_uploaded" | "media_required" | "too_many_media" | "media_type_not_accepted" | "media_too_large" | "alt_text_without_media" | "title_required" | "title_too_long" | "title_not_supported" | "post_type_not_supported" | "option_required" | "option_invalid" | "revise_mismatch" | "comments_not_supported" | "reply_refused" | "tag_not_found" | "url_not_allowed" | "too_many_webhooks" | "rate_limited" | "internal_error" | "service_unavailable";
                 message: string;
                 /** @description Path of the input at fault, such as `channels[0].blocks[1].content`. */
                 field?: string;
@@ -1208,6 +1288,13 @@ export interface components {
                 requiresMedia: boolean;
                 commentsReadable: boolean;
                 commentsWindowDays: number | null;
+                /** @description What a reply to a comment may carry (text counted as textCounting says); null where comments cannot be read or answered. */
+                commentReplies: {
+                    maxLength: number;
+                    maxBytes?: number;
+                    maxMedia: number;
+                    acceptedMimeTypes: string[];
+                } | null;
             };
             postTypes: {
                 key: string;
@@ -1307,7 +1394,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
+            events: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect" | "comment.received")[];
             enabled: boolean;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -1331,7 +1418,7 @@ export interface components {
             deliveryId: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect";
+            eventType: "post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect" | "comment.received";
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
@@ -1624,6 +1711,63 @@ export interface components {
             /** @description Older events no longer kept (each block keeps its latest 40, the post its latest 60). */
             dropped: number;
         };
+        GetPostsIdComments200: {
+            postId: string;
+            channels: {
+                channelId: string;
+                platform: string;
+                /**
+                 * @description `ok`: `comments` is what the network shows. Otherwise `comments` is null and `reason` says why: `unsupported` (the network does not let apps read comments), `not_live`, `disconnected`, `needs_reconnect`, `missing_permission` (reconnect to grant it), `unavailable` (the network failed or refused; `retryAfterSeconds` when it said when).
+                 * @enum {string}
+                 */
+                status: "ok" | "unsupported" | "not_live" | "disconnected" | "needs_reconnect" | "missing_permission" | "unavailable";
+                reason: string | null;
+                /** @description How far back the network lets comments be read (X: 7 days); null: no limit. */
+                windowDays: number | null;
+                comments: {
+                    /** @description Herald's id of the comment (`cmt_…`): the network's id, made safe for a path. */
+                    id: string;
+                    /** @description The network's own id of the comment. */
+                    remoteId: string;
+                    /** @description The block of the post the conversation answers (0: the first); null when not on this page. */
+                    blockIndex: number | null;
+                    /** @description The comment it answers (`cmt_…`); null when it answers the post (a block) itself. */
+                    parentId: string | null;
+                    author: {
+                        name: string | null;
+                        handle: string | null;
+                    };
+                    text: string;
+                    createdAt: string;
+                    /** @description null where the network does not report it. */
+                    likeCount: number | null;
+                    url: string | null;
+                    /** @description When Herald sent this comment as a reply: the reply (`rpl_…`); otherwise null. */
+                    replyId: string | null;
+                }[] | null;
+                /** @description Pass with the same channelId for the next page. */
+                nextCursor: string | null;
+                retryAfterSeconds?: number;
+            }[];
+        };
+        PostPostsIdCommentsCommentIdReplies200: {
+            /** @description The reply (`rpl_…`). */
+            id: string;
+            postId: string;
+            channelId: string;
+            platform: string;
+            /** @description The comment answered (`cmt_…`). */
+            commentId: string;
+            /** @enum {string} */
+            status: "sent" | "deleted";
+            content: string;
+            mediaIds: string[];
+            /** @description The reply as a comment on the network (`cmt_…`): how it shows in GET /comments. */
+            remoteCommentId: string;
+            remoteId: string;
+            url: string | null;
+            createdAt: string;
+        };
         GetStats200: {
             from: string;
             to: string;
@@ -1733,6 +1877,41 @@ export interface components {
                 postId?: string;
             };
         };
+        CommentReceivedEvent: {
+            /** @description Event id, also in x-herald-event-id; the same on every attempt. */
+            id: string;
+            /** @constant */
+            type: "comment.received";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                channelId: string;
+                platform: string;
+                postId: string;
+                error: null;
+                comment: {
+                    /** @description Herald's id of the comment (`cmt_…`): the network's id, made safe for a path. */
+                    id: string;
+                    /** @description The network's own id of the comment. */
+                    remoteId: string;
+                    /** @description The block of the post the conversation answers (0: the first); null when not on this page. */
+                    blockIndex: number | null;
+                    /** @description The comment it answers (`cmt_…`); null when it answers the post (a block) itself. */
+                    parentId: string | null;
+                    author: {
+                        name: string | null;
+                        handle: string | null;
+                    };
+                    text: string;
+                    createdAt: string;
+                    /** @description null where the network does not report it. */
+                    likeCount: number | null;
+                    url: string | null;
+                    /** @description When Herald sent this comment as a reply: the reply (`rpl_…`); otherwise null. */
+                    replyId: string | null;
+                };
+            };
+        };
         PostChannelsConnectBody: {
             /** @enum {string} */
             platform: "x" | "linkedin" | "linkedin_page" | "instagram" | "facebook" | "threads" | "tiktok" | "youtube" | "vimeo" | "pinterest" | "bluesky" | "reddit";
@@ -1750,6 +1929,11 @@ export interface components {
         };
         PostChannelsConnectCompleteBody: {
             connectCode: string;
+        };
+        PostPostsIdCommentsCommentIdRepliesBody: {
+            channelId: string;
+            content: string;
+            mediaIds?: string[];
         };
         TagInput: {
             name: string;
@@ -1796,12 +1980,12 @@ export interface components {
         WebhookInput: {
             url: string;
             description?: string | null;
-            events: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
+            events: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect" | "comment.received")[];
         };
         WebhookUpdateInput: {
             url?: string;
             description?: string | null;
-            events?: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect")[];
+            events?: ("post.published" | "post.failed" | "post.partially_failed" | "channel.needs_reconnect" | "comment.received")[];
             enabled?: boolean;
         };
         WorkspaceInput: {
@@ -4016,6 +4200,728 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPostsIdComments: {
+        parameters: {
+            query?: {
+                /** @description Only this channel of the post. */
+                channelId?: string;
+                /** @description Comments made at or after this ISO 8601 time (with a timezone). */
+                since?: string;
+                /** @description A channel's `nextCursor` (with its channelId). */
+                cursor?: string;
+                /** @description Comments per channel, 1-100 (default 50). */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The post id (`pst_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comments of each channel of the post. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPostsIdComments200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_cursor`, `invalid_timezone`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_cursor" | "invalid_timezone" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postPostsIdCommentsCommentIdReplies: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (for example a UUID). A retry with the same key and body answers the first answer again (with `Idempotent-Replayed: true`); with another body, 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_in_progress`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The post id (post_...). */
+                id: string;
+                /** @description The comment answered (cmt_..., from GET /v1/posts/{id}/comments). */
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostPostsIdCommentsCommentIdRepliesBody"];
+            };
+        };
+        responses: {
+            /** @description The same reply, sent before (no Idempotency-Key, same text). */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPostsIdCommentsCommentIdReplies200"];
+                };
+            };
+            /** @description The reply, as the network stored it. */
+            201: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPostsIdCommentsCommentIdReplies200"];
+                };
+            };
+            /** @description The request is not valid. Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is of a media type the route does not take. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `channel_disconnected`, `channel_not_found`, `comments_not_supported`, `content_too_long`, `idempotency_key_reused`, `media_not_found`, `media_not_ready`, `media_type_not_accepted`, `reply_refused`, `too_many_media`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "channel_disconnected" | "channel_not_found" | "comments_not_supported" | "content_too_long" | "idempotency_key_reused" | "media_not_found" | "media_not_ready" | "media_type_not_accepted" | "reply_refused" | "too_many_media";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deletePostsIdCommentsCommentIdRepliesReplyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post id (post_...). */
+                id: string;
+                /** @description The comment it answers (cmt_...). */
+                commentId: string;
+                /** @description The reply (rpl_...). */
+                replyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reply, deleted. */
+            200: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPostsIdCommentsCommentIdReplies200"];
+                };
+            };
+            /** @description No valid API key. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: `not_found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `conflict`. */
+            409: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The input breaks a rule. Codes: `channel_disconnected`, `reply_refused`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "channel_disconnected" | "reply_refused";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Server error. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Temporarily unavailable. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Identifies the request (`req_<uuid>`); the same as `error.requestId`. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per minute for this key. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left this minute, as of when this request was counted (requests of one key sent at the same time may see the same value; the 429 enforces the limit exactly). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the minute resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -13531,6 +14437,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ChannelNeedsReconnectEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 seconds): the event is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCommentReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: `v1` is the HMAC-SHA256, keyed with the endpoint's whole `whsec_...` secret, of `<t>.<raw body>`. Reject it when `t` is more than 5 minutes from now. */
+                "x-herald-signature": string;
+                /** @description The event id (the body's `id`). */
+                "x-herald-event-id": string;
+                /** @description The event type. */
+                "x-herald-event-type": "comment.received";
+                /** @description Attempt number, from 1. */
+                "x-herald-attempt": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentReceivedEvent"];
             };
         };
         responses: {

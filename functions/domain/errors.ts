@@ -87,6 +87,11 @@ export const ERROR_CATALOGUE = {
     message:
       'Revise takes every channel and every block of the post, in the same order, and only their text.',
   },
+  comments_not_supported: {
+    status: 422,
+    message: 'This network does not let apps read or answer comments.',
+  },
+  reply_refused: { status: 422, message: 'The network refused the reply.' },
   tag_not_found: { status: 422, message: 'The tag does not exist in this workspace.' },
   url_not_allowed: {
     status: 422,

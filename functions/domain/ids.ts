@@ -14,7 +14,7 @@ export const randomBase62 = (length: number): string => {
   return out;
 };
 
-export type IdPrefix = 'acct' | 'ws' | 'key' | 'ch' | 'tag' | 'post' | 'med' | 'wh' | 'evt' | 'dlv';
+export type IdPrefix = 'acct' | 'ws' | 'key' | 'ch' | 'tag' | 'post' | 'med' | 'wh' | 'evt' | 'dlv' | 'rpl';
 
 /** Prefixed, unguessable id (about 131 bits of randomness). */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)}`;

@@ -102,6 +102,26 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/v1/posts/{id}', entry: 'functions/http/posts/get.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}/metrics', entry: 'functions/http/posts/metrics.ts', grants: base },
   { method: 'GET', path: '/v1/posts/{id}/timeline', entry: 'functions/http/posts/timeline.ts', grants: base },
+  {
+    // Reads each channel's network; the token service may refresh the channel's tokens.
+    method: 'GET',
+    path: '/v1/posts/{id}/comments',
+    entry: 'functions/http/posts/comments.ts',
+    grants: [...base, ...tokenRefresh],
+  },
+  {
+    // Images in a reply reach the network as presigned GETs.
+    method: 'POST',
+    path: '/v1/posts/{id}/comments/{commentId}/replies',
+    entry: 'functions/http/posts/reply.ts',
+    grants: [...base, ...tokenRefresh, 'bucket:read'],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/posts/{id}/comments/{commentId}/replies/{replyId}',
+    entry: 'functions/http/posts/delete-reply.ts',
+    grants: [...base, ...tokenRefresh],
+  },
   { method: 'GET', path: '/v1/stats', entry: 'functions/http/stats/get.ts', grants: base },
   {
     method: 'PUT',

@@ -40,6 +40,7 @@ import {
   listTargetsResponse,
   pendingTargetsResponse,
 } from '../core/channels/schema.ts';
+import { postCommentsSchema, replyBodySchema, replySchema } from '../core/comments/schema.ts';
 import { startUploadBody } from '../core/media/start-upload-body.ts';
 import { updateMediaBody } from '../core/media/update-media.ts';
 import { GRANULARITIES, postMetricsResponseSchema, statsResponseSchema } from '../core/metrics/schema.ts';
@@ -79,6 +80,7 @@ export const TAGS = [
   { name: 'Media', description: 'The media library: files posts refer to by id.' },
   { name: 'Channels', description: 'Connected social accounts of the workspace.' },
   { name: 'Metrics', description: 'Engagement readings per post and totals across posts.' },
+  { name: 'Comments', description: 'Comments under published posts, and the replies Herald sends to them.' },
   { name: 'Reference', description: 'Network rules, tags and plan usage.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events.' },
   { name: 'Service', description: 'Health and this document.' },
@@ -312,6 +314,81 @@ const keyOperations: Record<string, Operation> = {
     params: { id: 'The post id (post_...).' },
     responses: { 200: { description: "The post's timeline.", schema: postTimelineSchema } },
     errors: ['not_found'],
+  },
+  'GET /v1/posts/{id}/comments': {
+    summary: 'The comments under a post, per channel, as the networks show them',
+    description:
+      "Per channel of the post, one page of the comments under its live blocks (answers to the post, to a thread's later blocks and to other comments, each with its `parentId`), read from the network now. A channel whose network does not let apps read comments answers `status: unsupported` and a `reason`, never an empty list; so do channels not live yet, disconnected, or missing a permission. X shows the last 7 days only (`windowDays`). `since` keeps comments made at or after a time; `limit` (1-100, default 50) is the page size per channel; a channel's `nextCursor` pages that channel alone (send it with its `channelId`). Replies Herald sent carry their `replyId`. Test keys: sandbox posts show simulated comments.",
+    tag: 'Comments',
+    params: postId,
+    query: [
+      { name: 'channelId', description: 'Only this channel of the post.', schema: z.string() },
+      {
+        name: 'since',
+        description: 'Comments made at or after this ISO 8601 time (with a timezone).',
+        schema: z.string(),
+      },
+      { name: 'cursor', description: "A channel's `nextCursor` (with its channelId).", schema: z.string() },
+      { name: 'limit', description: 'Comments per channel, 1-100 (default 50).', schema: z.string() },
+    ],
+    responses: {
+      200: { description: 'The comments of each channel of the post.', schema: postCommentsSchema },
+    },
+    errors: ['not_found', 'validation_failed', 'invalid_cursor', 'invalid_timezone'],
+  },
+  'POST /v1/posts/{id}/comments/{commentId}/replies': {
+    summary: 'Answer a comment under a post',
+    description:
+      "Sends `content` (and images where the network's `commentReplies` takes them) as a reply to the comment on the channel, checked first against the network's comment rules (GET /v1/platforms, `commentReplies`). Never sent twice: with an Idempotency-Key a retry answers the first reply; without one, the same text to the same comment on the same channel is one reply (200 with it). When the network's answer is lost Herald looks the reply up before it may send again: such a request answers 503 with Retry-After, and the same request sent again settles it. 201: the reply as the network stored it.",
+    tag: 'Comments',
+    params: {
+      id: 'The post id (post_...).',
+      commentId: 'The comment answered (cmt_..., from GET /v1/posts/{id}/comments).',
+    },
+    body: replyBodySchema,
+    idempotent: true,
+    responses: {
+      201: { description: 'The reply, as the network stored it.', schema: replySchema },
+      200: {
+        description: 'The same reply, sent before (no Idempotency-Key, same text).',
+        schema: replySchema,
+      },
+    },
+    errors: [
+      'not_found',
+      'validation_failed',
+      'conflict',
+      'channel_not_found',
+      'channel_disconnected',
+      'comments_not_supported',
+      'content_too_long',
+      'too_many_media',
+      'media_not_found',
+      'media_not_ready',
+      'media_type_not_accepted',
+      'reply_refused',
+      'rate_limited',
+    ],
+  },
+  'DELETE /v1/posts/{id}/comments/{commentId}/replies/{replyId}': {
+    summary: 'Delete a reply Herald sent',
+    description:
+      'Removes the reply from the network; deleting it again answers the same. A reply whose send the network has not confirmed yet answers 409.',
+    tag: 'Comments',
+    params: {
+      id: 'The post id (post_...).',
+      commentId: 'The comment it answers (cmt_...).',
+      replyId: 'The reply (rpl_...).',
+    },
+    responses: { 200: { description: 'The reply, deleted.', schema: replySchema } },
+    errors: [
+      'not_found',
+      'conflict',
+      'channel_disconnected',
+      'reply_refused',
+      'rate_limited',
+      'service_unavailable',
+    ],
   },
   'GET /v1/stats': {
     summary: "Totals across the workspace's posts published in a range",

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { channelView } from '../core/channels/channel-view.ts';
 import { METRICS_HINT_DESCRIPTION } from '../core/channels/schema.ts';
+import { commentSchema } from '../core/comments/schema.ts';
 import type { mediaView } from '../core/media/media-context.ts';
 import type { startUpload } from '../core/media/presigned-upload.ts';
 import type { retractPost, revisePost } from '../core/publishing/revise-retract.ts';
@@ -333,22 +334,30 @@ export const webhookEventSchema = (type: (typeof EVENT_TYPES)[number]) =>
     type: z.literal(type),
     createdAt: dateTime(),
     data:
-      type === 'channel.needs_reconnect'
+      type === 'comment.received'
         ? z.strictObject({
             channelId: z.string(),
             platform: z.string(),
-            error: z.string().nullable(),
-            channelName: z.string().optional(),
-            postId: z.string().optional(),
+            postId: z.string(),
+            error: z.null(),
+            comment: commentSchema,
           })
-        : z.strictObject({
-            channelId: z.string(),
-            platform: z.string(),
-            blocksPublished: z.number().int().optional(),
-            blocksTotal: z.number().int().optional(),
-            error: z.string().nullable(),
-            post: postSchema.optional(),
-          }),
+        : type === 'channel.needs_reconnect'
+          ? z.strictObject({
+              channelId: z.string(),
+              platform: z.string(),
+              error: z.string().nullable(),
+              channelName: z.string().optional(),
+              postId: z.string().optional(),
+            })
+          : z.strictObject({
+              channelId: z.string(),
+              platform: z.string(),
+              blocksPublished: z.number().int().optional(),
+              blocksTotal: z.number().int().optional(),
+              error: z.string().nullable(),
+              post: postSchema.optional(),
+            }),
   });
 
 // --- The schemas say what the code answers: each pair must be the same type. ---

@@ -134,7 +134,8 @@ export type EventType =
   | 'post.published'
   | 'post.failed'
   | 'post.partially_failed'
-  | 'channel.needs_reconnect';
+  | 'channel.needs_reconnect'
+  | 'comment.received';
 
 /** An event as stored in the outbox and delivered to webhooks (spec 6). */
 export interface OutboxEvent {
@@ -154,5 +155,18 @@ export interface OutboxEvent {
     /** channel.needs_reconnect: the channel's name and the post that found out. */
     channelName?: string;
     postId?: string;
+    /** comment.received: the new comment, as GET /posts/{id}/comments shows it. */
+    comment?: {
+      id: string;
+      remoteId: string;
+      blockIndex: number | null;
+      parentId: string | null;
+      author: { name: string | null; handle: string | null };
+      text: string;
+      createdAt: string;
+      likeCount: number | null;
+      url: string | null;
+      replyId: string | null;
+    };
   };
 }

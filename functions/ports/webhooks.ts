@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'post.failed',
   'post.partially_failed',
   'channel.needs_reconnect',
+  'comment.received',
 ] as const satisfies readonly EventType[];
 
 /** A webhook endpoint of a workspace. The signing secret is kept encrypted and never shown again. */

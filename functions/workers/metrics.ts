@@ -8,11 +8,12 @@ import { metrics } from '../runtime/parts/metrics.ts';
 import { networks } from '../runtime/parts/networks.ts';
 import { posts } from '../runtime/parts/posts.ts';
 import { queues } from '../runtime/parts/queues.ts';
+import { replies } from '../runtime/parts/replies.ts';
 import { tokens } from '../runtime/parts/tokens.ts';
 import { logger } from '../shared/powertools.ts';
 
 /** What this worker uses, composed once per instance. */
-const deps = compose(metrics, posts, channels, queues, networks, tokens);
+const deps = compose(metrics, posts, channels, queues, networks, tokens, replies);
 
 const processor = new BatchProcessor(EventType.SQS);
 

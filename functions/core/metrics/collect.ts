@@ -9,6 +9,7 @@ import { channelLiveAt, type PostChannel, type PostRecord } from '../../domain/p
 import type { KeyMode } from '../../ports/api-keys.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { ReplyStore } from '../../ports/comments.ts';
 import type {
   MetricsJob,
   MetricsQueue,
@@ -26,8 +27,10 @@ import {
   type RemoteBlock,
 } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
+import type { JobQueue } from '../../ports/publishing.ts';
 import { logger } from '../../shared/powertools.ts';
 import type { TokenService } from '../channels/token-service.ts';
+import { announceNewComments } from '../comments/announce.ts';
 import {
   type CadenceSettings,
   leaseSeconds,
@@ -47,6 +50,12 @@ export interface MetricsDeps {
   /** Live channels' valid tokens: refreshed near expiry and once after an expired answer. */
   tokens: () => TokenService;
   cadence: CadenceSettings;
+  /**
+   * With both: each successful reading of a live channel also announces its new comments
+   * (`comment.received`, core/comments/announce.ts).
+   */
+  replies?: ReplyStore;
+  queue?: () => JobQueue;
 }
 
 const remoteOf = (block: PostChannel['blocks'][number]): RemoteBlock | null =>
@@ -248,6 +257,15 @@ const readChannel = async (
       permanent: error.kind === 'permanent',
       ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
     };
+  }
+  if (deps.replies && deps.queue) {
+    await announceNewComments(
+      { clock: deps.clock, replies: deps.replies, queue: deps.queue },
+      client,
+      post,
+      channel,
+      withCredentials,
+    );
   }
   if (channel.blocks.length < 2) return { kind: 'ok', metrics };
   // Threads: each block's own counts where the network has them; a block that cannot be read is left out.

@@ -43,7 +43,11 @@ const isLive = (post: PostRecord) => post.status === 'published' || post.status 
  * the network with them, or why it cannot act now. A call answered "token expired" is refreshed
  * and made once more.
  */
-const credentialsFor = async (deps: ManageDeps, post: PostRecord, channel: PostChannel) => {
+export const credentialsFor = async (
+  deps: Pick<ManageDeps, 'channels' | 'tokens'>,
+  post: PostRecord,
+  channel: PostChannel,
+) => {
   const record = await deps.channels.getChannel(post.workspaceId, channel.channelId);
   if (!record) return 'The channel is no longer connected to this workspace.';
   if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';

@@ -2,18 +2,26 @@ import { createHash, randomBytes } from 'node:crypto';
 import { getPlatform } from '../../domain/platforms/catalog.ts';
 import type { Platform, PlatformId } from '../../domain/platforms/types.ts';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   LOST_ANSWER_TOKENS,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
   simTokenOf,
 } from '../../ports/network-client.ts';
+import { sandboxComments, sandboxReply } from './comments.ts';
 import { simulatedMetrics } from './metrics.ts';
 
 /**
@@ -113,6 +121,8 @@ export class SandboxNetworkClient implements NetworkClient {
   private readonly editsFailed: BoundedSet;
   /** idempotencyKey → block the sandbox accepted (published or timed out), for `lookup`. */
   private readonly accepted: BoundedMap<RemoteBlock>;
+  /** idempotencyKey → reply the sandbox accepted, for `lookupReply`. */
+  private readonly replies: BoundedMap<RemoteComment>;
 
   constructor(platform: PlatformId, options: { memoryLimit?: number } = {}) {
     const rules = getPlatform(platform);
@@ -123,6 +133,7 @@ export class SandboxNetworkClient implements NetworkClient {
     this.flakyFailed = new BoundedSet(limit);
     this.editsFailed = new BoundedSet(limit);
     this.accepted = new BoundedMap(limit);
+    this.replies = new BoundedMap(limit);
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
@@ -247,6 +258,97 @@ export class SandboxNetworkClient implements NetworkClient {
   async metrics(input: MetricsInput): Promise<MetricsReading> {
     this.assertSandboxBlock(input.block);
     return simulatedMetrics(this.platform, input.block.remoteId, input.ageSeconds ?? 0);
+  }
+
+  /** The three simulated comments every sandbox post gets (sandbox/comments.ts), on networks whose comments can be read. */
+  async comments(input: CommentsInput): Promise<CommentsPage> {
+    this.assertCommentsReadable();
+    this.assertSandboxBlock(input.block);
+    const all = sandboxComments(this.platform, input.block, input.ageSeconds ?? 0, new Date());
+    return { comments: all.slice(0, input.limit), nextCursor: null };
+  }
+
+  async findComment(input: CommentInput): Promise<RemoteComment | null> {
+    this.assertCommentsReadable();
+    const simulated = sandboxComments(this.platform, input.block, 0, new Date()).find(
+      (c) => c.remoteId === input.remoteId,
+    );
+    if (simulated) return simulated;
+    // A reply the sandbox made (answering it is answering the post's conversation).
+    if (input.remoteId.startsWith(`sandbox_${this.platform}_r_`)) {
+      return {
+        remoteId: input.remoteId,
+        parentRemoteId: input.block.remoteId,
+        author: { name: null, handle: input.credentials.remoteAccountId },
+        text: '',
+        createdAt: new Date().toISOString(),
+        likeCount: 0,
+        url: null,
+        meta: {},
+      };
+    }
+    return null;
+  }
+
+  /** Replies follow the sim tokens as publish does: `sim:fail` refused, the lost-answer tokens "accepted" and found by `lookupReply`. */
+  async reply(input: ReplyInput): Promise<RemoteComment> {
+    this.assertCommentsReadable();
+    const made = sandboxReply(
+      this.platform,
+      input.idempotencyKey,
+      input.comment,
+      input.content,
+      input.credentials.remoteAccountId,
+      new Date(),
+    );
+    const token = simTokenOf(input.content);
+    if (token === 'sim:fail')
+      throw new NetworkError('permanent', `Sandbox: ${this.rules.name} refused this reply (sim:fail).`);
+    if (token === 'sim:reconnect')
+      throw new NetworkError(
+        'reconnect',
+        `Sandbox: the ${this.rules.name} token has expired (sim:reconnect).`,
+      );
+    if (token && LOST_ANSWER_TOKENS.includes(token)) {
+      this.replies.set(input.idempotencyKey, made);
+      throw new NetworkError(
+        'transient',
+        `Sandbox: ${this.rules.name} did not answer (${token}); the reply may have been accepted.`,
+        {
+          outcomeUnknown: true,
+        },
+      );
+    }
+    this.replies.set(input.idempotencyKey, made);
+    return made;
+  }
+
+  async lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    const known = this.replies.get(input.idempotencyKey);
+    if (known) return known;
+    const token = simTokenOf(input.content);
+    return token && LOST_ANSWER_TOKENS.includes(token)
+      ? sandboxReply(
+          this.platform,
+          input.idempotencyKey,
+          input.comment,
+          input.content,
+          input.credentials.remoteAccountId,
+          input.since,
+        )
+      : null;
+  }
+
+  async deleteReply(input: DeleteReplyInput): Promise<void> {
+    this.assertCommentsReadable();
+    if (!input.reply.remoteId.startsWith(`sandbox_${this.platform}_r_`))
+      throw new NetworkError('permanent', `Sandbox: ${input.reply.remoteId} is not a sandbox reply.`);
+    this.replies.deleteWhere((reply) => reply.remoteId === input.reply.remoteId);
+  }
+
+  private assertCommentsReadable(): void {
+    if (!this.rules.limits.commentsReadable)
+      throw new NetworkError('permanent', `${this.rules.name} does not let apps read or answer comments.`);
   }
 
   private assertSandboxBlock(block: RemoteBlock): void {

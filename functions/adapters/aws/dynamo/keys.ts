@@ -110,6 +110,17 @@ export const keys = {
     PK: `POST#${postId}`,
     SK: `CLAIM#${channelId}#${String(block).padStart(3, '0')}`,
   }),
+  /** A reply Herald sent to a comment under a post (lives beside the post). */
+  reply: (postId: string, replyId: string): Key => ({ PK: `POST#${postId}`, SK: `REPLY#${replyId}` }),
+  replyPrefix: (postId: string) => ({ PK: `POST#${postId}`, SKPrefix: 'REPLY#' }),
+  /**
+   * Marks a comment under a post as announced (`comment.received`), by a digest of the network's id:
+   * a network id can be long, a sort key may not be.
+   */
+  commentAnnounced: (postId: string, channelId: string, remoteIdDigest: string): Key => ({
+    PK: `POST#${postId}`,
+    SK: `COMMENTSEEN#${channelId}#${remoteIdDigest}`,
+  }),
   /** An outbox event; while not yet handed to the event queue it is also in GSI1 `OUTBOX`, by time. */
   event: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   eventPendingIndex: (createdAt: string, eventId: string) => ({
