@@ -14,6 +14,19 @@ import type { LinkedInState } from './state.ts';
 /** LinkedIn's largest page of comments (`count`); its default is 10. */
 const MAX_COUNT = 100;
 const DEFAULT_COUNT = 10;
+/** A comment's text: at most 1,250 characters (code points). */
+const MAX_TEXT = 1250;
+
+const tooLong = (text: string, field: string): SimResponse | null => {
+  const length = [...text].length;
+  return length > MAX_TEXT
+    ? linkedInError(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: ${field} :: length of ${length} exceeds the maximum allowed length ${MAX_TEXT}`,
+      )
+    : null;
+};
 
 /**
  * Comments on a post and on a comment (`/rest/socialActions/{post or comment urn}/comments`,
@@ -141,6 +154,8 @@ export const linkedInCommentRoutes = (s: LinkedInState) => {
         'ERROR :: /message/text :: field is required but not found',
       );
     }
+    const long = tooLong(text, '/message/text');
+    if (long) return long;
     // A nested comment names the post (its share or activity) as `object`.
     if (body?.object !== undefined && body.object !== post.urn && body.object !== post.activityUrn) {
       return linkedInErrors.badRequest(`Comment object ${String(body.object)} does not match ${post.urn}`);
@@ -248,6 +263,8 @@ export const linkedInCommentRoutes = (s: LinkedInState) => {
         'ERROR :: /patch/message/$set/text :: field is required',
       );
     }
+    const long = tooLong(text, '/patch/message/$set/text');
+    if (long) return long;
     const outcome = ctx.screen(text, comment.actor);
     comment.text = text;
     ctx.record({

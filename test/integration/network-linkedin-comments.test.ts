@@ -301,6 +301,17 @@ describe('LinkedIn page comments against the simulator', () => {
     ).toEqual([top.remoteId, top.remoteId]);
   });
 
+  it('an answer takes 1,250 characters (code points), as LinkedIn: one more is refused, permanent', async () => {
+    const post = await page.publish(input('Long answers'));
+    const top = (await find(post, await comment(post.remoteId, 'Tell us everything'))) as RemoteComment;
+    const longest = '😀'.repeat(1250);
+    expect((await replyTo(post, top, longest)).text).toBe(longest);
+    const refused = await failureOf(replyTo(post, top, `${longest}!`));
+    expect(refused).toMatchObject({ kind: 'permanent', details: { status: 422 } });
+    expect(refused.message).toMatch(/length of 1251 exceeds the maximum allowed length 1250/);
+    expect(sim.records().filter((r) => r.kind === 'reply')).toHaveLength(1);
+  });
+
   it('an answer carries one image, uploaded as the page and AVAILABLE first', async () => {
     const post = await page.publish(input('Pictures welcome'));
     const top = (await find(post, await comment(post.remoteId, 'Show us?'))) as RemoteComment;
