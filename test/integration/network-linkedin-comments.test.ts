@@ -193,6 +193,32 @@ describe('LinkedIn page comments against the simulator', () => {
     expect(body.paging).toMatchObject({ start: 0, count: 2, total: 5 });
   });
 
+  it('a newer comment arriving between pages does not make the next page skip a thread’s answers or the newcomer', async () => {
+    const post = await page.publish(input('Moving target'));
+    const at = (secondsAgo: number) => ({
+      createdAt: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+    });
+    const older = await comment(post.remoteId, 'Older', at(60));
+    const busy = await comment(post.remoteId, 'Busy', at(50));
+    const answers = [
+      await comment(busy, 'Answer 1', at(40)),
+      await comment(busy, 'Answer 2', at(30)),
+      await comment(busy, 'Answer 3', at(20)),
+    ];
+    const first = await conversation(post, { limit: 2 });
+    expect(first.nextCursor).toMatch(/^0\.1\.\d+$/);
+    // LinkedIn lists newest first: the newcomer moves every first-level comment one place on.
+    const newcomer = await comment(post.remoteId, 'Newcomer', at(10));
+    const seen = new Set(first.comments.map((c) => c.remoteId));
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const next = await conversation(post, { limit: 2, cursor });
+      for (const c of next.comments) seen.add(c.remoteId);
+      cursor = next.nextCursor;
+    }
+    for (const id of [older, busy, newcomer, ...answers]) expect(seen.has(id), id).toBe(true);
+  });
+
   it('since: LinkedIn cannot filter, the client does, and an old comment’s new answer still comes', async () => {
     const post = await page.publish(input('Filtered post'));
     const hour = 3_600_000;

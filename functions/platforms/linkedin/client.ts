@@ -52,6 +52,10 @@ export { DEFAULT_LINKEDIN_VERSION };
  * member post is found when a resend is refused as `DUPLICATE_POST`: the refusal names the
  * existing post, which is adopted when its author made it since the first send.
  *
+ * Comments (pages only, `LinkedInPageClient`): the post's conversation is read, one comment found,
+ * answered, looked up after a lost answer and deleted through the Comments API (comments.ts); a
+ * member profile's comments cannot be read, so the `linkedin` client has no such methods.
+ *
  * Media (first block): images, a video or a document through LinkedIn's Images, Videos and
  * Documents APIs (media-upload.ts), sent as `content.media` or `content.multiImage` with alt text.
  * A comment (a later block) takes one image, uploaded the same way and sent as

@@ -93,14 +93,21 @@ const hasAnswers = (element: unknown): boolean => {
 };
 
 /**
- * The conversation cursor: `<i>` resumes at the post's i-th first-level comment; `<i>.<j>` resumes
- * after the i-th comment itself and its first j answers (a page ended inside its thread).
+ * The conversation cursor: `<i>` resumes at the post's i-th first-level comment; `<i>.<j>.<id>`
+ * resumes after the i-th comment (id `<id>`) itself and its first j answers (a page ended inside
+ * its thread). When a newer comment has moved comment `<id>` from place i, the thread is read
+ * again from its start rather than skipping answers of another comment.
  */
-const parseCursor = (cursor: string | null): { top: number; answers: number | null } => {
-  if (cursor === null) return { top: 0, answers: null };
-  const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(cursor);
+const parseCursor = (
+  cursor: string | null,
+): { top: number; resume: { answers: number; id: string } | null } => {
+  if (cursor === null) return { top: 0, resume: null };
+  const match = /^(\d{1,9})(?:\.(\d{1,9})\.(\d{1,30}))?$/.exec(cursor);
   if (!match) throw new NetworkError('permanent', `Not a LinkedIn comments cursor: ${cursor}`);
-  return { top: Number(match[1]), answers: match[2] === undefined ? null : Number(match[2]) };
+  return {
+    top: Number(match[1]),
+    resume: match[2] === undefined ? null : { answers: Number(match[2]), id: match[3] as string },
+  };
 };
 
 export class LinkedInComments {
@@ -112,7 +119,7 @@ export class LinkedInComments {
    * applied here, and every thread is still read (an old comment may have new answers).
    */
   async comments(input: CommentsInput): Promise<CommentsPage> {
-    const { top, answers } = parseCursor(input.cursor);
+    const { top, resume } = parseCursor(input.cursor);
     const limit = Math.max(1, Math.min(input.limit, MAX_COUNT));
     const postUrn = input.block.remoteId;
     const since = input.since?.getTime() ?? null;
@@ -125,19 +132,20 @@ export class LinkedInComments {
     let taken = 0;
     for (const [i, element] of firstLevel.elements.entries()) {
       const index = top + i;
-      const resuming = i === 0 && answers !== null;
       // A nested comment LinkedIn might list here is read under its parent.
       if (stringField(element, 'parentComment')) continue;
+      const urn = this.urnOf(element);
+      const id = urn ? parseCommentUrn(urn)?.commentId : undefined;
+      const resuming = i === 0 && resume !== null && resume.id === id;
       if (!resuming) {
         if (taken >= limit) return { comments: out, nextCursor: `${index}` };
         emit(element, postUrn);
         taken += 1;
       }
-      const urn = this.urnOf(element);
-      if (!urn || !hasAnswers(element)) continue;
-      let start = resuming ? (answers as number) : 0;
+      if (!urn || !id || !hasAnswers(element)) continue;
+      let start = resuming ? (resume?.answers ?? 0) : 0;
       for (;;) {
-        if (taken >= limit) return { comments: out, nextCursor: `${index}.${start}` };
+        if (taken >= limit) return { comments: out, nextCursor: `${index}.${start}.${id}` };
         const page = await this.list(input.credentials, urn, start, limit - taken);
         for (const answer of page.elements) emit(answer, urn);
         taken += page.elements.length;
