@@ -12,6 +12,13 @@ export interface StoredComment {
   createdAt: number;
   deleted: boolean;
   content: SimCommentContent | null;
+  /**
+   * The comment it answers (a nested comment), null for a comment on the post. LinkedIn nests one
+   * level: a nested comment's parent is always a comment on the post.
+   */
+  parentUrn: string | null;
+  /** Hidden by the page's owner (or LinkedIn): absent from every read, as if deleted. */
+  hidden: boolean;
 }
 
 export interface StoredPost {

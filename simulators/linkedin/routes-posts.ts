@@ -3,8 +3,8 @@ import { duplicatePostError, linkedInError, linkedInErrors, VISIBILITIES } from 
 import { fromLittleText } from './formats.ts';
 import type { LinkedInState } from './state.ts';
 
-/** `POST /rest/posts`, its partial updates and deletes. */
-export const linkedInPostRoutes = (s: LinkedInState) => {
+/** `POST /rest/posts`, its partial updates and deletes; `onStored` runs for each post stored (the `sim:comments` seed). */
+export const linkedInPostRoutes = (s: LinkedInState, onStored: (urn: string, text: string) => void) => {
   const { posts, requireActor, checkHeaders, livePost, postContent } = s;
 
   const createPost = (ctx: SimContext): SimResponse => {
@@ -76,6 +76,7 @@ export const linkedInPostRoutes = (s: LinkedInState) => {
       content,
     });
     ctx.record({ kind: 'post', id: urn, parentId: null, rootId: null, text, account: author });
+    onStored(urn, text);
     return {
       status: 201,
       headers: { 'x-restli-id': urn, 'x-linkedin-id': urn },

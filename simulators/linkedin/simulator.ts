@@ -1,3 +1,4 @@
+import { seedComments, simCommentRoutes } from '../framework/comments.ts';
 import { type Simulator, startSimulator } from '../framework/framework.ts';
 import { linkedInErrors } from './errors.ts';
 import { linkedInMetricsRoutes } from './metrics.ts';
@@ -30,13 +31,23 @@ export type { LinkedInSimulatorOptions, SimCommentContent, SimPostContent } from
  *
  * A comment may carry one image (`content: [{ entity: { image: urn } }]`, Comments API): an image
  * of the comment's actor, uploaded through the Images API and `AVAILABLE`.
+ *
+ * Comments on comments (routes-comments.ts): created, listed and read under the comment's URN,
+ * one level deep as on LinkedIn; a single comment is `GET /rest/socialActions/{urn}/comments/{id}`;
+ * lists page with `start`/`count` (default 10, at most 100) and carry `paging.total`. Others'
+ * comments come through the common hooks (`POST /_sim/comments`, `POST /_sim/comments/state`), and
+ * a post whose text holds `sim:comments` gets three at once; a hidden or deleted comment is absent
+ * from every read.
  */
 
 export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions = {}): Promise<Simulator> => {
   const s = await linkedInState(options);
   const { posts, files, oauth, requireScope, requireActor, requireReader, checkHeaders } = s;
-  const { createPost, updatePost, deletePost } = linkedInPostRoutes(s);
-  const { createComment, updateComment, listComments, deleteComment } = linkedInCommentRoutes(s);
+  const { createComment, updateComment, listComments, getComment, deleteComment, commentStore } =
+    linkedInCommentRoutes(s);
+  const { createPost, updatePost, deletePost } = linkedInPostRoutes(s, (urn, text) =>
+    seedComments(commentStore, urn, text, new Date()),
+  );
   const { getPost, findPosts } = linkedInReadRoutes(s);
   const simulator = await startSimulator({
     name: 'LinkedIn',
@@ -53,11 +64,13 @@ export const startLinkedInSimulator = async (options: LinkedInSimulatorOptions =
       { method: 'GET', path: '/rest/posts', handler: findPosts },
       { method: 'GET', path: '/rest/posts/:urn', handler: getPost },
       { method: 'GET', path: '/rest/socialActions/:urn/comments', handler: listComments },
+      { method: 'GET', path: '/rest/socialActions/:urn/comments/:id', handler: getComment },
       { method: 'POST', path: '/rest/posts/:urn', handler: updatePost },
       { method: 'DELETE', path: '/rest/posts/:urn', handler: deletePost },
       { method: 'POST', path: '/rest/socialActions/:urn/comments', handler: createComment },
       { method: 'POST', path: '/rest/socialActions/:urn/comments/:id', handler: updateComment },
       { method: 'DELETE', path: '/rest/socialActions/:urn/comments/:id', handler: deleteComment },
+      ...simCommentRoutes(commentStore),
       ...linkedInMetricsRoutes(posts, { requireScope, requireReader }),
       ...files.routes(checkHeaders, (ctx, owner) => requireActor(ctx, owner, 'assets.UPLOAD')),
       {

@@ -1,7 +1,12 @@
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -9,6 +14,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import {
   baseUrlOf,
@@ -23,6 +30,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { LinkedInComments, parseCommentUrn, postUrl } from './comments.ts';
 import { type LinkedInMediaOptions, LinkedInMediaUploader } from './media-upload.ts';
 import { readLinkedInMetrics } from './metrics.ts';
 import { DEFAULT_LINKEDIN_VERSION } from './version.ts';
@@ -43,6 +51,10 @@ export { DEFAULT_LINKEDIN_VERSION };
  * finder (`q=author`); a member's posts cannot be listed (`r_member_social` is closed), so a lost
  * member post is found when a resend is refused as `DUPLICATE_POST`: the refusal names the
  * existing post, which is adopted when its author made it since the first send.
+ *
+ * Comments (pages only, `LinkedInPageClient`): the post's conversation is read, one comment found,
+ * answered, looked up after a lost answer and deleted through the Comments API (comments.ts); a
+ * member profile's comments cannot be read, so the `linkedin` client has no such methods.
  *
  * Media (first block): images, a video or a document through LinkedIn's Images, Videos and
  * Documents APIs (media-upload.ts), sent as `content.media` or `content.multiImage` with alt text.
@@ -170,11 +182,7 @@ export const toLittleText = (text: string): string => {
   );
 };
 
-/** `urn:li:comment:(<post urn>,<comment id>)` split, or null. */
-export const parseCommentUrn = (urn: string) => {
-  const match = /^urn:li:comment:\((urn:li:[^,]+),(\d+)\)$/.exec(urn);
-  return match ? { postUrn: match[1] as string, commentId: match[2] as string } : null;
-};
+export { parseCommentUrn };
 
 /** A `DUPLICATE_POST` refusal with the post it names. */
 type DuplicateError = NetworkError & { existingUrn?: string };
@@ -183,8 +191,6 @@ const elementsOf = (body: unknown): unknown[] => {
   const elements = (body as { elements?: unknown } | null)?.elements;
   return Array.isArray(elements) ? elements : [];
 };
-
-const postUrl = (urn: string) => `https://www.linkedin.com/feed/update/${urn}/`;
 
 export class LinkedInClient implements NetworkClient {
   readonly platform: LinkedInPlatform;
@@ -195,7 +201,7 @@ export class LinkedInClient implements NetworkClient {
   readonly apiVersion: string;
   /** Posts a `DUPLICATE_POST` refusal named, by account and block idempotency key, for `lookup`. */
   private readonly duplicates = new Map<string, string>();
-  private readonly uploader: LinkedInMediaUploader;
+  protected readonly uploader: LinkedInMediaUploader;
 
   constructor(platform: LinkedInPlatform = 'linkedin', options: LinkedInClientOptions = {}) {
     this.platform = platform;
@@ -439,7 +445,7 @@ export class LinkedInClient implements NetworkClient {
     );
   }
 
-  private async call(
+  protected async call(
     credentials: NetworkCredentials,
     request: { method: HttpCall['method']; path: string; json?: unknown; headers?: Record<string, string> },
     alsoFine: number[] = [],
@@ -470,6 +476,55 @@ export class LinkedInClient implements NetworkClient {
   }
 }
 
-/** The client for `linkedin` (member profile) or `linkedin_page` (organization page). */
-export const createLinkedInClient = (platform: LinkedInPlatform, options: LinkedInClientOptions = {}) =>
-  new LinkedInClient(platform, options);
+/**
+ * The organization page's client: the shared client plus the page's conversation (comments.ts).
+ * A member profile's comments cannot be read (`r_member_social` is granted to approved apps only),
+ * so the `linkedin` client has none of these methods.
+ */
+export class LinkedInPageClient extends LinkedInClient {
+  private readonly conversation: LinkedInComments;
+
+  constructor(options: LinkedInClientOptions = {}) {
+    super('linkedin_page', options);
+    this.conversation = new LinkedInComments({
+      call: (credentials, request, alsoFine) => this.call(credentials, request, alsoFine),
+      authorOf: (credentials) => this.authorOf(credentials),
+      commentImage: (media, credentials, owner) => this.uploader.commentImage(media, credentials, owner),
+    });
+  }
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.conversation.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.conversation.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.conversation.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.conversation.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.conversation.deleteReply(input);
+  }
+}
+
+/** The client for `linkedin` (member profile) or `linkedin_page` (organization page, which reads and answers comments). */
+export function createLinkedInClient(
+  platform: 'linkedin_page',
+  options?: LinkedInClientOptions,
+): LinkedInPageClient;
+export function createLinkedInClient(
+  platform: LinkedInPlatform,
+  options?: LinkedInClientOptions,
+): LinkedInClient;
+export function createLinkedInClient(platform: LinkedInPlatform, options: LinkedInClientOptions = {}) {
+  return platform === 'linkedin_page'
+    ? new LinkedInPageClient(options)
+    : new LinkedInClient(platform, options);
+}
