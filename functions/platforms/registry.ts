@@ -1,3 +1,4 @@
+import { getPlatform } from '../domain/platforms/catalog.ts';
 import type { PlatformId } from '../domain/platforms/types.ts';
 import type { KeyMode } from '../ports/api-keys.ts';
 import type { NetworkClient } from '../ports/network-client.ts';
@@ -135,7 +136,7 @@ const lazyClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     if (!client.metrics) throw new Error(`The ${platform} client reads no metrics`);
     return client.metrics(input);
   };
-  return {
+  const client: NetworkClient = {
     platform,
     consistencyWindowSeconds: consistencyWindow(platform, config),
     publish: async (input) => (await real()).publish(input),
@@ -144,7 +145,31 @@ const lazyClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     lookup,
     metrics,
   };
+  return getPlatform(platform)?.limits.commentsReadable
+    ? { ...client, ...commentMethods(platform, real) }
+    : client;
 };
+
+/** The comment methods of a network whose comments can be read (a test checks its client has them all). */
+const commentMethods = (platform: PlatformId, real: () => Promise<NetworkClient>) => {
+  const method = async <K extends CommentMethod>(name: K): Promise<NonNullable<NetworkClient[K]>> => {
+    const client = await real();
+    const found = client[name];
+    if (!found) throw new Error(`The ${platform} client has no ${name}`);
+    return found.bind(client) as NonNullable<NetworkClient[K]>;
+  };
+  return {
+    comments: async (input) => (await method('comments'))(input),
+    findComment: async (input) => (await method('findComment'))(input),
+    reply: async (input) => (await method('reply'))(input),
+    lookupReply: async (input) => (await method('lookupReply'))(input),
+    deleteReply: async (input) => (await method('deleteReply'))(input),
+  } satisfies Pick<NetworkClient, CommentMethod>;
+};
+
+/** What a network whose comments can be read offers besides publishing. */
+export const COMMENT_METHODS = ['comments', 'findComment', 'reply', 'lookupReply', 'deleteReply'] as const;
+type CommentMethod = (typeof COMMENT_METHODS)[number];
 
 /** Picks the client per network and key mode: test keys always get the sandbox, which calls no network. */
 export const networkClients = (config: NetworkConfig) => {

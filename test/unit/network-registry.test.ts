@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
 import {
+  COMMENT_METHODS,
   CONSISTENCY_WINDOW_SECONDS,
   loadLiveClient,
   networkClients,
@@ -26,6 +28,21 @@ describe('lazily loaded network clients', () => {
       expect(typeof lazy[method]).toBe('function');
     }
   });
+
+  it.each(PLATFORM_IDS)(
+    '%s: reads and answers comments exactly where GET /v1/platforms says it can',
+    async (platform) => {
+      const readable = getPlatform(platform)?.limits.commentsReadable;
+      expect(Boolean(getPlatform(platform)?.limits.commentReplies)).toBe(readable);
+      const real = await loadLiveClient(platform, config);
+      const lazy = networkClients(config)(platform, 'live');
+      for (const method of COMMENT_METHODS) {
+        const expected = readable ? 'function' : 'undefined';
+        expect({ platform, method, real: typeof real[method] }).toEqual({ platform, method, real: expected });
+        expect({ platform, method, lazy: typeof lazy[method] }).toEqual({ platform, method, lazy: expected });
+      }
+    },
+  );
 
   it('follows the configured consistency windows of X and Reddit, as their clients do', async () => {
     const custom = { ...config, xConsistencyWindowSeconds: 2, redditConsistencyWindowSeconds: 3 };
