@@ -1,9 +1,15 @@
 // twitter-text's URL extractor only, not its index (see domain/platforms/text-length.ts): the file exports the function itself.
 import extractUrlsWithIndices from 'twitter-text/dist/extractUrlsWithIndices.js';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
+  type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -11,6 +17,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import {
   baseUrlOf,
@@ -26,6 +34,17 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import {
+  COMMENT_FIELDS,
+  commentOf,
+  readCursor,
+  SEARCH_MAX_RESULTS,
+  SEARCH_MIN_RESULTS,
+  searchStartTime,
+  writeCursor,
+  type XCommentTweet,
+  type XUserView,
+} from './comments.ts';
 import { XMediaUploader, type XMediaUploadOptions } from './media-upload.ts';
 import { readXMetrics } from './metrics.ts';
 import { X_SCOPES } from './oauth.ts';
@@ -103,6 +122,28 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
     );
   return new NetworkError('permanent', message, { status });
 };
+
+/** What each comment call needs, as X's authentication mapping lists it. */
+const READ_SCOPES = ['tweet.read', 'users.read'];
+const WRITE_SCOPES = ['tweet.read', 'tweet.write', 'users.read'];
+
+/**
+ * The comment calls' classification: `classifyXFailure`, except that X's bare 403 `Forbidden` (a
+ * user token without a scope the endpoint needs) means reconnect with `missingPermission`, naming
+ * the scopes the call needs: a channel connected before Herald asked for them is reconnected once.
+ */
+const commentFailure =
+  (needs: string[], what: string) =>
+  (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+    if (failure.type === 'answer' && failure.status === 403 && xMessage(failure.body) === 'Forbidden') {
+      return new NetworkError(
+        'reconnect',
+        `X refused to ${what} (Forbidden): it needs the scopes ${needs.join(', ')}; reconnecting the channel grants them.`,
+        { status: 403, missingPermission: true },
+      );
+    }
+    return classifyXFailure(failure, now);
+  };
 
 /**
  * X's 429: the wait is until the 15-minute window resets (`x-rate-limit-reset`), or until the
@@ -209,15 +250,40 @@ export class XClient implements NetworkClient {
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    const body: Record<string, unknown> = {};
-    if (input.content !== '') body.text = input.content;
-    if (input.parent) body.reply = { in_reply_to_tweet_id: input.parent.block.remoteId };
     const replySettings = input.options.replySettings;
-    if (!input.parent && typeof replySettings === 'string') body.reply_settings = replySettings;
-    if (input.media.length > 0) {
-      body.media = { media_ids: await this.media.uploadAll(input.media, input.credentials) };
+    const id = await this.createTweet(input.credentials, {
+      content: input.content,
+      replyTo: input.parent?.block.remoteId ?? null,
+      replySettings: !input.parent && typeof replySettings === 'string' ? replySettings : null,
+      media: input.media,
+    });
+    return this.block(input.credentials, id);
+  }
+
+  /** `POST /2/tweets` (its media uploaded first): the new tweet's id. */
+  private async createTweet(
+    credentials: NetworkCredentials,
+    tweet: {
+      content: string;
+      replyTo: string | null;
+      replySettings: string | null;
+      media: MediaForNetwork[];
+    },
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<string> {
+    const body: Record<string, unknown> = {};
+    if (tweet.content !== '') body.text = tweet.content;
+    if (tweet.replyTo) body.reply = { in_reply_to_tweet_id: tweet.replyTo };
+    if (tweet.replySettings) body.reply_settings = tweet.replySettings;
+    if (tweet.media.length > 0) {
+      body.media = { media_ids: await this.media.uploadAll(tweet.media, credentials) };
     }
-    const answer = await this.call(input.credentials, { method: 'POST', path: '/2/tweets', json: body });
+    const answer = await this.call(
+      credentials,
+      { method: 'POST', path: '/2/tweets', json: body },
+      [],
+      classify,
+    );
     const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
     if (!id) {
       throw new NetworkError('transient', 'X accepted the tweet but its answer had no id', {
@@ -225,7 +291,7 @@ export class XClient implements NetworkClient {
         outcomeUnknown: true,
       });
     }
-    return this.block(input.credentials, id);
+    return id;
   }
 
   async edit(_input: EditBlockInput): Promise<void> {
@@ -244,10 +310,22 @@ export class XClient implements NetworkClient {
    * absence only once `consistencyWindowSeconds` have passed since the send.
    */
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
-    const userId = await this.userId(input.credentials);
-    const wanted = comparableContent(input.content);
     const parentId = input.parent?.block.remoteId ?? null;
-    const startTime = `${new Date(input.since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
+    const tweet = await this.findPosted(input.credentials, input.content, parentId, input.since);
+    return tweet ? this.block(input.credentials, tweet.id) : null;
+  }
+
+  /** The account's tweet with this text and reply parent made since `since`, from its timeline. */
+  private async findPosted(
+    credentials: NetworkCredentials,
+    content: string,
+    parentId: string | null,
+    since: Date,
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<(XTweet & { created_at?: string }) | null> {
+    const userId = await this.userId(credentials, classify);
+    const wanted = comparableContent(content);
+    const startTime = `${new Date(since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
     let paginationToken: string | undefined;
     for (let page = 0; page < MAX_TIMELINE_PAGES; page++) {
       const query = new URLSearchParams({
@@ -256,15 +334,17 @@ export class XClient implements NetworkClient {
         'tweet.fields': 'created_at,referenced_tweets,entities',
       });
       if (paginationToken) query.set('pagination_token', paginationToken);
-      const answer = await this.call(input.credentials, {
-        method: 'GET',
-        path: `/2/users/${encodeURIComponent(userId)}/tweets?${query}`,
-      });
-      const result = answer.body as { data?: XTweet[]; meta?: { next_token?: string } } | undefined;
+      const answer = await this.call(
+        credentials,
+        { method: 'GET', path: `/2/users/${encodeURIComponent(userId)}/tweets?${query}` },
+        [],
+        classify,
+      );
+      const result = answer.body as
+        | { data?: (XTweet & { created_at?: string })[]; meta?: { next_token?: string } }
+        | undefined;
       for (const tweet of result?.data ?? []) {
-        if (postedTextOf(tweet) === wanted && repliedTo(tweet) === parentId) {
-          return this.block(input.credentials, tweet.id);
-        }
+        if (postedTextOf(tweet) === wanted && repliedTo(tweet) === parentId) return tweet;
       }
       paginationToken = result?.meta?.next_token;
       if (!paginationToken) return null;
@@ -274,6 +354,116 @@ export class XClient implements NetworkClient {
     });
   }
 
+  /**
+   * One page of the post's conversation from recent search (comments.ts): newest first, each with
+   * the tweet it answers. `since` becomes `start_time`, clamped into the 7 days search covers.
+   */
+  async comments(input: CommentsInput): Promise<CommentsPage> {
+    const { token, skip } = readCursor(input.cursor);
+    const query = new URLSearchParams({
+      query: `conversation_id:${input.block.remoteId}`,
+      max_results: String(Math.min(SEARCH_MAX_RESULTS, Math.max(SEARCH_MIN_RESULTS, input.limit))),
+      ...COMMENT_FIELDS,
+    });
+    if (input.since) query.set('start_time', searchStartTime(input.since, new Date()));
+    if (token) query.set('next_token', token);
+    const answer = await this.call(
+      input.credentials,
+      { method: 'GET', path: `/2/tweets/search/recent?${query}` },
+      [],
+      commentFailure(READ_SCOPES, 'read the comments'),
+    );
+    const result = answer.body as
+      | { data?: XCommentTweet[]; includes?: { users?: XUserView[] }; meta?: { next_token?: string } }
+      | undefined;
+    const tweets = result?.data ?? [];
+    const users = result?.includes?.users ?? [];
+    const end = skip + input.limit;
+    const shown = tweets.slice(skip, end);
+    const nextCursor = end < tweets.length ? writeCursor(token, end) : (result?.meta?.next_token ?? null);
+    return { comments: shown.flatMap((tweet) => commentOf(tweet, users) ?? []), nextCursor };
+  }
+
+  /** `GET /2/tweets/:id`: the comment when it is in this post's conversation; null when X does not show it. */
+  async findComment(input: CommentInput): Promise<RemoteComment | null> {
+    if (!/^\d{1,19}$/.test(input.remoteId)) return null;
+    const answer = await this.call(
+      input.credentials,
+      {
+        method: 'GET',
+        path: `/2/tweets/${input.remoteId}?${new URLSearchParams(COMMENT_FIELDS)}`,
+      },
+      [],
+      commentFailure(READ_SCOPES, 'read the comment'),
+    );
+    // A deleted tweet ("Not Found Error") or one this user may not see ("Authorization Error")
+    // comes back as 200 with `errors` and no `data`.
+    const result = answer.body as { data?: XCommentTweet; includes?: { users?: XUserView[] } } | undefined;
+    const tweet = result?.data;
+    if (!tweet || tweet.conversation_id !== input.block.remoteId) return null;
+    return commentOf(tweet, result?.includes?.users ?? []);
+  }
+
+  /** Answers the comment with a tweet replying to it (images through the media upload, as publish). */
+  async reply(input: ReplyInput): Promise<RemoteComment> {
+    const id = await this.createTweet(
+      input.credentials,
+      { content: input.content, replyTo: input.comment.remoteId, replySettings: null, media: input.media },
+      commentFailure(WRITE_SCOPES, 'post the reply'),
+    );
+    return this.ownReply(input.credentials, id, input.comment.remoteId, input.content, new Date());
+  }
+
+  /**
+   * The reply whose answer was lost, found like a lost post: the account's timeline since the send,
+   * the same text answering the same comment. Null is proof only after `consistencyWindowSeconds`.
+   */
+  async lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    const tweet = await this.findPosted(
+      input.credentials,
+      input.content,
+      input.comment.remoteId,
+      input.since,
+      commentFailure(READ_SCOPES, "read the account's tweets"),
+    );
+    if (!tweet) return null;
+    const createdAt = tweet.created_at ? new Date(tweet.created_at) : input.since;
+    return this.ownReply(input.credentials, tweet.id, input.comment.remoteId, input.content, createdAt);
+  }
+
+  /** `DELETE /2/tweets/:id`; a reply X no longer has (404) counts as deleted. */
+  async deleteReply(input: DeleteReplyInput): Promise<void> {
+    if (!/^\d{1,19}$/.test(input.reply.remoteId)) {
+      throw new NetworkError('permanent', `Not an X tweet id: ${input.reply.remoteId}`);
+    }
+    await this.call(
+      input.credentials,
+      { method: 'DELETE', path: `/2/tweets/${input.reply.remoteId}` },
+      [404],
+      commentFailure(WRITE_SCOPES, 'delete the reply'),
+    );
+  }
+
+  private ownReply(
+    credentials: NetworkCredentials,
+    id: string,
+    parentId: string,
+    content: string,
+    createdAt: Date,
+  ): RemoteComment {
+    const handle = credentials.remoteAccountId.replace(/^@/, '');
+    return {
+      remoteId: id,
+      parentRemoteId: parentId,
+      author: { name: null, handle: handle === '' || /^\d+$/.test(handle) ? null : handle },
+      text: content,
+      createdAt: createdAt.toISOString(),
+      likeCount: null,
+      url: this.block(credentials, id).remoteUrl,
+      meta: {},
+    };
+  }
+
   private block(credentials: NetworkCredentials, id: string): RemoteBlock {
     const handle = credentials.remoteAccountId.replace(/^@/, '');
     const user = handle === '' || /^\d+$/.test(handle) ? 'i' : handle;
@@ -281,11 +471,14 @@ export class XClient implements NetworkClient {
   }
 
   /** The numeric user id: the channel's account when numeric, else `GET /2/users/me` (cached). */
-  private async userId(credentials: NetworkCredentials): Promise<string> {
+  private async userId(
+    credentials: NetworkCredentials,
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<string> {
     if (/^\d+$/.test(credentials.remoteAccountId)) return credentials.remoteAccountId;
     const cached = this.userIds.get(credentials.remoteAccountId);
     if (cached) return cached;
-    const answer = await this.call(credentials, { method: 'GET', path: '/2/users/me' });
+    const answer = await this.call(credentials, { method: 'GET', path: '/2/users/me' }, [], classify);
     const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
     if (!id) throw new NetworkError('transient', 'X did not say which user this token belongs to', {});
     this.userIds.set(credentials.remoteAccountId, id);
@@ -301,6 +494,7 @@ export class XClient implements NetworkClient {
     credentials: NetworkCredentials,
     request: { method: HttpCall['method']; path: string; json?: unknown },
     alsoFine: number[] = [],
+    classify: typeof classifyXFailure = classifyXFailure,
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -310,7 +504,7 @@ export class XClient implements NetworkClient {
         json: request.json,
         timeoutMs: this.timeoutMs,
       },
-      classifyXFailure,
+      classify,
       (answer) => alsoFine.includes(answer.status),
     );
   }
