@@ -329,6 +329,13 @@ describe('X comments against the X simulator', () => {
     ).toEqual([reply.remoteId]);
     await client.deleteReply({ credentials, block: root, reply });
     expect((await client.comments(listInput(root))).comments.map((c) => c.remoteId)).toEqual([id]);
+    // A comment deleted since it was found cannot be answered: X's 403, a refusal (not a scope).
+    await setState(id, 'deleted');
+    const refused = await failureOf(client.reply(replyInput(root, target, 'Too late')));
+    expect(refused).toMatchObject({
+      kind: 'permanent',
+      message: 'You attempted to reply to a Tweet that is deleted or not visible to you.',
+    });
   });
 
   it('a token without the scopes is missingPermission, naming them', async () => {

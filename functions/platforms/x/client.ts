@@ -34,17 +34,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
-import {
-  COMMENT_FIELDS,
-  commentOf,
-  readCursor,
-  SEARCH_MAX_RESULTS,
-  SEARCH_MIN_RESULTS,
-  searchStartTime,
-  writeCursor,
-  type XCommentTweet,
-  type XUserView,
-} from './comments.ts';
+import { xComments } from './comments.ts';
 import { XMediaUploader, type XMediaUploadOptions } from './media-upload.ts';
 import { readXMetrics } from './metrics.ts';
 import { X_SCOPES } from './oauth.ts';
@@ -123,17 +113,13 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
   return new NetworkError('permanent', message, { status });
 };
 
-/** What each comment call needs, as X's authentication mapping lists it. */
-const READ_SCOPES = ['tweet.read', 'users.read'];
-const WRITE_SCOPES = ['tweet.read', 'tweet.write', 'users.read'];
-
 /**
  * The comment calls' classification: `classifyXFailure`, except that X's bare 403 `Forbidden` (a
  * user token without a scope the endpoint needs) means reconnect with `missingPermission`, naming
  * the scopes the call needs: a channel connected before Herald asked for them is reconnected once.
  */
 const commentFailure =
-  (needs: string[], what: string) =>
+  (needs: readonly string[], what: string) =>
   (failure: HttpFailure, now: Date = new Date()): NetworkError => {
     if (failure.type === 'answer' && failure.status === 403 && xMessage(failure.body) === 'Forbidden') {
       return new NetworkError(
@@ -354,114 +340,34 @@ export class XClient implements NetworkClient {
     });
   }
 
-  /**
-   * One page of the post's conversation from recent search (comments.ts): newest first, each with
-   * the tweet it answers. `since` becomes `start_time`, clamped into the 7 days search covers.
-   */
-  async comments(input: CommentsInput): Promise<CommentsPage> {
-    const { token, skip } = readCursor(input.cursor);
-    const query = new URLSearchParams({
-      query: `conversation_id:${input.block.remoteId}`,
-      max_results: String(Math.min(SEARCH_MAX_RESULTS, Math.max(SEARCH_MIN_RESULTS, input.limit))),
-      ...COMMENT_FIELDS,
-    });
-    if (input.since) query.set('start_time', searchStartTime(input.since, new Date()));
-    if (token) query.set('next_token', token);
-    const answer = await this.call(
-      input.credentials,
-      { method: 'GET', path: `/2/tweets/search/recent?${query}` },
-      [],
-      commentFailure(READ_SCOPES, 'read the comments'),
-    );
-    const result = answer.body as
-      | { data?: XCommentTweet[]; includes?: { users?: XUserView[] }; meta?: { next_token?: string } }
-      | undefined;
-    const tweets = result?.data ?? [];
-    const users = result?.includes?.users ?? [];
-    const end = skip + input.limit;
-    const shown = tweets.slice(skip, end);
-    const nextCursor = end < tweets.length ? writeCursor(token, end) : (result?.meta?.next_token ?? null);
-    return { comments: shown.flatMap((tweet) => commentOf(tweet, users) ?? []), nextCursor };
+  /** Comments (comments.ts): recent search's conversation, replies made and found as tweets are. */
+  private readonly replies = xComments({
+    call: (credentials, request, alsoFine, classify) => this.call(credentials, request, alsoFine, classify),
+    createTweet: (credentials, tweet, classify) => this.createTweet(credentials, tweet, classify),
+    findPosted: (credentials, content, parentId, since, classify) =>
+      this.findPosted(credentials, content, parentId, since, classify),
+    urlOf: (credentials, id) => this.block(credentials, id).remoteUrl,
+    failure: commentFailure,
+  });
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.replies.comments(input);
   }
 
-  /** `GET /2/tweets/:id`: the comment when it is in this post's conversation; null when X does not show it. */
-  async findComment(input: CommentInput): Promise<RemoteComment | null> {
-    if (!/^\d{1,19}$/.test(input.remoteId)) return null;
-    const answer = await this.call(
-      input.credentials,
-      {
-        method: 'GET',
-        path: `/2/tweets/${input.remoteId}?${new URLSearchParams(COMMENT_FIELDS)}`,
-      },
-      [],
-      commentFailure(READ_SCOPES, 'read the comment'),
-    );
-    // A deleted tweet ("Not Found Error") or one this user may not see ("Authorization Error")
-    // comes back as 200 with `errors` and no `data`.
-    const result = answer.body as { data?: XCommentTweet; includes?: { users?: XUserView[] } } | undefined;
-    const tweet = result?.data;
-    if (!tweet || tweet.conversation_id !== input.block.remoteId) return null;
-    return commentOf(tweet, result?.includes?.users ?? []);
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.replies.findComment(input);
   }
 
-  /** Answers the comment with a tweet replying to it (images through the media upload, as publish). */
-  async reply(input: ReplyInput): Promise<RemoteComment> {
-    const id = await this.createTweet(
-      input.credentials,
-      { content: input.content, replyTo: input.comment.remoteId, replySettings: null, media: input.media },
-      commentFailure(WRITE_SCOPES, 'post the reply'),
-    );
-    return this.ownReply(input.credentials, id, input.comment.remoteId, input.content, new Date());
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.replies.reply(input);
   }
 
-  /**
-   * The reply whose answer was lost, found like a lost post: the account's timeline since the send,
-   * the same text answering the same comment. Null is proof only after `consistencyWindowSeconds`.
-   */
-  async lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
-    const tweet = await this.findPosted(
-      input.credentials,
-      input.content,
-      input.comment.remoteId,
-      input.since,
-      commentFailure(READ_SCOPES, "read the account's tweets"),
-    );
-    if (!tweet) return null;
-    const createdAt = tweet.created_at ? new Date(tweet.created_at) : input.since;
-    return this.ownReply(input.credentials, tweet.id, input.comment.remoteId, input.content, createdAt);
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.replies.lookupReply(input);
   }
 
-  /** `DELETE /2/tweets/:id`; a reply X no longer has (404) counts as deleted. */
-  async deleteReply(input: DeleteReplyInput): Promise<void> {
-    if (!/^\d{1,19}$/.test(input.reply.remoteId)) {
-      throw new NetworkError('permanent', `Not an X tweet id: ${input.reply.remoteId}`);
-    }
-    await this.call(
-      input.credentials,
-      { method: 'DELETE', path: `/2/tweets/${input.reply.remoteId}` },
-      [404],
-      commentFailure(WRITE_SCOPES, 'delete the reply'),
-    );
-  }
-
-  private ownReply(
-    credentials: NetworkCredentials,
-    id: string,
-    parentId: string,
-    content: string,
-    createdAt: Date,
-  ): RemoteComment {
-    const handle = credentials.remoteAccountId.replace(/^@/, '');
-    return {
-      remoteId: id,
-      parentRemoteId: parentId,
-      author: { name: null, handle: handle === '' || /^\d+$/.test(handle) ? null : handle },
-      text: content,
-      createdAt: createdAt.toISOString(),
-      likeCount: null,
-      url: this.block(credentials, id).remoteUrl,
-      meta: {},
-    };
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.replies.deleteReply(input);
   }
 
   private block(credentials: NetworkCredentials, id: string): RemoteBlock {
