@@ -163,6 +163,8 @@ describe('X comments against the X simulator', () => {
 
     const sinceHour = await client.comments(listInput(root, { since: new Date(Date.now() - hour) }));
     expect(sinceHour.comments.map((c) => c.remoteId)).toEqual([recent]);
+    // Closer to now than 10 s would be X's 400 too: clamped, so nothing older than that shows.
+    expect((await client.comments(listInput(root, { since: new Date() }))).comments).toEqual([]);
     // A month back would be X's 400 ("'start_time' must be on or after ..."): the client clamps it.
     const sinceMonth = await client.comments(
       listInput(root, { since: new Date(Date.now() - 30 * 24 * hour) }),
