@@ -106,8 +106,7 @@ describe('Bluesky comments against the Bluesky simulator', () => {
     const answer = await comment(first, 'Agreed', { author: { name: 'Linus Lurker', handle: 'linus_l' } });
     const onSecond = await comment(second.remoteId, 'And part 2?');
 
-    const page = await client.comments(listInput(root, { limit: 2 }));
-    // Bluesky's thread has no cursor: the whole conversation comes at once (the core caps it).
+    const page = await client.comments(listInput(root));
     expect(page.nextCursor).toBeNull();
     expect(page.comments.map((c) => [c.remoteId, c.parentRemoteId])).toEqual([
       [second.remoteId, root.remoteId],
@@ -129,6 +128,23 @@ describe('Bluesky comments against the Bluesky simulator', () => {
     // The account's own post shows under its DID: the simulator knows no verified handle for it.
     expect(page.comments[0]?.author.handle).toBeNull();
     expect(page.comments[0]?.url).toBe(`https://bsky.app/profile/${DID}/post/${rkeyOf(second.remoteId)}`);
+  });
+
+  it('pages are cut from the one answer getPostThread gives (it has no cursor), each reply once', async () => {
+    const root = await client.publish(input('Paged'));
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push(await comment(root.remoteId, `Comment ${i}`));
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await client.comments(listInput(root, { limit: 2, cursor }));
+      pages.push(page.comments.map((c) => c.remoteId));
+      cursor = page.nextCursor;
+    } while (cursor !== null && pages.length < 10);
+    expect(pages).toEqual([made.slice(0, 2), made.slice(2, 4), made.slice(4)]);
+    // since is applied before the pages are cut.
+    const recent = await client.comments(listInput(root, { limit: 2, since: new Date(Date.now() + 60_000) }));
+    expect(recent).toEqual({ comments: [], nextCursor: null });
   });
 
   it('a thread deeper than getPostThread’s default depth of 6 still comes whole', async () => {

@@ -17,7 +17,7 @@ import type { HttpAnswer } from '../network-http.ts';
  * `app.bsky.feed.getPostThread` (https://docs.bsky.app/docs/api/app-bsky-feed-get-post-thread),
  * asked through the account's PDS, which proxies it. The thread is a tree of `#threadViewPost`
  * nodes cut at `depth` (default 6; Herald asks the maximum, 1000) and has no cursor: one call
- * returns the whole conversation. A reply the viewer may not see comes as a `#blockedPost` node and
+ * returns the whole conversation, and pages are cut from it. A reply the viewer may not see comes as a `#blockedPost` node and
  * a missing one as `#notFoundPost`; neither shows its own replies, so both are skipped whole.
  */
 
@@ -144,8 +144,10 @@ export const blueskyComments = ({ client, read }: BlueskyCommentsDeps) => {
 
   return {
     /**
-     * The whole conversation in one page: getPostThread has no cursor (`nextCursor` is always null;
-     * the core caps what it shows). `since` is applied here, on each reply's `createdAt`.
+     * getPostThread has no cursor: the whole conversation comes in one answer, and Herald's pages
+     * are cut from it here (`nextCursor` is the offset of the next page in the flattened thread, read
+     * again for each page; a reply made meanwhile can shift a page by one). `since` is applied
+     * here too, on each reply's `createdAt`, before the pages are cut.
      */
     async comments(input: CommentsInput): Promise<CommentsPage> {
       const query = new URLSearchParams({
@@ -156,10 +158,10 @@ export const blueskyComments = ({ client, read }: BlueskyCommentsDeps) => {
       const answer = await read(input.credentials, `app.bsky.feed.getPostThread?${query}`);
       const all = flattenThread((answer.body as { thread?: unknown } | undefined)?.thread);
       const since = input.since?.getTime();
-      return {
-        comments: since === undefined ? all : all.filter((c) => Date.parse(c.createdAt) >= since),
-        nextCursor: null,
-      };
+      const shown = since === undefined ? all : all.filter((c) => Date.parse(c.createdAt) >= since);
+      const offset = /^\d{1,6}$/.test(input.cursor ?? '') ? Number(input.cursor) : 0;
+      const end = offset + input.limit;
+      return { comments: shown.slice(offset, end), nextCursor: end < shown.length ? String(end) : null };
     },
 
     /** `getPosts` of the one uri: the reply when its `reply.root` is this post; null when not shown. */
