@@ -1,18 +1,23 @@
 import { objectOf, type SimContext, type SimResponse } from '../framework/framework.ts';
 import { blueskyErrors, xrpcError } from './errors.ts';
 import { cidOf, didOf, isSimTid, isValidRecordKey, nextTid } from './ids.ts';
-import { imagesProblem, postProblem } from './lexicon.ts';
+import { imagesProblem, postProblem, type StoredRecord } from './lexicon.ts';
 import type { BlueskyState } from './state.ts';
 
 /** The repository: `com.atproto.repo.createRecord`, `getRecord`, `deleteRecord`. */
-export const blueskyRepoRoutes = (s: BlueskyState) => {
-  const { records, blobs, faults, videoBlobs, requireFields, blobOwner, authorize } = s;
+export const blueskyRepoRoutes = (
+  s: BlueskyState,
+  /** Called with each post stored (the `sim:comments` seeding). */
+  onStored: (record: StoredRecord) => void = () => {},
+) => {
+  const { records, blobs, faults, videoBlobs, profiles, requireFields, blobOwner, authorize } = s;
 
   const createRecord = (ctx: SimContext): SimResponse => {
     const body = requireFields(ctx, ['repo', 'collection']);
     const did = didOf(body.repo as string);
     const refused = authorize(ctx, did);
     if (refused) return refused;
+    if (!(body.repo as string).startsWith('did:')) profiles.set(did, { handle: body.repo as string });
     const collection = body.collection as string;
     const record = objectOf(body.record);
     if (!record) return blueskyErrors.badRequest('Input must have the property "record"');
@@ -72,6 +77,7 @@ export const blueskyRepoRoutes = (s: BlueskyState) => {
     const uri = `at://${key}`;
     const cid = cidOf(record);
     records.set(key, { uri, cid, value: record });
+    if (collection === 'app.bsky.feed.post') onStored({ uri, cid, value: record });
     const failing = faults.failAfterStore > 0;
     if (failing) faults.failAfterStore -= 1;
     const reply = objectOf(record.reply);

@@ -1,13 +1,14 @@
+import { seedComments, simCommentRoutes } from '../framework/comments.ts';
 import { objectOf, type SimContext, type SimResponse, startSimulator } from '../framework/framework.ts';
 import { requestSpecFor } from '../framework/spec-validation.ts';
 import { blueskyErrors } from './errors.ts';
 import { simDidForHandle } from './ids.ts';
 import { VIDEO_MAX_BYTES } from './lexicon.ts';
-import { getPosts } from './metrics.ts';
 import { blueskyOAuthSimulator } from './oauth.ts';
 import { type BlueskySimulator, type BlueskySimulatorOptions, isUnresolvableSimHandle } from './records.ts';
 import { blueskyBlobRoutes } from './routes-blobs.ts';
 import { blueskyRepoRoutes } from './routes-repo.ts';
+import { blueskyThreadRoutes } from './routes-thread.ts';
 import { blueskyState } from './state.ts';
 
 export { blueskyErrors } from './errors.ts';
@@ -19,6 +20,7 @@ export {
   isUnresolvableSimHandle,
   type SimStoredRecord,
 } from './records.ts';
+export { blueskyHandleOf } from './routes-thread.ts';
 /**
  * A local Bluesky PDS for `app.bsky.feed.post` records: `com.atproto.repo.createRecord`,
  * `getRecord` and `deleteRecord` over XRPC, `com.atproto.repo.uploadBlob` and
@@ -34,14 +36,27 @@ export {
  * PDS's token answers (an expired or unverifiable access JWT is HTTP 400 `ExpiredToken` /
  * `InvalidToken`; a missing one 401 `AuthMissing`). A repo may be a DID or a handle (a handle maps
  * to a stable `did:plc`). When the token is a JWT, its `sub` must be the repo's DID.
+ *
+ * Comments (routes-thread.ts): `app.bsky.feed.getPostThread` and `getPosts` as the AppView answers
+ * them (a thread cut at `depth`, no cursor, `#blockedPost` for a reply the viewer may not see), and
+ * the common comment hooks (`POST /_sim/comments`, `/_sim/comments/state`; a post with
+ * `sim:comments` gets three replies from accounts on bsky.social).
  */
 
 export const startBlueskySimulator = async (
   options: BlueskySimulatorOptions = {},
 ): Promise<BlueskySimulator> => {
   const s = blueskyState(options);
-  const { records, blobs, faults, jobs, videoBlobs } = s;
-  const { createRecord, getRecord, deleteRecord } = blueskyRepoRoutes(s);
+  const { records, blobs, faults, jobs, videoBlobs, profiles, blocked } = s;
+  const thread = blueskyThreadRoutes(s);
+  const { createRecord, getRecord, deleteRecord } = blueskyRepoRoutes(s, (record) =>
+    seedComments(
+      thread.store,
+      record.uri,
+      typeof record.value.text === 'string' ? record.value.text : '',
+      new Date(typeof record.value.createdAt === 'string' ? record.value.createdAt : Date.now()),
+    ),
+  );
   const { uploadBlob, getServiceAuth, uploadVideo, getJobStatus } = blueskyBlobRoutes(s);
   const resolveHandle = (ctx: SimContext): SimResponse => {
     const handle = ctx.query.get('handle');
@@ -72,6 +87,8 @@ export const startBlueskySimulator = async (
       blobs.clear();
       jobs.clear();
       videoBlobs.clear();
+      profiles.clear();
+      blocked.clear();
       faults.failAfterStore = 0;
     },
     oauth: blueskyOAuthSimulator({ didForHandle: simDidForHandle, lifetimes: options.oauth?.lifetimes }),
@@ -80,7 +97,10 @@ export const startBlueskySimulator = async (
       // Public on a real PDS: reading a record needs no token.
       { method: 'GET', path: '/xrpc/com.atproto.repo.getRecord', auth: false, handler: getRecord },
       { method: 'POST', path: '/xrpc/com.atproto.repo.deleteRecord', handler: deleteRecord },
-      { method: 'GET', path: '/xrpc/app.bsky.feed.getPosts', handler: (ctx) => getPosts(records, ctx) },
+      // The AppView's reads, proxied by the PDS (they need the account's token there).
+      { method: 'GET', path: '/xrpc/app.bsky.feed.getPosts', handler: thread.getPosts },
+      { method: 'GET', path: '/xrpc/app.bsky.feed.getPostThread', handler: thread.getPostThread },
+      ...simCommentRoutes(thread.store),
       { method: 'POST', path: '/xrpc/com.atproto.repo.uploadBlob', rawBody: true, handler: uploadBlob },
       {
         method: 'GET',

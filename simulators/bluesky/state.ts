@@ -18,6 +18,10 @@ export const blueskyState = (options: BlueskySimulatorOptions) => {
     { did: string; polls: number; blob: Record<string, unknown> | null; error: string | null }
   >();
   const videoBlobs = new Set<string>();
+  /** What the AppView knows of each account: its handle and display name, by DID. */
+  const profiles = new Map<string, { handle: string; displayName?: string }>();
+  /** Posts the viewer may not see (a block, a takedown): the common comment hook's `hidden`. */
+  const blocked = new Set<string>();
 
   /** The JSON input with these string properties, or throws the PDS's 400. */
   const requireFields = (ctx: SimContext, names: string[]): Record<string, unknown> => {
@@ -41,7 +45,19 @@ export const blueskyState = (options: BlueskySimulatorOptions) => {
       : null;
   };
 
-  return { records, blobs, blobUploadLimit, faults, jobs, videoBlobs, requireFields, blobOwner, authorize };
+  return {
+    records,
+    blobs,
+    blobUploadLimit,
+    faults,
+    jobs,
+    videoBlobs,
+    profiles,
+    blocked,
+    requireFields,
+    blobOwner,
+    authorize,
+  };
 };
 
 export type BlueskyState = ReturnType<typeof blueskyState>;

@@ -20,6 +20,7 @@ export const SCOPES_BY_ROUTE: Record<string, string[]> = {
   'POST /2/tweets': ['tweet.read', 'tweet.write', 'users.read'],
   'DELETE /2/tweets/:id': ['tweet.read', 'tweet.write', 'users.read'],
   'GET /2/tweets/:id': ['tweet.read', 'users.read'],
+  'GET /2/tweets/search/recent': ['tweet.read', 'users.read'],
   'GET /2/users/me': ['tweet.read', 'users.read'],
   'GET /2/users/:id/tweets': ['tweet.read', 'users.read'],
 };

@@ -32,15 +32,23 @@ export interface StoredTweet {
   replySettings: string;
   mediaIds: string[];
   deleted: boolean;
+  /** Not visible to other users through the API (a protected or withheld account's reply). */
+  hidden: boolean;
 }
 /** Default lag of the user timeline behind a stored tweet. */
 export const DEFAULT_X_TIMELINE_LAG_MS = 3_000;
+/** Default lag of recent search behind a tweet made (X indexes search separately, seconds later). */
+export const DEFAULT_X_SEARCH_LAG_MS = 3_000;
+/** Recent searches a user token may make per 15-minute window (X's documented limit). */
+export const X_SEARCH_LIMIT_PER_WINDOW = 300;
 
 export interface XSimulatorOptions {
   port?: number;
   holdMs?: number;
   /** How long a stored tweet stays out of the user timeline (default 3 s; tests shorten it). */
   timelineLagMs?: number;
+  /** How long a new tweet stays out of recent search (default 3 s; `searchLagMs` switch changes it). */
+  searchLagMs?: number;
   /** OAuth endpoints and token lifetimes (x/oauth-simulator.ts). */
   oauth?: Parameters<typeof xOAuthSimulator>[0];
   /** Media processing and failure switches to start with (tests change them later too). */
@@ -57,6 +65,10 @@ export interface XSimulator extends Simulator {
       dailyLimitSeconds?: number;
       expireUploads?: boolean;
       serverErrorAfterStore?: boolean;
+      /** Recent search's lag behind a tweet made, ms. */
+      searchLagMs?: number;
+      /** Recent searches per user and 15-minute window (default 300). */
+      searchLimit?: number;
     },
   ): void;
 }

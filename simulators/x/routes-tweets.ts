@@ -5,11 +5,16 @@ import type { XState } from './state.ts';
 import { escapeText, shorten, withMediaLink, xUserForToken } from './text.ts';
 
 /** Tweets: create (replies, quotes, media, polls), delete, read, a user's timeline. */
-export const xTweetRoutes = (s: XState) => {
-  const { tweets, timelineLagMs, mediaSim, faults, view, fieldsOf } = s;
+export const xTweetRoutes = (
+  s: XState,
+  /** Called with each tweet stored (the `sim:comments` seeding). */
+  onStored: (tweet: StoredTweet) => void = () => {},
+) => {
+  const { tweets, users, timelineLagMs, mediaSim, faults, view, fieldsOf, includedUsers } = s;
 
   const createTweet = (ctx: SimContext): SimResponse => {
     const user = xUserForToken(ctx.token as string);
+    users.set(user.id, user);
     if (Date.now() < faults.dailyLimitedUntil) {
       // The daily cap: the 15-minute window would reset within minutes, the 24-hour one later.
       return rateLimitedAnswer(new Date(Date.now() + 60_000), new Date(faults.dailyLimitedUntil));
@@ -39,7 +44,7 @@ export const xTweetRoutes = (s: XState) => {
         return invalidRequest('$.reply.in_reply_to_tweet_id: numeric string expected');
       }
       parent = tweets.get(parentId);
-      if (!parent || parent.deleted) {
+      if (!parent || parent.deleted || (parent.hidden && parent.authorId !== user.id)) {
         return problem(
           403,
           'Forbidden',
@@ -69,8 +74,10 @@ export const xTweetRoutes = (s: XState) => {
       replySettings: typeof replySettings === 'string' ? replySettings : 'everyone',
       mediaIds: (mediaIds as string[] | undefined) ?? [],
       deleted: false,
+      hidden: false,
     };
     tweets.set(id, tweet);
+    onStored(tweet);
     mediaSim.attach(tweet.mediaIds, id);
     ctx.record({
       kind: parent ? 'reply' : 'post',
@@ -121,6 +128,25 @@ export const xTweetRoutes = (s: XState) => {
   const getTweet = (ctx: SimContext): SimResponse => {
     const id = ctx.params.id as string;
     const tweet = tweets.get(id);
+    if (tweet?.hidden && tweet.authorId !== xUserForToken(ctx.token as string).id) {
+      // A protected or withheld account's tweet: X answers 200 with an authorization error.
+      return {
+        status: 200,
+        body: {
+          errors: [
+            {
+              value: id,
+              detail: `Sorry, you are not authorized to see the Tweet with id: [${id}].`,
+              title: 'Authorization Error',
+              resource_type: 'tweet',
+              parameter: 'id',
+              resource_id: id,
+              type: 'https://api.twitter.com/2/problems/not-authorized-for-resource',
+            },
+          ],
+        },
+      };
+    }
     if (!tweet || tweet.deleted) {
       // X answers lookups of missing tweets with 200 and an `errors` array.
       return {
@@ -140,7 +166,8 @@ export const xTweetRoutes = (s: XState) => {
         },
       };
     }
-    return { status: 200, body: { data: view(tweet, fieldsOf(ctx)) } };
+    const includes = includedUsers(ctx, [tweet]);
+    return { status: 200, body: { data: view(tweet, fieldsOf(ctx)), ...(includes ? { includes } : {}) } };
   };
 
   const userTweets = (ctx: SimContext): SimResponse => {

@@ -1,14 +1,27 @@
+import { seedComments, simCommentRoutes } from '../framework/comments.ts';
 import { objectOf, type SimContext, type SimRoute, startSimulator } from '../framework/framework.ts';
 import { requestSpecFor } from '../framework/spec-validation.ts';
 import { MEDIA_SCOPES, scopesOf, xErrors } from './errors.ts';
 import { xIssuedScopes, xOAuthSimulator } from './oauth.ts';
-import type { XSimulator, XSimulatorOptions } from './records.ts';
+import {
+  DEFAULT_X_SEARCH_LAG_MS,
+  X_SEARCH_LIMIT_PER_WINDOW,
+  type XSimulator,
+  type XSimulatorOptions,
+} from './records.ts';
+import { xCommentRoutes } from './routes-comments.ts';
 import { xTweetRoutes } from './routes-tweets.ts';
 import { xState } from './state.ts';
 import { xUserForToken } from './text.ts';
 
 export { xErrors } from './errors.ts';
-export { DEFAULT_X_TIMELINE_LAG_MS, type XSimulator, type XSimulatorOptions } from './records.ts';
+export {
+  DEFAULT_X_SEARCH_LAG_MS,
+  DEFAULT_X_TIMELINE_LAG_MS,
+  type XSimulator,
+  type XSimulatorOptions,
+} from './records.ts';
+export { xIdForHandle } from './routes-comments.ts';
 export { xUserForToken } from './text.ts';
 /**
  * A local X API v2: `POST /2/tweets`, `DELETE /2/tweets/:id`, `GET /2/tweets/:id`,
@@ -27,12 +40,21 @@ export { xUserForToken } from './text.ts';
  * shows a tweet only `timelineLagMs` after it was stored (X's timeline is eventually consistent),
  * and every link in a tweet, a bare domain too, comes back as a t.co link, expanded in
  * `entities.urls` (a bare domain as `http://` + the domain).
+ *
+ * Comments (routes-comments.ts): other accounts' replies come through the common hooks
+ * (`POST /_sim/comments`, `POST /_sim/comments/state`; a tweet with `sim:comments` gets three), and
+ * a conversation is read with `GET /2/tweets/search/recent?query=conversation_id:<id>`, which lags
+ * (`searchLagMs`), reaches back 7 days only and has its own rate limit (`searchLimit` per
+ * 15 minutes).
  */
 
 export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<XSimulator> => {
   const s = xState(options);
   const { tweets, mediaSim, faults, setSwitches } = s;
-  const { createTweet, deleteTweet, getTweet, userTweets } = xTweetRoutes(s);
+  const comments = xCommentRoutes(s);
+  const { createTweet, deleteTweet, getTweet, userTweets } = xTweetRoutes(s, (tweet) =>
+    seedComments(comments.store, tweet.id, tweet.text, tweet.createdAt),
+  );
   const userOf = (ctx: SimContext) => xUserForToken(ctx.token as string).id;
   const simulator = await startSimulator({
     name: 'X',
@@ -49,6 +71,10 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
       Object.assign(mediaSim.switches, options.media ?? {});
       faults.dailyLimitedUntil = 0;
       faults.serverErrorAfterStore = false;
+      faults.searchLagMs = options.searchLagMs ?? DEFAULT_X_SEARCH_LAG_MS;
+      faults.searchLimit = X_SEARCH_LIMIT_PER_WINDOW;
+      s.users.clear();
+      s.searches.clear();
     },
     routes: [
       ...mediaSim.routes(userOf).map((route) => ({ ...route, scopes: MEDIA_SCOPES })),
@@ -74,6 +100,8 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
             dailyLimitSeconds: 'number',
             expireUploads: 'boolean',
             serverErrorAfterStore: 'boolean',
+            searchLagMs: 'number',
+            searchLimit: 'number',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
@@ -87,9 +115,15 @@ export const startXSimulator = async (options: XSimulatorOptions = {}): Promise<
           return { status: 204 };
         },
       },
+      ...simCommentRoutes(comments.store),
       ...(
         [
           { method: 'POST', path: '/2/tweets', handler: createTweet },
+          {
+            method: 'GET',
+            path: '/2/tweets/search/recent',
+            handler: (ctx) => comments.searchRecent(ctx, userOf(ctx)),
+          },
           { method: 'DELETE', path: '/2/tweets/:id', handler: deleteTweet },
           { method: 'GET', path: '/2/tweets/:id', handler: getTweet },
           {

@@ -1,9 +1,12 @@
 import type { SimContext } from '../framework/framework.ts';
 import { createXMediaSim } from './media.ts';
 import { xPublicMetrics } from './metrics.ts';
+import type { XUser } from './oauth.ts';
 import {
+  DEFAULT_X_SEARCH_LAG_MS,
   DEFAULT_X_TIMELINE_LAG_MS,
   type StoredTweet,
+  X_SEARCH_LIMIT_PER_WINDOW,
   type XSimulator,
   type XSimulatorOptions,
 } from './records.ts';
@@ -12,6 +15,10 @@ import { escapeText } from './text.ts';
 /** The X simulator's in-memory tweets, its media half, its fault switches, and the views every route shares. */
 export const xState = (options: XSimulatorOptions) => {
   const tweets = new Map<string, StoredTweet>();
+  /** Every author seen (token users and commenters), for `expansions=author_id`. */
+  const users = new Map<string, XUser>();
+  /** Recent searches per user in the current 15-minute window: user id → window start and count. */
+  const searches = new Map<string, { since: number; count: number }>();
   const timelineLagMs = options.timelineLagMs ?? DEFAULT_X_TIMELINE_LAG_MS;
   const mediaSim = createXMediaSim();
   Object.assign(mediaSim.switches, options.media ?? {});
@@ -20,14 +27,22 @@ export const xState = (options: XSimulatorOptions) => {
     dailyLimitedUntil: 0,
     /** The next tweet is stored, then answered 503 by X itself (not a gateway): once. */
     serverErrorAfterStore: false,
+    /** Recent search's lag behind a tweet made, ms. */
+    searchLagMs: options.searchLagMs ?? DEFAULT_X_SEARCH_LAG_MS,
+    /** Recent searches per user and 15-minute window. */
+    searchLimit: X_SEARCH_LIMIT_PER_WINDOW,
   };
   const setSwitches: XSimulator['setSwitches'] = ({
     dailyLimitSeconds,
     expireUploads,
     serverErrorAfterStore: failNext,
+    searchLagMs,
+    searchLimit,
     ...media
   }) => {
     if (failNext !== undefined) faults.serverErrorAfterStore = failNext;
+    if (searchLagMs !== undefined) faults.searchLagMs = searchLagMs;
+    if (searchLimit !== undefined) faults.searchLimit = searchLimit;
     if (expireUploads) mediaSim.expireAll();
     for (const [key, value] of Object.entries(media)) {
       if (value !== undefined) (mediaSim.switches as unknown as Record<string, unknown>)[key] = value;
@@ -70,7 +85,29 @@ export const xState = (options: XSimulatorOptions) => {
         .filter(Boolean),
     );
 
-  return { tweets, timelineLagMs, mediaSim, faults, setSwitches, view, fieldsOf };
+  /** `includes.users` for `expansions=author_id` (X gives `id`, `name` and `username` by default). */
+  const includedUsers = (ctx: SimContext, shown: StoredTweet[]) => {
+    if (!(ctx.query.get('expansions') ?? '').split(',').includes('author_id')) return null;
+    return {
+      users: [...new Set(shown.map((tweet) => tweet.authorId))].flatMap((id) => {
+        const user = users.get(id);
+        return user ? [{ id: user.id, name: user.name, username: user.username }] : [];
+      }),
+    };
+  };
+
+  return {
+    tweets,
+    users,
+    includedUsers,
+    searches,
+    timelineLagMs,
+    mediaSim,
+    faults,
+    setSwitches,
+    view,
+    fieldsOf,
+  };
 };
 
 export type XState = ReturnType<typeof xState>;

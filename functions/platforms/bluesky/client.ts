@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { BLUESKY_IMAGE_MAX_BYTES } from '../../domain/platforms/rules/bluesky.ts';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
@@ -12,6 +17,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import type { OutboundPolicy } from '../../ports/outbound.ts';
 import { STRICT_OUTBOUND, transportFor } from '../guarded-http.ts';
@@ -33,6 +40,7 @@ import {
   TransportError,
   transportError,
 } from '../network-http.ts';
+import { blueskyComments } from './comments.ts';
 import { imageSize } from './image-header.ts';
 import { readBlueskyMetrics } from './metrics.ts';
 import { facetsFor } from './rich-text.ts';
@@ -361,6 +369,32 @@ export class BlueskyClient implements NetworkClient {
     const parentUri = value?.reply?.parent?.uri ?? null;
     const wantedParent = parent ? (parent.block.meta.uri ?? parent.block.remoteId) : null;
     return { block: blockOf(uri, cid), matches: value?.text === content && parentUri === wantedParent };
+  }
+
+  /** Comments (comments.ts): the thread from getPostThread, replies made and found as blocks are. */
+  private readonly replies = blueskyComments({
+    client: this,
+    read: (credentials, nsid) => this.call(credentials, { method: 'GET', nsid }),
+  });
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.replies.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.replies.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.replies.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.replies.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.replies.deleteReply(input);
   }
 
   /** The post's counts from getPosts (see metrics.ts), on the account's own PDS when it has one. */

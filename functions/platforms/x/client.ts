@@ -1,9 +1,15 @@
 // twitter-text's URL extractor only, not its index (see domain/platforms/text-length.ts): the file exports the function itself.
 import extractUrlsWithIndices from 'twitter-text/dist/extractUrlsWithIndices.js';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
+  type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -11,6 +17,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import {
   baseUrlOf,
@@ -26,6 +34,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { xComments } from './comments.ts';
 import { XMediaUploader, type XMediaUploadOptions } from './media-upload.ts';
 import { readXMetrics } from './metrics.ts';
 import { X_SCOPES } from './oauth.ts';
@@ -103,6 +112,24 @@ export const classifyXFailure = (failure: HttpFailure, now: Date = new Date()): 
     );
   return new NetworkError('permanent', message, { status });
 };
+
+/**
+ * The comment calls' classification: `classifyXFailure`, except that X's bare 403 `Forbidden` (a
+ * user token without a scope the endpoint needs) means reconnect with `missingPermission`, naming
+ * the scopes the call needs: a channel connected before Herald asked for them is reconnected once.
+ */
+const commentFailure =
+  (needs: readonly string[], what: string) =>
+  (failure: HttpFailure, now: Date = new Date()): NetworkError => {
+    if (failure.type === 'answer' && failure.status === 403 && xMessage(failure.body) === 'Forbidden') {
+      return new NetworkError(
+        'reconnect',
+        `X refused to ${what} (Forbidden): it needs the scopes ${needs.join(', ')}; reconnecting the channel grants them.`,
+        { status: 403, missingPermission: true },
+      );
+    }
+    return classifyXFailure(failure, now);
+  };
 
 /**
  * X's 429: the wait is until the 15-minute window resets (`x-rate-limit-reset`), or until the
@@ -209,15 +236,40 @@ export class XClient implements NetworkClient {
   }
 
   async publish(input: PublishBlockInput): Promise<RemoteBlock> {
-    const body: Record<string, unknown> = {};
-    if (input.content !== '') body.text = input.content;
-    if (input.parent) body.reply = { in_reply_to_tweet_id: input.parent.block.remoteId };
     const replySettings = input.options.replySettings;
-    if (!input.parent && typeof replySettings === 'string') body.reply_settings = replySettings;
-    if (input.media.length > 0) {
-      body.media = { media_ids: await this.media.uploadAll(input.media, input.credentials) };
+    const id = await this.createTweet(input.credentials, {
+      content: input.content,
+      replyTo: input.parent?.block.remoteId ?? null,
+      replySettings: !input.parent && typeof replySettings === 'string' ? replySettings : null,
+      media: input.media,
+    });
+    return this.block(input.credentials, id);
+  }
+
+  /** `POST /2/tweets` (its media uploaded first): the new tweet's id. */
+  private async createTweet(
+    credentials: NetworkCredentials,
+    tweet: {
+      content: string;
+      replyTo: string | null;
+      replySettings: string | null;
+      media: MediaForNetwork[];
+    },
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<string> {
+    const body: Record<string, unknown> = {};
+    if (tweet.content !== '') body.text = tweet.content;
+    if (tweet.replyTo) body.reply = { in_reply_to_tweet_id: tweet.replyTo };
+    if (tweet.replySettings) body.reply_settings = tweet.replySettings;
+    if (tweet.media.length > 0) {
+      body.media = { media_ids: await this.media.uploadAll(tweet.media, credentials) };
     }
-    const answer = await this.call(input.credentials, { method: 'POST', path: '/2/tweets', json: body });
+    const answer = await this.call(
+      credentials,
+      { method: 'POST', path: '/2/tweets', json: body },
+      [],
+      classify,
+    );
     const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
     if (!id) {
       throw new NetworkError('transient', 'X accepted the tweet but its answer had no id', {
@@ -225,7 +277,7 @@ export class XClient implements NetworkClient {
         outcomeUnknown: true,
       });
     }
-    return this.block(input.credentials, id);
+    return id;
   }
 
   async edit(_input: EditBlockInput): Promise<void> {
@@ -244,10 +296,22 @@ export class XClient implements NetworkClient {
    * absence only once `consistencyWindowSeconds` have passed since the send.
    */
   async lookup(input: LookupBlockInput): Promise<RemoteBlock | null> {
-    const userId = await this.userId(input.credentials);
-    const wanted = comparableContent(input.content);
     const parentId = input.parent?.block.remoteId ?? null;
-    const startTime = `${new Date(input.since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
+    const tweet = await this.findPosted(input.credentials, input.content, parentId, input.since);
+    return tweet ? this.block(input.credentials, tweet.id) : null;
+  }
+
+  /** The account's tweet with this text and reply parent made since `since`, from its timeline. */
+  private async findPosted(
+    credentials: NetworkCredentials,
+    content: string,
+    parentId: string | null,
+    since: Date,
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<(XTweet & { created_at?: string }) | null> {
+    const userId = await this.userId(credentials, classify);
+    const wanted = comparableContent(content);
+    const startTime = `${new Date(since.getTime() - 5_000).toISOString().slice(0, 19)}Z`;
     let paginationToken: string | undefined;
     for (let page = 0; page < MAX_TIMELINE_PAGES; page++) {
       const query = new URLSearchParams({
@@ -256,15 +320,17 @@ export class XClient implements NetworkClient {
         'tweet.fields': 'created_at,referenced_tweets,entities',
       });
       if (paginationToken) query.set('pagination_token', paginationToken);
-      const answer = await this.call(input.credentials, {
-        method: 'GET',
-        path: `/2/users/${encodeURIComponent(userId)}/tweets?${query}`,
-      });
-      const result = answer.body as { data?: XTweet[]; meta?: { next_token?: string } } | undefined;
+      const answer = await this.call(
+        credentials,
+        { method: 'GET', path: `/2/users/${encodeURIComponent(userId)}/tweets?${query}` },
+        [],
+        classify,
+      );
+      const result = answer.body as
+        | { data?: (XTweet & { created_at?: string })[]; meta?: { next_token?: string } }
+        | undefined;
       for (const tweet of result?.data ?? []) {
-        if (postedTextOf(tweet) === wanted && repliedTo(tweet) === parentId) {
-          return this.block(input.credentials, tweet.id);
-        }
+        if (postedTextOf(tweet) === wanted && repliedTo(tweet) === parentId) return tweet;
       }
       paginationToken = result?.meta?.next_token;
       if (!paginationToken) return null;
@@ -274,6 +340,36 @@ export class XClient implements NetworkClient {
     });
   }
 
+  /** Comments (comments.ts): recent search's conversation, replies made and found as tweets are. */
+  private readonly replies = xComments({
+    call: (credentials, request, alsoFine, classify) => this.call(credentials, request, alsoFine, classify),
+    createTweet: (credentials, tweet, classify) => this.createTweet(credentials, tweet, classify),
+    findPosted: (credentials, content, parentId, since, classify) =>
+      this.findPosted(credentials, content, parentId, since, classify),
+    urlOf: (credentials, id) => this.block(credentials, id).remoteUrl,
+    failure: commentFailure,
+  });
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.replies.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.replies.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.replies.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.replies.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.replies.deleteReply(input);
+  }
+
   private block(credentials: NetworkCredentials, id: string): RemoteBlock {
     const handle = credentials.remoteAccountId.replace(/^@/, '');
     const user = handle === '' || /^\d+$/.test(handle) ? 'i' : handle;
@@ -281,11 +377,14 @@ export class XClient implements NetworkClient {
   }
 
   /** The numeric user id: the channel's account when numeric, else `GET /2/users/me` (cached). */
-  private async userId(credentials: NetworkCredentials): Promise<string> {
+  private async userId(
+    credentials: NetworkCredentials,
+    classify: typeof classifyXFailure = classifyXFailure,
+  ): Promise<string> {
     if (/^\d+$/.test(credentials.remoteAccountId)) return credentials.remoteAccountId;
     const cached = this.userIds.get(credentials.remoteAccountId);
     if (cached) return cached;
-    const answer = await this.call(credentials, { method: 'GET', path: '/2/users/me' });
+    const answer = await this.call(credentials, { method: 'GET', path: '/2/users/me' }, [], classify);
     const id = stringField((answer.body as { data?: unknown } | undefined)?.data, 'id');
     if (!id) throw new NetworkError('transient', 'X did not say which user this token belongs to', {});
     this.userIds.set(credentials.remoteAccountId, id);
@@ -301,6 +400,7 @@ export class XClient implements NetworkClient {
     credentials: NetworkCredentials,
     request: { method: HttpCall['method']; path: string; json?: unknown },
     alsoFine: number[] = [],
+    classify: typeof classifyXFailure = classifyXFailure,
   ): Promise<HttpAnswer> {
     return sendOrClassify(
       {
@@ -310,7 +410,7 @@ export class XClient implements NetworkClient {
         json: request.json,
         timeoutMs: this.timeoutMs,
       },
-      classifyXFailure,
+      classify,
       (answer) => alsoFine.includes(answer.status),
     );
   }

@@ -22,6 +22,7 @@ export const ROOTS = [
   'com.atproto.server.getSession',
   'com.atproto.server.getServiceAuth',
   'app.bsky.feed.getPosts',
+  'app.bsky.feed.getPostThread',
   'app.bsky.video.uploadVideo',
   'app.bsky.video.getJobStatus',
   'app.bsky.feed.post',
