@@ -65,7 +65,7 @@ interface Comment {
 const SEEDED = ['Congratulations on the launch!', 'Where can I read more about this?', 'Agreed, great news.'];
 
 /** The networks whose clients answer comments (the others are covered by their reason). */
-const NETWORKS: PlatformId[] = ['linkedin_page'];
+const NETWORKS: PlatformId[] = ['x', 'bluesky', 'linkedin_page'];
 
 describe('comments on live posts', () => {
   it.each(NETWORKS)(
