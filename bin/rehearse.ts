@@ -693,6 +693,46 @@ export const runThrough = async (
       },
     );
 
+  await step(
+    'comments: a Bluesky post with sim:comments read, one comment answered, the answer deleted',
+    async () => {
+      const created = await api('/posts', {
+        method: 'POST',
+        key,
+        body: {
+          intent: 'now',
+          channels: [
+            { channelId: channel('bluesky'), blocks: [{ content: 'Rehearsal comments sim:comments' }] },
+          ],
+        },
+      });
+      check(created.status === 201, `POST /posts answered ${created.status}: ${created.text}`);
+      const postId = created.body.id as string;
+      const post = await settledPost(api, key, postId, 90_000);
+      check(post.status === 'published', `the post ended ${post.status}`);
+      const listed = await api(`/posts/${postId}/comments`, { key });
+      const comments = listed.body?.channels?.[0]?.comments as { id: string }[] | null;
+      check(
+        listed.status === 200 && (comments?.length ?? 0) >= 3,
+        `GET /v1/posts/{id}/comments answered ${listed.status}: ${listed.text.slice(0, 300)}`,
+      );
+      const target = (comments as { id: string }[])[0]?.id as string;
+      const replies = `/posts/${postId}/comments/${target}/replies`;
+      const reply = await api(replies, {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { channelId: channel('bluesky'), content: 'Thanks from the rehearsal' },
+      });
+      check(reply.status === 201, `the reply answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+      const removed = await api(`${replies}/${reply.body.id}`, { method: 'DELETE', key });
+      check(
+        removed.status === 200 && removed.body.status === 'deleted',
+        `DELETE of the reply answered ${removed.status}: ${removed.text.slice(0, 300)}`,
+      );
+    },
+  );
+
   await step('a metrics reading of the post with media', async () => {
     check(mediaPostId, 'no post with media to read');
     await until(
