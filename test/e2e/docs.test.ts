@@ -175,6 +175,18 @@ const EXPECTED: Record<string, Expected[]> = {
       ],
     },
   ],
+  'docs/comments.md': [
+    {
+      // The seeded comments listed, one answered, the answer deleted.
+      code: /Idempotency-Key: thanks-/,
+      output: [
+        /ada.reader\S*\s+Congratulations on the launch!/,
+        /\(answer\) Agreed, great news\./,
+        /"status":"sent"/,
+        /"id":"rpl_\w+".*"status":"deleted"/,
+      ],
+    },
+  ],
   'docs/webhooks.md': [
     {
       code: /8444\/hooks/,
