@@ -6,8 +6,10 @@ import { listComments } from '../../functions/core/comments/list-comments.ts';
 import { REPLY_LEASE_SECONDS, type ReplyDeps, replyToComment } from '../../functions/core/comments/reply.ts';
 import { commentIdOf, remoteCommentId } from '../../functions/domain/comments.ts';
 import { ApiError } from '../../functions/domain/errors.ts';
-import type { PlatformId } from '../../functions/domain/platforms/types.ts';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
+import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
+import { SandboxNetworkClient } from '../../functions/platforms/sandbox/client.ts';
 import {
   type CommentsInput,
   type CommentsPage,
@@ -311,6 +313,48 @@ describe('listing comments', () => {
       comments: null,
       retryAfterSeconds: 13,
     });
+  });
+});
+
+describe('GET /v1/platforms and the comment routes agree', () => {
+  it('every network answers comments exactly where its rules say so, the others their reason', async () => {
+    const fakes = engineOnFakes();
+    const channels = PLATFORM_IDS.map((platform) => {
+      const channel = postChannel(`ch_${platform.replace('_', '')}`, platform, ['hello']);
+      channel.status = 'published';
+      channel.publishedAt = '2026-06-01T11:00:00.000Z';
+      channel.blocks = channel.blocks.map((block) => ({
+        ...block,
+        remoteId: `sandbox_${platform}_abc`,
+        remoteUrl: 'https://sandbox.example',
+      }));
+      fakes.channels.addChannel(channelRecord(channel.channelId, platform));
+      return channel;
+    });
+    const sandboxPost = publishingPost(channels, { postId: POST_ID, status: 'published', mode: 'test' });
+    fakes.posts.put(sandboxPost);
+    const clients = new Map(PLATFORM_IDS.map((p) => [p, new SandboxNetworkClient(p)]));
+    const sandboxDeps = {
+      ...fakes.deps,
+      networks: (p: PlatformId) => clients.get(p),
+      replies: new FakeReplyStore(),
+    } as unknown as ReplyDeps;
+    const { channels: answered } = await listComments(sandboxDeps, { ...auth, mode: 'test' }, POST_ID, {});
+    for (const channel of answered) {
+      const rules = getPlatform(channel.platform)?.limits;
+      expect({ platform: channel.platform, status: channel.status }).toEqual({
+        platform: channel.platform,
+        status: rules?.commentsReadable ? 'ok' : 'unsupported',
+      });
+      expect(channel.windowDays).toBe(rules?.commentsWindowDays);
+      if (!rules?.commentsReadable) expect(channel.comments).toBeNull();
+      const reply = replyToComment(sandboxDeps, { ...auth, mode: 'test' }, POST_ID, commentIdOf('x'), {
+        channelId: channel.channelId,
+        content: 'hi',
+      });
+      if (!rules?.commentsReadable) expect((await codeOf(reply)).code).toBe('comments_not_supported');
+      else expect((await codeOf(reply)).code).toBe('not_found');
+    }
   });
 });
 
