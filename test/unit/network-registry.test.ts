@@ -4,8 +4,8 @@
  * methods) and hand every call to the real client once loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
+import { PLATFORM_IDS } from '../../functions/domain/platforms/types.ts';
 import {
   COMMENT_METHODS,
   CONSISTENCY_WINDOW_SECONDS,
