@@ -32,6 +32,10 @@ export const instagramCommentRoutes = (s: InstagramState) => {
     if (typeof message !== 'string' || message.trim() === '') {
       return instagramError(400, '(#100) The parameter message is required', 100);
     }
+    // A caption's limits (2,200 characters, 30 hashtags), applied to comments; the wording is indicative.
+    if ([...message].length > 2200 || (message.match(/(^|\s)#[^\s#]+/g) ?? []).length > 30) {
+      return instagramError(400, '(#100) The comment is too long or has more than 30 hashtags', 100);
+    }
     return message;
   };
 

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InstagramClient } from '../../functions/platforms/instagram/client.ts';
-import { INSTAGRAM_SCOPES, instagramAuth } from '../../functions/platforms/instagram/oauth.ts';
+import {
+  INSTAGRAM_GRAPH_VERSION,
+  INSTAGRAM_SCOPES,
+  instagramAuth,
+} from '../../functions/platforms/instagram/oauth.ts';
 import type { NetworkAuth } from '../../functions/ports/network-auth.ts';
 import type {
   MediaForNetwork,
@@ -199,7 +203,7 @@ describe('Instagram comments against the Instagram simulator', () => {
     ]);
   });
 
-  it('Instagram refuses a reply to a hidden comment, and any comment where the owner turned comments off: permanent, nothing stored', async () => {
+  it('Instagram refuses a reply to a hidden comment, any comment where the owner turned comments off, and more than 30 hashtags: permanent, nothing stored', async () => {
     const block = await post('Strict');
     const top = await someone(block.remoteId, 'Will be hidden');
     const comment = (await find(block, top)) as RemoteComment;
@@ -212,7 +216,21 @@ describe('Instagram comments against the Instagram simulator', () => {
     const off = await failureOf(reply(block, comment, 'Comments off'));
     expect(off.kind).toBe('permanent');
     expect(off.message).toMatch(/turned comments off/);
+    await switches({ commentsDisabled: [] });
+    // More than 30 hashtags: refused before any call (the simulator refuses them too).
+    const tags = Array.from({ length: 31 }, (_, i) => `#tag${i}`).join(' ');
+    const tooMany = await failureOf(reply(block, comment, tags));
+    expect(tooMany.kind).toBe('permanent');
+    expect(tooMany.message).toMatch(/at most 30 hashtags.*31/);
+    const raw = await fetch(`${sim.url}/${INSTAGRAM_GRAPH_VERSION}/${top}/replies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: tags }),
+    });
+    expect(raw.status).toBe(400);
     expect(sim.records().filter((r) => r.kind === 'reply')).toEqual([]);
+    // Thirty are fine.
+    await reply(block, comment, tags.replace(' #tag30', ''));
   });
 
   it('a reply whose answer was lost (sim:timeout) is found by lookupReply within the consistency window, never sent twice; a refused one is not found', async () => {

@@ -41,6 +41,13 @@ export type InstagramGet = (
 const FIELDS = 'id,text,timestamp,username,like_count,from,hidden,parent_id';
 /** Graph's largest page on the comment edges. */
 const PAGE_MAX = 50;
+/**
+ * Instagram's hashtag limit, as its captions have it ("limited to 2,200 characters, 30 hashtags",
+ * IG User Media reference, https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media);
+ * applied to replies too (the 2,200 characters are the rules' `commentReplies.maxLength`).
+ */
+export const MAX_HASHTAGS = 30;
+export const hashtagCount = (text: string) => (text.match(/(^|\s)#[^\s#]+/g) ?? []).length;
 /** The most reply pages read for one comment (50 each). */
 const MAX_REPLY_PAGES = 20;
 
@@ -190,6 +197,13 @@ export class InstagramComments {
   async reply(input: ReplyInput): Promise<RemoteComment> {
     if (input.media.length > 0) {
       throw new NetworkError('permanent', 'Instagram replies carry text only.');
+    }
+    const hashtags = hashtagCount(input.content);
+    if (hashtags > MAX_HASHTAGS) {
+      throw new NetworkError(
+        'permanent',
+        `Instagram takes at most ${MAX_HASHTAGS} hashtags in a comment; this reply has ${hashtags}.`,
+      );
     }
     const answer = await this.call(input.credentials, {
       method: 'POST',
