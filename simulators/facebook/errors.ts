@@ -18,6 +18,13 @@ export const PERMISSIONS = {
   video: { scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'], code: 200 },
   engage: { scopes: ['pages_manage_engagement'], code: 200 },
   read: { scopes: ['pages_read_engagement'], code: 10 },
+  /**
+   * Comments are what people wrote on the page: reading them (the `/comments` edge, a comment)
+   * also needs `pages_read_user_content` ("read user-generated content on the Page, such as posts,
+   * comments, and ratings", Permissions reference,
+   * https://developers.facebook.com/docs/permissions#p).
+   */
+  comments: { scopes: ['pages_read_engagement', 'pages_read_user_content'], code: 10 },
   insights: { scopes: ['read_insights', 'pages_read_engagement'], code: 10 },
 } as const;
 

@@ -24,9 +24,15 @@ export interface SimFacebookMedia {
 export interface StoredComment {
   id: string;
   postId: string;
+  /** The comment it answers (a reply); null on the post. */
+  parentId: string | null;
+  /** Who wrote it: a person (`from`), or null for the page itself. */
+  author: { id: string; name: string } | null;
   message: string;
   createdAt: number;
   deleted: boolean;
+  /** Hidden by the page: still returned to the page, with `is_hidden: true`. */
+  hidden: boolean;
 }
 
 export interface StoredPost {

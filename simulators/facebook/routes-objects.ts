@@ -1,8 +1,9 @@
-import { type SimContext, type SimResponse, snowflake } from '../framework/framework.ts';
+import type { SimContext, SimResponse } from '../framework/framework.ts';
+import { graphFields, graphPage } from '../framework/meta-graph.ts';
 import { simulatorMetrics } from '../framework/metrics.ts';
 import { graphError } from './errors.ts';
 import { graphTime } from './media-files.ts';
-import type { StoredComment, StoredPost } from './records.ts';
+import type { StoredPost } from './records.ts';
 import type { FacebookState } from './state.ts';
 
 /** A post's or comment's life after publishing: comments, edits, deletes, reads, insights, the page's posts. */
@@ -18,27 +19,52 @@ export const facebookObjectRoutes = (s: FacebookState) => {
     visiblePost,
     liveComment,
     messageOf,
+    commentIdFor,
+    commentView,
   } = s;
 
+  /**
+   * `POST /{object}/comments {message}` as the page: on a post, a comment; on a comment, a reply.
+   * Graph nests two levels: a reply reads `can_comment: false` and commenting on it is refused
+   * (the code and wording are indicative; Graph documents `can_comment`, peers met the refusal:
+   * https://github.com/restfb/restfb/issues/1068).
+   */
   const createComment = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
     requirePermission(ctx.token, 'engage');
     const objectId = ctx.params.id as string;
-    const post = visiblePost(objectId);
+    const target = visiblePost(objectId) ? null : liveComment(objectId);
+    const post = target ? visiblePost(target.postId) : visiblePost(objectId);
     if (!post) return noObject(objectId);
+    if (target?.parentId) {
+      return graphError(
+        400,
+        100,
+        '(#100) This comment cannot be replied to (can_comment is false): reply to the comment it answers instead',
+      );
+    }
     const params = paramsOf(ctx);
     const message = messageOf(params.message, 'message');
     if (message === '' && params.attachment_url === undefined) {
       return graphError(400, 100, '(#100) Missing message or attachment');
     }
     const outcome = ctx.screen(message, post.pageId);
-    const id = `${post.id.split('_')[1]}_${snowflake()}`;
-    comments.set(id, { id, postId: post.id, message, createdAt: Date.now(), deleted: false });
+    const id = commentIdFor(post);
+    comments.set(id, {
+      id,
+      postId: post.id,
+      parentId: target?.id ?? null,
+      author: null,
+      message,
+      createdAt: Date.now(),
+      deleted: false,
+      hidden: false,
+    });
     post.comments.push(id);
     ctx.record({
-      kind: 'comment',
+      kind: target ? 'reply' : 'comment',
       id,
-      parentId: post.id,
+      parentId: target?.id ?? post.id,
       rootId: post.id,
       text: message,
       account: post.pageId,
@@ -46,28 +72,51 @@ export const facebookObjectRoutes = (s: FacebookState) => {
     return { status: 200, body: { id }, lost: outcome };
   };
 
+  /**
+   * `GET /{object}/comments`: on a post its top-level comments (`filter=toplevel`, the default) or
+   * the whole conversation flat with each reply's `parent` (`filter=stream`); on a comment its
+   * replies. `order` chronological (default) or reverse_chronological; cursor paging (`limit` 25 by
+   * default, at most 100; `after`), `paging.next` only when more follow. Hidden comments are
+   * returned to the page with `is_hidden: true`; deleted ones (and their replies) are not.
+   */
   const listComments = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
-    requirePermission(ctx.token, 'read');
-    const post = visiblePost(ctx.params.id as string);
-    if (!post) return noObject(ctx.params.id as string);
-    const list = post.comments
-      .map((id) => comments.get(id) as StoredComment)
-      .filter((comment) => !comment.deleted)
-      .sort((a, b) => a.createdAt - b.createdAt);
-    if (ctx.query.get('order') === 'reverse_chronological') list.reverse();
-    const limit = Math.min(Math.max(Number(ctx.query.get('limit') ?? 25) || 25, 1), 100);
+    requirePermission(ctx.token, 'comments');
+    const objectId = ctx.params.id as string;
+    const onComment = visiblePost(objectId) ? null : liveComment(objectId);
+    const post = onComment ? null : visiblePost(objectId);
+    if (!post && !onComment) return noObject(objectId);
+    const filter = ctx.query.get('filter') ?? 'toplevel';
+    if (filter !== 'toplevel' && filter !== 'stream') {
+      return graphError(400, 100, '(#100) filter must be one of the following values: toplevel, stream');
+    }
+    const order = ctx.query.get('order') ?? 'chronological';
+    if (order !== 'chronological' && order !== 'reverse_chronological' && order !== 'ranked') {
+      return graphError(
+        400,
+        100,
+        '(#100) order must be one of the following values: chronological, reverse_chronological',
+      );
+    }
+    const list = [...comments.values()]
+      .filter((comment) => liveComment(comment.id))
+      .filter((comment) =>
+        onComment
+          ? comment.parentId === onComment.id
+          : comment.postId === post?.id && (filter === 'stream' || comment.parentId === null),
+      )
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    if (order === 'reverse_chronological') list.reverse();
+    const page = graphPage(list, ctx.query, {
+      defaultLimit: 25,
+      maxLimit: 100,
+      pageUrl: `https://graph.facebook.com${ctx.path}`,
+    });
+    if (!page) return graphError(400, 100, '(#100) The after cursor is not valid');
+    const fields = graphFields(ctx.query.get('fields'));
     return {
       status: 200,
-      body: {
-        data: list.slice(0, limit).map((comment) => ({
-          id: comment.id,
-          message: comment.message,
-          created_time: graphTime(comment.createdAt),
-          from: { id: post.pageId, name: `Page ${post.pageId}` },
-        })),
-        paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } },
-      },
+      body: { data: page.data.map((comment) => commentView(comment, fields)), paging: page.paging },
     };
   };
 
@@ -155,8 +204,11 @@ export const facebookObjectRoutes = (s: FacebookState) => {
 
   const readObject = (ctx: SimContext): SimResponse => {
     checkVersion(ctx);
-    requirePermission(ctx.token, 'read');
     const id = ctx.params.id as string;
+    const comment = liveComment(id);
+    // A person's comment is user content; the page's own is the page's.
+    requirePermission(ctx.token, comment?.author ? 'comments' : 'read');
+    if (comment) return { status: 200, body: commentView(comment, graphFields(ctx.query.get('fields'))) };
     const fields = fieldsOf(ctx);
     const video = media.get(id);
     if (video?.kind === 'video') {
@@ -190,16 +242,6 @@ export const facebookObjectRoutes = (s: FacebookState) => {
       }
       if (fields.has('post_id') && video.postId) body.post_id = video.postId;
       if (fields.has('description') && post) body.description = post.message;
-      return { status: 200, body };
-    }
-    const comment = liveComment(id);
-    if (comment) {
-      const m = simulatorMetrics('facebook', comment.id, new Date(comment.createdAt));
-      const body: Record<string, unknown> = { id };
-      if (fields.has('message')) body.message = comment.message;
-      if (fields.has('created_time')) body.created_time = graphTime(comment.createdAt);
-      if (fields.has('like_count')) body.like_count = m.likes ?? 0;
-      if (fields.has('comment_count')) body.comment_count = m.comments ?? 0;
       return { status: 200, body };
     }
     const post = visiblePost(id);

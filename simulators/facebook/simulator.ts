@@ -1,3 +1,4 @@
+import { simCommentRoutes } from '../framework/comments.ts';
 import { objectOf, startSimulator } from '../framework/framework.ts';
 import { facebookErrors } from './errors.ts';
 import type { SimFacebookMedia, StoredComment } from './records.ts';
@@ -30,8 +31,15 @@ export type { FacebookSimulator, FacebookSimulatorOptions, FacebookSwitches } fr
  *   processed asynchronously (`GET /{video-id}?fields=status,post_id`: `video_status`
  *   `processing`|`ready`|`error`); the post exists from the call, hidden while processing and
  *   removed when processing fails.
- * - `POST /{object-id}/comments {message}`, `GET /{object-id}/comments`, `POST /{id} {message}`
- *   (edit a post or comment), `DELETE /{id}` (`(#100)` with subcode 33 when it does not exist).
+ * - `POST /{object-id}/comments {message}` (on a post a comment, on a comment a reply; a reply
+ *   reads `can_comment: false` and cannot be answered), `GET /{object-id}/comments` (`filter`
+ *   toplevel or stream, `order`, cursor paging with `next` only when more follow; fields as asked:
+ *   `from` (left out for people with `hideCommenters`), `parent{id}`, `is_hidden`, `like_count`,
+ *   `permalink_url`, `can_comment`), `GET /{comment-id}`, `POST /{id} {message}` (edit a post or
+ *   comment), `DELETE /{id}` (`(#100)` with subcode 33 when it does not exist). Comment ids are
+ *   `<post object>_<comment>`. Reading people's comments needs `pages_read_user_content`.
+ * - The `/_sim/comments` hooks add, hide and delete people's comments; a post whose text has
+ *   `sim:comments` gets three at once.
  * - `GET /{page-id}/posts?fields=id,message,created_time&since=` newest first (lookups; a video
  *   post shows there once processed), `GET /{page-id}/videos` (processing videos too),
  *   `GET /{id}?fields=reactions.summary(total_count),comments.summary(total_count),shares` and
@@ -53,7 +61,7 @@ export type { FacebookSimulator, FacebookSimulatorOptions, FacebookSwitches } fr
  *   24 hours; beyond, the finish answers `(#4)` with `estimated_time_to_regain_access` until the
  *   oldest leaves the window (the code is indicative: Facebook documents the cap, not its answer).
  *
- * Switches: `POST /_sim/facebook/switches {videoProcessingMs, videoFails, feedLimitMinutes, reelsPerDay}`.
+ * Switches: `POST /_sim/facebook/switches {videoProcessingMs, videoFails, feedLimitMinutes, reelsPerDay, hideCommenters}`.
  * Inspection: `GET /_sim/facebook/posts` (posts with their attachments and comments) and
  * `GET /_sim/facebook/media` (photos and videos with alt text, size and what they are attached to).
  */
@@ -62,7 +70,7 @@ export const startFacebookSimulator = async (
   options: FacebookSimulatorOptions = {},
 ): Promise<FacebookSimulator> => {
   const s = facebookState(options);
-  const { posts, comments, media, switches, login, timers, setSwitches, clearFeedLimit } = s;
+  const { posts, comments, media, switches, login, timers, setSwitches, clearFeedLimit, simStore } = s;
   const { createFeedPost, createPhoto, createVideo } = facebookPublishRoutes(s);
   const { createComment, listComments, editObject, deleteObject, readObject, insights, listPosts } =
     facebookObjectRoutes(s);
@@ -122,6 +130,7 @@ export const startFacebookSimulator = async (
             videoFails: 'boolean',
             feedLimitMinutes: 'number',
             reelsPerDay: 'number',
+            hideCommenters: 'boolean',
           };
           if (!body) return { status: 400, body: { message: 'Send a JSON object of switches' } };
           for (const [key, value] of Object.entries(body)) {
@@ -133,6 +142,7 @@ export const startFacebookSimulator = async (
           return { status: 204 };
         },
       },
+      ...simCommentRoutes(simStore),
       { method: 'POST', path: '/:version/:page/feed', handler: createFeedPost },
       { method: 'GET', path: '/:version/:page/posts', handler: listPosts },
       { method: 'GET', path: '/:version/:page/feed', handler: listPosts },

@@ -1,5 +1,10 @@
-import { objectOf, type SimContext, SimHttpError } from '../framework/framework.ts';
+import { type SimCommentStore, seedComments } from '../framework/comments.ts';
+import { objectOf, type SimContext, SimHttpError, snowflake } from '../framework/framework.ts';
+import { graphFields } from '../framework/meta-graph.ts';
+import { simulatorMetrics } from '../framework/metrics.ts';
+import { numericIdFor } from '../framework/oauth.ts';
 import { bucUsage, graphError, PERMISSIONS } from './errors.ts';
+import { graphTime } from './media-files.ts';
 import { facebookOAuthSimulator, graphPermissionError, missingScopes } from './oauth.ts';
 import type { SimFacebookMedia, StoredComment, StoredPost } from './records.ts';
 import type { FacebookSimulatorOptions, FacebookSwitches } from './switches.ts';
@@ -70,9 +75,85 @@ export const facebookState = (options: FacebookSimulatorOptions) => {
     const post = posts.get(id);
     return post && !post.deleted && post.state !== 'failed' ? post : null;
   };
-  const liveComment = (id: string) => {
+  /** A comment still there: not deleted, on a post still there, and (a reply) under a comment still there. */
+  const liveComment = (id: string): StoredComment | null => {
     const comment = comments.get(id);
-    return comment && !comment.deleted && visiblePost(comment.postId) ? comment : null;
+    if (!comment || comment.deleted || !visiblePost(comment.postId)) return null;
+    return comment.parentId === null || liveComment(comment.parentId) ? comment : null;
+  };
+  /** A new comment's id: `<post object>_<comment>`, as Graph's comment ids carry their post's. */
+  const commentIdFor = (post: StoredPost) => `${post.id.split('_')[1]}_${snowflake()}`;
+
+  /**
+   * A comment as Graph shows it to the page, with the fields asked for (`id` always; none asked:
+   * Graph's defaults `created_time`, `from`, `message`). `from` is absent for a person when
+   * `hideCommenters` is on; `parent` only on replies; a reply `can_comment: false` (Graph nests
+   * two levels: answer the comment it replies to).
+   */
+  const commentView = (comment: StoredComment, fields: Map<string, string | null>) => {
+    const post = posts.get(comment.postId) as StoredPost;
+    const asked = fields.size > 0 ? fields : graphFields('created_time,from,message');
+    const m = simulatorMetrics('facebook', comment.id, new Date(comment.createdAt));
+    const from = comment.author ?? { id: post.pageId, name: `Page ${post.pageId}` };
+    const replies = [...comments.values()].filter((c) => c.parentId === comment.id && !c.deleted);
+    const all: Record<string, () => unknown> = {
+      message: () => comment.message,
+      created_time: () => graphTime(comment.createdAt),
+      from: () => (comment.author && switches.hideCommenters ? undefined : from),
+      like_count: () => m.likes ?? 0,
+      comment_count: () => (m.comments ?? 0) + replies.length,
+      parent: () => {
+        const parent = comment.parentId ? comments.get(comment.parentId) : undefined;
+        return parent
+          ? { id: parent.id, created_time: graphTime(parent.createdAt), message: parent.message }
+          : undefined;
+      },
+      permalink_url: () => `https://www.facebook.com/${post.id}?comment_id=${encodeURIComponent(comment.id)}`,
+      is_hidden: () => comment.hidden,
+      can_comment: () => comment.parentId === null,
+      object: () => undefined,
+    };
+    const view: Record<string, unknown> = { id: comment.id };
+    for (const name of asked.keys()) {
+      const value = all[name]?.();
+      if (value !== undefined) view[name] = value;
+    }
+    return view;
+  };
+
+  /**
+   * The `/_sim/comments` hooks over the pages: someone comments on a post or answers a comment
+   * (a reply to a reply answers its parent, as Graph nests two levels); hidden comments stay
+   * listed to the page with `is_hidden`, deleted ones are gone with their replies.
+   */
+  const simStore: SimCommentStore = {
+    add: ({ parentId, text, author, createdAt }) => {
+      const onPost = visiblePost(parentId);
+      const target = onPost ? null : liveComment(parentId);
+      const parent = target?.parentId ? liveComment(target.parentId) : target;
+      const post = onPost ?? (parent ? visiblePost(parent.postId) : null);
+      if (!post || (!onPost && !parent)) return null;
+      const id = commentIdFor(post);
+      comments.set(id, {
+        id,
+        postId: post.id,
+        parentId: parent?.id ?? null,
+        author: { id: numericIdFor(`fb-commenter:${author.handle}`, 16), name: author.name },
+        message: text,
+        createdAt: createdAt.getTime(),
+        deleted: false,
+        hidden: false,
+      });
+      post.comments.push(id);
+      return id;
+    },
+    setState: (id, state) => {
+      const comment = comments.get(id);
+      if (!comment) return false;
+      comment.deleted = state === 'deleted';
+      comment.hidden = state === 'hidden';
+      return true;
+    },
   };
   const checkFeedCap = (pageId: string) => {
     if (Date.now() < feedLimitedUntil) {
@@ -117,6 +198,7 @@ export const facebookState = (options: FacebookSimulatorOptions) => {
   };
   const storePost = (ctx: SimContext, post: StoredPost) => {
     posts.set(post.id, post);
+    seedComments(simStore, post.id, post.message, new Date(post.createdAt));
     ctx.record({
       kind: 'post',
       id: post.id,
@@ -145,6 +227,9 @@ export const facebookState = (options: FacebookSimulatorOptions) => {
     noObject,
     visiblePost,
     liveComment,
+    commentIdFor,
+    commentView,
+    simStore,
     checkFeedCap,
     messageOf,
     newPost,

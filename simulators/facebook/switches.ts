@@ -11,6 +11,12 @@ export interface FacebookSwitches {
   feedLimitMinutes: number;
   /** Reels a page may publish through the API in a moving 24 hours (Facebook's 30). */
   reelsPerDay: number;
+  /**
+   * Graph leaves out a comment's `from` for people who have not authorised the app (an app
+   * without Advanced Access to `pages_read_user_content`; peers met it:
+   * https://github.com/restfb/restfb/issues/1136): on, every commenter but the page is nameless.
+   */
+  hideCommenters: boolean;
 }
 
 export interface FacebookSimulatorOptions {
@@ -30,5 +36,6 @@ export const DEFAULT_SWITCHES: FacebookSwitches = {
   videoFails: false,
   feedLimitMinutes: 0,
   reelsPerDay: 30,
+  hideCommenters: false,
 };
 export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;

@@ -369,3 +369,74 @@ export const graphLoginSimulator = (
     grantOf: (token) => store.grantOf(token),
   };
 };
+
+/**
+ * The `fields` of a Graph read, top level only: `id,from{id,name},replies.limit(5){id,text}` →
+ * `id` → null, `from` → `id,name`, `replies` → `id,text` (what is inside the braces, raw; the
+ * `.limit(n)` modifier is dropped). Commas inside braces or parentheses do not split.
+ */
+export const graphFields = (raw: string | null): Map<string, string | null> => {
+  const fields = new Map<string, string | null>();
+  if (!raw) return fields;
+  let depth = 0;
+  let start = 0;
+  const take = (part: string) => {
+    const trimmed = part.trim();
+    if (trimmed === '') return;
+    const brace = trimmed.indexOf('{');
+    const head = brace === -1 ? trimmed : trimmed.slice(0, brace);
+    const name = (head.split('.')[0] as string).trim();
+    fields.set(name, brace === -1 ? null : trimmed.slice(brace + 1, trimmed.lastIndexOf('}')));
+  };
+  for (let i = 0; i < raw.length; i += 1) {
+    const ch = raw[i];
+    if (ch === '{' || ch === '(') depth += 1;
+    else if (ch === '}' || ch === ')') depth -= 1;
+    else if (ch === ',' && depth === 0) {
+      take(raw.slice(start, i));
+      start = i + 1;
+    }
+  }
+  take(raw.slice(start));
+  return fields;
+};
+
+/** Graph's opaque cursors: base64 of the position, as Graph's own (`QVFIU…`) are base64 too. */
+const cursorOf = (position: number) => Buffer.from(`sim:${position}`).toString('base64');
+const positionOf = (cursor: string | null): number | null => {
+  if (cursor === null) return null;
+  const match = /^sim:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  return match ? Number(match[1]) : null;
+};
+
+/**
+ * One page of a Graph edge in its cursor paging: `{ data, paging: { cursors: { before, after },
+ * next? } }`, `next` only when more follow (Graph's "cursor-based pagination": the absence of
+ * `next` is the last page; https://developers.facebook.com/docs/graph-api/results). `after` reads
+ * on after the given cursor; an unreadable cursor is Graph's `(#100)` refusal (null returned).
+ */
+export const graphPage = <T>(
+  items: readonly T[],
+  query: URLSearchParams,
+  options: { defaultLimit: number; maxLimit: number; pageUrl: string },
+): { data: T[]; paging: Record<string, unknown> } | null => {
+  const after = query.get('after');
+  const from = after === null ? 0 : positionOf(after);
+  if (from === null) return null;
+  const asked = Number(query.get('limit') ?? options.defaultLimit) || options.defaultLimit;
+  const limit = Math.min(Math.max(asked, 1), options.maxLimit);
+  const data = items.slice(from, from + limit);
+  const end = from + data.length;
+  const next = new URL(options.pageUrl);
+  for (const [key, value] of query)
+    if (key !== 'after' && key !== 'access_token') next.searchParams.set(key, value);
+  next.searchParams.set('limit', String(limit));
+  next.searchParams.set('after', cursorOf(end));
+  return {
+    data,
+    paging: {
+      ...(data.length > 0 ? { cursors: { before: cursorOf(from), after: cursorOf(end) } } : {}),
+      ...(end < items.length ? { next: next.toString() } : {}),
+    },
+  };
+};

@@ -33,10 +33,17 @@ export interface Container {
 export interface SimComment {
   id: string;
   mediaId: string;
+  /** The commenter's id (`from.id`): the account itself for its own comments and replies. */
   account: string;
+  /** The commenter's username (`username`, `from.username`). */
+  username: string;
+  /** The top-level comment a reply is under (Instagram nests one level only); null on the media. */
+  parentId: string | null;
   text: string;
   createdAt: number;
   deleted: boolean;
+  /** Hidden by the media's owner: still returned to the owner, with `hidden: true`. */
+  hidden: boolean;
 }
 
 export interface SimMedia {

@@ -1,3 +1,4 @@
+import { seedComments } from '../framework/comments.ts';
 import type { SimContext, SimResponse } from '../framework/framework.ts';
 import { simulatorMetrics } from '../framework/metrics.ts';
 import { IG_BASIC, IG_COMMENTS, IG_PUBLISH, instagramError, missingObject } from './errors.ts';
@@ -23,6 +24,9 @@ export const instagramMediaRoutes = (s: InstagramState) => {
     capSpent,
     quotaUsage,
     liveComment,
+    commentView,
+    graphFieldsOrDefault,
+    simStore,
   } = s;
 
   const mediaView = (item: SimMedia, fields: string[]) => {
@@ -64,20 +68,7 @@ export const instagramMediaRoutes = (s: InstagramState) => {
     const item = media.get(id);
     if (item) return { status: 200, body: mediaView(item, fieldsOf(ctx, ['id'])) };
     if (comment) {
-      const fields = fieldsOf(ctx, ['id', 'text', 'timestamp']);
-      const m = simulatorMetrics('instagram', comment.id, new Date(comment.createdAt));
-      const all: Record<string, unknown> = {
-        id: comment.id,
-        text: comment.text,
-        timestamp: graphTime(comment.createdAt),
-        from: { id: comment.account, username: `sim_${comment.account}` },
-        like_count: m.likes ?? 0,
-        media: { id: comment.mediaId },
-      };
-      return {
-        status: 200,
-        body: Object.fromEntries(Object.entries(all).filter(([key]) => key === 'id' || fields.includes(key))),
-      };
+      return { status: 200, body: commentView(comment, graphFieldsOrDefault(ctx.query.get('fields'))) };
     }
     return missingObject(id);
   };
@@ -157,6 +148,7 @@ export const instagramMediaRoutes = (s: InstagramState) => {
     for (const child of children) child.publishedAs = id;
     windowOf(account).push(item.createdAt);
     ctx.record({ kind: 'post', id, parentId: null, rootId: null, text: item.caption, account });
+    if (item.productType !== 'STORY') seedComments(simStore, id, item.caption, new Date(item.createdAt));
     return { status: 200, body: { id }, lost };
   };
 

@@ -1,3 +1,4 @@
+import { simCommentRoutes } from '../framework/comments.ts';
 import {
   objectOf,
   type SimContext,
@@ -45,7 +46,13 @@ export type { SimAttachment } from './records.ts';
  *   comment text on comments): `sim:fail` is Instagram's 4/2207051 refusal.
  * - `GET /{ig-user-id}/content_publishing_limit`, `GET /{ig-user-id}/media` and `/stories` (newest
  *   first), `GET /{media}` (fields), `GET /{media}/insights?metric=…`, `POST|GET /{media}/comments`,
- *   `GET /{comment}`, `DELETE /{comment}`. A post cannot be deleted (Instagram Login has no such
+ *   `GET /{comment}`, `DELETE /{comment}`, `POST|GET /{comment}/replies`. Comments nest one level:
+ *   the media's edge lists top-level comments (newest first, cursor paging), each comment's replies
+ *   come through its `replies` edge or the `replies{…}` field (oldest first); a reply to a reply is
+ *   added to the top-level comment, a reply to a hidden comment is refused, and comments on a
+ *   media whose owner turned them off (`commentsDisabled` switch) are refused. Hidden comments
+ *   are listed to the owner with `hidden: true`; deleted ones (and a deleted comment's replies) are
+ *   gone. The `/_sim/comments` hooks add and hide comments; a post with `sim:comments` gets three. A post cannot be deleted (Instagram Login has no such
  *   call: 100/33, as Graph answers an unsupported delete), nor a caption or comment edited.
  * - A token the OAuth half issued must hold the permissions each call needs (see `IG_BASIC`…):
  *   Graph's 403 code 10 otherwise. It holds what its consent granted (`sim_scopes` narrows it),
@@ -56,7 +63,7 @@ export type { SimAttachment } from './records.ts';
  *
  * Inspection (no auth): `GET /_sim/instagram/posts` (posts with their attachments and comments),
  * `GET /_sim/instagram/containers`, `POST /_sim/instagram/switches` `{ expireContainers?,
- * capFullForSeconds?, processingMs?, listLagMs? }`. The `/media`, `/stories` and `/comments` lists
+ * capFullForSeconds?, processingMs?, listLagMs?, commentsDisabled? }`. The `/media`, `/stories`, `/comments` and `/replies` lists
  * show a new post or comment only `listLagMs` after it was made (default 3 s), as a replica would.
  */
 
@@ -64,10 +71,12 @@ export const startInstagramSimulator = async (
   options: InstagramSimulatorOptions = {},
 ): Promise<Simulator> => {
   const s = instagramState(options);
-  const { oauth, containers, media, comments, published, defaults, tuning, statusOf } = s;
+  const { oauth, containers, media, comments, published, defaults, tuning, statusOf, commentsOff, simStore } =
+    s;
   const { createContainer } = instagramContainerRoutes(s);
   const { mediaView, getNode, publish, publishingLimit, listMedia } = instagramMediaRoutes(s);
-  const { createComment, listComments, deleteNode, insights } = instagramCommentRoutes(s);
+  const { createComment, createReply, listComments, listReplies, deleteNode, insights } =
+    instagramCommentRoutes(s);
   const attachmentsView = () =>
     [...media.values()].map((item) => ({
       id: item.id,
@@ -81,21 +90,35 @@ export const startInstagramSimulator = async (
       locationId: item.locationId,
       shareToFeed: item.shareToFeed,
       createdAt: new Date(item.createdAt).toISOString(),
-      comments: item.comments.map((c) => ({ id: c.id, text: c.text, deleted: c.deleted })),
+      comments: item.comments.map((c) => ({
+        id: c.id,
+        parentId: c.parentId,
+        username: c.username,
+        text: c.text,
+        deleted: c.deleted,
+        hidden: c.hidden,
+      })),
     }));
 
   const switches = (ctx: SimContext): SimResponse => {
     const body = objectOf(ctx.body) ?? {};
     const { expireContainers, capFullForSeconds, processingMs: processing, listLagMs: lag } = body;
+    const { commentsDisabled } = body;
     if (
+      (commentsDisabled !== undefined &&
+        (!Array.isArray(commentsDisabled) || commentsDisabled.some((id) => typeof id !== 'string'))) ||
       (expireContainers !== undefined && typeof expireContainers !== 'boolean') ||
       (capFullForSeconds !== undefined && typeof capFullForSeconds !== 'number') ||
       (processing !== undefined && typeof processing !== 'number') ||
       (lag !== undefined && typeof lag !== 'number')
     ) {
       return instagramErrors.badRequest(
-        'Send { expireContainers?: boolean, capFullForSeconds?: number, processingMs?: number, listLagMs?: number }',
+        'Send { expireContainers?: boolean, capFullForSeconds?: number, processingMs?: number, listLagMs?: number, commentsDisabled?: string[] }',
       );
+    }
+    if (Array.isArray(commentsDisabled)) {
+      commentsOff.clear();
+      for (const id of commentsDisabled as string[]) commentsOff.add(id);
     }
     if (typeof lag === 'number') tuning.listLagMs = Math.max(0, lag);
     if (expireContainers) for (const c of containers.values()) if (!c.publishedAs) c.expired = true;
@@ -116,6 +139,7 @@ export const startInstagramSimulator = async (
       containers.clear();
       media.clear();
       comments.clear();
+      commentsOff.clear();
       published.clear();
       tuning.capFullUntil = 0;
       tuning.processingMs = defaults.processingMs;
@@ -149,6 +173,7 @@ export const startInstagramSimulator = async (
         }),
       },
       { method: 'POST', path: '/_sim/instagram/switches', auth: false, handler: switches },
+      ...simCommentRoutes(simStore),
       { method: 'POST', path: '/:version/:user/media', handler: createContainer },
       { method: 'GET', path: '/:version/:user/media', handler: listMedia(false) },
       { method: 'GET', path: '/:version/:user/stories', handler: listMedia(true) },
@@ -156,6 +181,8 @@ export const startInstagramSimulator = async (
       { method: 'GET', path: '/:version/:user/content_publishing_limit', handler: publishingLimit },
       { method: 'POST', path: '/:version/:id/comments', handler: createComment },
       { method: 'GET', path: '/:version/:id/comments', handler: listComments },
+      { method: 'POST', path: '/:version/:id/replies', handler: createReply },
+      { method: 'GET', path: '/:version/:id/replies', handler: listReplies },
       { method: 'GET', path: '/:version/:id/insights', handler: insights },
       { method: 'GET', path: '/:version/:id', handler: getNode },
       { method: 'DELETE', path: '/:version/:id', handler: deleteNode },

@@ -1,6 +1,10 @@
+import type { SimCommentStore } from '../framework/comments.ts';
 import { type SimContext, SimHttpError } from '../framework/framework.ts';
+import { graphFields } from '../framework/meta-graph.ts';
+import { simulatorMetrics } from '../framework/metrics.ts';
+import { numericIdFor } from '../framework/oauth.ts';
 import { instagramErrors, instagramPermissionError } from './errors.ts';
-import { DAY_MS } from './graph-values.ts';
+import { DAY_MS, graphTime, nextId } from './graph-values.ts';
 import { instagramOAuthSimulator } from './oauth.ts';
 import { DEFAULT_INSTAGRAM_LIST_LAG_MS, type InstagramSimulatorOptions } from './options.ts';
 import type { Container, SimComment, SimMedia, StatusCode } from './records.ts';
@@ -86,7 +90,84 @@ export const instagramState = (options: InstagramSimulatorOptions) => {
 
   const liveComment = (id: string) => {
     const comment = comments.get(id);
-    return comment && !comment.deleted && media.has(comment.mediaId) ? comment : null;
+    // A reply goes with its top-level comment.
+    const parentGone = comment?.parentId ? comments.get(comment.parentId)?.deleted !== false : false;
+    return comment && !comment.deleted && !parentGone && media.has(comment.mediaId) ? comment : null;
+  };
+
+  /** Media ids whose owner turned comments off (the `commentsDisabled` switch). */
+  const commentsOff = new Set<string>();
+
+  /**
+   * A comment as Graph shows it, with the fields asked for (`id` always): `from` is the commenter's
+   * `{ id, username }`, `parent_id` only on replies, `hidden` to the media's owner, `replies` the
+   * nested edge (its own fields inside the braces, one page of `nestedLimit`).
+   */
+  const commentView = (
+    comment: SimComment,
+    fields: Map<string, string | null>,
+    nested?: (comment: SimComment, inner: Map<string, string | null>) => unknown,
+  ): Record<string, unknown> => {
+    const m = simulatorMetrics('instagram', comment.id, new Date(comment.createdAt));
+    const view: Record<string, unknown> = { id: comment.id };
+    const all: Record<string, () => unknown> = {
+      text: () => comment.text,
+      timestamp: () => graphTime(comment.createdAt),
+      username: () => comment.username,
+      from: () => ({ id: comment.account, username: comment.username }),
+      like_count: () => m.likes ?? 0,
+      hidden: () => comment.hidden,
+      media: () => ({ id: comment.mediaId }),
+      parent_id: () => comment.parentId ?? undefined,
+    };
+    for (const [name, inner] of fields) {
+      if (name === 'replies' && nested && comment.parentId === null) {
+        view.replies = nested(comment, graphFieldsOrDefault(inner));
+        continue;
+      }
+      const value = all[name]?.();
+      if (value !== undefined) view[name] = value;
+    }
+    return view;
+  };
+  /** A comment's default fields when none are asked for (Graph: `id`, `text`, `timestamp`). */
+  const graphFieldsOrDefault = (raw: string | null) =>
+    raw ? graphFields(raw) : graphFields('id,text,timestamp');
+
+  /**
+   * The `/_sim/comments` hooks over this state: someone comments on a media or answers a comment
+   * (under its top-level comment, as Instagram nests); hidden comments stay listed with
+   * `hidden: true`, deleted ones are gone.
+   */
+  const simStore: SimCommentStore = {
+    add: ({ parentId, text, author, createdAt }) => {
+      const onMedia = media.get(parentId);
+      const target = onMedia ? null : liveComment(parentId);
+      const parent = target?.parentId ? liveComment(target.parentId) : target;
+      const item = onMedia ?? (parent ? media.get(parent.mediaId) : undefined);
+      if (!item || (!onMedia && !parent)) return null;
+      const comment: SimComment = {
+        id: nextId(),
+        mediaId: item.id,
+        account: numericIdFor(`ig-commenter:${author.handle}`, 17),
+        username: author.handle,
+        parentId: parent?.id ?? null,
+        text,
+        createdAt: createdAt.getTime(),
+        deleted: false,
+        hidden: false,
+      };
+      comments.set(comment.id, comment);
+      item.comments.push(comment);
+      return comment.id;
+    },
+    setState: (id, state) => {
+      const comment = comments.get(id);
+      if (!comment) return false;
+      comment.deleted = state === 'deleted';
+      comment.hidden = state === 'hidden';
+      return true;
+    },
   };
 
   const fieldsOf = (ctx: SimContext, fallback: string[]) => {
@@ -114,6 +195,10 @@ export const instagramState = (options: InstagramSimulatorOptions) => {
     capSpent,
     quotaUsage,
     liveComment,
+    commentsOff,
+    commentView,
+    simStore,
+    graphFieldsOrDefault,
   };
 };
 

@@ -178,6 +178,7 @@ describe('Facebook permissions: each Graph route needs its own, and Herald asks 
         'pages_manage_engagement',
         'pages_manage_posts',
         'pages_read_engagement',
+        'pages_read_user_content',
         'pages_show_list',
         'read_insights',
       ].sort(),

@@ -1,7 +1,12 @@
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
@@ -10,6 +15,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import { graphErrorOf, META_USAGE_HEADERS, regainMinutes } from '../meta-graph.ts';
 import {
@@ -25,6 +32,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { FacebookComments } from './comments.ts';
 import { readFacebookMetrics } from './metrics.ts';
 import { GRAPH_VERSION } from './oauth.ts';
 
@@ -42,6 +50,8 @@ import { GRAPH_VERSION } from './oauth.ts';
  *   once the upload is complete, then followed until Facebook has processed and published it; the
  *   video id is kept with the block's claim across invocations (see `sessionVideo`).
  * - Later blocks: comments on the first post (`POST /{post}/comments`), text only.
+ * - The conversation under a post (issue 31: listing, finding, replying, looking replies up,
+ *   deleting them): comments.ts.
  * - Edit: `POST /{id} {message}` for posts and comments (text); delete: `DELETE /{id}` (an object
  *   already gone counts as deleted).
  * - Lookup after a lost answer: the saved video's (or story photo's) status, else the page's posts
@@ -104,6 +114,7 @@ const PERMISSION_NAMES = [
   'pages_show_list',
   'pages_manage_posts',
   'pages_read_engagement',
+  'pages_read_user_content',
   'pages_manage_engagement',
   'read_insights',
   'business_management',
@@ -111,7 +122,8 @@ const PERMISSION_NAMES = [
 
 /**
  * The permissions a Graph call needs (Meta's references; the simulator checks the same): reading
- * the page's posts, videos, stories, comments and objects `pages_read_engagement`; insights
+ * the page's posts, videos, stories and objects `pages_read_engagement`, comments (people's
+ * content) `pages_read_user_content` too; insights
  * `read_insights` too; comments as the page `pages_manage_engagement`; videos, reels and stories
  * `pages_show_list`, `pages_manage_posts` and `pages_read_engagement`; other posts, their edits
  * and deletes `pages_manage_posts` and `pages_read_engagement`.
@@ -119,7 +131,10 @@ const PERMISSION_NAMES = [
 export const permissionsFor = (method: HttpCall['method'], path: string): string[] => {
   const route = path.split('?')[0] as string;
   if (method === 'GET') {
-    return /\/insights$/.test(route) ? ['read_insights', 'pages_read_engagement'] : ['pages_read_engagement'];
+    if (/\/insights$/.test(route)) return ['read_insights', 'pages_read_engagement'];
+    return /\/comments$/.test(route)
+      ? ['pages_read_engagement', 'pages_read_user_content']
+      : ['pages_read_engagement'];
   }
   if (method === 'POST' && /\/comments$/.test(route)) return ['pages_manage_engagement'];
   if (method === 'POST' && /\/(videos|video_reels|video_stories|photo_stories)$/.test(route)) {
@@ -201,6 +216,10 @@ export class FacebookClient implements NetworkClient {
   private readonly videoWaitMs: number;
   private readonly videoPollMs: number;
   private readonly processingGiveUpMs: number;
+  /** The conversation under a post (see comments.ts). */
+  private readonly conversation = new FacebookComments((credentials, method, path, json, needs) =>
+    this.call(credentials, method, path, json, [], needs),
+  );
 
   constructor(options: FacebookClientOptions = {}) {
     this.baseUrl = `${baseUrlOf(options.baseUrl ?? 'https://graph.facebook.com')}/${GRAPH_VERSION}`;
@@ -863,6 +882,26 @@ export class FacebookClient implements NetworkClient {
         return;
       throw error;
     }
+  }
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.conversation.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.conversation.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.conversation.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.conversation.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.conversation.deleteReply(input);
   }
 
   metrics(input: MetricsInput): Promise<MetricsReading> {

@@ -25,7 +25,9 @@ export const GRAPH_VERSION = 'v25.0';
  * Every permission the client's calls need (each Graph call names its own in client.ts):
  * `pages_show_list` (the page lists, and videos, reels and stories), `pages_manage_posts` and
  * `pages_read_engagement` (publishing, editing and deleting posts; reading the page's posts,
- * videos, stories and comments for lookups), `pages_manage_engagement` (comments as the page),
+ * videos, stories and comments for lookups), `pages_read_user_content` (people's comments under
+ * the page's posts: the comments Herald lists and answers), `pages_manage_engagement` (comments
+ * and replies as the page, and their deletes),
  * `read_insights` (post insights), and `business_management`: without it Graph lists no page the
  * user reaches only through a Business Portfolio (`/me/businesses`, then each portfolio's
  * `owned_pages` and `client_pages`), which under the New Pages Experience is most pages of a
@@ -36,6 +38,7 @@ export const FACEBOOK_SCOPES = [
   'pages_show_list',
   'pages_manage_posts',
   'pages_read_engagement',
+  'pages_read_user_content',
   'pages_manage_engagement',
   'read_insights',
   'business_management',

@@ -1,7 +1,12 @@
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
@@ -10,6 +15,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import { graphErrorOf, regainMinutes } from '../meta-graph.ts';
 import {
@@ -25,6 +32,7 @@ import {
   stringField,
   transportError,
 } from '../network-http.ts';
+import { InstagramComments } from './comments.ts';
 import { readInstagramMetrics } from './metrics.ts';
 import { INSTAGRAM_GRAPH_VERSION } from './oauth.ts';
 
@@ -74,6 +82,9 @@ export const missingPermissionError = (needs: Needs, said: string, status: numbe
  * the lists may lag behind a publish, so a block not found is resent only after the consistency
  * window (30 s).
  * Stories carry no caption: a lost story is found only in the process that sent it.
+ *
+ * The conversation under a post (issue 31: listing, finding, replying to, looking up and deleting
+ * replies) is in comments.ts; its calls need `instagram_business_manage_comments`.
  */
 
 export interface InstagramClientOptions {
@@ -212,6 +223,10 @@ export class InstagramClient implements NetworkClient {
   private readonly pollIntervalMs: number;
   /** Stories sent by this process, by account and block key, with the send time: stories have no caption to look up. */
   private readonly stories = new Map<string, number>();
+  /** The conversation under a post (see comments.ts): every call needs the comments permission. */
+  private readonly conversation = new InstagramComments((credentials, request) =>
+    this.call(credentials, { ...request, needs: COMMENTS }),
+  );
 
   constructor(options: InstagramClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://graph.instagram.com');
@@ -676,6 +691,27 @@ export class InstagramClient implements NetworkClient {
         return;
       throw error;
     }
+  }
+
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.conversation.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.conversation.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.conversation.reply(input);
+  }
+
+  /** Within `consistencyWindowSeconds` of the send, "not found" proves nothing (the replies edge may lag). */
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.conversation.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.conversation.deleteReply(input);
   }
 
   metrics(input: MetricsInput): Promise<MetricsReading> {
