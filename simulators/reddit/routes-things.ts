@@ -33,6 +33,20 @@ export const redditThingRoutes = (s: RedditState) => {
     }
     if (text.trim() === '') return jsonErrors([['NO_TEXT', 'we need something here', 'text']]);
     if ([...text].length > 10000) return jsonErrors([['TOO_LONG', 'this is too long (max: 10000)', 'text']]);
+    // The account's posting limit covers comments too (Reddit's "you are doing that too much").
+    if (Date.now() < s.postLimitEnd()) {
+      const seconds = (s.postLimitEnd() - Date.now()) / 1000;
+      return jsonErrors(
+        [
+          [
+            'RATELIMIT',
+            `you are doing that too much. try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`,
+            'ratelimit',
+          ],
+        ],
+        { ratelimit: seconds },
+      );
+    }
     const lost = ctx.screen(text, author);
     const linkId = parent.post ? parent.post.name : (parent.comment as SimRedditComment).linkId;
     const post = posts.get(linkId.slice(3));
