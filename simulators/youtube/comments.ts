@@ -13,7 +13,8 @@ import type { YouTubeState } from './state.ts';
  * - `GET /youtube/v3/commentThreads?part=snippet,replies&videoId=|id=&order=time&maxResults=&pageToken=`:
  *   newest thread first (`order=time`), at most `maxResults` (1-100, default 20) threads a page,
  *   each with at most 5 of its replies inline (`snippet.totalReplyCount` says how many there are);
- *   403 `commentsDisabled` when the video's comments are off (`POST /_sim/youtube/comments-disabled`),
+ *   403 `commentsDisabled` when the video's comments are off (`POST /_sim/youtube/comments-disabled`,
+ *   and every video made for kids),
  *   404 `videoNotFound`;
  * - `GET /youtube/v3/comments?part=snippet&parentId=|id=`: a thread's replies, oldest first, paged;
  *   or comments by id. Its snippets carry no `videoId`: which video a comment is under is read from
@@ -66,6 +67,12 @@ export const youtubeComments = (s: YouTubeState) => {
   const { videos, requireScope, channelOf } = s;
   const comments = new Map<string, SimYouTubeComment>();
   const disabled = new Set<string>();
+
+  /**
+   * Comments off: switched off for the video, or a video made for kids (YouTube turns comments off
+   * on those: https://support.google.com/youtube/answer/9383587).
+   */
+  const commentsOff = (videoId: string) => disabled.has(videoId) || videos.get(videoId)?.madeForKids === true;
 
   const shown = (c: SimYouTubeComment | undefined): c is SimYouTubeComment =>
     c !== undefined && c.state === 'visible' && videos.has(c.videoId);
@@ -184,7 +191,7 @@ export const youtubeComments = (s: YouTubeState) => {
               'videoNotFound',
               'The video identified by the <code><a href="/youtube/v3/docs/commentThreads/list#videoId">videoId</a></code> parameter could not be found.',
             );
-          if (disabled.has(videoId))
+          if (commentsOff(videoId))
             return googleError(
               403,
               'commentsDisabled',
@@ -288,7 +295,7 @@ export const youtubeComments = (s: YouTubeState) => {
             'operationNotSupported',
             'The API user is not able to insert a comment in reply to the comment identified by the parentId property: replies answer top-level comments only.',
           );
-        if (disabled.has(parent.videoId))
+        if (commentsOff(parent.videoId))
           return googleError(
             403,
             'forbidden',

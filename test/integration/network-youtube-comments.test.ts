@@ -22,25 +22,20 @@ let auth: NetworkAuth;
 let files: Awaited<ReturnType<typeof startFileServer>> | undefined;
 const stored = new Map<string, Buffer>();
 
-const publish = async (content: string, who: NetworkCredentials = credentials): Promise<RemoteBlock> => {
+const videoFile = async () => {
   const name = `${randomBytes(4).toString('hex')}.mp4`;
   const bytes = Buffer.concat([mediaFiles.mp4(64), randomBytes(2_000)]);
   stored.set(name, bytes);
-  return client.publish(
-    blockInput(who)(content, {
-      title: 'Comments video',
-      media: [
-        {
-          mediaId: `med_${name}`,
-          mimeType: 'video/mp4',
-          size: bytes.length,
-          altText: null,
-          url: `${files?.url}/${name}`,
-        },
-      ],
-    }),
-  );
+  return {
+    mediaId: `med_${name}`,
+    mimeType: 'video/mp4',
+    size: bytes.length,
+    altText: null,
+    url: `${files?.url}/${name}`,
+  };
 };
+const publish = async (content: string, who: NetworkCredentials = credentials): Promise<RemoteBlock> =>
+  client.publish(blockInput(who)(content, { title: 'Comments video', media: [await videoFile()] }));
 
 /** Someone else comments (on the video, or answering a comment) through the simulator's hook. */
 const comment = async (parentId: string, text: string, createdAt?: Date): Promise<string> => {
@@ -315,7 +310,7 @@ describe('YouTube comments against the simulator', () => {
     expect((await page(video, null, 100, null, full)).comments).toHaveLength(1);
   });
 
-  it('the rate limit and the spent daily quota are rateLimited; a video with comments off has none', async () => {
+  it('the rate limit and the spent daily quota are rateLimited; a video with comments off (or made for kids) has none', async () => {
     const video = await publish('Limits');
     await comment(video.remoteId, 'hi');
     sim.setRateLimited(30);
@@ -327,5 +322,16 @@ describe('YouTube comments against the simulator', () => {
     sim.setQuotaExceeded(false);
     sim.setCommentsDisabled(video.remoteId, true);
     expect(await page(video)).toEqual({ comments: [], nextCursor: null });
+    sim.setCommentsDisabled(video.remoteId, false);
+    expect((await page(video)).comments).toHaveLength(1);
+    // YouTube turns comments off on every video made for kids.
+    const kids = await client.publish(
+      blockInput(credentials)('For kids', {
+        title: 'Kids video',
+        options: { madeForKids: 'true' },
+        media: [await videoFile()],
+      }),
+    );
+    expect(await page(kids)).toEqual({ comments: [], nextCursor: null });
   });
 });
