@@ -11,8 +11,8 @@ import type { RedditState } from './state.ts';
  *   as a tree (each `t1`'s `replies` a Listing, or `""` when it has none), `sort=new` newest first
  *   at every level. At most `limit` comments come back (depth first); the rest of each level is one
  *   `kind: "more"` thing naming their ids in `children` (and, in `count`, how many comments they
- *   hold with their replies). Below `depth` levels a `more` with no children stands for "continue
- *   this thread".
+ *   hold with their replies). Below `depth` levels (default 10) a `more` with no children stands
+ *   for "continue this thread", which `?comment=<id36>` opens (that comment and its replies).
  * - `GET /api/morechildren?api_type=json&link_id=&children=&sort=`: the named comments (at most 100
  *   ids are read) with their replies, flat (`parent_id` links them), in
  *   `json.data.things`.
@@ -131,9 +131,29 @@ export const redditCommentRoutes = (s: RedditState) => {
       }
       return out;
     };
+    // `comment=<id36>`: the thread under one comment (where "continue this thread" leads).
+    const focusId = ctx.query.get('comment');
+    let tree: unknown[];
+    if (focusId) {
+      const focus = comments.get(focusId);
+      if (!focus || focus.linkId !== post.name || !listed(post, focus, sort)) {
+        tree = [];
+      } else {
+        budget -= 1;
+        const replies = level(focus.name, 1);
+        tree = [
+          {
+            kind: 't1',
+            data: { ...dataOf(post, focus, 0), replies: replies.length > 0 ? listing(replies) : '' },
+          },
+        ];
+      }
+    } else {
+      tree = level(post.name, 0);
+    }
     return {
       status: 200,
-      body: [listing([{ kind: 't3', data: postData(post) }]), listing(level(post.name, 0))],
+      body: [listing([{ kind: 't3', data: postData(post) }]), listing(tree)],
     };
   };
 

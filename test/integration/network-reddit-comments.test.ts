@@ -136,6 +136,27 @@ describe('Reddit comments against the simulator', () => {
     expect(new Set(all.map((c) => c.remoteId)).size).toBe(10);
   });
 
+  it('follows "continue this thread" below Reddit’s depth on a page of its own', async () => {
+    const post = await publish('Deep');
+    // A chain of 13 comments, each answering the one before: Reddit shows 10 levels.
+    let parent = post.remoteId;
+    const chain: string[] = [];
+    for (let i = 0; i < 13; i += 1) {
+      parent = await comment(parent, `level ${i}`);
+      chain.push(parent);
+    }
+    const first = await page(post);
+    expect(first.comments.map((c) => c.text)).toEqual(Array.from({ length: 10 }, (_, i) => `level ${i}`));
+    expect(first.nextCursor).toBe(`~${(chain[9] as string).slice(3)}`);
+    const second = await page(post, first.nextCursor);
+    expect(second.comments.map((c) => [c.text, c.parentRemoteId])).toEqual([
+      ['level 10', chain[9]],
+      ['level 11', chain[10]],
+      ['level 12', chain[11]],
+    ]);
+    expect(second.nextCursor).toBeNull();
+  });
+
   it('applies since in the client (Reddit filters by no date)', async () => {
     const post = await publish('Since');
     await comment(post.remoteId, 'old', new Date(Date.now() - 3_600_000));

@@ -19,8 +19,9 @@ import type { redditCall } from './http.ts';
  *   comment) as its parent. Reddit leaves out what does not fit the limit as `more` things naming
  *   the ids left; those ids are the cursor, and the next pages are
  *   `GET /api/morechildren?link_id=&children=` (flat, at most `limit` ids a call, Reddit reads 100).
- *   A `more` without ids ("continue this thread", below Reddit's depth) is not followed: such
- *   deep replies are not listed. Reddit filters by no date: `since` is applied here.
+ *   A `more` without ids ("continue this thread", below Reddit's depth of about 10 levels) is
+ *   followed on a page of its own with `/comments/{article}?comment=<id>`. Reddit filters by no
+ *   date: `since` is applied here.
  * - Deleted and removed comments come back as `[deleted]` / `[removed]` with author `[deleted]`:
  *   kept, with that text and no author (deleted ones only while replies hang under them).
  * - `likeCount` is Reddit's `score` (points: upvotes less downvotes, fuzzed, the author's own
@@ -79,12 +80,25 @@ const scoped = (scope: string, what: string) => (error: unknown) => {
   throw error;
 };
 
-/** A cursor is the ids `more` things named, comma-separated (Reddit's base-36 ids). */
+/**
+ * A cursor is what `more` things left to read, comma-separated: Reddit's base-36 comment ids, and
+ * `~<id>` for a "continue this thread" under that comment.
+ */
 const idsOfCursor = (cursor: string): string[] => {
   const ids = cursor.split(',').filter(Boolean);
-  if (ids.some((id) => !/^[0-9a-z]+$/.test(id)))
+  if (ids.some((id) => !/^~?[0-9a-z]+$/.test(id)))
     throw new NetworkError('permanent', 'This is not a Reddit comments cursor.');
   return ids;
+};
+
+/** What a `more` thing leaves to read: its ids, or (none named: "continue this thread") its parent. */
+const leftBy = (data: Thing): string[] => {
+  const ids = Array.isArray(data.children)
+    ? data.children.filter((id): id is string => typeof id === 'string')
+    : [];
+  if (ids.length > 0) return ids;
+  const parent = String(data.parent_id ?? '');
+  return parent.startsWith('t1_') ? [`~${parent.slice(3)}`] : [];
 };
 
 export class RedditComments {
@@ -116,25 +130,31 @@ export class RedditComments {
     const limit = Math.min(100, Math.max(1, input.limit));
     const out: RemoteComment[] = [];
     let next: string[] = [];
-    if (!input.cursor) {
+    const article = encodeURIComponent(input.block.remoteId.replace(/^t3_/, ''));
+    /** Every comment of a tree (skipping `skip`, already listed), and what its `more` things leave. */
+    const walk = (listing: unknown, skip?: string) => {
+      for (const { kind, data } of thingsOf(listing)) {
+        if (kind === 't1') {
+          if (data.name !== skip) out.push(this.toRemote(data));
+          if (data.replies && typeof data.replies === 'object') walk(data.replies);
+        } else if (kind === 'more') {
+          next.push(...leftBy(data));
+        }
+      }
+    };
+    const ids = input.cursor ? idsOfCursor(input.cursor) : [];
+    const head = ids[0];
+    if (!input.cursor || head?.startsWith('~')) {
+      // The first page, or a "continue this thread": the tree (under that comment).
       const answer = await this.call(input.credentials, {
         method: 'GET',
-        path: `/comments/${encodeURIComponent(input.block.remoteId.replace(/^t3_/, ''))}?sort=new&limit=${limit}&raw_json=1`,
+        path: `/comments/${article}?sort=new&limit=${limit}&raw_json=1${head ? `&comment=${head.slice(1)}` : ''}`,
       }).catch(read);
-      const walk = (listing: unknown) => {
-        for (const { kind, data } of thingsOf(listing)) {
-          if (kind === 't1') {
-            out.push(this.toRemote(data));
-            if (data.replies && typeof data.replies === 'object') walk(data.replies);
-          } else if (kind === 'more' && Array.isArray(data.children)) {
-            next.push(...data.children.filter((id): id is string => typeof id === 'string'));
-          }
-        }
-      };
-      walk((Array.isArray(answer.body) ? answer.body : [])[1]);
+      walk((Array.isArray(answer.body) ? answer.body : [])[1], head ? `t1_${head.slice(1)}` : undefined);
+      next.push(...ids.slice(1));
     } else {
-      const ids = idsOfCursor(input.cursor);
-      const asked = ids.slice(0, Math.min(MORE_CHILDREN_MAX, limit));
+      const plain = ids.findIndex((id) => id.startsWith('~'));
+      const asked = ids.slice(0, Math.min(MORE_CHILDREN_MAX, limit, plain === -1 ? ids.length : plain));
       const rest = ids.slice(asked.length);
       const answer = await this.call(input.credentials, {
         method: 'GET',
@@ -145,11 +165,11 @@ export class RedditComments {
       // replies come back with them), before the ids still waiting.
       const cut: string[] = [];
       const cutNames = new Set<string>();
+      const found: string[] = [];
       for (const { kind, data } of (Array.isArray(things) ? things : []).flatMap(asThing)) {
         const parent = String(data.parent_id ?? '');
         if (kind === 'more') {
-          if (!cutNames.has(parent) && Array.isArray(data.children))
-            rest.push(...data.children.filter((id): id is string => typeof id === 'string'));
+          if (!cutNames.has(parent)) found.push(...leftBy(data));
         } else if (kind === 't1') {
           if (out.length < limit && !cutNames.has(parent)) out.push(this.toRemote(data));
           else {
@@ -158,7 +178,7 @@ export class RedditComments {
           }
         }
       }
-      next = [...cut, ...rest];
+      next = [...cut, ...found, ...rest];
     }
     const since = input.since ? input.since.getTime() : null;
     return {
