@@ -71,6 +71,7 @@ const everything = async (block: RemoteBlock, limit: number) => {
   let pages = 0;
   do {
     const next = await page(block, cursor, limit);
+    expect(next.comments.length).toBeLessThanOrEqual(limit);
     all.push(...next.comments);
     cursor = next.nextCursor;
     pages += 1;
@@ -150,7 +151,7 @@ describe('YouTube comments against the simulator', () => {
     );
   });
 
-  it('pages threads newest first with YouTube’s pageToken, and reads every reply of a thread holding more than it shows', async () => {
+  it('pages threads newest first, at most limit comments a page (ending inside a thread), and reads every reply of a thread holding more than it shows', async () => {
     const video = await publish('Paging');
     const base = Date.now() - 60_000;
     const tops: string[] = [];
@@ -170,8 +171,10 @@ describe('YouTube comments against the simulator', () => {
       'top 3',
     ]);
     expect(first.nextCursor).toEqual(expect.any(String));
+    // Five top-level comments and eight replies, two a page: pages end inside top 0's thread.
     const { all, pages } = await everything(video, 2);
-    expect(pages).toBe(3);
+    expect(pages).toBe(7);
+    expect(all).toHaveLength(13);
     expect(all.filter((c) => c.parentRemoteId === video.remoteId).map((c) => c.text)).toEqual([
       'top 4',
       'top 3',

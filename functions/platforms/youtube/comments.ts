@@ -15,9 +15,10 @@ import type { HttpAnswer, HttpCall } from '../network-http.ts';
  * A YouTube video's comments through the Data API v3 (every call takes the `youtube.force-ssl`
  * scope, which Herald's consent asks for):
  * - `comments`: `commentThreads.list?part=snippet,replies&videoId=&order=time` (newest thread
- *   first, YouTube's `pageToken` as the cursor, `limit` threads a page), each top-level comment
- *   answering the video, then its replies: the up to 5 the thread carries, or all of them through
- *   `comments.list?parentId=` when `totalReplyCount` is larger. YouTube has two levels: every reply
+ *   first), each top-level comment answering the video, then its replies: the up to 5 the thread
+ *   carries, or all of them through `comments.list?parentId=` when `totalReplyCount` is larger.
+ *   A page holds at most `limit` comments: the cursor is YouTube's `pageToken` and how far into
+ *   that page of threads the previous page got (see `Position`). YouTube has two levels: every reply
  *   names its thread's top-level comment. Held-for-review and deleted comments are not listed.
  *   YouTube filters by no date: `since` is applied here. 403 `commentsDisabled` (the video's
  *   comments are off) is an empty conversation.
@@ -91,6 +92,32 @@ const nextOf = (answer: HttpAnswer): string | null => {
   return typeof token === 'string' && token !== '' ? token : null;
 };
 
+/**
+ * Where a page starts: YouTube's `pageToken` of a page of threads (null: the first), and how many
+ * comments of that page (flattened) earlier pages took. A page ends inside a thread when its
+ * replies do not fit, and the next one reads the same threads again from there.
+ */
+interface Position {
+  pageToken: string | null;
+  skip: number;
+}
+const cursorOf = (at: Position): string => Buffer.from(JSON.stringify(at)).toString('base64url');
+const positionOf = (cursor: string | null): Position => {
+  if (!cursor) return { pageToken: null, skip: 0 };
+  try {
+    const at = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Partial<Position>;
+    if (
+      (at.pageToken === null || typeof at.pageToken === 'string') &&
+      Number.isInteger(at.skip) &&
+      (at.skip as number) >= 0
+    )
+      return { pageToken: at.pageToken, skip: at.skip as number };
+  } catch {
+    // Refused below.
+  }
+  throw new NetworkError('permanent', 'This is not a YouTube comments cursor.');
+};
+
 /** The handle in `http://www.youtube.com/@handle`, without its `@`; null for other channel URLs. */
 export const handleOfChannelUrl = (url: string | undefined): string | null => {
   const match = url ? /\/@([^/?#]+)/.exec(url) : null;
@@ -149,11 +176,13 @@ export class YouTubeComments {
 
   async comments(input: CommentsInput): Promise<CommentsPage> {
     const videoId = input.block.remoteId;
+    const limit = Math.min(100, Math.max(1, input.limit));
+    const at = positionOf(input.cursor);
     let answer: HttpAnswer;
     try {
       answer = await this.get(
         input.credentials,
-        `/youtube/v3/commentThreads?part=snippet,replies&textFormat=plainText&order=time&maxResults=${Math.min(100, Math.max(1, input.limit))}&videoId=${encodeURIComponent(videoId)}${input.cursor ? `&pageToken=${encodeURIComponent(input.cursor)}` : ''}`,
+        `/youtube/v3/commentThreads?part=snippet,replies&textFormat=plainText&order=time&maxResults=${limit}&videoId=${encodeURIComponent(videoId)}${at.pageToken ? `&pageToken=${encodeURIComponent(at.pageToken)}` : ''}`,
       );
     } catch (error) {
       // The video's comments are turned off: nobody can comment, there is nothing to read.
@@ -165,22 +194,46 @@ export class YouTubeComments {
         return { comments: [], nextCursor: null };
       throw error;
     }
+    // This page of threads, flattened (each top-level comment, then its replies), from `at.skip`
+    // on, at most `limit` comments. A thread wholly before `skip` is counted, not read.
     const out: RemoteComment[] = [];
+    let position = 0;
+    let more = false;
     for (const thread of itemsOf<ThreadResource>(answer)) {
       const top = thread.snippet?.topLevelComment;
       if (!top?.id) continue;
-      out.push(this.toRemote(top, videoId, videoId));
       const inline = thread.replies?.comments ?? [];
-      const replies =
-        (thread.snippet?.totalReplyCount ?? 0) > inline.length
-          ? await this.replies(input.credentials, top.id)
-          : inline;
-      for (const reply of replies) out.push(this.toRemote(reply, videoId, top.id));
+      const total = thread.snippet?.totalReplyCount ?? 0;
+      if (position + 1 + Math.max(total, inline.length) <= at.skip) {
+        position += 1 + Math.max(total, inline.length);
+        continue;
+      }
+      const replies = total > inline.length ? await this.replies(input.credentials, top.id) : inline;
+      const items = [
+        this.toRemote(top, videoId, videoId),
+        ...replies.map((reply) => this.toRemote(reply, videoId, top.id as string)),
+      ];
+      for (const item of items) {
+        if (position >= at.skip) {
+          if (out.length === limit) {
+            more = true;
+            break;
+          }
+          out.push(item);
+        }
+        position += 1;
+      }
+      if (more) break;
     }
+    const following = nextOf(answer);
     const since = input.since?.getTime();
     return {
       comments: since === undefined ? out : out.filter((c) => Date.parse(c.createdAt) >= since),
-      nextCursor: nextOf(answer),
+      nextCursor: more
+        ? cursorOf({ pageToken: at.pageToken, skip: at.skip + out.length })
+        : following
+          ? cursorOf({ pageToken: following, skip: 0 })
+          : null,
     };
   }
 
