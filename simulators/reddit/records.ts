@@ -17,9 +17,15 @@ export interface SimRedditComment {
   name: string;
   author: string;
   linkId: string;
+  /** What it answers: the post (`t3_…`, = linkId) or a comment (`t1_…`). */
+  parentId: string;
   body: string;
   createdUtc: number;
   deleted: boolean;
+  /** Removed by the subreddit's moderators (the `hidden` comment state): listed as `[removed]`. */
+  removed: boolean;
+  /** Points (Reddit counts the author's own upvote: 1 at first). */
+  score: number;
 }
 
 export interface SimRedditPost {

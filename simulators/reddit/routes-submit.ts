@@ -121,6 +121,7 @@ export const redditSubmitRoutes = (s: RedditState) => {
     };
     if (kind === 'self') post.url = `https://www.reddit.com${permalinkOf(post)}`;
     posts.set(id, post);
+    for (const hook of s.onStored) hook(post);
     if (!switches.mediaFails || !isMedia) {
       ctx.record({ kind: 'post', id: post.name, parentId: null, rootId: null, text, account: author });
     }
@@ -249,6 +250,7 @@ export const redditSubmitRoutes = (s: RedditState) => {
       comments: [],
     };
     posts.set(id, post);
+    for (const hook of s.onStored) hook(post);
     ctx.record({ kind: 'post', id: post.name, parentId: null, rootId: null, text, account: author });
     return { status: 200, body: { json: { errors: [], data: { url: post.url, id: post.name } } }, lost };
   };

@@ -28,8 +28,25 @@ export const redditThingRoutes = (s: RedditState) => {
     if (!parent.post && !parent.comment) {
       return jsonErrors([['NO_THING_ID', 'that thing does not exist', 'parent']]);
     }
+    if (parent.comment?.removed) {
+      return jsonErrors([['DELETED_COMMENT', 'that comment has been deleted', 'parent']]);
+    }
     if (text.trim() === '') return jsonErrors([['NO_TEXT', 'we need something here', 'text']]);
     if ([...text].length > 10000) return jsonErrors([['TOO_LONG', 'this is too long (max: 10000)', 'text']]);
+    // The account's posting limit covers comments too (Reddit's "you are doing that too much").
+    if (Date.now() < s.postLimitEnd()) {
+      const seconds = (s.postLimitEnd() - Date.now()) / 1000;
+      return jsonErrors(
+        [
+          [
+            'RATELIMIT',
+            `you are doing that too much. try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`,
+            'ratelimit',
+          ],
+        ],
+        { ratelimit: seconds },
+      );
+    }
     const lost = ctx.screen(text, author);
     const linkId = parent.post ? parent.post.name : (parent.comment as SimRedditComment).linkId;
     const post = posts.get(linkId.slice(3));
@@ -39,14 +56,17 @@ export const redditThingRoutes = (s: RedditState) => {
       name: `t1_${id}`,
       author,
       linkId,
+      parentId: parent.post ? parent.post.name : (parent.comment as SimRedditComment).name,
       body: text,
       createdUtc: Date.now() / 1000,
       deleted: false,
+      removed: false,
+      score: 1,
     };
     comments.set(id, stored);
     post?.comments.push(stored);
     ctx.record({
-      kind: 'comment',
+      kind: parent.comment ? 'reply' : 'comment',
       id: stored.name,
       parentId: params.thing_id ?? null,
       rootId: linkId,
@@ -140,21 +160,6 @@ export const redditThingRoutes = (s: RedditState) => {
     return { status: 200, body: listing(children) };
   };
 
-  const article = (ctx: SimContext): SimResponse => {
-    const post = posts.get(ctx.params.article ?? '');
-    if (!post || !visible(post)) return redditError(404);
-    const sort = ctx.query.get('sort') ?? 'confidence';
-    const live = post.comments.filter((c) => !c.deleted);
-    const ordered = sort === 'new' ? [...live].sort((a, b) => b.createdUtc - a.createdUtc) : live;
-    return {
-      status: 200,
-      body: [
-        listing([{ kind: 't3', data: postData(post) }]),
-        listing(ordered.map((c) => ({ kind: 't1', data: commentData(c, post) }))),
-      ],
-    };
-  };
-
   const info = (ctx: SimContext): SimResponse => {
     const ids = (ctx.query.get('id') ?? '').split(',').filter(Boolean);
     const children = ids.flatMap((fullname): { kind: string; data: Record<string, unknown> }[] => {
@@ -182,8 +187,13 @@ export const redditThingRoutes = (s: RedditState) => {
       }
       if (thing.comment) {
         const post = posts.get(thing.comment.linkId.slice(3));
+        // A comment the moderators removed keeps its place, without its author or text.
+        const removed = thing.comment.removed ? { author: '[deleted]', body: '[removed]' } : {};
         return [
-          { kind: 't1', data: { ...commentData(thing.comment, post), score: likes, ups: likes, downs: 0 } },
+          {
+            kind: 't1',
+            data: { ...commentData(thing.comment, post), score: likes, ups: likes, downs: 0, ...removed },
+          },
         ];
       }
       return [];
@@ -191,5 +201,5 @@ export const redditThingRoutes = (s: RedditState) => {
     return { status: 200, body: listing(children) };
   };
 
-  return { comment, editUserText, del, submitted, article, info };
+  return { comment, editUserText, del, submitted, info };
 };

@@ -1,5 +1,7 @@
+import { seedComments, simCommentRoutes } from '../framework/comments.ts';
 import { objectOf, type SimRoute, startSimulator } from '../framework/framework.ts';
 import { redditErrors } from './errors.ts';
+import { redditCommentRoutes } from './routes-comments.ts';
 import { redditMediaRoutes } from './routes-media.ts';
 import { redditSubmitRoutes } from './routes-submit.ts';
 import { redditThingRoutes } from './routes-things.ts';
@@ -34,7 +36,10 @@ export type { RedditSimSwitches, RedditSimulator, RedditSimulatorOptions } from 
  *   and comments only: anything else answers `NOT_AUTHOR`... as Reddit refuses it),
  *   `POST /api/del {id}` (200 `{}` whatever the id).
  * - `GET /user/{name}/submitted`, `GET /comments/{article}?sort=new`, `GET /api/info?id=` as
- *   Reddit listings, `created_utc` in seconds; `/api/info` carries score, ups, upvote_ratio and
+ *   Reddit listings; comments as Reddit trees them (`/comments/{article}` with `more` things,
+ *   `/api/morechildren`, `/user/{name}/comments`, `[deleted]`/`[removed]`; routes-comments.ts) and
+ *   the common `/_sim/comments` hooks (a post whose title or text holds `sim:comments` gets three);
+ *   `created_utc` in seconds; `/api/info` carries score, ups, upvote_ratio and
  *   num_comments (grown from the first read: each real second is a simulated hour).
  * Every authenticated answer carries `x-ratelimit-used`, `x-ratelimit-remaining` and
  * `x-ratelimit-reset` (seconds); a spent window is 429 `{ message: 'Too Many Requests', error: 429 }`.
@@ -69,7 +74,9 @@ export const startRedditSimulator = async (
     clearPostLimit,
   } = s;
   const { submit, submitGallery } = redditSubmitRoutes(s);
-  const { comment, editUserText, del, submitted, article, info } = redditThingRoutes(s);
+  const { comment, editUserText, del, submitted, info } = redditThingRoutes(s);
+  const { store, article, moreChildren, userComments } = redditCommentRoutes(s);
+  s.onStored.push((post) => seedComments(store, post.name, `${post.title}\n${post.sentText}`, new Date()));
   const { mediaAsset, s3Upload, flairs } = redditMediaRoutes(s);
   const routes: SimRoute[] = [
     { method: 'POST', path: '/api/submit', handler: api('submit', submit) },
@@ -81,6 +88,9 @@ export const startRedditSimulator = async (
     { method: 'GET', path: '/user/:name/submitted', handler: api('history', submitted) },
     { method: 'GET', path: '/comments/:article', handler: api('read', article) },
     { method: 'GET', path: '/api/info', handler: api('read', info) },
+    { method: 'GET', path: '/api/morechildren', handler: api('read', moreChildren) },
+    { method: 'GET', path: '/user/:name/comments', handler: api('history', userComments) },
+    ...simCommentRoutes(store),
     { method: 'GET', path: '/r/:sr/api/link_flair_v2', handler: api('flair', flairs) },
     {
       method: 'POST',

@@ -142,8 +142,11 @@ export const redditState = async (options: RedditSimulatorOptions) => {
     author: comment.author,
     body: comment.body,
     link_id: comment.linkId,
-    parent_id: comment.linkId,
+    parent_id: comment.parentId,
     created_utc: comment.createdUtc,
+    score: comment.score,
+    ups: comment.score,
+    score_hidden: false,
     permalink: post ? `${permalinkOf(post)}${comment.id}/` : `/comments/${comment.id}/`,
   });
 
@@ -153,6 +156,8 @@ export const redditState = async (options: RedditSimulatorOptions) => {
   });
 
   const firstRead = new Map<string, number>();
+  /** Called with each post once stored (the comment seeds hook in here). */
+  const onStored: ((post: SimRedditPost) => void)[] = [];
   /** When the account's posting limit ends (0: not limited). */
   const postLimitEnd = () => postLimitedUntil;
   /** A reset lifts the posting limit. */
@@ -179,6 +184,7 @@ export const redditState = async (options: RedditSimulatorOptions) => {
     commentData,
     listing,
     firstRead,
+    onStored,
     postLimitEnd,
     clearPostLimit,
   };

@@ -65,4 +65,6 @@ export type YouTubeSimulator = Simulator & {
   setAudited(audited: boolean): void;
   /** Moves the simulator's clock forward (the refresh tokens' idle limit reads it). */
   advanceClock(seconds: number): void;
+  /** Turns a video's comments off (commentThreads.list answers 403 `commentsDisabled`) or on. */
+  setCommentsDisabled(videoId: string, disabled: boolean): void;
 };

@@ -29,6 +29,11 @@ export const YOUTUBE_METHOD_SCOPES = {
     'youtubepartner-channel-audit',
   ],
   'playlistItems.list': ['youtube', 'youtube.force-ssl', 'youtube.readonly', 'youtubepartner'],
+  // Comments take `youtube.force-ssl` alone (the discovery document lists no other scope for them).
+  'commentThreads.list': ['youtube.force-ssl'],
+  'comments.list': ['youtube.force-ssl'],
+  'comments.insert': ['youtube.force-ssl'],
+  'comments.delete': ['youtube.force-ssl'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type YouTubeMethod = keyof typeof YOUTUBE_METHOD_SCOPES;

@@ -1,5 +1,7 @@
+import { seedComments, simCommentRoutes } from '../framework/comments.ts';
 import { objectOf, startSimulator } from '../framework/framework.ts';
 import { requestSpecFor } from '../framework/spec-validation.ts';
+import { youtubeComments } from './comments.ts';
 import { googleError, youtubeErrors } from './errors.ts';
 import type { YouTubeSimulator, YouTubeSimulatorOptions } from './records.ts';
 import { youtubeChannelRoutes } from './routes-channels.ts';
@@ -26,6 +28,9 @@ export type { SimYouTubeVideo, YouTubeSimulator, YouTubeSimulatorOptions } from 
  *   the file; a second track with the same language and name is 409 `captionExists`).
  * - `GET /youtube/v3/channels?part=contentDetails&mine=true` and `GET /youtube/v3/playlistItems`
  *   (the uploads playlist, newest first).
+ * - Comments (comments.ts): `GET /youtube/v3/commentThreads`, `GET|POST|DELETE /youtube/v3/comments`,
+ *   the common `/_sim/comments` hooks (a video whose description holds `sim:comments` gets three),
+ *   and `POST /_sim/youtube/comments-disabled { videoId, disabled }`.
  * - Errors in Google's shape `{ error: { code, message, errors: [{ message, domain, reason }] } }`:
  *   401 `authError` for a missing, expired or revoked token (Google does not tell them apart),
  *   403 `quotaExceeded` while the daily quota is spent (`setQuotaExceeded`), 403
@@ -53,6 +58,8 @@ export const startYouTubeSimulator = async (
 ): Promise<YouTubeSimulator> => {
   const s = youtubeState(options);
   const { videos, live, oauth, audit, settle, uploads } = s;
+  const comments = youtubeComments(s);
+  s.onStored.push((video) => seedComments(comments.store, video.id, video.description, new Date()));
   const sim = await startSimulator({
     name: 'YouTube',
     errors: youtubeErrors,
@@ -60,6 +67,7 @@ export const startYouTubeSimulator = async (
     oauth,
     onReset: () => {
       videos.clear();
+      comments.reset();
       uploads.reset();
       audit.reset();
       live.quotaExceeded = false;
@@ -69,6 +77,8 @@ export const startYouTubeSimulator = async (
       ...youtubeVideoRoutes(s),
       ...youtubeMediaRoutes(s),
       ...youtubeChannelRoutes(s),
+      ...comments.routes,
+      ...simCommentRoutes(comments.store),
       {
         method: 'GET',
         path: '/_sim/youtube/videos',
@@ -172,5 +182,6 @@ export const startYouTubeSimulator = async (
     advanceClock: (seconds: number) => {
       live.clockOffsetMs += seconds * 1000;
     },
+    setCommentsDisabled: comments.setCommentsDisabled,
   });
 };

@@ -179,6 +179,9 @@ export const youtubeState = (options: YouTubeSimulatorOptions) => {
     };
   };
 
+  /** Called with each video once stored (the comment seeds hook in here). */
+  const onStored: ((video: SimYouTubeVideo) => void)[] = [];
+
   const complete = (session: UploadSession, sha256: string) => {
     const meta = metadataOf(session.resource, false);
     const id = videoIdOf();
@@ -207,6 +210,7 @@ export const youtubeState = (options: YouTubeSimulatorOptions) => {
     };
     live.nextOutcome = null;
     videos.set(id, video);
+    for (const hook of onStored) hook(video);
     live.record?.({
       kind: 'post',
       id,
@@ -244,6 +248,7 @@ export const youtubeState = (options: YouTubeSimulatorOptions) => {
     resourceOf,
     metadataOf,
     complete,
+    onStored,
     uploads,
     ownVideo,
   };

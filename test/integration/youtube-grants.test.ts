@@ -99,6 +99,24 @@ beforeEach(() => {
   sim.setAudited(false);
 });
 
+/** Someone else's comment under the video (the simulator's comment hook). */
+const someonesComment = async (videoId: string) =>
+  (
+    (await (
+      await fetch(`${sim.url}/_sim/comments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ parentId: videoId, text: 'Nice video' }),
+      })
+    ).json()) as { id: string }
+  ).id;
+const reply = (headers: Record<string, string>, parentId: string) =>
+  fetch(`${sim.url}/youtube/v3/comments?part=snippet`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ snippet: { parentId, textOriginal: 'Thanks' } }),
+  });
+
 describe('scopes on every YouTube data route', () => {
   /** Each data call Herald makes, with a video of the grant where it needs one. */
   const calls = (token: string, videoId: string) => {
@@ -137,6 +155,21 @@ describe('scopes on every YouTube data route', () => {
         fetch(`${sim.url}/youtube/v3/playlistItems?part=snippet&playlistId=UUx`, { headers: bearer }),
       'videos.delete': () =>
         fetch(`${sim.url}/youtube/v3/videos?id=${videoId}`, { method: 'DELETE', headers: bearer }),
+      'commentThreads.list': () =>
+        fetch(`${sim.url}/youtube/v3/commentThreads?part=snippet,replies&videoId=${videoId}`, {
+          headers: bearer,
+        }),
+      'comments.list': async () =>
+        fetch(`${sim.url}/youtube/v3/comments?part=snippet&parentId=${await someonesComment(videoId)}`, {
+          headers: bearer,
+        }),
+      'comments.insert': async () => reply(json, await someonesComment(videoId)),
+      'comments.delete': async () => {
+        // The grant's own reply where it may make one (a comment is deleted by its author only).
+        const made = await reply(json, await someonesComment(videoId));
+        const id = made.ok ? ((await made.json()) as { id: string }).id : 'UgzMissing';
+        return fetch(`${sim.url}/youtube/v3/comments?id=${id}`, { method: 'DELETE', headers: bearer });
+      },
     } satisfies Record<keyof typeof YOUTUBE_METHOD_SCOPES, () => Promise<Response>>;
   };
 

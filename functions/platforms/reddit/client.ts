@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MetricsInput,
   type MetricsReading,
   type NetworkClient,
@@ -10,6 +15,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import type { OutboundPolicy } from '../../ports/outbound.ts';
 import { STRICT_OUTBOUND } from '../guarded-http.ts';
@@ -21,6 +28,7 @@ import {
   stringField,
   TransportError,
 } from '../network-http.ts';
+import { RedditComments } from './comments.ts';
 import { type RedditConnection, redditCall, redditUserAgentOf } from './http.ts';
 import { blankPoster, storedFile, uploadRedditMedia } from './media-upload.ts';
 import { readRedditMetrics } from './metrics.ts';
@@ -57,6 +65,7 @@ import { readRedditMetrics } from './metrics.ts';
  *
  * Edits: the text of text posts and comments (`POST /api/editusertext`); Reddit lets no title, and
  * no media post's body, be edited: those are refused clearly. Deletes: `POST /api/del`.
+ * Comments (reading them, replying, deleting replies) are in comments.ts.
  */
 
 export interface RedditClientOptions {
@@ -180,6 +189,10 @@ export class RedditClient implements NetworkClient {
   private readonly outbound: OutboundPolicy;
   /** Account names by a hash of the access token (`/api/v1/me`), so lookups cost one call per token. */
   private readonly names = new Map<string, string>();
+  private readonly commentsApi = new RedditComments(
+    (credentials, request, alsoFine) => this.call(credentials, request, alsoFine),
+    (credentials) => this.nameOf(credentials),
+  );
 
   constructor(options: RedditClientOptions = {}) {
     this.connection = {
@@ -592,5 +605,26 @@ export class RedditClient implements NetworkClient {
 
   metrics(input: MetricsInput): Promise<MetricsReading> {
     return readRedditMetrics(this.connection, input);
+  }
+
+  /** The post's comments and Herald's replies to them: see comments.ts. */
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.commentsApi.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.commentsApi.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.commentsApi.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.commentsApi.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.commentsApi.deleteReply(input);
   }
 }

@@ -1,8 +1,13 @@
 import { WARNING_META_PREFIX } from '../../domain/post.ts';
 import {
+  type CommentInput,
+  type CommentsInput,
+  type CommentsPage,
   type DeleteBlockInput,
+  type DeleteReplyInput,
   type EditBlockInput,
   type LookupBlockInput,
+  type LookupReplyInput,
   type MediaForNetwork,
   type MetricsInput,
   type MetricsReading,
@@ -11,6 +16,8 @@ import {
   NetworkError,
   type PublishBlockInput,
   type RemoteBlock,
+  type RemoteComment,
+  type ReplyInput,
 } from '../../ports/network-client.ts';
 import { mediaBytes, streamUpload } from '../media-stream.ts';
 import {
@@ -24,6 +31,7 @@ import {
   serverError,
   transportError,
 } from '../network-http.ts';
+import { YouTubeComments } from './comments.ts';
 import { readYouTubeMetrics } from './metrics.ts';
 import {
   continueLater,
@@ -60,6 +68,7 @@ import {
  * Edits read the video first and send the whole snippet back (YouTube's `videos.update` replaces
  * it); deletes are `videos.delete`. `lookup` asks the saved session (a completed session answers
  * with its video), else searches the channel's uploads playlist for the description since the send.
+ * Comments (reading them, replying, deleting replies) are in comments.ts.
  */
 
 export interface YouTubeClientOptions {
@@ -247,6 +256,9 @@ export class YouTubeClient implements NetworkClient {
   private readonly pollMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly commentsApi = new YouTubeComments((credentials, request) =>
+    this.call(credentials, request),
+  );
 
   constructor(options: YouTubeClientOptions = {}) {
     this.baseUrl = baseUrlOf(options.baseUrl ?? 'https://www.googleapis.com');
@@ -699,5 +711,26 @@ export class YouTubeClient implements NetworkClient {
 
   async metrics(input: MetricsInput): Promise<MetricsReading> {
     return readYouTubeMetrics((request) => this.call(input.credentials, request), input.block.remoteId);
+  }
+
+  /** The video's comments and Herald's replies to them: see comments.ts. */
+  comments(input: CommentsInput): Promise<CommentsPage> {
+    return this.commentsApi.comments(input);
+  }
+
+  findComment(input: CommentInput): Promise<RemoteComment | null> {
+    return this.commentsApi.findComment(input);
+  }
+
+  reply(input: ReplyInput): Promise<RemoteComment> {
+    return this.commentsApi.reply(input);
+  }
+
+  lookupReply(input: LookupReplyInput): Promise<RemoteComment | null> {
+    return this.commentsApi.lookupReply(input);
+  }
+
+  deleteReply(input: DeleteReplyInput): Promise<void> {
+    return this.commentsApi.deleteReply(input);
   }
 }

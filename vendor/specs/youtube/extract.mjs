@@ -21,6 +21,10 @@ export const METHODS = [
   'captions.insert',
   'channels.list',
   'playlistItems.list',
+  'commentThreads.list',
+  'comments.list',
+  'comments.insert',
+  'comments.delete',
 ];
 
 const input = process.argv[2];
