@@ -65,9 +65,20 @@ interface Comment {
 const SEEDED = ['Congratulations on the launch!', 'Where can I read more about this?', 'Agreed, great news.'];
 
 /** The networks whose clients answer comments (the others are covered by their reason). */
-const NETWORKS: PlatformId[] = ['x', 'bluesky', 'linkedin_page'];
+const NETWORKS: PlatformId[] = [
+  'x',
+  'bluesky',
+  'linkedin_page',
+  'instagram',
+  'facebook',
+  'youtube',
+  'reddit',
+];
 
-describe('comments on live posts', () => {
+/** The three ways an answer is lost after the network stored the reply, spread over the networks. */
+const LOST = ['sim:timeout', 'sim:reset', 'sim:bad-gateway'] as const;
+
+describe.concurrent('comments on live posts', () => {
   it.each(NETWORKS)(
     '%s: lists comments, answers one exactly once, and deletes the answer',
     async (platform) => {
@@ -130,7 +141,7 @@ describe('comments on live posts', () => {
       );
 
       // The answer is lost after the network stored the reply: looked up, never sent again.
-      const lost = `Lost ${marker} sim:timeout`;
+      const lost = `Lost ${marker} ${LOST[NETWORKS.indexOf(platform) % LOST.length]}`;
       const settled = await waitFor(
         async () => {
           const res = await send(lost, `${marker}-2`);
@@ -141,6 +152,10 @@ describe('comments on live posts', () => {
       );
       expect(settled.status, settled.text).toBe(201);
       expect(sentWith(`Lost ${marker}`)).toHaveLength(1);
+      // A refusal posts nothing and says why.
+      const refused = await send(`Refused ${marker} sim:fail`, `${marker}-3`);
+      expect([refused.status, refused.body.error?.code]).toEqual([422, 'reply_refused']);
+      expect(sentWith(`Refused ${marker}`)).toHaveLength(0);
 
       const deleted = await rt.api(`${path}/${answer.body.id}`, { method: 'DELETE', key: ws.key });
       expect(deleted.status, deleted.text).toBe(200);
