@@ -36,11 +36,13 @@ describe('stack size', () => {
     }
   });
 
-  it('adds 4 resources per route with grants another function has, and fits 12 more routes under the ceiling', () => {
+  // The headroom left for routes before the stateless stack must be split (docs/operating-on-aws.md,
+  // "Stack size"): 12 routes until the comment routes of issue 31 took 3 of them and a role.
+  it('adds 4 resources per route with grants another function has, and fits 10 more routes under the ceiling', () => {
     const baseline = resourceCount(Template.fromStack(built.stateless));
     // Routes like the management API's: new modules, each with grants some route already lists.
     const grantSets = manifest.routes.map((route) => route.grants);
-    const extra: RouteDef[] = Array.from({ length: 12 }, (_, i) => ({
+    const extra: RouteDef[] = Array.from({ length: 10 }, (_, i) => ({
       method: 'GET',
       path: `/v1/manage/things${i}`,
       entry: `functions/http/manage/thing-${i}.ts`,
