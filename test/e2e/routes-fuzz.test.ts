@@ -522,6 +522,15 @@ const jsonBodies: Record<string, () => fc.Arbitrary<unknown>> = {
         anyJson,
       ),
     }),
+  'POST /v1/posts/{id}/comments/{commentId}/replies': () =>
+    fc.record(
+      {
+        channelId: channelId(),
+        content: fc.oneof(text, anyJson),
+        mediaIds: fc.oneof(fc.array(fc.oneof(fc.constantFrom(...ids.med), text), { maxLength: 5 }), anyJson),
+      },
+      { requiredKeys: [] },
+    ),
   'POST /v1/media/uploads': () =>
     fc.record(
       {
