@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
 import type { PlatformId } from '../../functions/domain/platforms/types.ts';
 import { freshWorkspace } from '../support/accounts.ts';
 import { FAULT_ENV } from '../support/fault-matrix.ts';
@@ -156,6 +157,19 @@ describe.concurrent('comments on live posts', () => {
       const refused = await send(`Refused ${marker} sim:fail`, `${marker}-3`);
       expect([refused.status, refused.body.error?.code]).toEqual([422, 'reply_refused']);
       expect(sentWith(`Refused ${marker}`)).toHaveLength(0);
+
+      // Where the network's replies take images (X, Bluesky, a LinkedIn Page), one goes with the text.
+      if ((getPlatform(platform)?.limits.commentReplies?.maxMedia ?? 0) > 0) {
+        const image = await uploadMedia(rt, ws.key, mediaFiles.png(2_000), 'r.png', 'image/png');
+        const res = await rt.api(path, {
+          method: 'POST',
+          key: ws.key,
+          body: { channelId: ws.channels[platform], content: `Image ${marker}`, mediaIds: [image.id] },
+        });
+        expect(res.status, res.text).toBe(201);
+        expect(res.body.mediaIds).toEqual([image.id]);
+        expect(sentWith(`Image ${marker}`)).toHaveLength(1);
+      }
 
       const deleted = await rt.api(`${path}/${answer.body.id}`, { method: 'DELETE', key: ws.key });
       expect(deleted.status, deleted.text).toBe(200);
