@@ -26,8 +26,10 @@ export interface ReplyRecord {
   state: ReplyState;
   /** Attempts started; each one's claim is conditional on the previous count. */
   attempt: number;
-  /** When the first attempt went out: a lookup counts the consistency window from there. */
+  /** When the first attempt went out: a lookup searches from there. */
   firstSentAt: string | null;
+  /** When the latest attempt went out: a resend waits the network's window and the in-flight grace from there. */
+  lastSentAt?: string | null;
   /** While `sending`: after this time the attempt's holder is presumed dead. */
   leaseUntil: string | null;
   /** The reply as the network stored it (state `sent` and `deleted`). */

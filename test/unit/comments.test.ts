@@ -3,7 +3,12 @@ import type { AuthContext } from '../../functions/core/auth/api-keys.ts';
 import { announceNewComments } from '../../functions/core/comments/announce.ts';
 import { deleteReply } from '../../functions/core/comments/delete-reply.ts';
 import { listComments } from '../../functions/core/comments/list-comments.ts';
-import { REPLY_LEASE_SECONDS, type ReplyDeps, replyToComment } from '../../functions/core/comments/reply.ts';
+import {
+  IN_FLIGHT_GRACE_SECONDS,
+  REPLY_LEASE_SECONDS,
+  type ReplyDeps,
+  replyToComment,
+} from '../../functions/core/comments/reply.ts';
 import { commentIdOf, remoteCommentId } from '../../functions/domain/comments.ts';
 import { ApiError } from '../../functions/domain/errors.ts';
 import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
@@ -193,6 +198,28 @@ describe('replies: never sent twice', () => {
     expect((await send()).status).toBe(201);
     expect(network.replyCalls).toBe(2);
     expect(network.lookups).toBe(2);
+  });
+
+  it('where the network shows what it stored at once, still waits out the in-flight grace before a resend', async () => {
+    // Window 0, and the answer lost without the reply stored (yet): the request may still land.
+    network.reply = (async () => {
+      network.replyCalls++;
+      throw lost();
+    }) as CommentsNetwork['reply'];
+    expect(await codeOf(send())).toEqual({
+      code: 'service_unavailable',
+      retryAfter: String(IN_FLIGHT_GRACE_SECONDS),
+    });
+    clock.advance(IN_FLIGHT_GRACE_SECONDS - 1);
+    expect((await codeOf(send())).code).toBe('service_unavailable');
+    expect(network.replyCalls).toBe(1);
+    // The grace over, the resend is lost too: the next grace counts from it, not from the first send.
+    clock.advance(2);
+    expect((await codeOf(send())).code).toBe('service_unavailable');
+    expect(network.replyCalls).toBe(2);
+    clock.advance(IN_FLIGHT_GRACE_SECONDS - 1);
+    expect((await codeOf(send())).code).toBe('service_unavailable');
+    expect(network.replyCalls).toBe(2);
   });
 
   it('finds a lost reply stored within the window without sending it again', async () => {

@@ -30,6 +30,13 @@ export type ReplyDeps = CommentsDeps & {
 /** How long an attempt holds a reply: past it, its holder is presumed dead and the reply is looked up. */
 export const REPLY_LEASE_SECONDS = 60;
 
+/**
+ * How long after a send whose answer was lost the network may still store it (a request it is
+ * still processing after we stopped waiting): however soon the network shows what it stored, a
+ * lookup that finds nothing leads to a resend only once this has passed too.
+ */
+export const IN_FLIGHT_GRACE_SECONDS = 30;
+
 type Call = <T>(call: (credentials: NetworkCredentials) => Promise<T>) => Promise<T>;
 
 interface Target {
@@ -229,6 +236,7 @@ export const replyToComment = async (
       state: 'sending',
       attempt: 1,
       firstSentAt: now.toISOString(),
+      lastSentAt: now.toISOString(),
       leaseUntil: new Date(now.getTime() + REPLY_LEASE_SECONDS * 1000).toISOString(),
       reply: null,
       error: null,
@@ -267,6 +275,7 @@ const resume = async (
     ...from,
     state: 'sending',
     attempt: from.attempt + 1,
+    lastSentAt: now.toISOString(),
     leaseUntil: new Date(now.getTime() + REPLY_LEASE_SECONDS * 1000).toISOString(),
     updatedAt: now.toISOString(),
   });
@@ -289,8 +298,7 @@ const resume = async (
     await deps.replies.updateReply(sent, current);
     return { status: 201, body: replyView(sent) };
   }
-  const since = Date.parse(current.firstSentAt ?? current.createdAt);
-  const windowEnds = since + client.consistencyWindowSeconds * 1000;
+  const windowEnds = resendAfter(client, current);
   if (!client.lookupReply || now.getTime() < windowEnds) {
     throw unconfirmed(Math.max(1, Math.ceil((windowEnds - now.getTime()) / 1000)));
   }
@@ -298,6 +306,11 @@ const resume = async (
   if (!(await deps.replies.updateReply(next, current))) throw unconfirmed(1);
   return send(next);
 };
+
+/** When a lookup that finds nothing may lead to a resend: the network's window and the in-flight grace after the latest send. */
+const resendAfter = (client: NetworkClient, record: ReplyRecord): number =>
+  Date.parse(record.lastSentAt ?? record.firstSentAt ?? record.createdAt) +
+  Math.max(client.consistencyWindowSeconds, IN_FLIGHT_GRACE_SECONDS) * 1000;
 
 const lookup = async (at: Target, client: NetworkClient, call: Call, record: ReplyRecord) => {
   if (!client.lookupReply) return null;
@@ -380,7 +393,7 @@ const settleFailure = async (
       await deps.replies.updateReply(sent, unknown);
       return { status: 201, body: replyView(sent) };
     }
-    throw unconfirmed(Math.max(1, client.consistencyWindowSeconds));
+    throw unconfirmed(Math.max(1, Math.ceil((resendAfter(client, unknown) - Date.parse(now)) / 1000)));
   }
   const failed: ReplyRecord = {
     ...record,

@@ -36,6 +36,7 @@ const replySchema: z.ZodType<ReplyRecord> = z.looseObject({
   state: z.enum(['sending', 'unknown', 'sent', 'failed', 'deleted']),
   attempt: z.number().int(),
   firstSentAt: z.string().nullable(),
+  lastSentAt: z.string().nullable().optional(),
   leaseUntil: z.string().nullable(),
   reply: remoteComment.nullable(),
   error: z.string().nullable(),
