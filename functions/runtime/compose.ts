@@ -17,7 +17,7 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createDocumentClient, type TableRef } from '../adapters/aws/dynamo/client.ts';
 import { DynamoRateLimiter } from '../adapters/aws/dynamo/rate-limits.ts';
-import type { PublishingSettings } from '../core/publishing/engine.ts';
+import { inFlightGraceFor, type PublishingSettings } from '../core/publishing/engine.ts';
 import type { AppCredentials } from '../ports/app-credentials.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { MediaRecord } from '../ports/media.ts';
@@ -271,6 +271,7 @@ export const base: Part<BaseDeps> = part({
       leaseSeconds: env.publishLeaseSeconds,
       retryBaseSeconds: env.publishRetryBaseSeconds,
       rateLimitProbeSeconds: env.publishRateLimitProbeSeconds,
+      inFlightGraceSeconds: inFlightGraceFor(env.networkTimeoutMs),
       scheduleLeadSeconds: env.scheduleLeadSeconds,
       postSweepAfterSeconds: env.postSweepAfterSeconds,
     };

@@ -1,7 +1,8 @@
 /**
  * The claim protocol of one block: claim it, send it, and settle the claim by the answer. A block
  * whose earlier send may have gone through (its worker died, or the answer was lost) is looked up,
- * never sent again blindly, until the network's consistency window has passed.
+ * never sent again blindly, until the network's consistency window and the in-flight grace (a
+ * request that timed out on our side may still land) have passed since its latest send.
  */
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../domain/key-mode.ts';
@@ -219,10 +220,10 @@ export class BlockSender {
 
   /**
    * Looks up a block whose send may have gone through (`held` is this worker's claim). Found: it is
-   * recorded. Not found within the network's consistency window after the latest send (or after
-   * the network called a resend a duplicate): looked up again later, on a growing schedule through
-   * the queue's delay. Not found after the window: it was not stored, so the channel counts a
-   * failed attempt and the block may be sent again.
+   * recorded. Not found within the network's consistency window or the in-flight grace after the
+   * latest send (or after the network called a resend a duplicate): looked up again later, on a
+   * growing schedule through the queue's delay. Not found after both: it was not stored, so the
+   * channel counts a failed attempt and the block may be sent again.
    */
   private async check(block: BlockContext, held: BlockClaim): Promise<BlockStep> {
     const { deps } = this;
@@ -273,12 +274,16 @@ export class BlockSender {
       return failUnknown(error instanceof NetworkError ? error.message : undefined);
     }
     if (found) return this.sent(block, noting(held, blockEvents.found(at(), found)), found);
-    const windowEnd = consistencyWindowEnd(held, client.consistencyWindowSeconds);
+    const windowEnd = consistencyWindowEnd(
+      held,
+      client.consistencyWindowSeconds,
+      deps.settings.inFlightGraceSeconds,
+    );
     if (held.duplicate || deps.clock.now().getTime() < windowEnd) {
       return this.lookAgain(block, held, 1, { windowEnd });
     }
-    // Not on the network after its consistency window: the send did not go through, and sending
-    // again cannot make a duplicate. It counts as one failed attempt of the channel.
+    // Not on the network after its consistency window and the grace: the send did not go through,
+    // and sending again cannot make a duplicate. It counts as one failed attempt of the channel.
     await deps.claims.settle(noting(held, blockEvents.notPublished(at())), 'not_sent');
     return stop(
       await this.waits.transientFailure(

@@ -61,10 +61,22 @@ export interface PublishingSettings {
    * at most 15×); default 60 s.
    */
   rateLimitProbeSeconds?: number;
+  /**
+   * How long after a block's latest send a request whose answer was lost may still land on the
+   * network (it timed out on our side, or is still being processed): a lookup that finds nothing
+   * leads to a resend only once both this and the network's consistency window have passed.
+   * Twice the network request timeout (`inFlightGraceFor`): 20 s with the default 10 s.
+   */
+  inFlightGraceSeconds: number;
 }
+
+/** The in-flight grace for clients whose requests time out after `networkTimeoutMs`: twice that, in whole seconds. */
+export const inFlightGraceFor = (networkTimeoutMs: number): number =>
+  Math.ceil((2 * networkTimeoutMs) / 1000);
 
 export const DEFAULT_PUBLISHING_SETTINGS: PublishingSettings = {
   maxTransientAttempts: 5,
   leaseSeconds: 60,
   retryBaseSeconds: 2,
+  inFlightGraceSeconds: inFlightGraceFor(10_000),
 };

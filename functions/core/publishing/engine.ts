@@ -7,6 +7,7 @@ export {
   type EngineChannels,
   type EnginePosts,
   type EngineTags,
+  inFlightGraceFor,
   type PublishingDeps,
   type PublishingSettings,
 } from './deps.ts';

@@ -32,9 +32,16 @@ export const attemptsExhausted = (attempts: number, maxAttempts: number): boolea
 export const lookupSince = (claim: BlockClaim): Date =>
   new Date(Date.parse(claim.firstSentAt ?? claim.since) - LOOKUP_SLACK_MS);
 
-/** When the network's consistency window after the claim's latest send ends (epoch ms). */
-export const consistencyWindowEnd = (claim: BlockClaim, windowSeconds: number): number =>
-  Date.parse(claim.lastSentAt ?? claim.since) + windowSeconds * 1000;
+/**
+ * When a lookup that finds nothing may first lead to a resend (epoch ms): once both the network's
+ * consistency window and the in-flight grace (a lost request may still land) have passed since
+ * the claim's latest send.
+ */
+export const consistencyWindowEnd = (
+  claim: BlockClaim,
+  windowSeconds: number,
+  graceSeconds: number,
+): number => Date.parse(claim.lastSentAt ?? claim.since) + Math.max(windowSeconds, graceSeconds) * 1000;
 
 /**
  * The next lookup of a block after `checks` that found nothing: `null` when the lookups are spent

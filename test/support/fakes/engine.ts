@@ -51,7 +51,14 @@ export const engineOnFakes = (settings: Partial<PublishingSettings> = {}) => {
     networks: (platform) => network(platform),
     tokens: () => tokens,
     mediaUrl: async (record) => `https://files.example/${record.objectKey}`,
-    settings: { maxTransientAttempts: 3, leaseSeconds: 60, retryBaseSeconds: 2, ...settings },
+    // No in-flight grace unless a test sets one: a lookup's window is the network's alone.
+    settings: {
+      maxTransientAttempts: 3,
+      leaseSeconds: 60,
+      retryBaseSeconds: 2,
+      inFlightGraceSeconds: 0,
+      ...settings,
+    },
     onChannelLive: async (post, channelId) => {
       live.push({ postId: post.postId, channelId });
     },

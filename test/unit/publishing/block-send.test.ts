@@ -16,16 +16,19 @@ type StoredClaim = Omit<BlockClaim, 'postId' | 'channelId' | 'block' | 'leaseUnt
  */
 const setup = ({
   windowSeconds = 0,
+  graceSeconds = 0,
   lookup = true,
   blocks = ['hello'],
   stored,
 }: {
   windowSeconds?: number;
+  /** The engine's in-flight grace after a send (none by default: the window alone). */
+  graceSeconds?: number;
   lookup?: boolean;
   blocks?: string[];
   stored?: StoredClaim;
 } = {}) => {
-  const f = engineOnFakes();
+  const f = engineOnFakes({ inFlightGraceSeconds: graceSeconds });
   const network = f.network('x', { consistencyWindowSeconds: windowSeconds, lookup });
   const job = seed(f, publishingPost([postChannel('ch_x', 'x', blocks)]));
   if (stored)
@@ -239,6 +242,49 @@ describe('a lost answer', () => {
     await f.engine.handle(job);
     // Doubling would wait 8 s; the window ends in 4.
     expect(f.queue.delays()).toEqual([2, 4, 4]);
+  });
+
+  it('not found at once, on a network with no window, is not resent before the in-flight grace', async () => {
+    const { f, network, job, claim } = setup({ windowSeconds: 0, graceSeconds: 6 });
+    network.answer({ kind: 'lost', stored: false });
+    await f.engine.handle(job);
+    expect(network.lookupCalls).toHaveLength(1);
+    expect(claim()).toMatchObject({ state: 'checking', checks: 1, nextCheckAt: later(2) });
+    f.clock.advance(2);
+    await f.engine.handle(job);
+    // Doubling would wait 4 s, as the grace's end does: the lookup that decides.
+    expect(claim()).toMatchObject({ state: 'checking', checks: 2, nextCheckAt: later(6) });
+    expect(network.publishCalls).toHaveLength(1);
+    // The request that timed out on our side lands now, after two lookups found nothing.
+    network.stored.set('post_1.ch_x.0', {
+      remote: { remoteId: 'x-late', remoteUrl: 'https://x.example/x-late', meta: {} },
+      input: network.publishCalls[0]!,
+    });
+    f.clock.advance(4);
+    await f.engine.handle(job);
+    expect(network.lookupCalls).toHaveLength(3);
+    expect(network.publishCalls).toHaveLength(1);
+    expect(claim()?.state).toBe('sent');
+    expect(f.posts.peek('post_1')?.channels[0]?.blocks[0]?.remoteId).toBe('x-late');
+    expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it('not found once the in-flight grace has passed counts an attempt, and the block is sent again', async () => {
+    const { f, network, job, claim } = setup({ windowSeconds: 0, graceSeconds: 6 });
+    network.answer({ kind: 'lost', stored: false });
+    await f.engine.handle(job);
+    f.clock.advance(2);
+    await f.engine.handle(job);
+    f.clock.advance(4);
+    await f.engine.handle(job);
+    expect(network.lookupCalls).toHaveLength(3);
+    expect(claim()?.state).toBe('not_sent');
+    expect(f.posts.peek('post_1')?.channels[0]).toMatchObject({ attempts: 1 });
+    expect(f.queue.delays()).toEqual([2, 4, 2]);
+    f.clock.advance(2);
+    await f.engine.handle(job);
+    expect(network.publishCalls).toHaveLength(2);
+    expect(claim()?.state).toBe('sent');
   });
 
   it('on a network without lookups fails the channel as unknown, and is never sent again', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inFlightGraceFor } from '../../../functions/core/publishing/deps.ts';
 import {
   attemptsExhausted,
   checkDelaySeconds,
@@ -54,8 +55,22 @@ describe('lookups of a block whose answer was lost', () => {
   });
 
   it('count the consistency window from the latest send', () => {
-    expect(consistencyWindowEnd(claim({ lastSentAt: '2026-06-01T12:00:10.000Z' }), 30)).toBe(now + 40_000);
-    expect(consistencyWindowEnd(claim({}), 5)).toBe(now + 5_000);
+    expect(consistencyWindowEnd(claim({ lastSentAt: '2026-06-01T12:00:10.000Z' }), 30, 0)).toBe(now + 40_000);
+    expect(consistencyWindowEnd(claim({}), 5, 0)).toBe(now + 5_000);
+  });
+
+  it('may lead to a resend only once both the window and the in-flight grace have passed', () => {
+    const sent = claim({ lastSentAt: '2026-06-01T12:00:10.000Z' });
+    expect(consistencyWindowEnd(sent, 0, 20)).toBe(now + 30_000);
+    expect(consistencyWindowEnd(sent, 30, 20)).toBe(now + 40_000);
+    expect(consistencyWindowEnd(sent, 5, 6)).toBe(now + 16_000);
+  });
+
+  it('give a lost request twice the network timeout to land', () => {
+    expect(inFlightGraceFor(10_000)).toBe(20);
+    expect(inFlightGraceFor(3_000)).toBe(6);
+    expect(inFlightGraceFor(2_500)).toBe(5);
+    expect(inFlightGraceFor(1_200)).toBe(3);
   });
 
   it('come on a doubling schedule, capped', () => {
