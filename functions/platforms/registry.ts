@@ -126,15 +126,12 @@ const lazyClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     });
     return loading;
   };
-  const lookup = async (input: Parameters<NonNullable<NetworkClient['lookup']>>[0]) => {
+  /** One of the real client's optional methods, bound to it; an error if the client has none. */
+  const method = async <K extends OptionalMethod>(name: K): Promise<NonNullable<NetworkClient[K]>> => {
     const client = await real();
-    if (!client.lookup) throw new Error(`The ${platform} client has no lookup`);
-    return client.lookup(input);
-  };
-  const metrics = async (input: Parameters<NonNullable<NetworkClient['metrics']>>[0]) => {
-    const client = await real();
-    if (!client.metrics) throw new Error(`The ${platform} client reads no metrics`);
-    return client.metrics(input);
+    const found = client[name];
+    if (!found) throw new Error(`The ${platform} client has no ${name}`);
+    return found.bind(client) as NonNullable<NetworkClient[K]>;
   };
   const client: NetworkClient = {
     platform,
@@ -142,34 +139,24 @@ const lazyClient = (platform: PlatformId, config: NetworkConfig): NetworkClient 
     publish: async (input) => (await real()).publish(input),
     edit: async (input) => (await real()).edit(input),
     delete: async (input) => (await real()).delete(input),
-    lookup,
-    metrics,
+    lookup: async (input) => (await method('lookup'))(input),
+    metrics: async (input) => (await method('metrics'))(input),
   };
   return getPlatform(platform)?.limits.commentsReadable
-    ? { ...client, ...commentMethods(platform, real) }
+    ? {
+        ...client,
+        comments: async (input) => (await method('comments'))(input),
+        findComment: async (input) => (await method('findComment'))(input),
+        reply: async (input) => (await method('reply'))(input),
+        lookupReply: async (input) => (await method('lookupReply'))(input),
+        deleteReply: async (input) => (await method('deleteReply'))(input),
+      }
     : client;
-};
-
-/** The comment methods of a network whose comments can be read (a test checks its client has them all). */
-const commentMethods = (platform: PlatformId, real: () => Promise<NetworkClient>) => {
-  const method = async <K extends CommentMethod>(name: K): Promise<NonNullable<NetworkClient[K]>> => {
-    const client = await real();
-    const found = client[name];
-    if (!found) throw new Error(`The ${platform} client has no ${name}`);
-    return found.bind(client) as NonNullable<NetworkClient[K]>;
-  };
-  return {
-    comments: async (input) => (await method('comments'))(input),
-    findComment: async (input) => (await method('findComment'))(input),
-    reply: async (input) => (await method('reply'))(input),
-    lookupReply: async (input) => (await method('lookupReply'))(input),
-    deleteReply: async (input) => (await method('deleteReply'))(input),
-  } satisfies Pick<NetworkClient, CommentMethod>;
 };
 
 /** What a network whose comments can be read offers besides publishing. */
 export const COMMENT_METHODS = ['comments', 'findComment', 'reply', 'lookupReply', 'deleteReply'] as const;
-type CommentMethod = (typeof COMMENT_METHODS)[number];
+type OptionalMethod = 'lookup' | 'metrics' | (typeof COMMENT_METHODS)[number];
 
 /** Picks the client per network and key mode: test keys always get the sandbox, which calls no network. */
 export const networkClients = (config: NetworkConfig) => {

@@ -8,7 +8,7 @@ import type { AuthContext } from '../auth/api-keys.ts';
 import { findPost } from '../posts/post-context.ts';
 import { credentialsFor } from '../publishing/revise-retract.ts';
 import { type CommentsDeps, liveBlocksOf } from './list-comments.ts';
-import { replyView } from './reply.ts';
+import { replyFailure, replyView } from './reply.ts';
 import type { ReplyView } from './schema.ts';
 
 /**
@@ -53,16 +53,11 @@ export const deleteReply = async (
     await call((credentials) => remove({ credentials, block: blocks[0] as (typeof blocks)[number], reply }));
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    if (error.kind === 'reconnect') throw new ApiError('channel_disconnected', error.message, 'channelId');
-    if (error.kind === 'permanent')
-      throw new ApiError('reply_refused', `The network refused to delete the reply: ${error.message}`);
-    const wait = Math.ceil(error.details.retryAfterSeconds ?? 5);
-    throw new ApiError(
-      error.details.rateLimited ? 'rate_limited' : 'service_unavailable',
-      `The network did not delete the reply now (${error.message}); retry after ${wait} seconds.`,
-      undefined,
-      { 'Retry-After': String(wait) },
-    );
+    throw replyFailure(error, {
+      refused: 'The network refused to delete the reply',
+      later: (wait) =>
+        `The network did not delete the reply now (${error.message}); retry after ${wait} seconds.`,
+    });
   }
   const deleted: ReplyRecord = { ...record, state: 'deleted', updatedAt: deps.clock.now().toISOString() };
   await deps.replies.updateReply(deleted, record);

@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, parsePageLimit } from '../../shared/paginat
 import type { AuthContext } from '../auth/api-keys.ts';
 import { parseInstant } from '../posts/instant.ts';
 import { findPost } from '../posts/post-context.ts';
-import { credentialsFor, type ManageDeps } from '../publishing/revise-retract.ts';
+import { CHANNEL_GONE, credentialsFor, liveBlock, type ManageDeps } from '../publishing/revise-retract.ts';
 import type { ChannelComments, CommentView, PostComments } from './schema.ts';
 
 export type CommentsDeps = Pick<ManageDeps, 'posts' | 'channels' | 'networks' | 'tokens' | 'clock'> & {
@@ -31,7 +31,7 @@ export const liveBlocksOf = (channel: PostChannel): RemoteBlock[] | null => {
   const blocks: RemoteBlock[] = [];
   for (const block of channel.blocks) {
     if (!block.remoteId) break;
-    blocks.push({ remoteId: block.remoteId, remoteUrl: block.remoteUrl ?? '', meta: block.remoteMeta ?? {} });
+    blocks.push(liveBlock(block));
   }
   return blocks.length > 0 ? blocks : null;
 };
@@ -147,8 +147,11 @@ const channelComments = async (
   if (!read) return { ...base, status: 'unsupported', reason: unsupportedReason(channel.platform) };
   const withCredentials = await credentialsFor(deps, post, channel);
   if (typeof withCredentials === 'string') {
-    const gone = withCredentials.startsWith('The channel is no longer connected');
-    return { ...base, status: gone ? 'disconnected' : 'needs_reconnect', reason: withCredentials };
+    return {
+      ...base,
+      status: withCredentials === CHANNEL_GONE ? 'disconnected' : 'needs_reconnect',
+      reason: withCredentials,
+    };
   }
   try {
     const ageSeconds = Math.max(0, Math.floor((deps.clock.now().getTime() - Date.parse(liveAt)) / 1000));

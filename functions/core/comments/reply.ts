@@ -403,14 +403,31 @@ const settleFailure = async (
     updatedAt: now,
   };
   await deps.replies.updateReply(failed, record);
-  if (error.kind === 'reconnect') throw new ApiError('channel_disconnected', error.message, 'channelId');
-  if (error.kind === 'permanent')
-    throw new ApiError('reply_refused', `${at.platform.name} refused the reply: ${error.message}`);
+  throw replyFailure(error, {
+    refused: `${at.platform.name} refused the reply`,
+    later: (wait) =>
+      `${at.platform.name} did not take the reply now (${error.message}); nothing was posted. Retry after ${wait} seconds.`,
+  });
+};
+
+/**
+ * A network's answer to a reply or its deletion, as the client gets it: reconnect is
+ * `channel_disconnected`, a refusal `reply_refused` (`refused`: what was refused), anything else
+ * `rate_limited` or `service_unavailable` with the network's wait (5 s when it named none).
+ */
+export const replyFailure = (
+  error: NetworkError,
+  say: { refused: string; later: (waitSeconds: number) => string },
+): ApiError => {
+  if (error.kind === 'reconnect') return new ApiError('channel_disconnected', error.message, 'channelId');
+  if (error.kind === 'permanent') return new ApiError('reply_refused', `${say.refused}: ${error.message}`);
   const wait = Math.ceil(error.details.retryAfterSeconds ?? 5);
-  throw new ApiError(
+  return new ApiError(
     error.details.rateLimited ? 'rate_limited' : 'service_unavailable',
-    `${at.platform.name} did not take the reply now (${error.message}); nothing was posted. Retry after ${wait} seconds.`,
+    say.later(wait),
     undefined,
-    { 'Retry-After': String(wait) },
+    {
+      'Retry-After': String(wait),
+    },
   );
 };

@@ -4,7 +4,7 @@ import type { PostChannel, PostRecord } from '../../domain/post.ts';
 import { type TimelineEvent, withEvents } from '../../domain/timeline.ts';
 import type { ChannelStore } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { type NetworkCredentials, NetworkError } from '../../ports/network-client.ts';
+import { type NetworkCredentials, NetworkError, type RemoteBlock } from '../../ports/network-client.ts';
 import type { PostStore } from '../../ports/posts.ts';
 import type { TokenCipher } from '../../ports/token-cipher.ts';
 import type { AuthContext } from '../auth/api-keys.ts';
@@ -17,7 +17,7 @@ import type { PublishingDeps } from './deps.ts';
 import { finalStatus } from './post-mutation.ts';
 
 /** A stored block as the network clients address it (its remote id, link and network metadata). */
-const liveBlock = (block: PostChannel['blocks'][number]) => ({
+export const liveBlock = (block: PostChannel['blocks'][number]): RemoteBlock => ({
   remoteId: block.remoteId as string,
   remoteUrl: block.remoteUrl ?? '',
   meta: block.remoteMeta ?? {},
@@ -38,6 +38,9 @@ interface ChannelResult {
 
 const isLive = (post: PostRecord) => post.status === 'published' || post.status === 'partially_published';
 
+/** Why `credentialsFor` cannot act: the channel left the workspace. */
+export const CHANNEL_GONE = 'The channel is no longer connected to this workspace.';
+
 /**
  * The channel's credentials (refreshed by the token service when they expire) and a way to call
  * the network with them, or why it cannot act now. A call answered "token expired" is refreshed
@@ -49,7 +52,7 @@ export const credentialsFor = async (
   channel: PostChannel,
 ) => {
   const record = await deps.channels.getChannel(post.workspaceId, channel.channelId);
-  if (!record) return 'The channel is no longer connected to this workspace.';
+  if (!record) return CHANNEL_GONE;
   if (record.connection === 'needs_reconnect') return 'The channel must be reconnected first.';
   if (post.mode === 'test') {
     const sandbox = { accessToken: 'sandbox', remoteAccountId: record.remoteAccountId };
