@@ -3,6 +3,7 @@ import { freshWorkspace } from '../support/accounts.ts';
 import { eventsOfPost } from '../support/outbox.ts';
 import { waitForPost } from '../support/publishing.ts';
 import { sharedTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -69,17 +70,13 @@ describe('comment.received', () => {
       body: { channelId: ws.channels.bluesky, content: 'Thank you all' },
     });
     expect(reply.status, reply.text).toBe(201);
-    const sim = rt.simulators.byPlatform.get('bluesky')?.url as string;
-    const added = await fetch(`${sim}/_sim/comments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        parentId: root,
-        text: 'A late question',
+    await simCommentHooks(() => rt.simulators.byPlatform.get('bluesky')?.url as string).add(
+      root,
+      'A late question',
+      {
         author: { name: 'Late', handle: 'late-one' },
-      }),
-    });
-    expect(added.status).toBe(201);
+      },
+    );
     const readingsNow = async () => {
       const res = await rt.api(`/v1/posts/${postId}/metrics`, { key: ws.key });
       return res.body.channels[0].counts.readings as number;

@@ -16,6 +16,7 @@ import {
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 
 /**
  * Issue 31: the Bluesky client's comments against the Bluesky simulator: the thread from
@@ -44,22 +45,12 @@ afterAll(async () => {
 });
 beforeEach(() => sim.reset());
 
-const post = (path: string, body: unknown) =>
-  fetch(`${sim.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-
 /** Someone else replies (the common `/_sim/comments` hook): the new reply's at-uri. */
-const comment = async (parentId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const response = await post('/_sim/comments', { parentId, text, ...extra });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-};
+const hooks = simCommentHooks(() => sim.url);
+const comment = hooks.add;
 
 const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') =>
-  expect((await post('/_sim/comments/state', { id, state })).status).toBe(204);
+  expect((await hooks.setState(id, state)).status).toBe(204);
 
 const listInput = (block: RemoteBlock, overrides: Partial<CommentsInput> = {}): CommentsInput => ({
   credentials,

@@ -7,6 +7,7 @@ import type { NetworkCredentials, RemoteBlock, RemoteComment } from '../../funct
 import { type FacebookSimulator, startFacebookSimulator } from '../../simulators/facebook/simulator.ts';
 import { SIM_DEFAULT_REDIRECT_URI } from '../../simulators/framework/oauth.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 
 /**
  * Issue 31: the Facebook client's comments half against the Facebook simulator: a post's whole
@@ -32,19 +33,10 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 
 const post = (text: string, who: NetworkCredentials = credentials) => client.publish(blockInput(who)(text));
-const simPost = (path: string, body: unknown) =>
-  fetch(`${sim.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-const someone = async (parentId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const res = await simPost('/_sim/comments', { parentId, text, ...extra });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-};
+const hooks = simCommentHooks(() => sim.url);
+const someone = hooks.add;
 const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') =>
-  expect((await simPost('/_sim/comments/state', { id, state })).status).toBe(204);
+  expect((await hooks.setState(id, state)).status).toBe(204);
 
 const listAll = async (block: RemoteBlock, limit: number, since: Date | null = null, who = credentials) => {
   const all: RemoteComment[] = [];

@@ -18,6 +18,7 @@ import { startInstagramSimulator } from '../../simulators/instagram/simulator.ts
 import { startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -63,13 +64,10 @@ const simPost = async (path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 /** Someone else comments (on the post or a comment), through the simulator's hook. */
-const someone = async (parentId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const res = await simPost('/_sim/comments', { parentId, text, ...extra });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-};
+const hooks = simCommentHooks(() => sim.url);
+const someone = hooks.add;
 const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') =>
-  expect((await simPost('/_sim/comments/state', { id, state })).status).toBe(204);
+  expect((await hooks.setState(id, state)).status).toBe(204);
 const switches = async (body: Record<string, unknown>) =>
   expect((await simPost('/_sim/instagram/switches', body)).status).toBe(204);
 

@@ -19,6 +19,7 @@ import type { Simulator } from '../../simulators/framework/framework.ts';
 import { startLinkedInSimulator } from '../../simulators/linkedin/simulator.ts';
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 
 /**
  * The LinkedIn page client's comments (issue 31) against the LinkedIn simulator: the conversation
@@ -54,21 +55,9 @@ beforeEach(() => {
 });
 
 /** Someone else comments (`/_sim/comments`): on the post (its URN) or on a comment (its URN). */
-const comment = async (parentId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const response = await fetch(`${sim.url}/_sim/comments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ parentId, text, ...extra }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-};
-const setState = (id: string, state: 'visible' | 'hidden' | 'deleted') =>
-  fetch(`${sim.url}/_sim/comments/state`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, state }),
-  });
+const hooks = simCommentHooks(() => sim.url);
+const comment = hooks.add;
+const setState = hooks.setState;
 
 const conversation = (
   post: RemoteBlock,

@@ -5,6 +5,7 @@ import { REDDIT_SCOPES } from '../../functions/platforms/reddit/oauth.ts';
 import type { NetworkCredentials, RemoteBlock, RemoteComment } from '../../functions/ports/network-client.ts';
 import { type RedditSimulator, startRedditSimulator } from '../../simulators/reddit/simulator.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 import { simOAuthToken } from '../support/sim-oauth-token.ts';
 
 /** The Reddit client's comment half against the simulator (issue 31). */
@@ -18,28 +19,14 @@ const publish = (content: string, who: NetworkCredentials = credentials): Promis
   client.publish(blockInput(who)(content, { title: 'A title', options: { subreddit: 'heraldtest' } }));
 
 /** Someone else comments (on the post's `t3_`, or answering a comment's `t1_`) through the simulator's hook. */
-const comment = async (parentId: string, text: string, createdAt?: Date, handle = 'ada_reader') => {
-  const res = await fetch(`${sim.url}/_sim/comments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      parentId,
-      text,
-      author: { handle },
-      ...(createdAt ? { createdAt: createdAt.toISOString() } : {}),
-    }),
+const hooks = simCommentHooks(() => sim.url);
+const comment = (parentId: string, text: string, createdAt?: Date, handle = 'ada_reader') =>
+  hooks.add(parentId, text, {
+    author: { handle },
+    ...(createdAt ? { createdAt: createdAt.toISOString() } : {}),
   });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-};
-const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') => {
-  const res = await fetch(`${sim.url}/_sim/comments/state`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, state }),
-  });
-  expect(res.status).toBe(204);
-};
+const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') =>
+  expect((await hooks.setState(id, state)).status).toBe(204);
 
 const page = (
   block: RemoteBlock,

@@ -10,6 +10,7 @@ import { startYouTubeSimulator, type YouTubeSimulator } from '../../simulators/y
 import { servedFrom, startFileServer } from '../support/file-server.ts';
 import { mediaFiles } from '../support/media-files.ts';
 import { blockInput, failureOf } from '../support/network.ts';
+import { simCommentHooks } from '../support/sim-comments.ts';
 
 /** The YouTube client's comment half against the simulator (issue 31). */
 
@@ -38,23 +39,11 @@ const publish = async (content: string, who: NetworkCredentials = credentials): 
   client.publish(blockInput(who)(content, { title: 'Comments video', media: [await videoFile()] }));
 
 /** Someone else comments (on the video, or answering a comment) through the simulator's hook. */
-const comment = async (parentId: string, text: string, createdAt?: Date): Promise<string> => {
-  const res = await fetch(`${sim.url}/_sim/comments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ parentId, text, ...(createdAt ? { createdAt: createdAt.toISOString() } : {}) }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-};
-const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') => {
-  const res = await fetch(`${sim.url}/_sim/comments/state`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, state }),
-  });
-  expect(res.status).toBe(204);
-};
+const hooks = simCommentHooks(() => sim.url);
+const comment = (parentId: string, text: string, createdAt?: Date): Promise<string> =>
+  hooks.add(parentId, text, createdAt ? { createdAt: createdAt.toISOString() } : {});
+const setState = async (id: string, state: 'visible' | 'hidden' | 'deleted') =>
+  expect((await hooks.setState(id, state)).status).toBe(204);
 
 const page = (
   block: RemoteBlock,
