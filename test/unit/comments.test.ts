@@ -15,6 +15,7 @@ import { getPlatform } from '../../functions/domain/platforms/catalog.ts';
 import { PLATFORM_IDS, type PlatformId } from '../../functions/domain/platforms/types.ts';
 import type { PostRecord } from '../../functions/domain/post.ts';
 import { SandboxNetworkClient } from '../../functions/platforms/sandbox/client.ts';
+import type { ReplyRecord } from '../../functions/ports/comments.ts';
 import {
   type CommentsInput,
   type CommentsPage,
@@ -423,5 +424,58 @@ describe('comment.received', () => {
     });
     expect(queue.sent).toEqual(events.map((e) => e.id));
     expect(await announceNewComments(announceDeps, client, { ...post, mode: 'test' }, channel, call)).toBe(0);
+  });
+
+  it("never announces a reply of Herald's whose answer is not in yet, however the reading and the send interleave", async () => {
+    const queue = { sendEvent: async () => {} };
+    const announceDeps = { clock, replies, queue: () => queue as never };
+    const call = <T>(run: (c: { accessToken: string; remoteAccountId: string }) => Promise<T>) =>
+      run({ accessToken: 't', remoteAccountId: 'me' });
+    const channel = post.channels[0] as PostRecord['channels'][number];
+    const client = network as unknown as NetworkClient;
+    // The network stores the reply, and its answer is held back until `release`.
+    let release = () => {};
+    const answerHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let landed = () => {};
+    const onNetwork = new Promise<void>((resolve) => {
+      landed = resolve;
+    });
+    const reply = network.reply.bind(network);
+    network.reply = (async (input: ReplyInput) => {
+      const made = await reply(input);
+      landed();
+      await answerHeld;
+      return made;
+    }) as CommentsNetwork['reply'];
+    // The reading starts first; the reply is claimed and lands on the network while it reads.
+    const read = network.comments.bind(network);
+    let sending: Promise<unknown> | null = null;
+    network.comments = async (input: CommentsInput) => {
+      if (!sending) {
+        sending = send('Our  answer ');
+        await onNetwork;
+      }
+      return read(input);
+    };
+    expect(await announceNewComments(announceDeps, client, post, channel, call)).toBe(2);
+    release();
+    await sending;
+    expect(await announceNewComments(announceDeps, client, post, channel, call)).toBe(0);
+    // A comment someone makes while a reply is out is held back for that reading, then announced.
+    network.conversation.push(comment('c9', ROOT, 'new one', clock.now().toISOString()));
+    network.reply = reply;
+    network.comments = read;
+    await send('Another answer', 'seed-2');
+    // Its answer lost for good: the record stays unknown, the reply on the network.
+    expect([...replies.records.values()].map((r) => r.state).sort()).toEqual(['sent', 'sent']);
+    const record = [...replies.records.values()].find((r) => r.content === 'Another answer') as ReplyRecord;
+    replies.records.set(`${POST_ID}#${record.replyId}`, { ...record, state: 'unknown', reply: null });
+    expect(await announceNewComments(announceDeps, client, post, channel, call)).toBe(0);
+    clock.advance(15 * 60);
+    // Past the hold, what arrived meanwhile is announced; the lost reply's own text still is not.
+    expect(await announceNewComments(announceDeps, client, post, channel, call)).toBe(1);
+    expect([...replies.announced.values()].map((e) => e.data.comment?.remoteId)).toEqual(['c1', 'c2', 'c9']);
   });
 });
