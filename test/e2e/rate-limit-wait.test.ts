@@ -7,6 +7,7 @@ import {
   startRound,
 } from '../../functions/core/publishing/engine.ts';
 import { channelWaiting } from '../../functions/domain/post-view.ts';
+import { classifyLinkedInFailure } from '../../functions/platforms/linkedin/client.ts';
 import { type NetworkClient, NetworkError } from '../../functions/ports/network-client.ts';
 import type { PublishJob } from '../../functions/ports/publishing.ts';
 import type { BlueskySimulator } from '../../simulators/bluesky/simulator.ts';
@@ -257,7 +258,26 @@ describe('a rate-limited channel waits for the reset without spending attempts',
   });
 
   it("LinkedIn's bare 429 (a short throttle or the daily limit): tries again after 1, 2, 4, 8, then 15 minutes, shown on GET; published on the first try after the throttle", async () => {
-    const h = harness();
+    // The client dates LinkedIn's daily reset by the wall clock; the engine here runs on a clock the
+    // test moves (up to half an hour ahead). So the client's answer is dated as the client would
+    // date it at the engine's time (its own classification of a bare 429), or near midnight UTC
+    // the two clocks would disagree about which day's reset comes next.
+    const h: ReturnType<typeof harness> = harness((client) => {
+      const atEngineTime: NetworkClient = Object.create(client);
+      atEngineTime.publish = (input) =>
+        client.publish(input).catch((error: unknown) => {
+          if (!(error instanceof NetworkError) || error.details.resetBySeconds === undefined) throw error;
+          const bare429 = classifyLinkedInFailure(
+            { type: 'answer', status: 429, headers: {}, body: null },
+            new Date(h.now()),
+          );
+          throw new NetworkError(error.kind, error.message, {
+            ...error.details,
+            resetBySeconds: bare429.details.resetBySeconds,
+          });
+        });
+      return atEngineTime;
+    });
     const content = `linkedin throttle ${Date.now()}`;
     const { ws, postId } = await draft('linkedin', content);
     await mutatePost(h.deps, postId, (post) => ({ next: startRound(post, new Date(h.now())) }));
