@@ -17,8 +17,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { claimFromItem } from '../functions/adapters/aws/dynamo/claims.ts';
+import { createDocumentClient, queryByPrefix } from '../functions/adapters/aws/dynamo/client.ts';
+import { keys } from '../functions/adapters/aws/dynamo/keys.ts';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local.ts';
-import type { SeedFile } from '../functions/adapters/local/runtime.ts';
+import { RUNTIME_INFO_FILE, type RuntimeInfo, type SeedFile } from '../functions/adapters/local/runtime.ts';
 import { type NetworkSimulators, startNetworkSimulators } from '../functions/adapters/local/simulators.ts';
 import { makeCertificates, type ReceivedDelivery, startReceiver } from '../test/support/https-receiver.ts';
 import {
@@ -38,6 +41,7 @@ import {
   planDrill,
   type RoundOneSnapshot,
 } from './drill-checks.ts';
+import { describeOpenPost, publishJobsByPost, type QueuedJob, type ViewedChannel } from './drill-stuck.ts';
 import { percentile } from './lib.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -524,6 +528,9 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       for (const window of plan.rateLimits) {
         while (!submissionDone && next < window.afterPosts) await sleep(100);
         simulators.byPlatform.get(window.platform)?.setRateLimited(window.seconds, window.kind);
+        log(
+          `  rate limit on ${window.platform} (${window.kind}, ${window.seconds} s) from ${elapsed().toFixed(1)} s`,
+        );
       }
     })();
 
@@ -576,6 +583,39 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     await watcher;
     log(`Load done at ${elapsed().toFixed(1)} s: ${created.size} posts created, ${killsDone.length} kills.`);
 
+    // What the drill says of a post still open when settling stops: its channels' waits and
+    // `waiting`, its blocks' claims, and its publish jobs on the running child's queue.
+    const table = { doc: createDocumentClient(), tableName };
+    const describeOpen = async (postIds: string[]): Promise<string[]> => {
+      let jobs: Map<string, QueuedJob[]> | string;
+      try {
+        const info = JSON.parse(readFileSync(join(dataDir, RUNTIME_INFO_FILE), 'utf8')) as RuntimeInfo;
+        jobs = await publishJobsByPost(info.sqsEndpoint);
+      } catch (error) {
+        jobs = (error as Error).message;
+      }
+      const lines: string[] = [];
+      for (const postId of postIds) {
+        const now = Date.now();
+        const [answer, stored, items] = await Promise.all([
+          client.request('GET', `/posts/${postId}`, undefined, { budgetMs: 10_000 }),
+          deps.posts.get(postId),
+          queryByPrefix(table, keys.blockClaim(postId, '', 0).PK, 'CLAIM#'),
+        ]);
+        lines.push(
+          ...describeOpenPost({
+            postId,
+            now,
+            view: answer?.status === 200 ? (answer.body.channels as ViewedChannel[]) : null,
+            stored,
+            claims: items.map(claimFromItem),
+            jobs: typeof jobs === 'string' ? jobs : (jobs.get(postId) ?? []),
+          }),
+        );
+      }
+      return lines;
+    };
+
     // 5. Settle: every post terminal (fail-once posts after their second round). Bounded: it stops
     // when nothing has moved for settleSeconds, and after three times that in any case.
     const settleStart = Date.now();
@@ -604,6 +644,8 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
             .map((p: any) => `${p.id} ${p.status}`)
             .join(', ')}${(open?.length ?? 0) > 10 ? ', …' : ''}).`,
         );
+        for (const line of await describeOpen((open ?? []).slice(0, 10).map((p: any) => p.id as string)))
+          log(line);
         break;
       }
       await sleep(2000);

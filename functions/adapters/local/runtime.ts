@@ -109,6 +109,11 @@ export interface RuntimeInfo {
   dynamoEndpoint: string;
   baseUrl: string;
   port: number;
+  /**
+   * The SQS stand-in (fauxqs): its `/_fauxqs/queues/<name>` inspection shows the messages ready,
+   * delayed and in flight (the drill reads it to say whether a stuck post has a job queued).
+   */
+  sqsEndpoint: string;
   /** The DynamoDB Local (java) process, when this runtime started one. */
   dynamoPid?: number;
   /** The Cognito emulator, once started (`LocalRuntime.cognito`). */
@@ -393,6 +398,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         dynamoEndpoint,
         baseUrl,
         port: httpPort.port,
+        sqsEndpoint: services.sqsEndpoint,
         ...(dynamoPid ? { dynamoPid } : {}),
       };
       writeFileSync(join(dataDir, RUNTIME_INFO_FILE), `${JSON.stringify(runtimeInfo, null, 2)}\n`);
