@@ -53,9 +53,9 @@ export const xErrors: SimErrorBodies = {
   }),
   refused: () => problem(403, 'Forbidden', 'You are not permitted to perform this action.'),
   unavailable: () => problem(503, 'Service Unavailable', 'Service Unavailable'),
-  // The 15-minute window is spent; the 24-hour one (sent alongside, as X does) is not.
-  // A short throttle spends the 15-minute window; a spent cap the user's 24-hour limit. Both
-  // announce their reset in headers.
+  // A short throttle spends the 15-minute window (the 24-hour limit, sent alongside as X does, is
+  // not spent); a spent cap is the user's 24-hour limit, reset at `resetAt`, beside a window with
+  // requests left that resets 15 minutes on. Both announce their resets in headers.
   rateLimited: (resetAt, _seconds, kind) =>
     kind === 'daily'
       ? rateLimitedAnswer(new Date(Date.now() + 900_000), resetAt)

@@ -74,6 +74,39 @@ const xRows: Row[] = [
     message: 'Too Many Requests (the 24-hour limit of this account is reached)',
   },
   {
+    // A cap whose reset is sooner than the window's (near the daily reset): the window, with
+    // requests left, is not what refused, and waiting for it would add up to 15 minutes.
+    name: '429 with the 24-hour cap spent and the 15-minute window not waits for the cap, however soon',
+    failure: answer(
+      429,
+      { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      {
+        'x-rate-limit-remaining': '99',
+        'x-rate-limit-reset': String(NOW_EPOCH + 900),
+        'x-user-limit-24hour-remaining': '0',
+        'x-user-limit-24hour-reset': String(NOW_EPOCH + 3),
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 3, rateLimited: true },
+    message: 'Too Many Requests (the 24-hour limit of this account is reached)',
+  },
+  {
+    name: '429 with both the 24-hour cap and the 15-minute window spent waits for the later reset',
+    failure: answer(
+      429,
+      {},
+      {
+        'x-rate-limit-remaining': '0',
+        'x-rate-limit-reset': String(NOW_EPOCH + 900),
+        'x-user-limit-24hour-remaining': '0',
+        'x-user-limit-24hour-reset': String(NOW_EPOCH + 3),
+      },
+    ),
+    kind: 'transient',
+    details: { status: 429, retryAfterSeconds: 900, rateLimited: true },
+  },
+  {
     name: '429 with the 24-hour cap not spent waits for the 15-minute window',
     failure: answer(
       429,

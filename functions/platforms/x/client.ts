@@ -135,6 +135,9 @@ const commentFailure =
  * X's 429: the wait is until the 15-minute window resets (`x-rate-limit-reset`), or until the
  * 24-hour reset when the user's daily cap is what ran out (`x-user-limit-24hour-remaining: 0`, or
  * `x-app-limit-24hour-remaining: 0` for the app's) — whichever of the spent limits resets last.
+ * A window that still has requests left (`x-rate-limit-remaining` above 0) beside a spent cap is
+ * not what refused: its reset does not count, even when the cap resets first (near its daily
+ * reset), which would otherwise add up to 15 minutes of waiting for nothing.
  */
 export const rateLimitError = (
   headers: Record<string, string>,
@@ -151,7 +154,10 @@ export const rateLimitError = (
       daily = true;
     }
   }
-  const window = secondsUntilEpoch(headers['x-rate-limit-reset'], now);
+  // The window counts when it is spent, or when no cap is (then it is what refused, whatever it says).
+  const windowLeft = headers['x-rate-limit-remaining']?.trim();
+  const windowCounts = !daily || windowLeft === undefined || windowLeft === '0';
+  const window = windowCounts ? secondsUntilEpoch(headers['x-rate-limit-reset'], now) : undefined;
   if (window !== undefined) resets.push(window);
   const wait = resets.length > 0 ? Math.max(...resets) : retryAfterSeconds(headers['retry-after'], now);
   const message = daily ? `${xSays} (the 24-hour limit of this account is reached)` : xSays;

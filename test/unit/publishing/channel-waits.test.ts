@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classifyXFailure } from '../../../functions/platforms/x/client.ts';
 import { NetworkError } from '../../../functions/ports/network-client.ts';
 import { engineOnFakes, postChannel, publishingPost, seed } from '../../support/fakes/engine.ts';
 
@@ -91,6 +92,41 @@ describe('a rate limit', () => {
     f.clock.advance(30);
     await f.engine.handle(job);
     expect(f.posts.peek('post_1')?.status).toBe('published');
+  });
+
+  it("of X's daily cap, spent seconds before its reset, waits for that reset and not the 15-minute window's", async () => {
+    // X's 429 (the drill's simulator answers the same) when the account's 24-hour cap is spent 3 s
+    // before its reset: the 15-minute window beside it still has 99 requests and resets 15 minutes on.
+    const epoch = (seconds: number) => String(Date.parse(start) / 1000 + seconds);
+    const error = classifyXFailure(
+      {
+        type: 'answer',
+        status: 429,
+        body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+        headers: {
+          'x-rate-limit-limit': '100',
+          'x-rate-limit-remaining': '99',
+          'x-rate-limit-reset': epoch(900),
+          'x-user-limit-24hour-limit': '100',
+          'x-user-limit-24hour-remaining': '0',
+          'x-user-limit-24hour-reset': epoch(3),
+        },
+      },
+      new Date(start),
+    );
+    const f = engineOnFakes();
+    const job = seed(f, publishingPost([postChannel('ch_x', 'x', ['a'])]));
+    f.network('x').answer({ kind: 'error', error });
+    await f.engine.handle(job);
+    expect(f.posts.peek('post_1')?.channels[0]).toMatchObject({
+      status: 'publishing',
+      rateLimitedUntil: later(3),
+    });
+    expect(f.queue.delays()).toEqual([3]);
+    f.clock.advance(3);
+    await f.engine.handle(job);
+    expect(f.posts.peek('post_1')?.status).toBe('published');
+    expect(f.network('x').publishCalls).toHaveLength(2);
   });
 
   it('of a day waits in steps of the queue ceiling, each step taken by the job it is due for', async () => {
