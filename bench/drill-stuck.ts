@@ -33,25 +33,17 @@ interface FauxqsMessage {
   approximateReceiveCount?: number;
 }
 
-/**
- * Every publish job on the SQS stand-in at `sqsEndpoint`, by post id (a sweep message names no
- * post). Throws when the inspection cannot be read.
- */
-export const publishJobsByPost = async (
-  sqsEndpoint: string,
-  queueName = 'herald-publish',
-): Promise<Map<string, QueuedJob[]>> => {
-  const res = await fetch(`${sqsEndpoint.replace(/\/+$/, '')}/_fauxqs/queues/${queueName}`, {
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (!res.ok) throw new Error(`queue inspection answered ${res.status}`);
-  const { messages } = (await res.json()) as {
-    messages: {
-      ready: FauxqsMessage[];
-      delayed: FauxqsMessage[];
-      inflight: { message: FauxqsMessage; visibilityDeadline: number }[];
-    };
+/** What the SQS stand-in's inspection (`GET /_fauxqs/queues/<name>`) answers, the fields read here. */
+export interface QueueInspection {
+  messages: {
+    ready: FauxqsMessage[];
+    delayed: FauxqsMessage[];
+    inflight: { message: FauxqsMessage; visibilityDeadline: number }[];
   };
+}
+
+/** The publish jobs of an inspected queue, by post id (a sweep message names no post). */
+export const jobsByPost = ({ messages }: QueueInspection): Map<string, QueuedJob[]> => {
   const byPost = new Map<string, QueuedJob[]>();
   const add = (message: FauxqsMessage, state: QueuedJob['state'], dueAt: number | null) => {
     let body: { postId?: unknown; kind?: unknown; round?: unknown; recovered?: unknown };
@@ -60,7 +52,7 @@ export const publishJobsByPost = async (
     } catch {
       return;
     }
-    if (typeof body.postId !== 'string') return;
+    if (typeof body?.postId !== 'string') return;
     const job: QueuedJob = {
       state,
       kind: String(body.kind ?? 'run'),
@@ -75,6 +67,18 @@ export const publishJobsByPost = async (
   for (const message of messages.delayed) add(message, 'delayed', message.delayUntil ?? null);
   for (const entry of messages.inflight) add(entry.message, 'inflight', entry.visibilityDeadline);
   return byPost;
+};
+
+/** Every publish job on the SQS stand-in at `sqsEndpoint`, by post id; throws when it cannot be read. */
+export const publishJobsByPost = async (
+  sqsEndpoint: string,
+  queueName = 'herald-publish',
+): Promise<Map<string, QueuedJob[]>> => {
+  const res = await fetch(`${sqsEndpoint.replace(/\/+$/, '')}/_fauxqs/queues/${queueName}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`queue inspection answered ${res.status}`);
+  return jobsByPost((await res.json()) as QueueInspection);
 };
 
 /** `at` (ISO or epoch ms) with its distance from `now`: `02:31:05.120Z (+812 s)`. */

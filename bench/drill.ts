@@ -653,11 +653,24 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
     log(`Settled at ${elapsed().toFixed(1)} s.`);
 
     // 6. What Herald says now: every post of the workspace, with remote ids and rounds from the table.
+    // The rate-limit waits the channels met, per network: how many channels, and the longest wait.
+    const rateLimitWaits = new Map<string, { channels: Set<string>; longestSeconds: number }>();
     const gather = async (): Promise<ObservedPost[]> => {
       const listed = (await client.listPosts('')) ?? [];
       const posts: ObservedPost[] = [];
       for (const view of listed) {
         const stored = await deps.posts.get(view.id);
+        for (const event of stored?.timeline ?? []) {
+          if (event.kind !== 'rate_limit_wait' || !event.until) continue;
+          const platform = stored?.channels.find((c) => c.channelId === event.channelId)?.platform ?? '?';
+          const waits = rateLimitWaits.get(platform) ?? { channels: new Set(), longestSeconds: 0 };
+          waits.channels.add(`${view.id}/${event.channelId}`);
+          waits.longestSeconds = Math.max(
+            waits.longestSeconds,
+            (Date.parse(event.until) - Date.parse(event.at)) / 1000,
+          );
+          rateLimitWaits.set(platform, waits);
+        }
         posts.push({
           postId: view.id,
           status: view.status,
@@ -681,6 +694,16 @@ export const runDrill = async (options: DrillOptions): Promise<DrillResult> => {
       return posts;
     };
     const posts = await gather();
+    log(
+      `Rate-limit waits met: ${
+        [...rateLimitWaits]
+          .map(
+            ([platform, w]) =>
+              `${platform} ${w.channels.size} channels (longest ${w.longestSeconds.toFixed(0)} s)`,
+          )
+          .join(', ') || 'none'
+      }.`,
+    );
     const channels = await client.request('GET', '/channels');
     const needsReconnect = ((channels?.body?.data ?? []) as any[])
       .filter((c) => c.status === 'needs_reconnect')
