@@ -267,6 +267,29 @@ describe('replies: never sent twice', () => {
     expect((await codeOf(send('c', 'seed-c'))).code).toBe('channel_disconnected');
   });
 
+  it('answers a failure to find the comment as the network gave it (never a 500), storing and sending nothing', async () => {
+    const failing = (error: NetworkError) => {
+      network.findComment = async () => {
+        throw error;
+      };
+    };
+    failing(new NetworkError('transient', 'Too Many Requests', { rateLimited: true, retryAfterSeconds: 40 }));
+    expect(await codeOf(send('a'))).toEqual({ code: 'rate_limited', retryAfter: '40' });
+    failing(new NetworkError('transient', 'X answered HTTP 503', { status: 503 }));
+    expect(await codeOf(send('b', 'seed-b'))).toEqual({ code: 'service_unavailable', retryAfter: '5' });
+    failing(
+      new NetworkError(
+        'reconnect',
+        'The network refused to refresh the access token; reconnect the channel.',
+      ),
+    );
+    expect((await codeOf(send('c', 'seed-c'))).code).toBe('channel_disconnected');
+    failing(new NetworkError('permanent', 'Comments are turned off', { status: 403 }));
+    expect((await codeOf(send('d', 'seed-d'))).code).toBe('reply_refused');
+    expect(await replies.listReplies(POST_ID)).toEqual([]);
+    expect(network.replyCalls).toBe(0);
+  });
+
   it('refuses a comment the network does not show under this post, storing nothing', async () => {
     const res = replyToComment(deps, auth, POST_ID, commentIdOf('elsewhere'), {
       channelId: 'ch_x',

@@ -215,7 +215,15 @@ export const replyToComment = async (
               blocks: at.blocks,
               remoteId,
             }) ?? Promise.resolve(null),
-        )
+        ).catch((error: unknown) => {
+          // Nothing was sent: a refused refresh, a refusal, a rate limit or an outage is answered as such.
+          if (!(error instanceof NetworkError)) throw error;
+          throw replyFailure(error, {
+            refused: `${at.platform.name} did not show the comment`,
+            later: (wait) =>
+              `${at.platform.name} could not be asked for the comment now (${error.message}); nothing was posted. Retry after ${wait} seconds.`,
+          });
+        })
       : null;
     if (!comment)
       throw new ApiError(
@@ -327,6 +335,9 @@ const lookup = async (at: Target, client: NetworkClient, call: Call, record: Rep
         }) ?? Promise.resolve(null),
     );
   } catch (error) {
+    // A refused refresh: the channel must be reconnected before the reply can be settled.
+    if (error instanceof NetworkError && error.kind === 'reconnect')
+      throw new ApiError('channel_disconnected', error.message, 'channelId');
     if (error instanceof NetworkError) {
       throw new ApiError(
         'service_unavailable',
