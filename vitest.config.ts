@@ -65,8 +65,17 @@ export default defineConfig({
       // DynamoDB Local's process hooks, installed once a process.
       ...sharingModules('integration', ['metrics-collection', 'local-services']),
       ...sharingModules('e2e', ['request-log']),
-      // Each file synthesizes the stacks (bundling stubbed): tens of seconds on a busy machine.
-      { test: { ...withDynamo('infra').test, testTimeout: 120_000 } },
+      // Each file synthesizes the stacks (bundling stubbed): tens of seconds on a busy machine. They
+      // share their worker's modules: aws-cdk-lib loads once a worker, not once a file (seconds
+      // each); test/infra/setup.ts removes each file's scratch directories.
+      {
+        test: {
+          ...withDynamo('infra').test,
+          testTimeout: 120_000,
+          isolate: false,
+          setupFiles: ['test/infra/setup.ts'],
+        },
+      },
       withDynamo('openapi'),
     ],
   },

@@ -10,7 +10,6 @@ import {
   VALIDATION_REPORT_FILE,
 } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
-import { afterAll } from 'vitest';
 import * as routeManifest from '../../functions/http/routes.ts';
 import * as defaultWorkerManifest from '../../functions/workers/manifest.ts';
 import { addNagChecks, buildApp, type HeraldStacks, REPO_ROOT } from '../../lib/app.ts';
@@ -27,11 +26,13 @@ export const cdkJsonContext: Record<string, unknown> = (
   }
 ).context;
 
-// Each test file imports this module once; its scratch directories go when that file is done.
+// The infra files share their worker's modules (vitest.config.ts), so this module is loaded once
+// a worker: each file's scratch directories go when that file is done, by the hook
+// test/infra/setup.ts registers for every file.
 const scratchDirs: string[] = [];
-afterAll(() => {
+export const removeScratchDirs = (): void => {
   for (const dir of scratchDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+};
 const scratchDir = (prefix: string): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   scratchDirs.push(dir);
