@@ -21,7 +21,7 @@ let restore: (() => void) | undefined;
 
 beforeAll(async () => {
   // A 503 on X is an unknown outcome, looked up again after X's consistency window: keep it short.
-  rt = await startTestRuntime({ env: { X_CONSISTENCY_WINDOW_SECONDS: '1' } });
+  rt = await startTestRuntime({ env: { X_CONSISTENCY_WINDOW_SECONDS: '1', NETWORK_TIMEOUT_MS: '3000' } });
 });
 afterEach(() => {
   restore?.();
