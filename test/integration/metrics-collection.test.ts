@@ -155,6 +155,15 @@ const world = (on: typeof table = table): World => {
         const c = channels.get(id);
         return c && c.workspaceId === ws ? c : null;
       },
+      getChannelsForJob: async (ws: string, ids: string[]) => ({
+        channels: new Map(
+          ids.flatMap((id) => {
+            const c = channels.get(id);
+            return c && c.workspaceId === ws ? [[id, c] as const] : [];
+          }),
+        ),
+        endpoints: null,
+      }),
       listChannels: async (ws: string) => [...channels.values()].filter((c) => c.workspaceId === ws),
     } as unknown as ChannelStore,
     networks: (platform) => {

@@ -449,6 +449,28 @@ describe('comment.received', () => {
     expect(await announceNewComments(announceDeps, client, { ...post, mode: 'test' }, channel, call)).toBe(0);
   });
 
+  it('a workspace without a webhook endpoint gets the marks alone; one created since the count was read gets the events', async () => {
+    const queue = { sent: [] as string[], sendEvent: async (id: string) => void queue.sent.push(id) };
+    const announceDeps = { clock, replies, queue: () => queue as never };
+    const call = <T>(run: (c: { accessToken: string; remoteAccountId: string }) => Promise<T>) =>
+      run({ accessToken: 't', remoteAccountId: 'me' });
+    const channel = post.channels[0] as PostRecord['channels'][number];
+    const client = network as unknown as NetworkClient;
+    const none = { workspaceId: post.workspaceId, endpoints: 0 };
+    // No endpoint: each comment is marked once, no event is written or queued.
+    expect(await announceNewComments(announceDeps, client, post, channel, call, none)).toBe(2);
+    expect(await announceNewComments(announceDeps, client, post, channel, call, none)).toBe(0);
+    expect([...replies.announced.values()]).toEqual([]);
+    expect(queue.sent).toEqual([]);
+    // An endpoint created after the reading counted none: the next new comment's event is kept.
+    replies.endpoints.set(post.workspaceId, 1);
+    network.conversation.push(comment('c9', ROOT, 'new one'));
+    expect(await announceNewComments(announceDeps, client, post, channel, call, none)).toBe(1);
+    const events = [...replies.announced.values()];
+    expect(events.map((e) => e.data.comment?.remoteId)).toEqual(['c9']);
+    expect(queue.sent).toEqual(events.map((e) => e.id));
+  });
+
   it("never announces a reply of Herald's whose answer is not in yet, however the reading and the send interleave", async () => {
     const queue = { sendEvent: async () => {} };
     const announceDeps = { clock, replies, queue: () => queue as never };

@@ -9,7 +9,7 @@ import type {
   RemoteBlock,
   RemoteComment,
 } from '../../ports/network-client.ts';
-import type { JobQueue, OutboxEvent } from '../../ports/publishing.ts';
+import type { JobQueue, OutboxEvent, OutboxGate } from '../../ports/publishing.ts';
 import { logger } from '../../shared/powertools.ts';
 import { commentViews, liveBlocksOf } from './list-comments.ts';
 
@@ -50,7 +50,8 @@ const mayBeOwnReply = (comment: RemoteComment, inFlight: ReplyRecord[], now: num
  * On a metrics reading of a live channel (the metrics cadence: no schedule of its own), reads the
  * first page of comments under the post and announces each one not announced before with a
  * `comment.received` event: the mark and the event are one transaction, so a comment is announced
- * once however often it is read. Replies Herald sent are not announced: the replies are listed
+ * once however often it is read. With `gate` (the workspace's endpoints as the reading found them),
+ * the event follows the outbox's rule: a workspace without a webhook endpoint gets the mark alone. Replies Herald sent are not announced: the replies are listed
  * after the comments are read (a reply is claimed before it is sent, so every reply of Herald's on
  * the page has its record by then), and those still in flight hold back what may be them
  * (`mayBeOwnReply`). Never throws: comments
@@ -63,6 +64,7 @@ export const announceNewComments = async (
   post: PostRecord,
   channel: PostChannel,
   call: <T>(run: (credentials: NetworkCredentials) => Promise<T>) => Promise<T>,
+  gate?: OutboxGate,
 ): Promise<number> => {
   const read = client.comments?.bind(client);
   const blocks = liveBlocksOf(channel);
@@ -115,6 +117,7 @@ export const announceNewComments = async (
         channel.channelId,
         comment.remoteId,
         event,
+        gate,
       );
       if (!isNew) continue;
       announced++;

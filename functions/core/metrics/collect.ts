@@ -224,13 +224,16 @@ const readChannel = async (
   post: PostRecord,
   channel: PostChannel,
 ): Promise<Attempt> => {
-  const record = await deps.channels.getChannel(post.workspaceId, channel.channelId);
+  // The channel and, in the same request, the workspace's count of webhook endpoints: a new
+  // comment's event is kept only where an endpoint may hear it (the outbox's rule).
+  const read = await deps.channels.getChannelsForJob(post.workspaceId, [channel.channelId]);
+  const record = read.channels.get(channel.channelId);
   if (!record) return { kind: 'skipped', reason: 'The channel is no longer connected to this workspace.' };
   if (record.connection === 'needs_reconnect')
     return { kind: 'skipped', reason: 'The channel must be reconnected before its metrics can be read.' };
   const client = deps.networks(channel.platform, post.mode);
   if (!client.metrics) return { kind: 'skipped', reason: 'This network reports no metrics to Herald.' };
-  const read = client.metrics.bind(client);
+  const readMetrics = client.metrics.bind(client);
   const first = channel.blocks[0] ? remoteOf(channel.blocks[0]) : null;
   if (!first) return { kind: 'skipped', reason: 'The post is not live on this channel.' };
   // Sandbox posts never reach a network; live ones get their token through the token service, which
@@ -243,7 +246,7 @@ const readChannel = async (
   let metrics: MetricsReading;
   try {
     metrics = cleanReading(
-      await withCredentials((credentials) => read({ credentials, block: first, ageSeconds })),
+      await withCredentials((credentials) => readMetrics({ credentials, block: first, ageSeconds })),
     );
   } catch (error) {
     if (!(error instanceof NetworkError)) {
@@ -265,6 +268,7 @@ const readChannel = async (
       post,
       channel,
       withCredentials,
+      { workspaceId: post.workspaceId, endpoints: read.endpoints },
     );
   }
   if (channel.blocks.length < 2) return { kind: 'ok', metrics };
@@ -277,7 +281,7 @@ const readChannel = async (
       blocks.push({
         block: b,
         metrics: cleanReading(
-          await withCredentials((credentials) => read({ credentials, block: remote, ageSeconds })),
+          await withCredentials((credentials) => readMetrics({ credentials, block: remote, ageSeconds })),
         ),
       });
     } catch {

@@ -111,32 +111,40 @@ export const dynamoReplyStore = (table: TableRef): ReplyStore => ({
     gate?: OutboxGate,
   ) {
     const expiresAt = Math.floor(Date.parse(event.createdAt) / 1000) + ANNOUNCED_TTL_SECONDS;
-    const outbox = outboxItems(table.tableName, [event], gate);
-    try {
-      await table.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: table.tableName,
-                Item: {
-                  ...keys.commentAnnounced(postId, channelId, digest(commentRemoteId)),
-                  type: 'CommentAnnounced',
-                  eventId: event.id,
-                  expiresAt,
+    let current = gate;
+    for (;;) {
+      const outbox = outboxItems(table.tableName, [event], current);
+      try {
+        await table.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: table.tableName,
+                  Item: {
+                    ...keys.commentAnnounced(postId, channelId, digest(commentRemoteId)),
+                    type: 'CommentAnnounced',
+                    ...(outbox.kept.length > 0 ? { eventId: event.id } : {}),
+                    expiresAt,
+                  },
+                  ConditionExpression: 'attribute_not_exists(PK)',
                 },
-                ConditionExpression: 'attribute_not_exists(PK)',
               },
-            },
-            ...outbox.items,
-          ],
-        }),
-      );
-      return { announced: true, kept: outbox.kept.length > 0 };
-    } catch (error) {
-      const reasons = transactionCancellation(error)?.reasons;
-      if (reasons?.[0] === 'ConditionalCheckFailed') return { announced: false, kept: false };
-      throw error;
+              ...outbox.items,
+            ],
+          }),
+        );
+        return { announced: true, kept: outbox.kept.length > 0 };
+      } catch (error) {
+        const reasons = transactionCancellation(error)?.reasons;
+        if (reasons?.[0] === 'ConditionalCheckFailed') return { announced: false, kept: false };
+        // An endpoint was created since the count was read: the event is kept after all.
+        if (outbox.checks && reasons?.[1] === 'ConditionalCheckFailed' && current) {
+          current = { workspaceId: current.workspaceId, endpoints: null };
+          continue;
+        }
+        throw error;
+      }
     }
   },
 });
