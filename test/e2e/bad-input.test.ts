@@ -374,4 +374,25 @@ describe('Idempotency-Key across a crash that left its record unfinished', () =>
     const records = rt.simulators.byPlatform.get('bluesky')?.records() ?? [];
     expect(records.filter((r) => r.kind !== 'delete' && r.text?.includes(content))).toHaveLength(1);
   });
+
+  it('a retry that would no longer pass (its channel since marked needs_reconnect) answers the post the first attempt made', async () => {
+    const ws = await freshWorkspace(rt, ['bluesky']);
+    const body = {
+      intent: 'draft',
+      channels: [{ channelId: ws.channels.bluesky, blocks: [{ content: `crash-retry ${randomUUID()}` }] }],
+    };
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await rt.api('/posts', { method: 'POST', key: ws.key, body, headers });
+    expect(first.status, first.text).toBe(201);
+    await rt.container.deps.channels.markNeedsReconnect(ws.workspaceId, ws.channels.bluesky);
+    await forgetKeyRecords();
+    const retry = await rt.api('/posts', { method: 'POST', key: ws.key, body, headers });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await postCount(ws.key)).toBe(1);
+    // Without the key, the same body is refused as it should be.
+    const fresh = await rt.api('/posts', { method: 'POST', key: ws.key, body });
+    expect(fresh.status, fresh.text).toBe(422);
+    expect(fresh.body.error.code).toBe('channel_disconnected');
+  });
 });

@@ -170,15 +170,24 @@ export const createPost = async (
 ): Promise<{ post: PostRecord; tagNames: Map<string, string> }> => {
   const context =
     (await options.context) ?? (await loadValidationContext(deps, auth.accountId, auth.workspaceId, body));
-  const valid = validatePost(body, context);
-  const { account } = context;
-  if (!account) throw new ApiError('unauthorized');
-  const now = deps.clock.now();
-  const status = STATUS_OF_INTENT[valid.intent];
   // With an Idempotency-Key the id comes from the key: a retry after a crash that left the key's
   // record unfinished (the in-progress window expired) finds the post instead of making a second.
   // The save's condition on the post's id is what detects it (no read on the common path).
   const postId = options.idempotencySeed ? derivedId('post', options.idempotencySeed) : newId('post');
+  let valid: ReturnType<typeof validatePost>;
+  try {
+    valid = validatePost(body, context);
+  } catch (error) {
+    // Such a retry may no longer pass (its channel was marked needs_reconnect by the post's own
+    // publishing, its time has passed): the post the earlier attempt made is the answer.
+    const existing = options.idempotencySeed ? await deps.posts.get(postId) : null;
+    if (existing) return resumeCreated(deps, auth, existing, context.tagNames);
+    throw error;
+  }
+  const { account } = context;
+  if (!account) throw new ApiError('unauthorized');
+  const now = deps.clock.now();
+  const status = STATUS_OF_INTENT[valid.intent];
   const armed = await armSchedule(deps, postId, valid.scheduledAt);
   const post: PostRecord = {
     postId,
