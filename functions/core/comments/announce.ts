@@ -51,12 +51,12 @@ const mayBeOwnReply = (comment: RemoteComment, inFlight: ReplyRecord[], now: num
  * first page of comments under the post and announces each one not announced before with a
  * `comment.received` event: the mark and the event are one transaction, so a comment is announced
  * once however often it is read. With `gate` (the workspace's endpoints as the reading found them),
- * the event follows the outbox's rule: a workspace without a webhook endpoint gets the mark alone. Replies Herald sent are not announced: the replies are listed
- * after the comments are read (a reply is claimed before it is sent, so every reply of Herald's on
- * the page has its record by then), and those still in flight hold back what may be them
- * (`mayBeOwnReply`). Never throws: comments
- * are a bonus of the reading, which stands whatever happens here. Resolves with how many were
- * announced.
+ * the event follows the outbox's rule: a workspace without a webhook endpoint gets the mark alone.
+ * Replies Herald sent are not announced: the replies are listed after the comments are read (a
+ * reply is claimed before it is sent, so every reply of Herald's on the page has its record by
+ * then), and those still in flight hold back what may be them (`mayBeOwnReply`). Never throws:
+ * comments are a bonus of the reading, which stands whatever happens here. Resolves with how many
+ * were announced.
  */
 export const announceNewComments = async (
   deps: AnnounceDeps,

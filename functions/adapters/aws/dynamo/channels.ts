@@ -21,7 +21,7 @@ import {
   type TableRef,
   transactionCancellation,
 } from './client.ts';
-import { endpointCountOf, outboxItems, readEndpointCount } from './events.ts';
+import { commitWithOutbox, endpointCountOf, readEndpointCount } from './events.ts';
 import {
   channelHolder,
   grantFromItem,
@@ -211,28 +211,22 @@ export const markNeedsReconnect = async (
     ExpressionAttributeValues: { ':reconnect': 'needs_reconnect', ':connected': 'connected' },
   };
   // The event follows the outbox's rule: not kept while the workspace has no webhook endpoint.
-  let gate: OutboxGate | undefined =
+  const gate: OutboxGate | undefined =
     event?.mode === 'live'
       ? { workspaceId, endpoints: await readEndpointCount(table, workspaceId) }
       : undefined;
-  for (;;) {
-    const outbox = outboxItems(tableName, event ? [event] : [], gate);
+  return commitWithOutbox(tableName, event ? [event] : [], gate, 1, async (outbox) => {
     try {
       if (outbox.items.length === 0) await doc.send(new UpdateCommand(update));
       else await doc.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...outbox.items] }));
       return { changed: true, kept: outbox.kept };
     } catch (error) {
       if (isConditionFailure(error)) return { changed: false, kept: [] };
-      const reasons = transactionCancellation(error)?.reasons;
-      if (reasons?.[0] === 'ConditionalCheckFailed') return { changed: false, kept: [] };
-      // An endpoint was created since the count was read: the event is kept after all.
-      if (outbox.checks && reasons?.[1] === 'ConditionalCheckFailed' && gate) {
-        gate = { workspaceId, endpoints: null };
-        continue;
-      }
+      if (transactionCancellation(error)?.reasons?.[0] === 'ConditionalCheckFailed')
+        return { changed: false, kept: [] };
       throw error;
     }
-  }
+  });
 };
 
 const readItem = async ({ doc, tableName }: TableRef, key: { PK: string; SK: string }) =>

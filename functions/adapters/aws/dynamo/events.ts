@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { type OutboxEvent, type OutboxGate, skipsEvents } from '../../../ports/publishing.ts';
 import { EVENT_TYPES } from '../../../ports/webhooks.ts';
-import { isConditionFailure, type TableRef } from './client.ts';
+import { isConditionFailure, type TableRef, transactionCancellation } from './client.ts';
 import { parseItem } from './item.ts';
 import { keys, TABLE_KEYS } from './keys.ts';
 import type { TransactItem } from './usage.ts';
@@ -69,6 +69,35 @@ export const outboxItems = (
 };
 
 /** The workspace's count of webhook endpoints; null when it was never counted. */
+/**
+ * Commits a write with its outbox items under `gate` (`write` places them in its transaction right
+ * after `checkAt` items of its own). When the count's check refuses it (an endpoint was created
+ * since the count was read), writes again without the gate: the events are kept after all. Any
+ * other refusal is `write`'s to answer.
+ */
+export const commitWithOutbox = async <T>(
+  tableName: string,
+  events: OutboxEvent[],
+  gate: OutboxGate | undefined,
+  checkAt: number,
+  write: (outbox: ReturnType<typeof outboxItems>) => Promise<T>,
+): Promise<T> => {
+  let current = gate;
+  for (;;) {
+    const outbox = outboxItems(tableName, events, current);
+    try {
+      return await write(outbox);
+    } catch (error) {
+      const reasons = transactionCancellation(error)?.reasons;
+      if (outbox.checks && current && reasons?.[checkAt] === 'ConditionalCheckFailed') {
+        current = { workspaceId: current.workspaceId, endpoints: null };
+        continue;
+      }
+      throw error;
+    }
+  }
+};
+
 export const readEndpointCount = async (
   { doc, tableName }: TableRef,
   workspaceId: string,

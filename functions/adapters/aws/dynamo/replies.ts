@@ -5,7 +5,7 @@ import { PLATFORM_IDS } from '../../../domain/platforms/types.ts';
 import type { ReplyRecord, ReplyStore } from '../../../ports/comments.ts';
 import type { OutboxEvent, OutboxGate } from '../../../ports/publishing.ts';
 import { isConditionFailure, queryByPrefix, type TableRef, transactionCancellation } from './client.ts';
-import { outboxItems } from './events.ts';
+import { commitWithOutbox } from './events.ts';
 import { parseItem } from './item.ts';
 import { keys } from './keys.ts';
 
@@ -111,9 +111,7 @@ export const dynamoReplyStore = (table: TableRef): ReplyStore => ({
     gate?: OutboxGate,
   ) {
     const expiresAt = Math.floor(Date.parse(event.createdAt) / 1000) + ANNOUNCED_TTL_SECONDS;
-    let current = gate;
-    for (;;) {
-      const outbox = outboxItems(table.tableName, [event], current);
+    return commitWithOutbox(table.tableName, [event], gate, 1, async (outbox) => {
       try {
         await table.doc.send(
           new TransactWriteCommand({
@@ -136,15 +134,10 @@ export const dynamoReplyStore = (table: TableRef): ReplyStore => ({
         );
         return { announced: true, kept: outbox.kept.length > 0 };
       } catch (error) {
-        const reasons = transactionCancellation(error)?.reasons;
-        if (reasons?.[0] === 'ConditionalCheckFailed') return { announced: false, kept: false };
-        // An endpoint was created since the count was read: the event is kept after all.
-        if (outbox.checks && reasons?.[1] === 'ConditionalCheckFailed' && current) {
-          current = { workspaceId: current.workspaceId, endpoints: null };
-          continue;
-        }
+        if (transactionCancellation(error)?.reasons?.[0] === 'ConditionalCheckFailed')
+          return { announced: false, kept: false };
         throw error;
       }
-    }
+    });
   },
 });
